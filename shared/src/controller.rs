@@ -1,0 +1,723 @@
+//! The controller link: agent ↔ daemon, JSON-RPC 2.0, one JSON object per
+//! line, protocol version [`crate::PROTOCOL_VERSION`].
+//!
+//! Decoding happens in two steps so every failure gets the right JSON-RPC
+//! error: [`decode_line`] turns a line into an [`Envelope`] (parse error or
+//! invalid request), then [`Call::parse`] turns method + params into a typed
+//! [`Call`] (method not found or invalid params). Error messages name fields
+//! but never echo submitted values.
+//!
+//! Each method is a type implementing [`Method`], which ties its name to its
+//! params and result types; clients use it to type their responses.
+
+use crate::error::{ErrorKind, WireError};
+use crate::ids::{RequestId, TabId, Ticket};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// JSON-RPC error code: the line is not JSON.
+pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC error code: JSON, but not a request object.
+pub const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC error code: no such method.
+pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC error code: the params do not fit the method.
+pub const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC error code for every cotab error with a kind in `data.kind`.
+pub const SERVER_ERROR: i64 = -32000;
+
+/// A method of the controller protocol.
+pub trait Method {
+    /// The wire name, e.g. `tabs.list`.
+    const NAME: &'static str;
+    /// The params object.
+    type Params: Serialize + DeserializeOwned;
+    /// The result object.
+    type Result: Serialize + DeserializeOwned;
+}
+
+/// One decoded request line, params still raw.
+#[derive(Debug, Deserialize)]
+pub struct Envelope<'a> {
+    /// Must be `"2.0"`.
+    pub jsonrpc: String,
+    /// Absent for a notification (which gets no answer).
+    #[serde(default)]
+    pub id: Option<RequestId>,
+    /// Method name.
+    pub method: String,
+    /// Params, decoded later by [`Call::parse`].
+    #[serde(borrow, default)]
+    pub params: Option<&'a RawValue>,
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RpcError {
+    /// JSON-RPC code.
+    pub code: i64,
+    /// Message for a person; never echoes submitted values.
+    pub message: String,
+    /// `{"kind": "…"}`.
+    pub data: ErrorData,
+}
+
+/// The `data` member of every cotab error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorData {
+    /// Stable machine-readable kind.
+    pub kind: ErrorKind,
+}
+
+impl RpcError {
+    /// An error with an explicit JSON-RPC code.
+    pub fn new(code: i64, kind: ErrorKind, message: impl Into<String>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: ErrorData { kind },
+        }
+    }
+
+    /// The error's kind.
+    pub fn kind(&self) -> ErrorKind {
+        self.data.kind
+    }
+}
+
+impl From<WireError> for RpcError {
+    fn from(e: WireError) -> Self {
+        RpcError::new(SERVER_ERROR, e.kind, e.message)
+    }
+}
+
+/// Decodes one line into an envelope. `Err` carries the error response's
+/// id (when one could be read) and the error.
+pub fn decode_line(line: &str) -> Result<Envelope<'_>, (Option<RequestId>, RpcError)> {
+    let raw: &RawValue = serde_json::from_str(line).map_err(|_| {
+        (
+            None,
+            RpcError::new(PARSE_ERROR, ErrorKind::InvalidRequest, "parse error: the line is not valid JSON"),
+        )
+    })?;
+    let invalid = |id| {
+        (
+            id,
+            RpcError::new(
+                INVALID_REQUEST,
+                ErrorKind::InvalidRequest,
+                "invalid request: expected an object with jsonrpc \"2.0\", method and optional id and params",
+            ),
+        )
+    };
+    match serde_json::from_str::<Envelope<'_>>(raw.get()) {
+        Ok(env) if env.jsonrpc == "2.0" => Ok(env),
+        Ok(env) => Err(invalid(env.id)),
+        Err(_) => {
+            // Salvage the id, if any, so the client can match the error.
+            #[derive(Deserialize)]
+            struct IdOnly {
+                id: Option<RequestId>,
+            }
+            let id = serde_json::from_str::<IdOnly>(raw.get()).ok().and_then(|i| i.id);
+            Err(invalid(id))
+        }
+    }
+}
+
+/// A successful or failed response line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Response<R = Value> {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// The request's id, or null when it could not be read.
+    pub id: Option<RequestId>,
+    /// What came of the request.
+    #[serde(flatten)]
+    pub outcome: RpcOutcome<R>,
+}
+
+/// `{"result": …}` or `{"error": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RpcOutcome<R = Value> {
+    /// Success.
+    Result(R),
+    /// Failure.
+    Error(RpcError),
+}
+
+impl Response {
+    /// A success response.
+    pub fn ok(id: Option<RequestId>, result: Value) -> Self {
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            outcome: RpcOutcome::Result(result),
+        }
+    }
+
+    /// An error response.
+    pub fn err(id: Option<RequestId>, error: RpcError) -> Self {
+        Response {
+            jsonrpc: "2.0".into(),
+            id,
+            outcome: RpcOutcome::Error(error),
+        }
+    }
+}
+
+/// A request line as a client writes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutgoingRequest<'a, P> {
+    /// Always `"2.0"`.
+    pub jsonrpc: &'static str,
+    /// Correlates the response.
+    pub id: RequestId,
+    /// Method name.
+    pub method: &'a str,
+    /// Params object.
+    pub params: &'a P,
+}
+
+/// A notification from the daemon to an agent (no id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: AgentEvent,
+}
+
+/// The notifications an agent can receive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum AgentEvent {
+    /// A shared tab's url or title changed.
+    #[serde(rename = "tab.updated")]
+    TabUpdated(crate::native::TabInfo),
+    /// A shared tab was closed or unshared.
+    #[serde(rename = "tab.closed")]
+    TabClosed {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
+    /// The browser lane dropped.
+    #[serde(rename = "lane.offline")]
+    LaneOffline {},
+    /// The browser lane (re)connected.
+    #[serde(rename = "lane.online")]
+    LaneOnline {},
+}
+
+impl Notification {
+    /// Wraps an event.
+    pub fn new(event: AgentEvent) -> Self {
+        Notification {
+            jsonrpc: "2.0".into(),
+            event,
+        }
+    }
+}
+
+macro_rules! methods {
+    ($( $(#[$doc:meta])* $ty:ident => $name:literal, $params:ty, $result:ty, $variant:ident; )*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Debug, Clone, Copy)]
+            pub struct $ty;
+            impl Method for $ty {
+                const NAME: &'static str = $name;
+                type Params = $params;
+                type Result = $result;
+            }
+        )*
+
+        /// A decoded request: one variant per method, params typed.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Call {
+            $( $(#[$doc])* $variant($params), )*
+        }
+
+        impl Call {
+            /// Every method name, for help texts and tests.
+            pub const METHODS: &'static [&'static str] = &[$($name),*];
+
+            /// Decodes `params` for `method`. Absent params read as `{}`.
+            pub fn parse(method: &str, params: Option<&RawValue>) -> Result<Call, RpcError> {
+                match method {
+                    $( $name => parse_params::<$params>(params).map(Call::$variant), )*
+                    _ => Err(RpcError::new(
+                        METHOD_NOT_FOUND,
+                        ErrorKind::InvalidRequest,
+                        "method not found",
+                    )),
+                }
+            }
+
+            /// The method name of this call.
+            pub fn method(&self) -> &'static str {
+                match self {
+                    $( Call::$variant(_) => $name, )*
+                }
+            }
+        }
+    };
+}
+
+methods! {
+    /// Opens a session: negotiates the protocol version and mints a ticket.
+    Hello => "session.hello", HelloParams, HelloResult, Hello;
+    /// Reattaches a session by its ticket after a dropped connection.
+    Resume => "session.resume", ResumeParams, ResumeResult, Resume;
+    /// Ends the session and revokes its ticket.
+    Bye => "session.bye", Empty, Empty, Bye;
+    /// The daemon's and the browser lane's state.
+    Status => "host.status", Empty, StatusResult, Status;
+    /// The shared tabs.
+    TabsList => "tabs.list", Empty, TabsListResult, TabsList;
+    /// Selects the tab the agent's actions go to.
+    TabsSelect => "tabs.select", SelectParams, SelectResult, TabsSelect;
+    /// Navigates the selected tab and waits for its load.
+    Navigate => "page.navigate", NavigateParams, NavigateResult, Navigate;
+    /// Captures the selected tab's viewport.
+    Capture => "page.capture", CaptureParams, CaptureResult, Capture;
+    /// Clicks at a point given in capture pixels.
+    Click => "input.click", ClickParams, Empty, Click;
+    /// Types text into the focused element.
+    Type => "input.type", TypeParams, Empty, Type;
+    /// Presses and releases one key, with modifiers.
+    Press => "input.press", PressParams, Empty, Press;
+}
+
+fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        RpcError::new(INVALID_PARAMS, ErrorKind::InvalidRequest, describe_param_error(&path, &inner))
+    })
+}
+
+/// Describes a params error by field, without the submitted value. serde's
+/// own messages quote values ("invalid type: string \"…\""), so only the
+/// classification and our own field names are kept.
+fn describe_param_error(path: &str, err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    let field = |p: &str| {
+        if p == "." || p.is_empty() {
+            "params".to_string()
+        } else {
+            let mut p = p.to_string();
+            p.truncate(64);
+            format!("params.{p}")
+        }
+    };
+    if let Some(rest) = text.strip_prefix("missing field `") {
+        let name: String = rest.chars().take_while(|c| *c != '`').take(64).collect();
+        let parent = field(path);
+        return format!("invalid params: missing field `{parent}.{name}`").replace("params.params", "params");
+    }
+    if text.starts_with("unknown field") {
+        // The path's last segment is the submitted key itself: name only
+        // the object that holds it.
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p);
+        return format!("invalid params: unknown field in `{}`", field(parent));
+    }
+    if text.starts_with("invalid type") {
+        return format!("invalid params: `{}` has the wrong type", field(path));
+    }
+    format!("invalid params: `{}` has an invalid value", field(path))
+}
+
+/// Params of methods that take none. Unknown members are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// Params of `session.hello`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HelloParams {
+    /// The protocol version the agent speaks; must be 1.
+    pub protocol_version: u32,
+    /// A short name for the agent, shown to the person.
+    pub agent: String,
+}
+
+/// Result of `session.hello`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HelloResult {
+    /// The daemon's protocol version.
+    pub protocol_version: u32,
+    /// The session's ticket, for `session.resume`.
+    pub ticket: Ticket,
+    /// The daemon's version.
+    pub daemon_version: String,
+    /// Methods this daemon serves.
+    pub methods: Vec<String>,
+}
+
+/// Params of `session.resume`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResumeParams {
+    /// The protocol version the agent speaks; must be 1.
+    pub protocol_version: u32,
+    /// The ticket `session.hello` returned.
+    pub ticket: Ticket,
+}
+
+/// Result of `session.resume`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeResult {
+    /// The daemon's protocol version.
+    pub protocol_version: u32,
+    /// The session's selected tab, if any.
+    pub selected_tab: Option<TabId>,
+    /// The session's selection revision.
+    pub selection_revision: u64,
+}
+
+/// State of the browser lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LaneState {
+    /// No extension has connected since the daemon started.
+    Absent,
+    /// The extension is connected.
+    Online,
+    /// The extension was connected and dropped.
+    Offline,
+}
+
+/// Result of `host.status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusResult {
+    /// The daemon's protocol version.
+    pub protocol_version: u32,
+    /// The daemon's version.
+    pub daemon_version: String,
+    /// The daemon's process id.
+    pub pid: u32,
+    /// The browser lane's state.
+    pub lane: LaneState,
+    /// The extension's version, once a lane has connected.
+    pub extension_version: Option<String>,
+    /// Number of shared tabs the daemon knows of.
+    pub shared_tabs: usize,
+    /// Number of agent connections.
+    pub agents: usize,
+}
+
+/// A shared tab as listed to an agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentTab {
+    /// The tab id.
+    pub id: TabId,
+    /// The tab's url.
+    pub url: String,
+    /// The tab's title.
+    pub title: String,
+    /// Whether this agent has selected it.
+    pub selected: bool,
+}
+
+/// Result of `tabs.list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabsListResult {
+    /// The shared tabs; tabs not shared are never listed.
+    pub tabs: Vec<AgentTab>,
+}
+
+/// Params of `tabs.select`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SelectParams {
+    /// The shared tab to select.
+    pub tab_id: TabId,
+}
+
+/// Result of `tabs.select`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectResult {
+    /// The selected tab.
+    pub tab_id: TabId,
+    /// The agent's selection revision after the change.
+    pub selection_revision: u64,
+}
+
+/// Params of `page.navigate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NavigateParams {
+    /// An absolute `http:` or `https:` url.
+    pub url: String,
+}
+
+/// Result of `page.navigate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigateResult {
+    /// The url after navigation (after redirects).
+    pub url: String,
+    /// The page's title after load.
+    pub title: String,
+}
+
+/// Image format of a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    /// JPEG (the default).
+    #[default]
+    Jpeg,
+    /// PNG.
+    Png,
+}
+
+impl ImageFormat {
+    /// The format's name as CDP and file extensions spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Png => "png",
+        }
+    }
+}
+
+/// Params of `page.capture`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaptureParams {
+    /// Image format; `jpeg` when absent.
+    #[serde(default)]
+    pub format: ImageFormat,
+    /// JPEG quality 0–100; 80 when absent; not allowed with PNG.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+}
+
+/// Default JPEG quality of a capture.
+pub const DEFAULT_JPEG_QUALITY: u8 = 80;
+
+/// Result of `page.capture`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureResult {
+    /// The image format.
+    pub format: ImageFormat,
+    /// The image, base64 (standard alphabet, padded).
+    pub data: String,
+    /// Width in image pixels.
+    pub width: u32,
+    /// Height in image pixels.
+    pub height: u32,
+    /// Image pixels per CSS pixel.
+    pub device_pixel_ratio: f64,
+}
+
+/// Params of `input.click`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ClickParams {
+    /// Horizontal position in capture pixels.
+    pub x: f64,
+    /// Vertical position in capture pixels.
+    pub y: f64,
+}
+
+/// Params of `input.type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TypeParams {
+    /// Text inserted at the focus, as if typed.
+    pub text: String,
+}
+
+/// A modifier key held during `input.press`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Modifier {
+    /// Alt / Option.
+    Alt,
+    /// Control.
+    Control,
+    /// Meta / Command.
+    Meta,
+    /// Shift.
+    Shift,
+}
+
+impl Modifier {
+    /// The bit CDP's `Input.dispatchKeyEvent` uses for this modifier.
+    pub fn cdp_bit(self) -> u32 {
+        match self {
+            Modifier::Alt => 1,
+            Modifier::Control => 2,
+            Modifier::Meta => 4,
+            Modifier::Shift => 8,
+        }
+    }
+}
+
+/// Params of `input.press`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PressParams {
+    /// A key name as in `KeyboardEvent.key`: `Enter`, `Tab`, `ArrowDown`,
+    /// `a`, …
+    pub key: String,
+    /// Modifiers held while the key is pressed.
+    #[serde(default)]
+    pub modifiers: Vec<Modifier>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(line: &str) -> Result<Call, RpcError> {
+        let env = decode_line(line).map_err(|(_, e)| e)?;
+        Call::parse(&env.method, env.params)
+    }
+
+    #[test]
+    fn decodes_a_typed_call() {
+        let call = parse(r#"{"jsonrpc":"2.0","id":1,"method":"tabs.select","params":{"tabId":5}}"#);
+        assert_eq!(call, Ok(Call::TabsSelect(SelectParams { tab_id: TabId(5) })));
+        let call = parse(r#"{"jsonrpc":"2.0","id":"a","method":"host.status"}"#);
+        assert_eq!(call, Ok(Call::Status(Empty {})));
+        let call = parse(r#"{"jsonrpc":"2.0","id":2,"method":"page.capture","params":{}}"#);
+        assert_eq!(call, Ok(Call::Capture(CaptureParams::default())));
+        let call = parse(
+            r#"{"jsonrpc":"2.0","id":3,"method":"input.press","params":{"key":"Enter","modifiers":["Shift"]}}"#,
+        );
+        assert_eq!(
+            call,
+            Ok(Call::Press(PressParams {
+                key: "Enter".into(),
+                modifiers: vec![Modifier::Shift]
+            }))
+        );
+    }
+
+    #[test]
+    fn parse_error_for_non_json() {
+        let (id, err) = decode_line("{not json").expect_err("not JSON");
+        assert_eq!(id, None);
+        assert_eq!(err.code, PARSE_ERROR);
+    }
+
+    #[test]
+    fn invalid_request_keeps_the_id() {
+        let (id, err) = decode_line(r#"{"jsonrpc":"1.0","id":4,"method":"x"}"#).expect_err("bad version");
+        assert_eq!(id, Some(RequestId::Number(4)));
+        assert_eq!(err.code, INVALID_REQUEST);
+        let (id, err) = decode_line(r#"{"id":"k","params":3}"#).expect_err("no method");
+        assert_eq!(id, Some(RequestId::String("k".into())));
+        assert_eq!(err.code, INVALID_REQUEST);
+        let (_, err) = decode_line("[1,2]").expect_err("not an object");
+        assert_eq!(err.code, INVALID_REQUEST);
+    }
+
+    #[test]
+    fn unknown_method() {
+        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"tabs.explode"}"#).expect_err("unknown");
+        assert_eq!(err.code, METHOD_NOT_FOUND);
+        assert_eq!(err.kind(), ErrorKind::InvalidRequest);
+    }
+
+    #[test]
+    fn invalid_params_name_the_field_but_not_the_value() {
+        let secret = "hunter2-secret-value";
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tabs.select","params":{{"tabId":"{secret}"}}}}"#);
+        let err = parse(&line).expect_err("wrong type");
+        assert_eq!(err.code, INVALID_PARAMS);
+        assert!(err.message.contains("params.tabId"), "{}", err.message);
+        assert!(!err.message.contains(secret), "{}", err.message);
+
+        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"page.navigate","params":{}}"#).expect_err("missing");
+        assert_eq!(err.message, "invalid params: missing field `params.url`");
+
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"page.capture","params":{{"format":"{secret}"}}}}"#);
+        let err = parse(&line).expect_err("bad enum");
+        assert!(err.message.contains("params.format"), "{}", err.message);
+        assert!(!err.message.contains(secret), "{}", err.message);
+
+        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"host.status","params":{{"{secret}":1}}}}"#);
+        let err = parse(&line).expect_err("unknown field");
+        assert!(!err.message.contains(secret), "{}", err.message);
+
+        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"host.status","params":[1]}"#).expect_err("array");
+        assert_eq!(err.code, INVALID_PARAMS);
+    }
+
+    #[test]
+    fn response_golden() {
+        let ok = Response::ok(Some(RequestId::Number(1)), json!({"tabs":[]}));
+        assert_eq!(
+            serde_json::to_value(&ok).expect("serialises"),
+            json!({"jsonrpc":"2.0","id":1,"result":{"tabs":[]}})
+        );
+        let err = Response::err(None, RpcError::new(SERVER_ERROR, ErrorKind::Busy, "busy"));
+        assert_eq!(
+            serde_json::to_value(&err).expect("serialises"),
+            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"busy","data":{"kind":"BUSY"}}})
+        );
+        let back: Response = serde_json::from_value(json!({"jsonrpc":"2.0","id":null,
+            "error":{"code":-32000,"message":"busy","data":{"kind":"BUSY"}}}))
+        .expect("deserialises");
+        assert_eq!(back, err);
+    }
+
+    #[test]
+    fn notification_golden() {
+        let n = Notification::new(AgentEvent::TabClosed { tab_id: TabId(3) });
+        let v = serde_json::to_value(&n).expect("serialises");
+        assert_eq!(v, json!({"jsonrpc":"2.0","method":"tab.closed","params":{"tabId":3}}));
+        assert_eq!(serde_json::from_value::<Notification>(v).expect("deserialises"), n);
+        let n = Notification::new(AgentEvent::LaneOnline {});
+        let v = serde_json::to_value(&n).expect("serialises");
+        assert_eq!(v, json!({"jsonrpc":"2.0","method":"lane.online","params":{}}));
+    }
+
+    #[test]
+    fn results_golden() {
+        let r = CaptureResult {
+            format: ImageFormat::Jpeg,
+            data: "AAAA".into(),
+            width: 800,
+            height: 600,
+            device_pixel_ratio: 1.0,
+        };
+        assert_eq!(
+            serde_json::to_value(&r).expect("serialises"),
+            json!({"format":"jpeg","data":"AAAA","width":800,"height":600,"devicePixelRatio":1.0})
+        );
+        let s = StatusResult {
+            protocol_version: 1,
+            daemon_version: "0.1.0".into(),
+            pid: 9,
+            lane: LaneState::Online,
+            extension_version: Some("0.1.0".into()),
+            shared_tabs: 1,
+            agents: 2,
+        };
+        assert_eq!(
+            serde_json::to_value(&s).expect("serialises"),
+            json!({"protocolVersion":1,"daemonVersion":"0.1.0","pid":9,"lane":"online",
+                   "extensionVersion":"0.1.0","sharedTabs":1,"agents":2})
+        );
+    }
+}

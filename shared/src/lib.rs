@@ -1,0 +1,39 @@
+//! The cotab protocol crate: every wire type of both links, the error kinds,
+//! the limits and the protocol version.
+//!
+//! Two links carry cotab's messages:
+//!
+//! - [`controller`]: agent ↔ daemon, JSON-RPC 2.0, one object per line.
+//! - [`native`]: daemon ↔ extension, the browser's native-messaging framing
+//!   (4-byte native-endian length + UTF-8 JSON), relayed by `cotab-host`.
+//!
+//! This crate does no I/O and builds for native targets and `wasm32`. It is
+//! the only crate that knows the JSON shapes: the host and the extension
+//! exchange typed values from here and never build JSON by hand.
+
+pub mod controller;
+pub mod error;
+pub mod ids;
+pub mod limits;
+pub mod native;
+
+pub use error::{ErrorKind, WireError};
+pub use ids::{LaneId, RequestId, TabId, Ticket};
+
+/// Version of the controller protocol and of the native link. A peer that
+/// speaks another version is refused with [`ErrorKind::ProtocolVersion`].
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Name under which the native host is registered with the browser.
+pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";
+
+/// The extension id fixed by the `key` in `manifest.json`.
+pub const EXTENSION_ID: &str = "njcapokbkdmpnkpmgflbgjlehbglmgck";
+
+/// Title of the tab group that holds the shared tabs.
+pub const TAB_GROUP_TITLE: &str = "cotab";
+
+/// The origin the browser passes to the native host, for an extension id.
+pub fn extension_origin(extension_id: &str) -> String {
+    format!("chrome-extension://{extension_id}/")
+}

@@ -1,0 +1,45 @@
+//! Size, count and time limits of both links (DESIGN §4).
+//!
+//! Every limit is a constant here; code that enforces one takes it as a
+//! value so tests can pass a smaller one.
+
+/// Largest native message the host may send to the extension (browser limit).
+pub const MAX_HOST_TO_EXTENSION: usize = 1024 * 1024;
+
+/// Largest native message the host accepts from the extension.
+pub const MAX_EXTENSION_TO_HOST: usize = 16 * 1024 * 1024;
+
+/// Largest controller line (without its newline); a longer one closes that
+/// connection.
+pub const MAX_CONTROLLER_LINE: usize = 1024 * 1024;
+
+/// Requests in flight on one agent connection.
+pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 16;
+
+/// Requests in flight in the whole daemon.
+pub const MAX_IN_FLIGHT_TOTAL: usize = 64;
+
+/// Deadline of a command that names none, in milliseconds.
+pub const DEFAULT_DEADLINE_MS: u64 = 30_000;
+
+/// Longest deadline a command may ask for, in milliseconds.
+pub const MAX_DEADLINE_MS: u64 = 300_000;
+
+/// Time a ticket may stay unbound (no connection) before it expires, in
+/// milliseconds.
+pub const UNBOUND_TICKET_TTL_MS: u64 = 600_000;
+
+/// Most unbound tickets the daemon keeps.
+pub const MAX_UNBOUND_TICKETS: usize = 256;
+
+/// Longest agent name accepted in `session.hello`, in bytes.
+pub const MAX_AGENT_NAME: usize = 64;
+
+/// Longest text accepted by `input.type`, in bytes.
+pub const MAX_TYPE_TEXT: usize = 64 * 1024;
+
+/// Longest url accepted by `page.navigate`, in bytes.
+pub const MAX_URL: usize = 8 * 1024;
+
+/// Tabs of one lane that may be shared with agents at once.
+pub const MAX_SHARED_TABS: usize = 16;

@@ -1,0 +1,354 @@
+//! The native link: messages between the daemon and the extension, and the
+//! native-messaging frame format that carries them.
+//!
+//! A frame is a 4-byte length in native byte order followed by that many
+//! bytes of UTF-8 JSON. The browser allows 1 MiB towards the extension
+//! ([`crate::limits::MAX_HOST_TO_EXTENSION`]); cotab caps the other direction
+//! at [`crate::limits::MAX_EXTENSION_TO_HOST`]. This module owns the format
+//! but does no I/O: the host's codecs call [`frame_len`] and [`encode_frame`].
+
+use crate::error::WireError;
+use crate::ids::{LaneId, TabId};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Why a frame was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// The frame is longer than the limit of its direction.
+    #[error("native message of {len} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// Length of the refused frame's payload.
+        len: usize,
+        /// The limit in force.
+        limit: usize,
+    },
+    /// The payload is empty, which is never valid JSON.
+    #[error("empty native message")]
+    Empty,
+}
+
+/// Reads the payload length from a frame header and checks it against
+/// `limit`.
+pub fn frame_len(header: [u8; 4], limit: usize) -> Result<usize, FrameError> {
+    let len = u32::from_ne_bytes(header) as usize;
+    if len == 0 {
+        return Err(FrameError::Empty);
+    }
+    if len > limit {
+        return Err(FrameError::TooLarge { len, limit });
+    }
+    Ok(len)
+}
+
+/// Frames `payload` (header + bytes), refusing payloads over `limit` so an
+/// oversized message is never sent.
+pub fn encode_frame(payload: &[u8], limit: usize) -> Result<Vec<u8>, FrameError> {
+    if payload.is_empty() {
+        return Err(FrameError::Empty);
+    }
+    if payload.len() > limit {
+        return Err(FrameError::TooLarge {
+            len: payload.len(),
+            limit,
+        });
+    }
+    // The limit is far below u32::MAX, so the cast cannot truncate.
+    let mut out = Vec::with_capacity(payload.len() + 4);
+    out.extend_from_slice(&(payload.len() as u32).to_ne_bytes());
+    out.extend_from_slice(payload);
+    Ok(out)
+}
+
+/// A message from the daemon to the extension.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum HostToExtension {
+    /// Answer to the extension's [`ExtensionToHost::Hello`].
+    Welcome {
+        /// The daemon's protocol version.
+        #[serde(rename = "protocolVersion")]
+        protocol_version: u32,
+    },
+    /// A command the extension must run and answer with a
+    /// [`ExtensionToHost::Response`] carrying the same `id`.
+    Request {
+        /// Correlates the response.
+        id: u64,
+        /// What to do.
+        command: Command,
+    },
+}
+
+/// A command the daemon asks the extension to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum Command {
+    /// List the shared tabs. Result: [`SharedTabs`].
+    ListShared,
+    /// Send one CDP command to a shared tab through `chrome.debugger`.
+    /// Result: the CDP result object. A tab that is not shared fails with
+    /// `TAB_NOT_SHARED`; the extension never touches other tabs.
+    Cdp {
+        /// The shared tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// CDP method, e.g. `Page.navigate`.
+        method: String,
+        /// CDP params object.
+        #[serde(default)]
+        params: Value,
+    },
+}
+
+/// A tab as agents see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabInfo {
+    /// The tab id.
+    pub id: TabId,
+    /// The tab's current url.
+    pub url: String,
+    /// The tab's current title.
+    pub title: String,
+}
+
+/// Result of [`Command::ListShared`], and payload of
+/// [`Event::Shared`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SharedTabs {
+    /// Shared tabs, in the order the person shared them.
+    pub tabs: Vec<TabInfo>,
+}
+
+/// A message from the extension to the daemon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum ExtensionToHost {
+    /// First message on every connection: who this lane is.
+    Hello {
+        /// The extension's protocol version.
+        #[serde(rename = "protocolVersion")]
+        protocol_version: u32,
+        /// Stable id of this browser profile's extension instance.
+        #[serde(rename = "laneId")]
+        lane_id: LaneId,
+        /// The extension id.
+        #[serde(rename = "extensionId")]
+        extension_id: String,
+        /// The extension's version from its manifest.
+        version: String,
+    },
+    /// Answer to a [`HostToExtension::Request`].
+    Response {
+        /// The request's id.
+        id: u64,
+        /// What came of it.
+        #[serde(flatten)]
+        outcome: Outcome,
+    },
+    /// Something happened in the browser.
+    Event {
+        /// What happened.
+        event: Event,
+    },
+}
+
+/// The outcome of a command: `{"result": …}` or `{"error": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Outcome {
+    /// The command succeeded.
+    Result(Value),
+    /// The command failed.
+    Error(WireError),
+}
+
+/// An event the extension forwards to the daemon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Event {
+    /// The set of shared tabs, or one of their urls or titles, changed. The
+    /// full list is sent each time.
+    Shared(SharedTabs),
+    /// A shared tab was closed.
+    TabClosed {
+        /// The closed tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
+    /// The debugger detached from a shared tab, which is no longer shared.
+    Detached {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// The browser's reason, e.g. `target_closed` or `canceled_by_user`.
+        reason: String,
+    },
+    /// A CDP event from a shared tab, for the methods in
+    /// [`FORWARDED_CDP_EVENTS`] only.
+    Cdp {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// CDP event name.
+        method: String,
+        /// CDP event params.
+        #[serde(default)]
+        params: Value,
+    },
+}
+
+/// CDP events the extension forwards; everything else stays in the browser.
+pub const FORWARDED_CDP_EVENTS: &[&str] = &[
+    "Page.loadEventFired",
+    "Page.frameNavigated",
+    "Page.javascriptDialogOpening",
+];
+
+/// CDP domains the extension enables on every tab it attaches to, so the
+/// events above flow.
+pub const ENABLED_CDP_DOMAINS: &[&str] = &["Page.enable"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn round_trip<T>(value: &T, golden: Value)
+    where
+        T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+    {
+        assert_eq!(serde_json::to_value(value).expect("serialises"), golden);
+        let back: T = serde_json::from_value(golden).expect("deserialises");
+        assert_eq!(&back, value);
+    }
+
+    #[test]
+    fn hello_golden() {
+        round_trip(
+            &ExtensionToHost::Hello {
+                protocol_version: 1,
+                lane_id: LaneId("lane-1".into()),
+                extension_id: crate::EXTENSION_ID.into(),
+                version: "0.1.0".into(),
+            },
+            json!({"type":"hello","protocolVersion":1,"laneId":"lane-1",
+                   "extensionId":crate::EXTENSION_ID,"version":"0.1.0"}),
+        );
+    }
+
+    #[test]
+    fn request_golden() {
+        round_trip(
+            &HostToExtension::Request {
+                id: 7,
+                command: Command::Cdp {
+                    tab_id: TabId(3),
+                    method: "Page.navigate".into(),
+                    params: json!({"url":"http://127.0.0.1/"}),
+                },
+            },
+            json!({"type":"request","id":7,"command":{"op":"cdp","tabId":3,
+                   "method":"Page.navigate","params":{"url":"http://127.0.0.1/"}}}),
+        );
+        round_trip(
+            &HostToExtension::Request {
+                id: 8,
+                command: Command::ListShared,
+            },
+            json!({"type":"request","id":8,"command":{"op":"listShared"}}),
+        );
+        round_trip(
+            &HostToExtension::Welcome {
+                protocol_version: 1,
+            },
+            json!({"type":"welcome","protocolVersion":1}),
+        );
+    }
+
+    #[test]
+    fn response_golden() {
+        round_trip(
+            &ExtensionToHost::Response {
+                id: 7,
+                outcome: Outcome::Result(json!({"frameId":"F"})),
+            },
+            json!({"type":"response","id":7,"result":{"frameId":"F"}}),
+        );
+        round_trip(
+            &ExtensionToHost::Response {
+                id: 9,
+                outcome: Outcome::Error(WireError::new(ErrorKind::TabNotShared, "tab 4 is not shared")),
+            },
+            json!({"type":"response","id":9,"error":{"kind":"TAB_NOT_SHARED",
+                   "message":"tab 4 is not shared"}}),
+        );
+    }
+
+    #[test]
+    fn event_golden() {
+        round_trip(
+            &ExtensionToHost::Event {
+                event: Event::Shared(SharedTabs {
+                    tabs: vec![TabInfo {
+                        id: TabId(1),
+                        url: "http://a/".into(),
+                        title: "A".into(),
+                    }],
+                }),
+            },
+            json!({"type":"event","event":{"kind":"shared",
+                   "tabs":[{"id":1,"url":"http://a/","title":"A"}]}}),
+        );
+        round_trip(
+            &ExtensionToHost::Event {
+                event: Event::Detached {
+                    tab_id: TabId(2),
+                    reason: "target_closed".into(),
+                },
+            },
+            json!({"type":"event","event":{"kind":"detached","tabId":2,"reason":"target_closed"}}),
+        );
+        round_trip(
+            &ExtensionToHost::Event {
+                event: Event::Cdp {
+                    tab_id: TabId(2),
+                    method: "Page.loadEventFired".into(),
+                    params: json!({"timestamp":1.5}),
+                },
+            },
+            json!({"type":"event","event":{"kind":"cdp","tabId":2,
+                   "method":"Page.loadEventFired","params":{"timestamp":1.5}}}),
+        );
+    }
+
+    #[test]
+    fn frame_limits() {
+        assert_eq!(frame_len(0u32.to_ne_bytes(), 10), Err(FrameError::Empty));
+        assert_eq!(frame_len(10u32.to_ne_bytes(), 10), Ok(10));
+        assert_eq!(
+            frame_len(11u32.to_ne_bytes(), 10),
+            Err(FrameError::TooLarge { len: 11, limit: 10 })
+        );
+        assert!(matches!(
+            frame_len(u32::MAX.to_ne_bytes(), crate::limits::MAX_EXTENSION_TO_HOST),
+            Err(FrameError::TooLarge { .. })
+        ));
+        assert_eq!(encode_frame(b"", 10), Err(FrameError::Empty));
+        assert_eq!(encode_frame(&[b'1'; 10], 10).map(|f| f.len()), Ok(14));
+        assert!(encode_frame(&[b'1'; 11], 10).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn frame_round_trip(payload in proptest::collection::vec(any::<u8>(), 1..4096)) {
+            let frame = encode_frame(&payload, 4096).expect("within limit");
+            let header: [u8; 4] = frame[..4].try_into().expect("four bytes");
+            let len = frame_len(header, 4096).expect("valid header");
+            prop_assert_eq!(&frame[4..4 + len], &payload[..]);
+        }
+    }
+}
