@@ -1,1 +1,70 @@
-//! placeholder
+//! cotab's browser extension, compiled to WebAssembly: a Manifest V3 service
+//! worker that shares tabs with the native host through `chrome.debugger`,
+//! and the popup where the person chooses what to share.
+//!
+//! The JavaScript is a loader of a few lines (`extension/static/*.js`): it
+//! instantiates this module synchronously from embedded bytes and calls
+//! [`worker_main`] or [`popup_main`]. `cargo xtask build-extension`
+//! assembles `dist/extension/`.
+//!
+//! # Code map
+//!
+//! - [`state`], [`policy`], [`messages`], [`popup_model`]: target-independent
+//!   logic (shared-set bookkeeping, backoff, event decisions, blocked urls,
+//!   popup messages and rows), tested with plain `cargo test`.
+//! - `chrome` (wasm32 only): thin `chrome.*` bindings, one module per
+//!   namespace.
+//! - `worker` (wasm32 only): the service worker — native link, host
+//!   commands, share/unshare/restore, browser events, popup requests.
+//! - `popup` (wasm32 only): the popup's DOM.
+//!
+//! **API Boundary:** the native host sees only `cotab_shared::native`
+//! messages; the popup messages in [`messages`] never leave the extension.
+//!
+//! # Popup contract (used by the end-to-end tests)
+//!
+//! - `<p id="host-status" data-connected="true|false">` reads "Host
+//!   connected" or "Host not connected"; `<p id="error" role="alert">` shows
+//!   the last share/unshare error.
+//! - One `<li data-tab-id="N" data-url="URL">` per tab of the popup's window,
+//!   holding `<button data-tab-id="N" data-action="share">Share</button>`,
+//!   or `data-action="unshare"` (Unshare) for a shared tab, or a disabled
+//!   button without `data-action` and a `<span class="reason">` for a tab
+//!   that cannot be shared.
+
+pub mod messages;
+pub mod policy;
+pub mod popup_model;
+pub mod state;
+
+#[cfg(target_arch = "wasm32")]
+mod chrome;
+#[cfg(target_arch = "wasm32")]
+mod log;
+#[cfg(target_arch = "wasm32")]
+mod popup;
+#[cfg(target_arch = "wasm32")]
+mod worker;
+
+/// Entry point of the service worker. Called synchronously by
+/// `background.js` in the worker's first turn; registers every listener
+/// before it returns.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn worker_main() {
+    log::install_panic_hook();
+    worker::start();
+}
+
+/// Entry point of the popup page, called by `popup.js`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn popup_main() {
+    log::install_panic_hook();
+    if let Err(e) = popup::start() {
+        log::error(&format!(
+            "the popup could not start: {}",
+            chrome::error_message(&e)
+        ));
+    }
+}

@@ -1,1 +1,48 @@
-//! placeholder
+//! `cotab-host`: the daemon (broker), the native-messaging relay and the
+//! agent client, as a library so the binaries and the end-to-end tests share
+//! one implementation.
+//!
+//! Layers, bottom up:
+//!
+//! - [`codec`]: bytes ↔ frames (native-messaging length prefix, NDJSON lines).
+//! - `cotab_shared`: frames ↔ typed messages (the only place that knows the
+//!   JSON shapes).
+//! - [`session`], [`lane`], [`keys`], [`validate`]: the broker's state and
+//!   rules, with no sockets in them.
+//! - [`handlers`]: one function per controller method.
+//! - [`agent`], [`daemon`], [`relay`]: the socket and process edges.
+//! - [`client`]: the agent side of the controller link (used by `cotab`).
+//!
+//! **API Boundary:** the binaries in `src/bin/` only parse arguments and call
+//! into this library.
+
+pub mod agent;
+pub mod client;
+pub mod codec;
+pub mod daemon;
+pub mod handlers;
+pub mod install;
+pub mod keys;
+pub mod lane;
+pub mod relay;
+pub mod runtime;
+pub mod session;
+pub mod validate;
+
+pub use runtime::default_runtime_dir;
+
+/// Version of this crate, reported as the daemon's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Sets up `tracing` to stderr with the filter from `COTAB_LOG` (default
+/// `info`). stdout is never used: in the relay role it is the browser's
+/// channel.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("COTAB_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second call (tests) finds a subscriber already set; that is fine.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

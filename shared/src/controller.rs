@@ -99,7 +99,11 @@ pub fn decode_line(line: &str) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
     let raw: &RawValue = serde_json::from_str(line).map_err(|_| {
         (
             None,
-            RpcError::new(PARSE_ERROR, ErrorKind::InvalidRequest, "parse error: the line is not valid JSON"),
+            RpcError::new(
+                PARSE_ERROR,
+                ErrorKind::InvalidRequest,
+                "parse error: the line is not valid JSON",
+            ),
         )
     })?;
     let invalid = |id| {
@@ -121,7 +125,9 @@ pub fn decode_line(line: &str) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
             struct IdOnly {
                 id: Option<RequestId>,
             }
-            let id = serde_json::from_str::<IdOnly>(raw.get()).ok().and_then(|i| i.id);
+            let id = serde_json::from_str::<IdOnly>(raw.get())
+                .ok()
+                .and_then(|i| i.id);
             Err(invalid(id))
         }
     }
@@ -300,7 +306,11 @@ fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, Rpc
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        RpcError::new(INVALID_PARAMS, ErrorKind::InvalidRequest, describe_param_error(&path, &inner))
+        RpcError::new(
+            INVALID_PARAMS,
+            ErrorKind::InvalidRequest,
+            describe_param_error(&path, &inner),
+        )
     })
 }
 
@@ -321,7 +331,8 @@ fn describe_param_error(path: &str, err: &serde_json::Error) -> String {
     if let Some(rest) = text.strip_prefix("missing field `") {
         let name: String = rest.chars().take_while(|c| *c != '`').take(64).collect();
         let parent = field(path);
-        return format!("invalid params: missing field `{parent}.{name}`").replace("params.params", "params");
+        return format!("invalid params: missing field `{parent}.{name}`")
+            .replace("params.params", "params");
     }
     if text.starts_with("unknown field") {
         // The path's last segment is the submitted key itself: name only
@@ -595,7 +606,10 @@ mod tests {
     #[test]
     fn decodes_a_typed_call() {
         let call = parse(r#"{"jsonrpc":"2.0","id":1,"method":"tabs.select","params":{"tabId":5}}"#);
-        assert_eq!(call, Ok(Call::TabsSelect(SelectParams { tab_id: TabId(5) })));
+        assert_eq!(
+            call,
+            Ok(Call::TabsSelect(SelectParams { tab_id: TabId(5) }))
+        );
         let call = parse(r#"{"jsonrpc":"2.0","id":"a","method":"host.status"}"#);
         assert_eq!(call, Ok(Call::Status(Empty {})));
         let call = parse(r#"{"jsonrpc":"2.0","id":2,"method":"page.capture","params":{}}"#);
@@ -621,7 +635,8 @@ mod tests {
 
     #[test]
     fn invalid_request_keeps_the_id() {
-        let (id, err) = decode_line(r#"{"jsonrpc":"1.0","id":4,"method":"x"}"#).expect_err("bad version");
+        let (id, err) =
+            decode_line(r#"{"jsonrpc":"1.0","id":4,"method":"x"}"#).expect_err("bad version");
         assert_eq!(id, Some(RequestId::Number(4)));
         assert_eq!(err.code, INVALID_REQUEST);
         let (id, err) = decode_line(r#"{"id":"k","params":3}"#).expect_err("no method");
@@ -633,7 +648,8 @@ mod tests {
 
     #[test]
     fn unknown_method() {
-        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"tabs.explode"}"#).expect_err("unknown");
+        let err =
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"tabs.explode"}"#).expect_err("unknown");
         assert_eq!(err.code, METHOD_NOT_FOUND);
         assert_eq!(err.kind(), ErrorKind::InvalidRequest);
     }
@@ -641,25 +657,33 @@ mod tests {
     #[test]
     fn invalid_params_name_the_field_but_not_the_value() {
         let secret = "hunter2-secret-value";
-        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tabs.select","params":{{"tabId":"{secret}"}}}}"#);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tabs.select","params":{{"tabId":"{secret}"}}}}"#
+        );
         let err = parse(&line).expect_err("wrong type");
         assert_eq!(err.code, INVALID_PARAMS);
         assert!(err.message.contains("params.tabId"), "{}", err.message);
         assert!(!err.message.contains(secret), "{}", err.message);
 
-        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"page.navigate","params":{}}"#).expect_err("missing");
+        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"page.navigate","params":{}}"#)
+            .expect_err("missing");
         assert_eq!(err.message, "invalid params: missing field `params.url`");
 
-        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"page.capture","params":{{"format":"{secret}"}}}}"#);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"page.capture","params":{{"format":"{secret}"}}}}"#
+        );
         let err = parse(&line).expect_err("bad enum");
         assert!(err.message.contains("params.format"), "{}", err.message);
         assert!(!err.message.contains(secret), "{}", err.message);
 
-        let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"host.status","params":{{"{secret}":1}}}}"#);
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"host.status","params":{{"{secret}":1}}}}"#
+        );
         let err = parse(&line).expect_err("unknown field");
         assert!(!err.message.contains(secret), "{}", err.message);
 
-        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"host.status","params":[1]}"#).expect_err("array");
+        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"host.status","params":[1]}"#)
+            .expect_err("array");
         assert_eq!(err.code, INVALID_PARAMS);
     }
 
@@ -685,11 +709,20 @@ mod tests {
     fn notification_golden() {
         let n = Notification::new(AgentEvent::TabClosed { tab_id: TabId(3) });
         let v = serde_json::to_value(&n).expect("serialises");
-        assert_eq!(v, json!({"jsonrpc":"2.0","method":"tab.closed","params":{"tabId":3}}));
-        assert_eq!(serde_json::from_value::<Notification>(v).expect("deserialises"), n);
+        assert_eq!(
+            v,
+            json!({"jsonrpc":"2.0","method":"tab.closed","params":{"tabId":3}})
+        );
+        assert_eq!(
+            serde_json::from_value::<Notification>(v).expect("deserialises"),
+            n
+        );
         let n = Notification::new(AgentEvent::LaneOnline {});
         let v = serde_json::to_value(&n).expect("serialises");
-        assert_eq!(v, json!({"jsonrpc":"2.0","method":"lane.online","params":{}}));
+        assert_eq!(
+            v,
+            json!({"jsonrpc":"2.0","method":"lane.online","params":{}})
+        );
     }
 
     #[test]

@@ -281,7 +281,10 @@ mod tests {
         round_trip(
             &ExtensionToHost::Response {
                 id: 9,
-                outcome: Outcome::Error(WireError::new(ErrorKind::TabNotShared, "tab 4 is not shared")),
+                outcome: Outcome::Error(WireError::new(
+                    ErrorKind::TabNotShared,
+                    "tab 4 is not shared",
+                )),
             },
             json!({"type":"response","id":9,"error":{"kind":"TAB_NOT_SHARED",
                    "message":"tab 4 is not shared"}}),

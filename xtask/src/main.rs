@@ -1,2 +1,51 @@
-//! placeholder
-fn main() {}
+//! `cargo xtask`: the project's automation, dispatched by subcommand name.
+//!
+//! - `build-extension`: wasm32 build of `extension/` and wasm-bindgen run
+//!   in-process into `dist/extension/` ([`build_extension`]).
+//! - `test`: everything CI checks ([`test`]).
+//! - `demo`: start Chromium with cotab, share a demo page and drive it as an
+//!   agent ([`demo`]).
+
+pub mod build_extension;
+mod demo;
+mod setup;
+mod test;
+mod tidy;
+
+use anyhow::{bail, Context, Result};
+use std::path::PathBuf;
+
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo>";
+
+fn main() -> Result<()> {
+    let root = workspace_root()?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("build-extension") => {
+            build_extension::run(&root)?;
+            Ok(())
+        }
+        Some("test") => {
+            let start = std::time::Instant::now();
+            test::run_all(&root)?;
+            eprintln!("cargo xtask test took {:.0?}", start.elapsed());
+            Ok(())
+        }
+        Some("demo") => {
+            let start = std::time::Instant::now();
+            demo::run_demo(&root)?;
+            eprintln!("cargo xtask demo took {:.0?}", start.elapsed());
+            Ok(())
+        }
+        Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
+        None => bail!("{USAGE}"),
+    }
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> Result<PathBuf> {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .context("xtask's manifest directory has no parent")
+}

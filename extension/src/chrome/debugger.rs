@@ -1,0 +1,65 @@
+//! `chrome.debugger`: attach to a tab, send CDP commands, receive its events
+//! and detach notices.
+
+use super::{event, to_js, ChromeEvent};
+use cotab_shared::TabId;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+/// The CDP protocol version cotab asks for.
+pub(crate) const PROTOCOL_VERSION: &str = "1.3";
+
+#[wasm_bindgen]
+extern "C" {
+    /// `chrome.debugger.attach(target, requiredVersion)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "debugger"])]
+    pub(crate) async fn attach(
+        target: &JsValue,
+        required_version: &str,
+    ) -> Result<JsValue, JsValue>;
+
+    /// `chrome.debugger.detach(target)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "debugger"])]
+    pub(crate) async fn detach(target: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.debugger.sendCommand(target, method, params)`: resolves with
+    /// the CDP result. It may never settle (renderer crash): callers race it
+    /// against a timeout.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "debugger"], js_name = sendCommand)]
+    pub(crate) async fn send_command(
+        target: &JsValue,
+        method: &str,
+        params: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// A `chrome.debugger.Debuggee` naming a tab.
+#[derive(Serialize)]
+struct Debuggee {
+    #[serde(rename = "tabId")]
+    tab_id: TabId,
+}
+
+/// The debuggee `{tabId}` for `tab`.
+pub(crate) fn debuggee(tab: TabId) -> Result<JsValue, JsValue> {
+    to_js(&Debuggee { tab_id: tab })
+}
+
+/// The tab of a debuggee (`source.tabId`), if it names one.
+pub(crate) fn source_tab(source: &JsValue) -> Option<TabId> {
+    js_sys::Reflect::get(source, &JsValue::from_str("tabId"))
+        .ok()?
+        .as_f64()
+        // Tab ids are small positive integers; the cast keeps them exact.
+        .map(|id| TabId(id as i32))
+}
+
+/// `chrome.debugger.onEvent`: `(source, method, params)`.
+pub(crate) fn on_event() -> Result<ChromeEvent, JsValue> {
+    event(&["debugger", "onEvent"])
+}
+
+/// `chrome.debugger.onDetach`: `(source, reason)`.
+pub(crate) fn on_detach() -> Result<ChromeEvent, JsValue> {
+    event(&["debugger", "onDetach"])
+}

@@ -1,0 +1,40 @@
+//! `chrome.tabGroups`: find and name tab groups.
+
+use super::{from_js, to_js};
+use crate::messages::ChromeTabGroup;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `chrome.tabGroups.query(queryInfo)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabGroups"], js_name = query)]
+    async fn query_raw(query_info: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabGroups.update(groupId, updateProperties)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabGroups"], js_name = update)]
+    async fn update_raw(group_id: i32, update_properties: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// The groups titled `title` in `window_id`.
+pub(crate) async fn query(title: &str, window_id: i32) -> Result<Vec<ChromeTabGroup>, JsValue> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Query<'a> {
+        title: &'a str,
+        window_id: i32,
+    }
+    from_js(query_raw(&to_js(&Query { title, window_id })?).await?)
+}
+
+/// Sets a group's title and colour (`"blue"`, `"grey"` …).
+pub(crate) async fn update(group_id: i32, title: &str, color: &str) -> Result<(), JsValue> {
+    #[derive(Serialize)]
+    struct Update<'a> {
+        title: &'a str,
+        color: &'a str,
+    }
+    update_raw(group_id, &to_js(&Update { title, color })?)
+        .await
+        .map(drop)
+}

@@ -1,0 +1,98 @@
+//! `chrome.tabs`: read, list and group tabs; tab close and update events.
+
+use super::{event, from_js, to_js, ChromeEvent};
+use crate::messages::ChromeTab;
+use cotab_shared::TabId;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `chrome.tabs.get(tabId)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = get)]
+    async fn get_raw(tab_id: i32) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabs.query(queryInfo)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = query)]
+    async fn query_raw(query_info: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabs.group(options)`: resolves with the group id.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = group)]
+    async fn group_raw(options: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabs.ungroup(tabIds)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = ungroup)]
+    async fn ungroup_raw(tab_ids: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// The tab `tab`; `Err` when it is gone.
+pub(crate) async fn get(tab: TabId) -> Result<ChromeTab, JsValue> {
+    from_js(get_raw(tab.0).await?)
+}
+
+/// The tabs of the window the caller runs in.
+pub(crate) async fn query_current_window() -> Result<Vec<ChromeTab>, JsValue> {
+    #[derive(Serialize)]
+    struct Query {
+        #[serde(rename = "currentWindow")]
+        current_window: bool,
+    }
+    from_js(
+        query_raw(&to_js(&Query {
+            current_window: true,
+        })?)
+        .await?,
+    )
+}
+
+/// Options of `chrome.tabs.group`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GroupOptions {
+    tab_ids: Vec<TabId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group_id: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    create_properties: Option<CreateProperties>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CreateProperties {
+    window_id: i32,
+}
+
+/// Adds `tab` to the group `group_id`.
+pub(crate) async fn add_to_group(tab: TabId, group_id: i32) -> Result<(), JsValue> {
+    let options = GroupOptions {
+        tab_ids: vec![tab],
+        group_id: Some(group_id),
+        create_properties: None,
+    };
+    group_raw(&to_js(&options)?).await.map(drop)
+}
+
+/// Puts `tab` in a new group in `window_id`; returns the group id.
+pub(crate) async fn group_in_new(tab: TabId, window_id: i32) -> Result<i32, JsValue> {
+    let options = GroupOptions {
+        tab_ids: vec![tab],
+        group_id: None,
+        create_properties: Some(CreateProperties { window_id }),
+    };
+    from_js(group_raw(&to_js(&options)?).await?)
+}
+
+/// Takes `tab` out of its group.
+pub(crate) async fn ungroup(tab: TabId) -> Result<(), JsValue> {
+    ungroup_raw(&to_js(&[tab])?).await.map(drop)
+}
+
+/// `chrome.tabs.onRemoved`: `(tabId, removeInfo)`.
+pub(crate) fn on_removed() -> Result<ChromeEvent, JsValue> {
+    event(&["tabs", "onRemoved"])
+}
+
+/// `chrome.tabs.onUpdated`: `(tabId, changeInfo, tab)`.
+pub(crate) fn on_updated() -> Result<ChromeEvent, JsValue> {
+    event(&["tabs", "onUpdated"])
+}

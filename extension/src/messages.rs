@@ -1,0 +1,182 @@
+//! Messages between the popup and the service worker, and the shape of a
+//! `chrome.tabs.Tab` as the extension reads it.
+//!
+//! These never leave the extension; the messages to and from the native host
+//! live in `cotab_shared::native`. The popup sends a [`PopupRequest`] with
+//! `chrome.runtime.sendMessage`; the worker answers `getState` with a
+//! [`PopupState`] and `share`/`unshare` with an [`ActionReply`].
+
+use cotab_shared::TabId;
+use serde::{Deserialize, Serialize};
+
+/// A request from the popup to the service worker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum PopupRequest {
+    /// `{"type":"getState"}`, answered with a [`PopupState`].
+    GetState,
+    /// `{"type":"share","tabId":N}`, answered with an [`ActionReply`].
+    Share {
+        /// The tab to share.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
+    /// `{"type":"unshare","tabId":N}`, answered with an [`ActionReply`].
+    Unshare {
+        /// The tab to stop sharing.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
+}
+
+/// The worker's state as the popup shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct PopupState {
+    /// Whether the native host answered the last hello.
+    pub connected: bool,
+    /// The shared tabs, in the order they were shared.
+    pub shared: Vec<TabId>,
+    /// The last native-link error, if the link is not healthy.
+    #[serde(rename = "lastError", default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+/// The answer to a share or unshare request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionReply {
+    /// Whether the action succeeded.
+    pub ok: bool,
+    /// Why it failed, for the person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ActionReply {
+    /// `{"ok":true}` for `Ok`, `{"ok":false,"error":…}` for `Err`.
+    pub fn from_result(result: Result<(), String>) -> Self {
+        match result {
+            Ok(()) => ActionReply {
+                ok: true,
+                error: None,
+            },
+            Err(error) => ActionReply {
+                ok: false,
+                error: Some(error),
+            },
+        }
+    }
+}
+
+/// The fields of a `chrome.tabs.Tab` the extension uses. Every field but
+/// `windowId` is optional in the browser's schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChromeTab {
+    /// The tab id; absent for some special tabs.
+    #[serde(default)]
+    pub id: Option<TabId>,
+    /// The committed url.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The url being loaded, before it commits.
+    #[serde(default)]
+    pub pending_url: Option<String>,
+    /// The title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// The window holding the tab.
+    pub window_id: i32,
+}
+
+impl ChromeTab {
+    /// The url to judge and show: the committed one, else the pending one.
+    pub fn effective_url(&self) -> &str {
+        match (&self.url, &self.pending_url) {
+            (Some(url), _) if !url.is_empty() => url,
+            (_, Some(pending)) => pending,
+            _ => "",
+        }
+    }
+}
+
+/// The fields of a `chrome.tabGroups.TabGroup` the extension uses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChromeTabGroup {
+    /// The group id.
+    pub id: i32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn popup_requests_golden() {
+        let cases = [
+            (PopupRequest::GetState, json!({"type":"getState"})),
+            (
+                PopupRequest::Share { tab_id: TabId(5) },
+                json!({"type":"share","tabId":5}),
+            ),
+            (
+                PopupRequest::Unshare { tab_id: TabId(6) },
+                json!({"type":"unshare","tabId":6}),
+            ),
+        ];
+        for (req, golden) in cases {
+            assert_eq!(serde_json::to_value(&req).expect("serialises"), golden);
+            let back: PopupRequest = serde_json::from_value(golden).expect("parses");
+            assert_eq!(back, req);
+        }
+        assert!(serde_json::from_value::<PopupRequest>(json!({"type":"other"})).is_err());
+    }
+
+    #[test]
+    fn popup_state_golden() {
+        let state = PopupState {
+            connected: false,
+            shared: vec![TabId(1), TabId(2)],
+            last_error: Some("Specified native messaging host not found.".into()),
+        };
+        assert_eq!(
+            serde_json::to_value(&state).expect("serialises"),
+            json!({"connected":false,"shared":[1,2],
+                   "lastError":"Specified native messaging host not found."})
+        );
+        let healthy = PopupState {
+            connected: true,
+            shared: vec![],
+            last_error: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&healthy).expect("serialises"),
+            json!({"connected":true,"shared":[]})
+        );
+    }
+
+    #[test]
+    fn action_reply_golden() {
+        assert_eq!(
+            serde_json::to_value(ActionReply::from_result(Ok(()))).expect("serialises"),
+            json!({"ok":true})
+        );
+        assert_eq!(
+            serde_json::to_value(ActionReply::from_result(Err("no".into()))).expect("serialises"),
+            json!({"ok":false,"error":"no"})
+        );
+    }
+
+    #[test]
+    fn chrome_tab_reads_the_browser_shape() {
+        let tab: ChromeTab = serde_json::from_value(json!({
+            "id": 7, "windowId": 1, "index": 0, "active": true, "groupId": -1,
+            "url": "", "pendingUrl": "http://a/", "title": "A", "status": "loading"
+        }))
+        .expect("parses");
+        assert_eq!(tab.id, Some(TabId(7)));
+        assert_eq!(tab.effective_url(), "http://a/");
+        let bare: ChromeTab = serde_json::from_value(json!({"windowId": 2})).expect("parses");
+        assert_eq!(bare.effective_url(), "");
+    }
+}

@@ -1,0 +1,209 @@
+//! The popup page: lists the current window's tabs with a Share or Unshare
+//! button each, shows whether the native host is connected and the last
+//! action's error. Re-renders after every action and every second.
+//!
+//! It holds no share state: everything comes from the worker (`getState`)
+//! and `chrome.tabs.query`. The DOM it writes is the end-to-end tests'
+//! contract (see the crate docs).
+
+use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
+use crate::log;
+use crate::messages::{ActionReply, PopupRequest, PopupState};
+use crate::popup_model::{rows, Row, RowAction};
+use cotab_shared::TabId;
+use gloo_timers::future::TimeoutFuture;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{Document, Element};
+
+/// Milliseconds between two refreshes.
+const REFRESH_MS: u32 = 1_000;
+
+/// The page's fixed elements and what the list shows now.
+struct Ui {
+    document: Document,
+    list: Element,
+    status: Element,
+    detail: Element,
+    error: Element,
+    /// The rows on screen; the list is rebuilt only when they change.
+    shown: RefCell<Option<Vec<Row>>>,
+}
+
+/// Starts the popup.
+pub(crate) fn start() -> Result<(), JsValue> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("the popup has no document")?;
+    let by_id = |id: &str| {
+        document
+            .get_element_by_id(id)
+            .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
+    };
+    let ui = Rc::new(Ui {
+        list: by_id("tabs")?,
+        status: by_id("host-status")?,
+        detail: by_id("host-detail")?,
+        error: by_id("error")?,
+        document: document.clone(),
+        shown: RefCell::new(None),
+    });
+
+    let on_click = Closure::<dyn FnMut(web_sys::Event)>::new({
+        let ui = ui.clone();
+        move |event: web_sys::Event| on_click(&ui, &event)
+    });
+    ui.list
+        .add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref())?;
+    // Page-lifetime listener: the list element lives as long as the page.
+    on_click.forget();
+
+    spawn_local(async move {
+        loop {
+            refresh(&ui).await;
+            TimeoutFuture::new(REFRESH_MS).await;
+        }
+    });
+    Ok(())
+}
+
+fn on_click(ui: &Rc<Ui>, event: &web_sys::Event) {
+    let Some(button) = event
+        .target()
+        .and_then(|t| t.dyn_into::<Element>().ok())
+        .and_then(|el| el.closest("button[data-action]").ok().flatten())
+    else {
+        return;
+    };
+    let tab = button
+        .get_attribute("data-tab-id")
+        .and_then(|id| id.parse::<i32>().ok())
+        .map(TabId);
+    let request = match (tab, button.get_attribute("data-action").as_deref()) {
+        (Some(tab_id), Some("share")) => PopupRequest::Share { tab_id },
+        (Some(tab_id), Some("unshare")) => PopupRequest::Unshare { tab_id },
+        _ => return,
+    };
+    // Disabled until the list is re-rendered, so a double click sends once.
+    let _ = button.set_attribute("disabled", "");
+    spawn_local(act(ui.clone(), request));
+}
+
+/// Sends a share or unshare request, shows its error, re-renders.
+async fn act(ui: Rc<Ui>, request: PopupRequest) {
+    let reply = match to_js(&request) {
+        Ok(message) => runtime::send_message(&message).await,
+        Err(e) => Err(e),
+    }
+    .and_then(from_js::<ActionReply>);
+    let error = match reply {
+        Ok(ActionReply { ok: true, .. }) => None,
+        Ok(ActionReply { error, .. }) => {
+            Some(error.unwrap_or_else(|| "the action failed".to_owned()))
+        }
+        Err(e) => Some(format!(
+            "the extension did not answer: {}",
+            error_message(&e)
+        )),
+    };
+    show(&ui.error, error.as_deref());
+    // Re-render even if nothing changed, to re-enable the clicked button.
+    ui.shown.replace(None);
+    refresh(&ui).await;
+}
+
+/// Reads the worker's state and the window's tabs and updates the page.
+async fn refresh(ui: &Ui) {
+    let state = match get_state().await {
+        Ok(state) => state,
+        Err(e) => PopupState {
+            last_error: Some(format!(
+                "the extension's worker did not answer: {}",
+                error_message(&e)
+            )),
+            ..PopupState::default()
+        },
+    };
+    let _ = ui.status.set_attribute(
+        "data-connected",
+        if state.connected { "true" } else { "false" },
+    );
+    ui.status.set_text_content(Some(if state.connected {
+        "Host connected"
+    } else {
+        "Host not connected"
+    }));
+    show(&ui.detail, state.last_error.as_deref());
+
+    let tabs = match tabs::query_current_window().await {
+        Ok(tabs) => tabs,
+        Err(e) => {
+            log::warn(&format!("could not list tabs: {}", error_message(&e)));
+            return;
+        }
+    };
+    let rows = rows(&tabs, &state.shared);
+    if ui.shown.borrow().as_ref() == Some(&rows) {
+        return;
+    }
+    if let Err(e) = render(ui, &rows) {
+        log::error(&format!("could not render the tabs: {}", error_message(&e)));
+    }
+    ui.shown.replace(Some(rows));
+}
+
+async fn get_state() -> Result<PopupState, JsValue> {
+    from_js(runtime::send_message(&to_js(&PopupRequest::GetState)?).await?)
+}
+
+/// Shows `text` in `el`, or hides `el` when there is none.
+fn show(el: &Element, text: Option<&str>) {
+    el.set_text_content(text);
+    // Attribute writes on our own elements only fail for invalid names.
+    let _ = match text {
+        Some(_) => el.remove_attribute("hidden"),
+        None => el.set_attribute("hidden", ""),
+    };
+}
+
+/// Rebuilds the list: `<li data-tab-id data-url>` with the title and one
+/// button per tab.
+fn render(ui: &Ui, rows: &[Row]) -> Result<(), JsValue> {
+    ui.list.set_text_content(None);
+    for row in rows {
+        let id = row.tab_id.to_string();
+        let li = ui.document.create_element("li")?;
+        li.set_attribute("data-tab-id", &id)?;
+        li.set_attribute("data-url", &row.url)?;
+        let title = ui.document.create_element("span")?;
+        title.set_attribute("class", "title")?;
+        title.set_attribute("title", &row.url)?;
+        title.set_text_content(Some(&row.label));
+        li.append_child(&title)?;
+
+        let button = ui.document.create_element("button")?;
+        button.set_attribute("type", "button")?;
+        button.set_attribute("data-tab-id", &id)?;
+        button.set_text_content(Some(row.action.label()));
+        match &row.action {
+            RowAction::Unavailable(reason) => {
+                button.set_attribute("disabled", "")?;
+                let why = ui.document.create_element("span")?;
+                why.set_attribute("class", "reason")?;
+                why.set_text_content(Some(reason));
+                li.append_child(&why)?;
+            }
+            action => {
+                if let Some(name) = action.data_action() {
+                    button.set_attribute("data-action", name)?;
+                }
+            }
+        }
+        li.append_child(&button)?;
+        ui.list.append_child(&li)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,566 @@
+//! The service worker's bookkeeping, without any browser API: the shared-tab
+//! set, the native link's state and reconnect backoff, what to send for each
+//! browser event, and the gate that holds requests until the shared set is
+//! restored.
+//!
+//! Everything here is plain data so `cargo test` on the host covers it; the
+//! `worker` module performs the effects these types decide on.
+
+use cotab_shared::limits::MAX_SHARED_TABS;
+use cotab_shared::native::{Event, FORWARDED_CDP_EVENTS};
+use cotab_shared::{TabId, PROTOCOL_VERSION};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+/// First reconnect delay after the native port drops, in milliseconds.
+pub const RECONNECT_INITIAL_MS: u32 = 500;
+
+/// Longest reconnect delay, in milliseconds.
+pub const RECONNECT_MAX_MS: u32 = 30_000;
+
+/// Capped exponential backoff: 500 ms doubling up to 30 s, reset after the
+/// host welcomes us.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Backoff {
+    next_ms: u32,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            next_ms: RECONNECT_INITIAL_MS,
+        }
+    }
+}
+
+impl Backoff {
+    /// The delay before the next attempt; doubles the one after it.
+    pub fn next_delay_ms(&mut self) -> u32 {
+        let delay = self.next_ms;
+        self.next_ms = delay.saturating_mul(2).min(RECONNECT_MAX_MS);
+        delay
+    }
+
+    /// Starts again from the initial delay.
+    pub fn reset(&mut self) {
+        *self = Backoff::default();
+    }
+}
+
+/// The native link's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkPhase {
+    /// No port: never connected yet, or waiting to reconnect.
+    Disconnected,
+    /// A port is open and our hello is sent; the host has not answered.
+    AwaitingWelcome,
+    /// The host welcomed us with our protocol version.
+    Connected,
+}
+
+/// The native link: its phase, its backoff and the last error it saw.
+#[derive(Debug, Clone)]
+pub struct Link {
+    phase: LinkPhase,
+    backoff: Backoff,
+    last_error: Option<String>,
+}
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            phase: LinkPhase::Disconnected,
+            backoff: Backoff::default(),
+            last_error: None,
+        }
+    }
+}
+
+impl Link {
+    /// The current phase.
+    pub fn phase(&self) -> LinkPhase {
+        self.phase
+    }
+
+    /// Whether the host welcomed us on the current port.
+    pub fn connected(&self) -> bool {
+        self.phase == LinkPhase::Connected
+    }
+
+    /// Whether messages may be posted: a port is open and our hello went
+    /// first. Messages are dropped otherwise; the hello and shared list
+    /// sent on reconnect resynchronise the host.
+    pub fn can_send(&self) -> bool {
+        self.phase != LinkPhase::Disconnected
+    }
+
+    /// The last error, shown in the popup.
+    pub fn last_error(&self) -> Option<&str> {
+        self.last_error.as_deref()
+    }
+
+    /// A port was opened and the hello posted.
+    pub fn hello_sent(&mut self) {
+        self.phase = LinkPhase::AwaitingWelcome;
+    }
+
+    /// The host answered our hello. A different protocol version is kept as
+    /// the last error and leaves the link unwelcomed.
+    pub fn welcome(&mut self, protocol_version: u32) -> Result<(), String> {
+        if protocol_version != PROTOCOL_VERSION {
+            let msg = format!(
+                "the native host speaks protocol {protocol_version}, this extension {PROTOCOL_VERSION}"
+            );
+            self.last_error = Some(msg.clone());
+            return Err(msg);
+        }
+        self.phase = LinkPhase::Connected;
+        self.last_error = None;
+        self.backoff.reset();
+        Ok(())
+    }
+
+    /// The port closed (or could not be opened) with `error`; returns the
+    /// delay before reconnecting.
+    pub fn disconnected(&mut self, error: String) -> u32 {
+        self.phase = LinkPhase::Disconnected;
+        self.last_error = Some(error);
+        self.backoff.next_delay_ms()
+    }
+}
+
+/// Why a share request was refused before touching the tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShareRefusal {
+    /// Another share or unshare of this tab is running.
+    Busy,
+    /// [`MAX_SHARED_TABS`] tabs are shared (or being shared) already.
+    Full,
+}
+
+impl fmt::Display for ShareRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShareRefusal::Busy => f.write_str("this tab is already being shared or unshared"),
+            ShareRefusal::Full => write!(f, "at most {MAX_SHARED_TABS} tabs can be shared at once"),
+        }
+    }
+}
+
+/// How a share request starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShareStart {
+    /// The tab is shared already; nothing to do.
+    AlreadyShared,
+    /// The tab is reserved; attach, then call [`SharedSet::finish_share`].
+    Proceed,
+}
+
+/// Something the worker must do after a change to the shared set.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Write the shared set to `chrome.storage.session`.
+    Persist,
+    /// Send this event to the host.
+    Send(Event),
+    /// Send [`Event::Shared`] with the current list (urls and titles are
+    /// read from the browser first).
+    SendShared,
+    /// Take the tab out of the `cotab` group: it is no longer shared, and
+    /// the group must show the person exactly what agents may touch.
+    Ungroup(TabId),
+}
+
+/// The tabs shared with agents, in the order they were shared, plus the
+/// tabs whose share is in progress.
+#[derive(Debug, Clone, Default)]
+pub struct SharedSet {
+    tabs: Vec<TabId>,
+    pending: BTreeSet<TabId>,
+    restored: bool,
+    /// Tabs that detached or closed before the restore finished: the restore
+    /// must not keep them.
+    gone_early: BTreeSet<TabId>,
+}
+
+impl SharedSet {
+    /// The shared tabs, in share order.
+    pub fn ids(&self) -> &[TabId] {
+        &self.tabs
+    }
+
+    /// Whether `tab` is shared.
+    pub fn contains(&self, tab: TabId) -> bool {
+        self.tabs.contains(&tab)
+    }
+
+    /// Whether the persisted set has been restored.
+    pub fn is_restored(&self) -> bool {
+        self.restored
+    }
+
+    /// What `chrome.storage.session` keeps under `sharedTabs`.
+    pub fn persisted(&self) -> Vec<i32> {
+        self.tabs.iter().map(|t| t.0).collect()
+    }
+
+    /// Whether the restore should still try `tab` (it did not detach or close
+    /// while the worker was restoring).
+    pub fn restore_wanted(&self, tab: TabId) -> bool {
+        !self.gone_early.contains(&tab)
+    }
+
+    /// Ends the restore with the tabs that re-attached. Returns the ones
+    /// that went away meanwhile: the caller detaches them again.
+    pub fn finish_restore(&mut self, kept: Vec<TabId>) -> Vec<TabId> {
+        let mut tabs = Vec::new();
+        let mut dropped = Vec::new();
+        for tab in kept {
+            if self.gone_early.contains(&tab) {
+                dropped.push(tab);
+            } else if !tabs.contains(&tab) && tabs.len() < MAX_SHARED_TABS {
+                tabs.push(tab);
+            }
+        }
+        self.tabs = tabs;
+        self.gone_early.clear();
+        self.restored = true;
+        dropped
+    }
+
+    /// Reserves `tab` for sharing, or says why not.
+    pub fn begin_share(&mut self, tab: TabId) -> Result<ShareStart, ShareRefusal> {
+        if self.pending.contains(&tab) {
+            return Err(ShareRefusal::Busy);
+        }
+        if self.contains(tab) {
+            return Ok(ShareStart::AlreadyShared);
+        }
+        if self.tabs.len() + self.pending.len() >= MAX_SHARED_TABS {
+            return Err(ShareRefusal::Full);
+        }
+        self.pending.insert(tab);
+        Ok(ShareStart::Proceed)
+    }
+
+    /// Ends a share begun with [`SharedSet::begin_share`]: adds the tab when
+    /// `attached`. Returns the effects of the change.
+    pub fn finish_share(&mut self, tab: TabId, attached: bool) -> Vec<Effect> {
+        self.pending.remove(&tab);
+        if attached && !self.contains(tab) {
+            self.tabs.push(tab);
+            vec![Effect::Persist, Effect::SendShared]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Removes `tab` at the person's request. `Err` while a share of it is
+    /// in progress; `Ok(false)` when it was not shared.
+    pub fn unshare(&mut self, tab: TabId) -> Result<bool, ShareRefusal> {
+        if self.pending.contains(&tab) {
+            return Err(ShareRefusal::Busy);
+        }
+        Ok(self.remove(tab))
+    }
+
+    fn remove(&mut self, tab: TabId) -> bool {
+        let before = self.tabs.len();
+        self.tabs.retain(|t| *t != tab);
+        self.tabs.len() != before
+    }
+
+    /// `chrome.debugger.onDetach` for `tab`.
+    pub fn on_detach(&mut self, tab: TabId, reason: &str) -> Vec<Effect> {
+        if !self.restored {
+            self.gone_early.insert(tab);
+            return Vec::new();
+        }
+        if !self.remove(tab) {
+            return Vec::new();
+        }
+        vec![
+            Effect::Persist,
+            Effect::Send(Event::Detached {
+                tab_id: tab,
+                reason: reason.to_owned(),
+            }),
+            Effect::SendShared,
+            Effect::Ungroup(tab),
+        ]
+    }
+
+    /// `chrome.tabs.onRemoved` for `tab`.
+    pub fn on_removed(&mut self, tab: TabId) -> Vec<Effect> {
+        if !self.restored {
+            self.gone_early.insert(tab);
+            return Vec::new();
+        }
+        if !self.remove(tab) {
+            return Vec::new();
+        }
+        vec![
+            Effect::Persist,
+            Effect::Send(Event::TabClosed { tab_id: tab }),
+            Effect::SendShared,
+        ]
+    }
+
+    /// `chrome.tabs.onUpdated` for `tab`: only a url or title change of a
+    /// shared tab matters.
+    pub fn on_updated(&self, tab: TabId, url_changed: bool, title_changed: bool) -> Vec<Effect> {
+        if self.contains(tab) && (url_changed || title_changed) {
+            vec![Effect::SendShared]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Whether a CDP event from `tab` goes to the host.
+    pub fn forwards_cdp_event(&self, tab: TabId, method: &str) -> bool {
+        self.contains(tab) && FORWARDED_CDP_EVENTS.contains(&method)
+    }
+}
+
+/// The message of a `chrome.debugger.sendCommand` failure. The browser puts
+/// the CDP error object's JSON in the `Error`'s message; this keeps its
+/// `message` field and passes anything else through.
+pub fn cdp_error_message(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .ok()
+        .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| raw.to_owned())
+}
+
+/// Whether an attach failure means a debugger session already exists.
+pub fn is_already_attached(message: &str) -> bool {
+    message.contains("Another debugger is already attached")
+}
+
+/// A one-way gate: futures from [`Gate::wait`] complete once [`Gate::open`]
+/// was called. Requests wait on it until the shared set is restored.
+#[derive(Debug, Clone, Default)]
+pub struct Gate {
+    inner: Rc<RefCell<GateInner>>,
+}
+
+#[derive(Debug, Default)]
+struct GateInner {
+    open: bool,
+    waiters: Vec<Waker>,
+}
+
+impl Gate {
+    /// Opens the gate and wakes every waiter.
+    pub fn open(&self) {
+        let waiters = {
+            let mut inner = self.inner.borrow_mut();
+            inner.open = true;
+            std::mem::take(&mut inner.waiters)
+        };
+        for waker in waiters {
+            waker.wake();
+        }
+    }
+
+    /// Whether the gate is open.
+    pub fn is_open(&self) -> bool {
+        self.inner.borrow().open
+    }
+
+    /// Completes once the gate is open.
+    pub fn wait(&self) -> GateWait {
+        GateWait { gate: self.clone() }
+    }
+}
+
+/// The future of [`Gate::wait`].
+#[derive(Debug)]
+pub struct GateWait {
+    gate: Gate,
+}
+
+impl Future for GateWait {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut inner = self.gate.inner.borrow_mut();
+        if inner.open {
+            Poll::Ready(())
+        } else {
+            inner.waiters.push(cx.waker().clone());
+            Poll::Pending
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn restored(ids: &[i32]) -> SharedSet {
+        let mut set = SharedSet::default();
+        set.finish_restore(ids.iter().map(|i| TabId(*i)).collect());
+        set
+    }
+
+    #[test]
+    fn backoff_doubles_to_the_cap_and_resets() {
+        let mut b = Backoff::default();
+        let delays: Vec<u32> = (0..9).map(|_| b.next_delay_ms()).collect();
+        assert_eq!(
+            delays,
+            [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]
+        );
+        b.reset();
+        assert_eq!(b.next_delay_ms(), 500);
+    }
+
+    #[test]
+    fn link_phases() {
+        let mut link = Link::default();
+        assert!(!link.can_send() && !link.connected());
+        assert_eq!(link.disconnected("not found".into()), 500);
+        assert_eq!(link.disconnected("not found".into()), 1000);
+        assert_eq!(link.last_error(), Some("not found"));
+        link.hello_sent();
+        assert!(link.can_send() && !link.connected());
+        assert!(link.welcome(PROTOCOL_VERSION + 1).is_err());
+        assert_eq!(link.phase(), LinkPhase::AwaitingWelcome);
+        assert!(link.welcome(PROTOCOL_VERSION).is_ok());
+        assert!(link.connected() && link.last_error().is_none());
+        // A welcome resets the backoff.
+        assert_eq!(link.disconnected("Native host has exited.".into()), 500);
+        assert!(!link.can_send());
+    }
+
+    #[test]
+    fn share_reserves_and_caps() {
+        let mut set = restored(&[]);
+        assert_eq!(set.begin_share(TabId(1)), Ok(ShareStart::Proceed));
+        assert_eq!(set.begin_share(TabId(1)), Err(ShareRefusal::Busy));
+        assert_eq!(set.unshare(TabId(1)), Err(ShareRefusal::Busy));
+        assert_eq!(
+            set.finish_share(TabId(1), true),
+            vec![Effect::Persist, Effect::SendShared]
+        );
+        assert_eq!(set.begin_share(TabId(1)), Ok(ShareStart::AlreadyShared));
+        assert_eq!(set.begin_share(TabId(2)), Ok(ShareStart::Proceed));
+        assert!(set.finish_share(TabId(2), false).is_empty());
+        assert_eq!(set.ids(), &[TabId(1)]);
+
+        for i in 10..(10 + MAX_SHARED_TABS as i32 - 1) {
+            assert_eq!(set.begin_share(TabId(i)), Ok(ShareStart::Proceed));
+        }
+        assert_eq!(set.begin_share(TabId(99)), Err(ShareRefusal::Full));
+        assert_eq!(set.unshare(TabId(1)), Ok(true));
+        assert_eq!(set.unshare(TabId(1)), Ok(false));
+        assert_eq!(set.begin_share(TabId(99)), Ok(ShareStart::Proceed));
+    }
+
+    #[test]
+    fn detach_and_close_drop_shared_tabs_only() {
+        let mut set = restored(&[1, 2]);
+        assert!(set.on_detach(TabId(3), "target_closed").is_empty());
+        assert_eq!(
+            set.on_detach(TabId(1), "canceled_by_user"),
+            vec![
+                Effect::Persist,
+                Effect::Send(Event::Detached {
+                    tab_id: TabId(1),
+                    reason: "canceled_by_user".into()
+                }),
+                Effect::SendShared,
+                Effect::Ungroup(TabId(1))
+            ]
+        );
+        assert_eq!(
+            set.on_removed(TabId(2)),
+            vec![
+                Effect::Persist,
+                Effect::Send(Event::TabClosed { tab_id: TabId(2) }),
+                Effect::SendShared
+            ]
+        );
+        // The detach that follows a close finds nothing left to do.
+        assert!(set.on_detach(TabId(2), "target_closed").is_empty());
+        assert_eq!(set.persisted(), Vec::<i32>::new());
+    }
+
+    #[test]
+    fn updates_and_cdp_events_concern_shared_tabs() {
+        let set = restored(&[4]);
+        assert_eq!(
+            set.on_updated(TabId(4), true, false),
+            vec![Effect::SendShared]
+        );
+        assert_eq!(
+            set.on_updated(TabId(4), false, true),
+            vec![Effect::SendShared]
+        );
+        assert!(set.on_updated(TabId(4), false, false).is_empty());
+        assert!(set.on_updated(TabId(5), true, true).is_empty());
+        assert!(set.forwards_cdp_event(TabId(4), "Page.loadEventFired"));
+        assert!(!set.forwards_cdp_event(TabId(4), "Network.requestWillBeSent"));
+        assert!(!set.forwards_cdp_event(TabId(5), "Page.loadEventFired"));
+    }
+
+    #[test]
+    fn tabs_gone_during_restore_are_not_kept() {
+        let mut set = SharedSet::default();
+        assert!(set.on_removed(TabId(1)).is_empty());
+        assert!(set.on_detach(TabId(2), "canceled_by_user").is_empty());
+        assert!(!set.restore_wanted(TabId(1)));
+        assert!(set.restore_wanted(TabId(3)));
+        let dropped = set.finish_restore(vec![TabId(2), TabId(3), TabId(3)]);
+        assert_eq!(dropped, vec![TabId(2)]);
+        assert_eq!(set.ids(), &[TabId(3)]);
+        assert!(set.is_restored());
+    }
+
+    #[test]
+    fn cdp_errors_keep_the_message() {
+        assert_eq!(
+            cdp_error_message(r#"{"code":-32601,"message":"'Foo.bar' wasn't found"}"#),
+            "'Foo.bar' wasn't found"
+        );
+        assert_eq!(
+            cdp_error_message("Detached while handling command."),
+            "Detached while handling command."
+        );
+        assert!(is_already_attached(
+            "Another debugger is already attached to the tab with id: 5."
+        ));
+    }
+
+    #[test]
+    fn gate_releases_waiters_when_opened() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        use std::task::Wake;
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let mut cx = Context::from_waker(&waker);
+
+        let gate = Gate::default();
+        let mut wait = std::pin::pin!(gate.wait());
+        assert_eq!(wait.as_mut().poll(&mut cx), Poll::Pending);
+        gate.open();
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert!(gate.is_open());
+        assert_eq!(wait.as_mut().poll(&mut cx), Poll::Ready(()));
+        assert_eq!(std::pin::pin!(gate.wait()).poll(&mut cx), Poll::Ready(()));
+    }
+}

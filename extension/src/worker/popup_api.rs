@@ -1,0 +1,77 @@
+//! Requests from the popup over `chrome.runtime.onMessage`: `getState`,
+//! `share` and `unshare` ([`crate::messages`]). Answers are sent
+//! asynchronously with `sendResponse`.
+
+use super::{browser_events::listen, share, Worker};
+use crate::chrome::{error_message, from_js, runtime, to_js};
+use crate::log;
+use crate::messages::{ActionReply, PopupRequest, PopupState};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+
+/// Registers the `chrome.runtime.onMessage` listener.
+pub(super) fn register(worker: &Rc<Worker>) {
+    let worker = worker.clone();
+    listen(
+        "chrome.runtime.onMessage",
+        runtime::on_message(),
+        Closure::<dyn FnMut(JsValue, JsValue, js_sys::Function) -> bool>::new(
+            move |message: JsValue, sender: JsValue, send_response: js_sys::Function| {
+                if !from_this_extension(&sender) {
+                    return false;
+                }
+                let Ok(request) = from_js::<PopupRequest>(message) else {
+                    return false;
+                };
+                let worker = worker.clone();
+                spawn_local(async move {
+                    let reply = answer(&worker, request).await;
+                    if let Err(e) = send_response.call1(&JsValue::NULL, &reply) {
+                        log::warn(&format!(
+                            "could not answer the popup: {}",
+                            error_message(&e)
+                        ));
+                    }
+                });
+                // `true` keeps the message channel open for the answer above.
+                true
+            },
+        ),
+    );
+}
+
+/// Whether `sender.id` is this extension.
+fn from_this_extension(sender: &JsValue) -> bool {
+    let sender_id = js_sys::Reflect::get(sender, &JsValue::from_str("id"))
+        .ok()
+        .and_then(|id| id.as_string());
+    matches!((sender_id, runtime::id()), (Some(a), Ok(b)) if a == b)
+}
+
+async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
+    let reply = match request {
+        PopupRequest::GetState => {
+            worker.restored.wait().await;
+            let link = worker.link.borrow();
+            to_js(&PopupState {
+                connected: link.connected(),
+                shared: worker.shared.borrow().ids().to_vec(),
+                last_error: link.last_error().map(str::to_owned),
+            })
+        }
+        PopupRequest::Share { tab_id } => to_js(&ActionReply::from_result(
+            share::share(worker, tab_id).await,
+        )),
+        PopupRequest::Unshare { tab_id } => to_js(&ActionReply::from_result(
+            share::unshare(worker, tab_id).await,
+        )),
+    };
+    reply.unwrap_or_else(|e| {
+        log::error(&format!(
+            "could not encode a popup reply: {}",
+            error_message(&e)
+        ));
+        JsValue::UNDEFINED
+    })
+}

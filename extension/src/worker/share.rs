@@ -1,0 +1,197 @@
+//! Sharing and unsharing tabs at the person's request, and restoring the
+//! shared set after a worker restart.
+//!
+//! A share attaches `chrome.debugger` (CDP 1.3), enables the domains whose
+//! events the host wants, adds the tab to the set and puts it in the `cotab`
+//! tab group so the person sees what agents may touch. Only `http:`/`https:`
+//! pages are shareable ([`crate::policy`]).
+
+use super::{cdp, Worker, SHARED_TABS_KEY};
+use crate::chrome::{debugger, error_message, from_js, storage, tab_groups, tabs};
+use crate::log;
+use crate::policy::check_shareable;
+use crate::state::{is_already_attached, Effect, ShareStart};
+use cotab_shared::native::ENABLED_CDP_DOMAINS;
+use cotab_shared::{TabId, TAB_GROUP_TITLE};
+use serde_json::Value;
+use std::rc::Rc;
+
+/// Deadline of the domain-enabling commands sent on attach, in milliseconds.
+const ENABLE_DEADLINE_MS: u64 = 10_000;
+
+/// Colour of the `cotab` tab group.
+const TAB_GROUP_COLOR: &str = "blue";
+
+/// Shares `tab`; `Err` carries a message for the person.
+pub(crate) async fn share(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
+    worker.restored.wait().await;
+    let start = worker
+        .shared
+        .borrow_mut()
+        .begin_share(tab)
+        .map_err(|refusal| refusal.to_string())?;
+    if start == ShareStart::AlreadyShared {
+        return Ok(());
+    }
+    let attached = attach_shareable(tab).await;
+    let effects = worker
+        .shared
+        .borrow_mut()
+        .finish_share(tab, attached.is_ok());
+    worker.apply(effects);
+    let window_id = attached?;
+    // The group only shows the person what is shared; failing to make it
+    // must not fail the share.
+    if let Err(e) = group(tab, window_id).await {
+        log::warn(&format!("could not group tab {tab}: {}", error_message(&e)));
+    }
+    Ok(())
+}
+
+/// Stops sharing `tab`: it leaves the set first, so no event or command
+/// reaches it while the debugger detaches.
+pub(crate) async fn unshare(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
+    worker.restored.wait().await;
+    let was_shared = worker
+        .shared
+        .borrow_mut()
+        .unshare(tab)
+        .map_err(|refusal| refusal.to_string())?;
+    if !was_shared {
+        return Ok(());
+    }
+    worker.apply(vec![Effect::Persist, Effect::SendShared]);
+    detach(tab).await;
+    // Ungrouping is cosmetic, and fails harmlessly when the person already
+    // moved the tab out of the group.
+    let _ = tabs::ungroup(tab).await;
+    Ok(())
+}
+
+/// Checks `tab`'s url, attaches and enables; returns the tab's window.
+async fn attach_shareable(tab: TabId) -> Result<i32, String> {
+    let info = tabs::get(tab)
+        .await
+        .map_err(|e| format!("tab {tab} is not available: {}", error_message(&e)))?;
+    check_shareable(info.effective_url()).map_err(|blocked| blocked.to_string())?;
+    attach(tab, false).await?;
+    if let Err(e) = enable(tab).await {
+        detach(tab).await;
+        return Err(e);
+    }
+    Ok(info.window_id)
+}
+
+/// Attaches the debugger. An existing session counts as ours only when
+/// `ours_if_attached` (the tab is in our persisted set: a worker restart
+/// does not end the extension's debugger sessions).
+async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), String> {
+    let target = debugger::debuggee(tab).map_err(|e| error_message(&e))?;
+    match debugger::attach(&target, debugger::PROTOCOL_VERSION).await {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let message = error_message(&e);
+            if !is_already_attached(&message) {
+                Err(format!("could not attach to tab {tab}: {message}"))
+            } else if ours_if_attached {
+                Ok(())
+            } else {
+                Err(format!(
+                    "another debugger (another extension?) is attached to tab {tab}"
+                ))
+            }
+        }
+    }
+}
+
+/// Sends every command of [`ENABLED_CDP_DOMAINS`].
+async fn enable(tab: TabId) -> Result<(), String> {
+    for method in ENABLED_CDP_DOMAINS {
+        cdp::send(tab, method, &Value::Null, ENABLE_DEADLINE_MS)
+            .await
+            .map_err(|e| format!("could not run {method} on tab {tab}: {}", e.message))?;
+    }
+    Ok(())
+}
+
+/// Detaches the debugger, logging failures (the tab may be gone).
+async fn detach(tab: TabId) {
+    let result = match debugger::debuggee(tab) {
+        Ok(target) => debugger::detach(&target).await.map(drop),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = result {
+        log::info(&format!("detaching from tab {tab}: {}", error_message(&e)));
+    }
+}
+
+/// Puts `tab` in the window's `cotab` group, creating the group if needed.
+async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> {
+    let existing = tab_groups::query(TAB_GROUP_TITLE, window_id).await?;
+    if let Some(group) = existing.first() {
+        return tabs::add_to_group(tab, group.id).await;
+    }
+    let group_id = tabs::group_in_new(tab, window_id).await?;
+    tab_groups::update(group_id, TAB_GROUP_TITLE, TAB_GROUP_COLOR).await
+}
+
+/// Restores the shared set from `chrome.storage.session` after a worker
+/// (re)start: re-attaches every tab that still exists, drops the others,
+/// saves the result and opens the `restored` gate.
+pub(crate) async fn restore(worker: Rc<Worker>) {
+    let saved = match load_saved().await {
+        Ok(ids) => ids,
+        Err(e) => {
+            log::warn(&format!("could not read the shared tabs: {e}"));
+            Vec::new()
+        }
+    };
+    let mut kept = Vec::with_capacity(saved.len());
+    for tab in saved.iter().copied().map(TabId) {
+        if !worker.shared.borrow().restore_wanted(tab) {
+            continue;
+        }
+        match reattach(tab).await {
+            Ok(()) => kept.push(tab),
+            Err(e) => log::info(&format!("no longer sharing tab {tab}: {e}")),
+        }
+    }
+    let gone = worker.shared.borrow_mut().finish_restore(kept);
+    for tab in gone {
+        detach(tab).await;
+    }
+    if worker.shared.borrow().persisted() != saved {
+        worker.persist();
+    }
+    worker.restored.open();
+    if !saved.is_empty() {
+        log::info(&format!(
+            "restored shared tabs: {:?}",
+            worker.shared.borrow().persisted()
+        ));
+    }
+}
+
+async fn load_saved() -> Result<Vec<i32>, String> {
+    let area = storage::session().map_err(|e| error_message(&e))?;
+    let value = area
+        .get_key(SHARED_TABS_KEY)
+        .await
+        .map_err(|e| error_message(&e))?;
+    if value.is_undefined() || value.is_null() {
+        return Ok(Vec::new());
+    }
+    from_js(value).map_err(|e| error_message(&e))
+}
+
+/// Re-attaches a tab of the persisted set (an existing session is ours).
+async fn reattach(tab: TabId) -> Result<(), String> {
+    tabs::get(tab)
+        .await
+        .map_err(|e| format!("the tab is gone: {}", error_message(&e)))?;
+    attach(tab, true).await?;
+    if let Err(e) = enable(tab).await {
+        log::warn(&e);
+    }
+    Ok(())
+}

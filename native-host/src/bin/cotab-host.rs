@@ -1,0 +1,134 @@
+//! `cotab-host`: the relay (started by the browser with the caller origin
+//! as argv\[1\]), the daemon (`cotab-host daemon`) and the manifest
+//! installer (`cotab-host install`).
+
+use clap::{Parser, Subcommand};
+use cotab_host::daemon::{self, DaemonConfig, DaemonExit};
+use cotab_host::install::{self, Browser};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "cotab-host",
+    version,
+    about = "cotab's native-messaging host and daemon"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the daemon (the broker between agents and the browser).
+    Daemon {
+        /// Stay in the caller's session (do not call setsid).
+        #[arg(long)]
+        foreground: bool,
+    },
+    /// Register the native-messaging host with a browser.
+    Install {
+        /// Which browser.
+        #[arg(long, value_enum)]
+        browser: Browser,
+        /// Install into this browser profile instead of the per-user folder.
+        #[arg(long)]
+        user_data_dir: Option<PathBuf>,
+    },
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+fn relay(origin: &str) -> ExitCode {
+    // The origin check comes before anything else, stdin included.
+    if !cotab_host::relay::origin_allowed(origin) {
+        eprintln!("cotab-host: refusing caller origin (not the cotab extension)");
+        return ExitCode::from(1);
+    }
+    cotab_host::init_logging();
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot find our own executable");
+            return ExitCode::from(1);
+        }
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot start the runtime");
+            return ExitCode::from(1);
+        }
+    };
+    let result = rt.block_on(cotab_host::relay::run(
+        &cotab_host::default_runtime_dir(),
+        &exe,
+    ));
+    let code = match result {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!(error = %e, "relay failed");
+            1
+        }
+    };
+    // A blocking stdin read may still be parked in the runtime's thread
+    // pool; exiting now avoids waiting for a browser that will never write.
+    std::process::exit(code);
+}
+
+fn main() -> ExitCode {
+    let first = std::env::args().nth(1).unwrap_or_default();
+    if first.starts_with("chrome-extension://") {
+        return relay(&first);
+    }
+    let cli = Cli::parse();
+    match cli.command {
+        Cmd::Daemon { foreground } => {
+            if !foreground {
+                // Our own session, so the browser (or a shell) ending the
+                // relay's process group leaves the daemon alone. Failing
+                // means we already lead a group: nothing to do.
+                let _ = nix::unistd::setsid();
+            }
+            cotab_host::init_logging();
+            let rt = match runtime() {
+                Ok(rt) => rt,
+                Err(e) => {
+                    eprintln!("cotab-host: cannot start the runtime: {e}");
+                    return ExitCode::from(1);
+                }
+            };
+            match rt.block_on(daemon::run_with_signals(DaemonConfig::from_env())) {
+                Ok(DaemonExit::AlreadyRunning) => {
+                    eprintln!("cotab-host: a daemon is already running");
+                    ExitCode::SUCCESS
+                }
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => {
+                    tracing::error!(error = %e, "daemon failed");
+                    eprintln!("cotab-host: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Cmd::Install {
+            browser,
+            user_data_dir,
+        } => match install::install(browser, user_data_dir.as_deref()) {
+            Ok(path) => {
+                println!("{}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cotab-host: install failed: {e}");
+                ExitCode::from(1)
+            }
+        },
+    }
+}

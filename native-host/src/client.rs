@@ -1,0 +1,181 @@
+//! The agent side of the controller link: connect to `agent.sock`, send
+//! typed calls, read their typed results.
+//!
+//! Used by the `cotab` CLI and by the end-to-end tests. Calls are made one
+//! at a time; notifications that arrive meanwhile are skipped (see
+//! [`Client::next_message`] to read them).
+
+use crate::codec::{LineCodec, LineCodecError};
+use cotab_shared::controller::{
+    HelloParams, HelloResult, Method, OutgoingRequest, Response, RpcError, RpcOutcome,
+};
+use cotab_shared::limits::MAX_EXTENSION_TO_HOST;
+use cotab_shared::{ErrorKind, RequestId, PROTOCOL_VERSION};
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::io;
+use std::path::{Path, PathBuf};
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::UnixStream;
+use tokio_util::codec::FramedRead;
+
+/// Longest line the client accepts from the daemon. A capture result
+/// carries a base64 image the extension sent, which may be as large as the
+/// extension → host limit, plus the envelope.
+const MAX_RESPONSE_LINE: usize = MAX_EXTENSION_TO_HOST + 64 * 1024;
+
+/// What can go wrong for a client.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// Nothing listens at the socket path (absent or refused).
+    #[error("cannot connect to {path}: {source}")]
+    Connect {
+        /// The socket path.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// The daemon answered with an error.
+    #[error("{}: {}", .0.kind(), .0.message)]
+    Rpc(RpcError),
+    /// The connection failed.
+    #[error("connection error: {0}")]
+    Io(#[from] io::Error),
+    /// The daemon closed the connection.
+    #[error("the daemon closed the connection")]
+    Closed,
+    /// The daemon sent something that is not the expected response.
+    #[error("unexpected response from the daemon")]
+    Protocol,
+}
+
+impl ClientError {
+    /// The error kind, when the daemon sent one.
+    pub fn kind(&self) -> Option<ErrorKind> {
+        match self {
+            ClientError::Rpc(e) => Some(e.kind()),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error, when the daemon sent one.
+    pub fn rpc(&self) -> Option<&RpcError> {
+        match self {
+            ClientError::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A connection to the daemon's agent socket.
+#[derive(Debug)]
+pub struct Client {
+    reader: FramedRead<OwnedReadHalf, LineCodec>,
+    writer: OwnedWriteHalf,
+    next_id: i64,
+}
+
+impl Client {
+    /// Connects to the agent socket at `path`.
+    pub async fn connect(path: impl AsRef<Path>) -> Result<Client, ClientError> {
+        let path = path.as_ref();
+        let stream = UnixStream::connect(path)
+            .await
+            .map_err(|source| ClientError::Connect {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let (r, w) = stream.into_split();
+        Ok(Client {
+            reader: FramedRead::new(r, LineCodec::new(MAX_RESPONSE_LINE)),
+            writer: w,
+            next_id: 1,
+        })
+    }
+
+    /// Calls method `M` and returns its typed result.
+    pub async fn call<M: Method>(&mut self, params: &M::Params) -> Result<M::Result, ClientError> {
+        let id = RequestId::Number(self.next_id);
+        self.next_id += 1;
+        let req = OutgoingRequest {
+            jsonrpc: "2.0",
+            id: id.clone(),
+            method: M::NAME,
+            params,
+        };
+        let mut line = serde_json::to_vec(&req).map_err(|_| ClientError::Protocol)?;
+        line.push(b'\n');
+        self.writer.write_all(&line).await?;
+        loop {
+            let msg = self.next_message().await?;
+            if msg.get("id").is_none() {
+                continue; // a notification
+            }
+            let resp: Response<Value> =
+                serde_json::from_value(msg).map_err(|_| ClientError::Protocol)?;
+            if resp.id.as_ref() != Some(&id) {
+                // An error about an unreadable line (id null) or another
+                // request: not ours.
+                if resp.id.is_none() {
+                    if let RpcOutcome::Error(e) = resp.outcome {
+                        return Err(ClientError::Rpc(e));
+                    }
+                }
+                continue;
+            }
+            return match resp.outcome {
+                RpcOutcome::Result(v) => {
+                    serde_json::from_value(v).map_err(|_| ClientError::Protocol)
+                }
+                RpcOutcome::Error(e) => Err(ClientError::Rpc(e)),
+            };
+        }
+    }
+
+    /// `session.hello` with protocol version 1 and `agent` as the name.
+    pub async fn hello(&mut self, agent: &str) -> Result<HelloResult, ClientError> {
+        self.call::<cotab_shared::controller::Hello>(&HelloParams {
+            protocol_version: PROTOCOL_VERSION,
+            agent: agent.into(),
+        })
+        .await
+    }
+
+    /// Sends `line` as is (a newline is added) and returns the next message
+    /// that is not a notification. For tests of bad input. A failed write
+    /// (the daemon closed on us) still reads what the daemon said first.
+    pub async fn call_raw(&mut self, line: &str) -> Result<Value, ClientError> {
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        let written = self.writer.write_all(&bytes).await;
+        loop {
+            let msg = match self.next_message().await {
+                Ok(m) => m,
+                Err(e) => return Err(written.err().map(ClientError::Io).unwrap_or(e)),
+            };
+            if msg.get("id").is_some() {
+                return Ok(msg);
+            }
+        }
+    }
+
+    /// Sends `line` without waiting for anything (for notifications).
+    pub async fn send_raw(&mut self, line: &str) -> Result<(), ClientError> {
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        self.writer.write_all(&bytes).await?;
+        Ok(())
+    }
+
+    /// The next message from the daemon, response or notification.
+    pub async fn next_message(&mut self) -> Result<Value, ClientError> {
+        match self.reader.next().await {
+            None => Err(ClientError::Closed),
+            Some(Err(LineCodecError::TooLong)) => Err(ClientError::Protocol),
+            Some(Err(LineCodecError::Io(e))) => Err(ClientError::Io(e)),
+            Some(Ok(line)) => serde_json::from_slice(&line).map_err(|_| ClientError::Protocol),
+        }
+    }
+}

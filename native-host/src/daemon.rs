@@ -1,0 +1,358 @@
+//! The daemon role: owns the runtime directory, the two sockets and the
+//! broker, and lives until it is told to stop or stays idle.
+//!
+//! Start-up order matters: the runtime directory is checked before
+//! anything is created in it, the lock is taken before the pid file or the
+//! sockets are touched (a second daemon must not disturb the first), and
+//! the sockets are bound under a umask that makes them private from the
+//! first instant.
+
+use crate::agent;
+use crate::codec::NativeCodec;
+use crate::handlers::{Broker, Counts};
+use crate::runtime::{
+    prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
+};
+use cotab_shared::limits::{DEFAULT_DEADLINE_MS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
+use cotab_shared::native::{ExtensionToHost, HostToExtension};
+use cotab_shared::PROTOCOL_VERSION;
+use futures_util::{SinkExt, StreamExt};
+use nix::fcntl::{Flock, FlockArg};
+use nix::sys::stat::{umask, Mode};
+use std::fs;
+use std::io::{self, Write as _};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{mpsc, watch};
+use tokio_util::bytes::Bytes;
+use tokio_util::codec::Framed;
+use tokio_util::sync::CancellationToken;
+
+/// How long a new browser connection has to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Settings of one daemon run.
+#[derive(Debug, Clone)]
+pub struct DaemonConfig {
+    /// Where the sockets, lock and pid files live.
+    pub runtime_dir: PathBuf,
+    /// Exit after this long with no lane and no agent connected.
+    pub idle_exit: Duration,
+    /// Deadline of every request.
+    pub default_deadline: Duration,
+}
+
+impl DaemonConfig {
+    /// Settings from the environment: [`crate::default_runtime_dir`],
+    /// `COTAB_IDLE_EXIT_SECS` (default 600) and `COTAB_DEADLINE_MS`
+    /// (default [`DEFAULT_DEADLINE_MS`]).
+    pub fn from_env() -> Self {
+        let num = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        DaemonConfig {
+            runtime_dir: crate::default_runtime_dir(),
+            idle_exit: Duration::from_secs(num("COTAB_IDLE_EXIT_SECS").unwrap_or(600)),
+            default_deadline: Duration::from_millis(
+                num("COTAB_DEADLINE_MS").unwrap_or(DEFAULT_DEADLINE_MS),
+            ),
+        }
+    }
+}
+
+/// Why the daemon stopped without an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DaemonExit {
+    /// Another daemon holds the lock.
+    AlreadyRunning,
+    /// Nothing was connected for the idle period.
+    Idle,
+    /// Asked to stop (signal or token).
+    Shutdown,
+}
+
+/// Why the daemon could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DaemonError {
+    /// The runtime directory is unsafe or unusable.
+    #[error(transparent)]
+    RuntimeDir(#[from] RuntimeDirError),
+    /// A socket path is taken by something we must not remove.
+    #[error("{0} exists and is not a socket of ours; refusing to replace it")]
+    ForeignPath(PathBuf),
+    /// A file or socket operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> DaemonError + '_ {
+    move |source| DaemonError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Removes a stale socket at `path` if it is a socket we own; refuses
+/// anything else.
+fn clear_stale_socket(path: &Path) -> Result<(), DaemonError> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io_at(path)(e)),
+        Ok(meta) => {
+            if meta.file_type().is_socket() && meta.uid() == nix::unistd::getuid().as_raw() {
+                fs::remove_file(path).map_err(io_at(path))
+            } else {
+                Err(DaemonError::ForeignPath(path.to_path_buf()))
+            }
+        }
+    }
+}
+
+fn bind_private(path: &Path) -> Result<UnixListener, DaemonError> {
+    clear_stale_socket(path)?;
+    // umask is process-wide, but the daemon binds its sockets before it
+    // starts any other work, so nothing else creates files meanwhile.
+    let old = umask(Mode::from_bits_truncate(0o177));
+    let bound = UnixListener::bind(path);
+    umask(old);
+    let listener = bound.map_err(io_at(path))?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600)).map_err(io_at(path))?;
+    Ok(listener)
+}
+
+/// Removes the files a daemon run created.
+struct Cleanup(Vec<PathBuf>);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            // Already gone is fine.
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+fn peer_is_us(stream: &UnixStream) -> bool {
+    match stream.peer_cred() {
+        Ok(cred) => cred.uid() == nix::unistd::getuid().as_raw(),
+        Err(_) => false,
+    }
+}
+
+/// Runs a daemon until `shutdown` fires or it stays idle.
+pub async fn run(
+    config: DaemonConfig,
+    shutdown: CancellationToken,
+) -> Result<DaemonExit, DaemonError> {
+    let dir = &config.runtime_dir;
+    prepare_runtime_dir(dir)?;
+
+    let lock_path = dir.join(LOCK_FILE);
+    let lock_file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
+        .open(&lock_path)
+        .map_err(io_at(&lock_path))?;
+    let _lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => lock,
+        Err((_, nix::errno::Errno::EWOULDBLOCK)) => {
+            tracing::info!(dir = %dir.display(), "a cotab daemon is already running");
+            return Ok(DaemonExit::AlreadyRunning);
+        }
+        Err((_, errno)) => return Err(io_at(&lock_path)(io::Error::from(errno))),
+    };
+
+    let pid_path = dir.join(PID_FILE);
+    let host_path = dir.join(HOST_SOCKET);
+    let agent_path = dir.join(AGENT_SOCKET);
+    let _cleanup = Cleanup(vec![
+        pid_path.clone(),
+        host_path.clone(),
+        agent_path.clone(),
+    ]);
+    {
+        // A pid file left by a dead daemon is simply overwritten: we hold
+        // the lock, so it cannot be a live one's.
+        let _ = fs::remove_file(&pid_path);
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&pid_path)
+            .map_err(io_at(&pid_path))?;
+        writeln!(f, "{}", std::process::id()).map_err(io_at(&pid_path))?;
+    }
+    let host = bind_private(&host_path)?;
+    let agents = bind_private(&agent_path)?;
+    tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
+
+    let broker = Arc::new(Broker::new(config.default_deadline));
+    let conns = shutdown.child_token();
+    let idle = wait_idle(broker.watch_counts(), config.idle_exit);
+    tokio::pin!(idle);
+    let exit = loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break DaemonExit::Shutdown,
+            _ = &mut idle => {
+                tracing::info!("idle: no browser and no agent connected; exiting");
+                break DaemonExit::Idle;
+            }
+            r = host.accept() => match r {
+                Ok((stream, _)) if peer_is_us(&stream) => {
+                    tokio::spawn(serve_lane(broker.clone(), stream, conns.clone()));
+                }
+                Ok(_) => tracing::warn!("refused a browser connection from another user"),
+                Err(e) => tracing::warn!(error = %e, "accept failed on host.sock"),
+            },
+            r = agents.accept() => match r {
+                Ok((stream, _)) if peer_is_us(&stream) => {
+                    tokio::spawn(agent::serve(broker.clone(), stream, conns.clone()));
+                }
+                Ok(_) => tracing::warn!("refused an agent connection from another user"),
+                Err(e) => tracing::warn!(error = %e, "accept failed on agent.sock"),
+            },
+        }
+    };
+    conns.cancel();
+    tracing::info!(?exit, "cotab daemon stopped");
+    Ok(exit)
+}
+
+/// Runs a daemon that also stops on SIGTERM and SIGINT.
+pub async fn run_with_signals(config: DaemonConfig) -> Result<DaemonExit, DaemonError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let token = CancellationToken::new();
+    let sig_err = |source| DaemonError::Io {
+        path: PathBuf::from("<signals>"),
+        source,
+    };
+    let mut term = signal(SignalKind::terminate()).map_err(sig_err)?;
+    let mut int = signal(SignalKind::interrupt()).map_err(sig_err)?;
+    let t = token.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM"),
+            _ = int.recv() => tracing::info!("SIGINT"),
+        }
+        t.cancel();
+    });
+    run(config, token).await
+}
+
+/// Resolves once nothing has been connected for `idle`.
+async fn wait_idle(mut counts: watch::Receiver<Counts>, idle: Duration) {
+    loop {
+        let busy = {
+            let c = counts.borrow_and_update();
+            c.lanes + c.agents > 0
+        };
+        if busy {
+            if counts.changed().await.is_err() {
+                return std::future::pending().await;
+            }
+            continue;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(idle) => return,
+            r = counts.changed() => if r.is_err() {
+                return std::future::pending().await;
+            },
+        }
+    }
+}
+
+/// Serves one relay connection (a browser lane).
+async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: CancellationToken) {
+    let mut framed = Framed::new(
+        stream,
+        NativeCodec::new(MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION),
+    );
+    let first = match tokio::time::timeout(HELLO_TIMEOUT, framed.next()).await {
+        Ok(Some(Ok(frame))) => frame,
+        _ => {
+            tracing::warn!("browser connection closed or timed out before hello");
+            return;
+        }
+    };
+    let (lane_id, version) = match serde_json::from_slice::<ExtensionToHost>(&first) {
+        Ok(ExtensionToHost::Hello {
+            protocol_version,
+            lane_id,
+            version,
+            ..
+        }) if protocol_version == PROTOCOL_VERSION => (lane_id, version),
+        Ok(ExtensionToHost::Hello {
+            protocol_version, ..
+        }) => {
+            tracing::warn!(
+                protocol_version,
+                "browser speaks another protocol version; closing"
+            );
+            return;
+        }
+        _ => {
+            tracing::warn!("browser connection did not start with hello; closing");
+            return;
+        }
+    };
+    let welcome = HostToExtension::Welcome {
+        protocol_version: PROTOCOL_VERSION,
+    };
+    let Ok(welcome) = serde_json::to_vec(&welcome) else {
+        return;
+    };
+    if framed.send(welcome).await.is_err() {
+        return;
+    }
+    let (mut sink, mut frames) = framed.split();
+    let (tx, mut rx) = mpsc::channel::<Bytes>(256);
+    let generation = broker.lane.attach(lane_id, version.clone(), tx);
+    broker.update_counts(|c| c.lanes += 1);
+    tracing::info!(version, "browser lane online");
+    let writer = tokio::spawn(async move {
+        while let Some(frame) = rx.recv().await {
+            if let Err(e) = sink.send(frame).await {
+                tracing::warn!(error = %e, "writing to the browser failed");
+                break;
+            }
+        }
+    });
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            next = frames.next() => match next {
+                None => break,
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "browser connection failed");
+                    break;
+                }
+                Some(Ok(frame)) => match serde_json::from_slice::<ExtensionToHost>(&frame) {
+                    Ok(ExtensionToHost::Response { id, outcome }) => broker.lane.complete(generation, id, outcome),
+                    Ok(ExtensionToHost::Event { event }) => broker.lane.on_event(event),
+                    Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
+                    // Never log the frame: it may carry page data.
+                    Err(_) => tracing::warn!(len = frame.len(), "ignored a malformed message from the browser"),
+                },
+            },
+        }
+    }
+    broker.lane.detach(generation);
+    writer.abort();
+    broker.update_counts(|c| c.lanes -= 1);
+    tracing::info!("browser lane offline");
+}

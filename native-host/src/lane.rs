@@ -1,0 +1,544 @@
+//! The browser lane: the daemon's side of the link to one extension
+//! instance (one browser profile).
+//!
+//! It owns the lane's state machine (absent → online ⇄ offline), the
+//! registry of requests sent to the extension and not yet answered, the
+//! cache of shared tabs, and the fan-out of CDP events and agent
+//! notifications. It does no socket I/O: the connection task in
+//! [`crate::daemon`] hands it frames and takes the bytes it must send from a
+//! channel.
+//!
+//! **Architecture Invariant:** every pending request is settled exactly
+//! once: by its response, by its own deadline (`TIMEOUT`), or by the loss of
+//! the connection it was sent on (`UNKNOWN_OUTCOME`).
+
+use cotab_shared::controller::{AgentEvent, LaneState};
+use cotab_shared::limits::MAX_HOST_TO_EXTENSION;
+use cotab_shared::native::{Command, Event, HostToExtension, Outcome, TabInfo};
+use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio::time::Instant;
+use tokio_util::bytes::Bytes;
+
+/// What a request to the extension resolves to.
+pub type CallResult = Result<Value, WireError>;
+
+/// A CDP event from a shared tab.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CdpEvent {
+    /// The tab it came from.
+    pub tab_id: TabId,
+    /// CDP event name.
+    pub method: String,
+    /// CDP event params.
+    pub params: Value,
+}
+
+/// Requests sent to the extension and not yet answered.
+#[derive(Debug, Default)]
+pub struct Pending {
+    map: HashMap<u64, oneshot::Sender<CallResult>>,
+}
+
+impl Pending {
+    /// Registers request `id`; its result arrives on the returned receiver.
+    pub fn insert(&mut self, id: u64) -> oneshot::Receiver<CallResult> {
+        let (tx, rx) = oneshot::channel();
+        self.map.insert(id, tx);
+        rx
+    }
+
+    /// Settles `id`. `false` when nothing waited for it (late or unknown).
+    pub fn complete(&mut self, id: u64, result: CallResult) -> bool {
+        match self.map.remove(&id) {
+            // The caller may have given up (deadline) just now; its result
+            // then has no one to go to, which is fine.
+            Some(tx) => tx.send(result).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Forgets `id` (its caller gave up).
+    pub fn remove(&mut self, id: u64) {
+        self.map.remove(&id);
+    }
+
+    /// Settles every request with `err`.
+    pub fn fail_all(&mut self, err: &WireError) {
+        for (_, tx) in self.map.drain() {
+            // A caller that already gave up does not need the error.
+            let _ = tx.send(Err(err.clone()));
+        }
+    }
+
+    /// Number of unanswered requests.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether nothing is pending.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+#[derive(Debug)]
+struct Conn {
+    generation: u64,
+    tx: mpsc::Sender<Bytes>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    state: LaneState,
+    conn: Option<Conn>,
+    lane_id: Option<LaneId>,
+    version: Option<String>,
+    shared: Vec<TabInfo>,
+    pending: Pending,
+    next_request: u64,
+    generation: u64,
+}
+
+/// The browser lane. Shared by every task of the daemon.
+#[derive(Debug)]
+pub struct Lane {
+    inner: Mutex<Inner>,
+    /// Bumped at every attach and detach, so offline callers wake up.
+    changes: watch::Sender<u64>,
+    cdp: broadcast::Sender<Arc<CdpEvent>>,
+    agent_events: broadcast::Sender<AgentEvent>,
+    max_frame: usize,
+}
+
+impl Default for Lane {
+    fn default() -> Self {
+        Lane::new(MAX_HOST_TO_EXTENSION)
+    }
+}
+
+fn lane_lost() -> WireError {
+    WireError::new(
+        ErrorKind::UnknownOutcome,
+        "the browser connection dropped after the command was sent; it may or may not have run",
+    )
+}
+
+impl Lane {
+    /// An absent lane refusing frames over `max_frame` bytes.
+    pub fn new(max_frame: usize) -> Self {
+        Lane {
+            inner: Mutex::new(Inner {
+                state: LaneState::Absent,
+                conn: None,
+                lane_id: None,
+                version: None,
+                shared: Vec::new(),
+                pending: Pending::default(),
+                next_request: 1,
+                generation: 0,
+            }),
+            changes: watch::Sender::new(0),
+            cdp: broadcast::Sender::new(256),
+            agent_events: broadcast::Sender::new(256),
+            max_frame,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves plain data behind, still
+        // consistent enough to keep serving (and to fail calls).
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A connection said hello: it becomes the lane's connection, replacing
+    /// any previous one (whose pending requests fail `UNKNOWN_OUTCOME`).
+    /// Returns the connection's generation, for [`Lane::detach`].
+    pub fn attach(&self, lane_id: LaneId, version: String, tx: mpsc::Sender<Bytes>) -> u64 {
+        let generation = {
+            let mut g = self.lock();
+            if g.conn.take().is_some() {
+                tracing::info!("a new browser connection replaces the previous one");
+                g.pending.fail_all(&lane_lost());
+            }
+            g.generation += 1;
+            let generation = g.generation;
+            g.conn = Some(Conn { generation, tx });
+            g.state = LaneState::Online;
+            g.lane_id = Some(lane_id);
+            g.version = Some(version);
+            generation
+        };
+        self.changes.send_modify(|n| *n += 1);
+        // No agent listening is fine.
+        let _ = self.agent_events.send(AgentEvent::LaneOnline {});
+        generation
+    }
+
+    /// The connection of `generation` closed. A stale generation (already
+    /// replaced) changes nothing.
+    pub fn detach(&self, generation: u64) {
+        {
+            let mut g = self.lock();
+            match &g.conn {
+                Some(c) if c.generation == generation => {}
+                _ => return,
+            }
+            g.conn = None;
+            g.state = LaneState::Offline;
+            g.pending.fail_all(&lane_lost());
+        }
+        self.changes.send_modify(|n| *n += 1);
+        // No agent listening is fine.
+        let _ = self.agent_events.send(AgentEvent::LaneOffline {});
+    }
+
+    /// A response arrived on the connection of `generation`.
+    pub fn complete(&self, generation: u64, id: u64, outcome: Outcome) {
+        let mut g = self.lock();
+        if g.conn.as_ref().map(|c| c.generation) != Some(generation) {
+            return;
+        }
+        let result = match outcome {
+            Outcome::Result(v) => Ok(v),
+            Outcome::Error(e) => Err(e),
+        };
+        if !g.pending.complete(id, result) {
+            tracing::debug!(id, "response for a request nobody waits for");
+        }
+    }
+
+    /// An event arrived from the extension.
+    pub fn on_event(&self, event: Event) {
+        match event {
+            Event::Shared(list) => {
+                let notes = {
+                    let mut g = self.lock();
+                    let notes = shared_changes(&g.shared, &list.tabs);
+                    g.shared = list.tabs;
+                    notes
+                };
+                for n in notes {
+                    // No agent listening is fine.
+                    let _ = self.agent_events.send(n);
+                }
+            }
+            Event::TabClosed { tab_id } | Event::Detached { tab_id, .. } => {
+                self.lock().shared.retain(|t| t.id != tab_id);
+                // No agent listening is fine.
+                let _ = self.agent_events.send(AgentEvent::TabClosed { tab_id });
+            }
+            Event::Cdp {
+                tab_id,
+                method,
+                params,
+            } => {
+                // No subscriber is the normal case outside navigation.
+                let _ = self.cdp.send(Arc::new(CdpEvent {
+                    tab_id,
+                    method,
+                    params,
+                }));
+            }
+        }
+    }
+
+    /// Replaces the cached shared tabs with a live list (from `listShared`).
+    pub fn set_shared(&self, tabs: Vec<TabInfo>) {
+        self.lock().shared = tabs;
+    }
+
+    /// State, extension version and number of shared tabs.
+    pub fn status(&self) -> (LaneState, Option<String>, usize) {
+        let g = self.lock();
+        (g.state, g.version.clone(), g.shared.len())
+    }
+
+    /// CDP events of every tab of the lane, from now on.
+    pub fn subscribe_cdp(&self) -> broadcast::Receiver<Arc<CdpEvent>> {
+        self.cdp.subscribe()
+    }
+
+    /// Notifications for agents, from now on.
+    pub fn subscribe_agent_events(&self) -> broadcast::Receiver<AgentEvent> {
+        self.agent_events.subscribe()
+    }
+
+    /// Sends `command` to the extension and waits for its result until
+    /// `deadline`.
+    ///
+    /// Absent lane: `LANE_ABSENT` at once. Offline lane: waits for the same
+    /// lane to come back, else `RUNTIME_LOST` at the deadline. A frame over
+    /// the limit is refused before anything is sent.
+    pub async fn call(&self, command: Command, deadline: Instant) -> CallResult {
+        let mut expected: Option<LaneId> = None;
+        loop {
+            let mut changes = self.changes.subscribe();
+            let sent =
+                {
+                    let mut g = self.lock();
+                    match g.state {
+                        LaneState::Absent => return Err(WireError::new(
+                            ErrorKind::LaneAbsent,
+                            "no browser is connected: open the browser with the cotab extension",
+                        )),
+                        LaneState::Offline => {
+                            if expected.is_none() {
+                                expected = g.lane_id.clone();
+                            }
+                            None
+                        }
+                        LaneState::Online => {
+                            if expected.is_some() && expected != g.lane_id {
+                                return Err(WireError::new(
+                                ErrorKind::RuntimeLost,
+                                "the browser lane went away and another browser connected instead",
+                            ));
+                            }
+                            let id = g.next_request;
+                            g.next_request += 1;
+                            let frame = encode_request(id, &command, self.max_frame)?;
+                            let tx = g.conn.as_ref().map(|c| c.tx.clone());
+                            let rx = g.pending.insert(id);
+                            Some((id, frame, tx, rx))
+                        }
+                    }
+                };
+            let Some((id, frame, tx, rx)) = sent else {
+                if tokio::time::timeout_at(deadline, changes.changed())
+                    .await
+                    .is_err()
+                {
+                    return Err(WireError::new(
+                        ErrorKind::RuntimeLost,
+                        "the browser lane went away and did not come back before the deadline",
+                    ));
+                }
+                continue;
+            };
+            let delivered = match tx {
+                Some(tx) => tx.send(frame).await.is_ok(),
+                None => false,
+            };
+            if !delivered {
+                // The connection is closing and never got the frame: wait
+                // for the lane to change and try again.
+                self.lock().pending.remove(id);
+                if tokio::time::timeout_at(deadline, changes.changed())
+                    .await
+                    .is_err()
+                {
+                    return Err(WireError::new(
+                        ErrorKind::RuntimeLost,
+                        "the browser lane went away",
+                    ));
+                }
+                continue;
+            }
+            return match tokio::time::timeout_at(deadline, rx).await {
+                Ok(Ok(result)) => result,
+                // The registry dropped the sender without a result: only
+                // when the lane itself went away.
+                Ok(Err(_)) => Err(lane_lost()),
+                Err(_) => {
+                    self.lock().pending.remove(id);
+                    Err(WireError::new(
+                        ErrorKind::Timeout,
+                        "the browser did not answer before the deadline",
+                    ))
+                }
+            };
+        }
+    }
+
+    /// Number of requests waiting for the extension (for tests).
+    pub fn pending_len(&self) -> usize {
+        self.lock().pending.len()
+    }
+}
+
+/// Serialises a request frame's payload, refusing one over `max` bytes.
+fn encode_request(id: u64, command: &Command, max: usize) -> Result<Bytes, WireError> {
+    let msg = HostToExtension::Request {
+        id,
+        command: command.clone(),
+    };
+    let bytes = serde_json::to_vec(&msg).map_err(|_| {
+        WireError::new(
+            ErrorKind::InvalidRequest,
+            "the command could not be encoded",
+        )
+    })?;
+    if bytes.len() > max {
+        return Err(WireError::new(
+            ErrorKind::InvalidRequest,
+            format!("the message to the browser would exceed the limit of {max} bytes"),
+        ));
+    }
+    Ok(Bytes::from(bytes))
+}
+
+/// The agent notifications a new shared list implies.
+fn shared_changes(old: &[TabInfo], new: &[TabInfo]) -> Vec<AgentEvent> {
+    let mut out = Vec::new();
+    for t in new {
+        if !old.contains(t) {
+            out.push(AgentEvent::TabUpdated(t.clone()));
+        }
+    }
+    for t in old {
+        if !new.iter().any(|n| n.id == t.id) {
+            out.push(AgentEvent::TabClosed { tab_id: t.id });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::Duration;
+
+    fn online(lane: &Lane) -> (u64, mpsc::Receiver<Bytes>) {
+        let (tx, rx) = mpsc::channel(8);
+        (lane.attach(LaneId("L".into()), "1.0".into(), tx), rx)
+    }
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(30)
+    }
+
+    fn request_id(frame: &Bytes) -> u64 {
+        match serde_json::from_slice::<HostToExtension>(frame).expect("request") {
+            HostToExtension::Request { id, .. } => id,
+            HostToExtension::Welcome { .. } => panic!("not a request"),
+        }
+    }
+
+    #[tokio::test]
+    async fn absent_lane_fails_at_once() {
+        let lane = Lane::default();
+        let err = lane
+            .call(Command::ListShared, far())
+            .await
+            .expect_err("absent");
+        assert_eq!(err.kind, ErrorKind::LaneAbsent);
+    }
+
+    #[tokio::test]
+    async fn response_settles_the_call() {
+        let lane = Arc::new(Lane::default());
+        let (generation, mut rx) = online(&lane);
+        let l = lane.clone();
+        let call = tokio::spawn(async move { l.call(Command::ListShared, far()).await });
+        let id = request_id(&rx.recv().await.expect("frame"));
+        lane.complete(generation, id, Outcome::Result(json!({"tabs": []})));
+        assert_eq!(call.await.expect("task"), Ok(json!({"tabs": []})));
+        assert_eq!(lane.pending_len(), 0);
+    }
+
+    #[tokio::test]
+    async fn drop_fails_pending_with_unknown_outcome() {
+        let lane = Arc::new(Lane::default());
+        let (generation, mut rx) = online(&lane);
+        let l = lane.clone();
+        let call = tokio::spawn(async move { l.call(Command::ListShared, far()).await });
+        rx.recv().await.expect("frame");
+        lane.detach(generation);
+        let err = call.await.expect("task").expect_err("dropped");
+        assert_eq!(err.kind, ErrorKind::UnknownOutcome);
+        assert_eq!(lane.status().0, LaneState::Offline);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn deadline_gives_timeout() {
+        let lane = Lane::default();
+        let (_generation, _rx) = online(&lane);
+        let err = lane
+            .call(
+                Command::ListShared,
+                Instant::now() + Duration::from_millis(50),
+            )
+            .await
+            .expect_err("timeout");
+        assert_eq!(err.kind, ErrorKind::Timeout);
+        assert_eq!(lane.pending_len(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn offline_call_waits_for_the_lane_then_runtime_lost() {
+        let lane = Arc::new(Lane::default());
+        let (generation, _rx) = online(&lane);
+        lane.detach(generation);
+        let err = lane
+            .call(
+                Command::ListShared,
+                Instant::now() + Duration::from_millis(50),
+            )
+            .await
+            .expect_err("lost");
+        assert_eq!(err.kind, ErrorKind::RuntimeLost);
+
+        // Back before the deadline: the call goes through.
+        let l = lane.clone();
+        let call = tokio::spawn(async move { l.call(Command::ListShared, far()).await });
+        tokio::task::yield_now().await;
+        let (generation, mut rx) = online(&lane);
+        let id = request_id(&rx.recv().await.expect("frame"));
+        lane.complete(generation, id, Outcome::Result(json!(1)));
+        assert_eq!(call.await.expect("task"), Ok(json!(1)));
+    }
+
+    #[tokio::test]
+    async fn oversize_frames_are_refused_before_sending() {
+        let lane = Lane::new(100);
+        let (_generation, mut rx) = online(&lane);
+        let cmd = Command::Cdp {
+            tab_id: TabId(1),
+            method: "Input.insertText".into(),
+            params: json!({"text": "x".repeat(200)}),
+        };
+        let err = lane.call(cmd, far()).await.expect_err("too big");
+        assert_eq!(err.kind, ErrorKind::InvalidRequest);
+        assert!(rx.try_recv().is_err(), "nothing was sent");
+        assert_eq!(lane.pending_len(), 0);
+    }
+
+    #[tokio::test]
+    async fn replaced_connection_fails_its_pending_and_ignores_stale_detach() {
+        let lane = Arc::new(Lane::default());
+        let (first, mut rx) = online(&lane);
+        let l = lane.clone();
+        let call = tokio::spawn(async move { l.call(Command::ListShared, far()).await });
+        rx.recv().await.expect("frame");
+        let (_second, _rx2) = online(&lane);
+        assert_eq!(
+            call.await.expect("task").expect_err("replaced").kind,
+            ErrorKind::UnknownOutcome
+        );
+        lane.detach(first);
+        assert_eq!(lane.status().0, LaneState::Online);
+    }
+
+    #[test]
+    fn shared_diff_notifies_updates_and_closes() {
+        let t = |id, title: &str| TabInfo {
+            id: TabId(id),
+            url: "http://a/".into(),
+            title: title.into(),
+        };
+        let notes = shared_changes(&[t(1, "a"), t(2, "b")], &[t(1, "a2"), t(3, "c")]);
+        assert_eq!(
+            notes,
+            vec![
+                AgentEvent::TabUpdated(t(1, "a2")),
+                AgentEvent::TabUpdated(t(3, "c")),
+                AgentEvent::TabClosed { tab_id: TabId(2) },
+            ]
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! Checks on values agents submit and on what the browser returns, with no
+//! I/O: url checks for `page.navigate` and image geometry for `page.capture`.
+//!
+//! Error messages never contain the submitted value.
+
+use cotab_shared::limits::MAX_URL;
+use cotab_shared::{ErrorKind, WireError};
+
+/// Checks that `url` is an absolute `http:` or `https:` url within
+/// [`MAX_URL`] bytes. Other schemes are `BLOCKED_TARGET`; anything that is
+/// not an absolute url is `INVALID_REQUEST`.
+///
+/// This is a structural check (scheme, `//`, a non-empty host, a numeric
+/// port, no whitespace or control characters), not a full WHATWG parser:
+/// the browser parses the url again, and any url that passes here is one
+/// the browser treats as a network url.
+pub fn check_navigate_url(url: &str) -> Result<(), WireError> {
+    let invalid = |why: &str| {
+        Err(WireError::new(
+            ErrorKind::InvalidRequest,
+            format!("invalid url: {why}"),
+        ))
+    };
+    if url.len() > MAX_URL {
+        return invalid("longer than the limit");
+    }
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return invalid("contains whitespace or control characters");
+    }
+    let Some((scheme, rest)) = url.split_once(':') else {
+        return invalid("not an absolute url");
+    };
+    let mut sc = scheme.chars();
+    let scheme_ok = sc.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && sc.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok {
+        return invalid("not an absolute url");
+    }
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme != "http" && scheme != "https" {
+        return Err(WireError::new(
+            ErrorKind::BlockedTarget,
+            "only http: and https: urls may be navigated to",
+        ));
+    }
+    let Some(after) = rest.strip_prefix("//") else {
+        return invalid("missing `//` after the scheme");
+    };
+    let authority = after.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, p)) => (h, p.strip_prefix(':')),
+            None => return invalid("bad host"),
+        }
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (host_port, None),
+        }
+    };
+    if host.is_empty() {
+        return invalid("missing host");
+    }
+    if let Some(p) = port {
+        if !p.is_empty() && p.parse::<u16>().is_err() {
+            return invalid("bad port");
+        }
+    }
+    Ok(())
+}
+
+/// Width and height of a PNG or JPEG image from its header bytes.
+pub fn image_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    png_size(bytes).or_else(|| jpeg_size(bytes))
+}
+
+fn png_size(b: &[u8]) -> Option<(u32, u32)> {
+    // Signature (8), IHDR length (4), "IHDR" (4), width (4), height (4).
+    if b.len() < 24 || &b[..8] != b"\x89PNG\r\n\x1a\n" || &b[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    Some((be(16), be(20)))
+}
+
+fn jpeg_size(b: &[u8]) -> Option<(u32, u32)> {
+    if b.len() < 4 || b[0] != 0xFF || b[1] != 0xD8 {
+        return None;
+    }
+    let mut i = 2;
+    loop {
+        // Skip fill bytes before a marker.
+        while *b.get(i)? == 0xFF && *b.get(i + 1)? == 0xFF {
+            i += 1;
+        }
+        if *b.get(i)? != 0xFF {
+            return None;
+        }
+        let marker = *b.get(i + 1)?;
+        i += 2;
+        // Markers without a length: TEM, RSTn.
+        if marker == 0x01 || (0xD0..=0xD7).contains(&marker) {
+            continue;
+        }
+        let len = u16::from_be_bytes([*b.get(i)?, *b.get(i + 1)?]) as usize;
+        let is_sof = matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC);
+        if is_sof {
+            // Length (2), precision (1), height (2), width (2).
+            let h = u16::from_be_bytes([*b.get(i + 3)?, *b.get(i + 4)?]);
+            let w = u16::from_be_bytes([*b.get(i + 5)?, *b.get(i + 6)?]);
+            return Some((w.into(), h.into()));
+        }
+        if marker == 0xD9 || marker == 0xDA || len < 2 {
+            return None;
+        }
+        i += len;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(url: &str) -> Option<ErrorKind> {
+        check_navigate_url(url).err().map(|e| e.kind)
+    }
+
+    #[test]
+    fn accepts_http_and_https() {
+        for u in [
+            "http://127.0.0.1:8080/a?b#c",
+            "https://example.com",
+            "HTTPS://Example.com/",
+            "http://user:pw@host/",
+            "http://[::1]:80/",
+            "http://localhost:/x",
+        ] {
+            assert_eq!(kind(u), None, "{u}");
+        }
+    }
+
+    #[test]
+    fn blocks_other_schemes() {
+        for u in [
+            "file:///etc/passwd",
+            "chrome://settings",
+            "javascript:alert(1)",
+            "data:text/html,hi",
+            "chrome-extension://x/",
+            "devtools://devtools",
+            "about:blank",
+        ] {
+            assert_eq!(kind(u), Some(ErrorKind::BlockedTarget), "{u}");
+        }
+    }
+
+    #[test]
+    fn refuses_non_urls_without_echoing() {
+        for u in [
+            "",
+            "example.com",
+            "/relative",
+            "http:/x",
+            "http://",
+            "http://:80/",
+            "http://h:99999/",
+            "http://a b/",
+            "1http://x",
+        ] {
+            let e = check_navigate_url(u).expect_err(u);
+            assert_eq!(e.kind, ErrorKind::InvalidRequest, "{u}");
+            if !u.is_empty() {
+                assert!(!e.message.contains(u), "{}", e.message);
+            }
+        }
+        let long = format!("http://h/{}", "a".repeat(MAX_URL));
+        assert_eq!(kind(&long), Some(ErrorKind::InvalidRequest));
+    }
+
+    #[test]
+    fn png_header() {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        b.extend_from_slice(&1280u32.to_be_bytes());
+        b.extend_from_slice(&720u32.to_be_bytes());
+        assert_eq!(image_size(&b), Some((1280, 720)));
+        assert_eq!(image_size(&b[..20]), None);
+    }
+
+    #[test]
+    fn jpeg_header() {
+        // SOI, APP0 (length 4, 2 bytes of data), SOF0 with 600×800.
+        let b = [
+            0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0x00, 0x00, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x02,
+            0x58, 0x03, 0x20,
+        ];
+        assert_eq!(image_size(&b), Some((800, 600)));
+        assert_eq!(image_size(&b[..12]), None);
+        assert_eq!(image_size(b"GIF89a"), None);
+    }
+}

@@ -1,0 +1,281 @@
+//! Test harness: an in-process daemon in a temporary runtime directory and
+//! a scripted fake extension.
+
+use cotab_host::client::Client;
+use cotab_host::codec::NativeCodec;
+use cotab_host::daemon::{self, DaemonConfig};
+use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
+use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
+use cotab_shared::native::{
+    Command, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo,
+};
+use cotab_shared::{LaneId, TabId, PROTOCOL_VERSION};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::UnixStream;
+use tokio::sync::{mpsc, Notify};
+use tokio_util::codec::Framed;
+use tokio_util::sync::CancellationToken;
+
+/// Deadline for anything a test waits for.
+pub(crate) const WAIT: Duration = Duration::from_secs(10);
+
+/// Retries `f` until it succeeds or [`WAIT`] passes.
+pub(crate) async fn eventually<T, E: std::fmt::Debug, F, Fut>(mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    let give_up = tokio::time::Instant::now() + WAIT;
+    loop {
+        match f().await {
+            Ok(v) => return v,
+            Err(e) if tokio::time::Instant::now() > give_up => panic!("gave up waiting: {e:?}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
+
+/// An in-process daemon; stopped on drop.
+pub(crate) struct Daemon {
+    pub(crate) dir: tempfile::TempDir,
+    token: CancellationToken,
+}
+
+impl Daemon {
+    pub(crate) async fn start() -> Daemon {
+        Daemon::start_with_deadline(Duration::from_secs(10)).await
+    }
+
+    pub(crate) async fn start_with_deadline(default_deadline: Duration) -> Daemon {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let runtime_dir = dir.path().join("rt");
+        let token = CancellationToken::new();
+        let config = DaemonConfig {
+            runtime_dir: runtime_dir.clone(),
+            idle_exit: Duration::from_secs(600),
+            default_deadline,
+        };
+        tokio::spawn(daemon::run(config, token.clone()));
+        let d = Daemon { dir, token };
+        let sock = d.agent_sock();
+        eventually(|| UnixStream::connect(sock.clone())).await;
+        d
+    }
+
+    pub(crate) fn runtime_dir(&self) -> PathBuf {
+        self.dir.path().join("rt")
+    }
+
+    pub(crate) fn agent_sock(&self) -> PathBuf {
+        self.runtime_dir().join(AGENT_SOCKET)
+    }
+
+    pub(crate) fn host_sock(&self) -> PathBuf {
+        self.runtime_dir().join(HOST_SOCKET)
+    }
+
+    /// A connected client without a session.
+    pub(crate) async fn client(&self) -> Client {
+        Client::connect(self.agent_sock()).await.expect("connect")
+    }
+
+    /// A connected client with a session.
+    pub(crate) async fn agent(&self) -> Client {
+        let mut c = self.client().await;
+        c.hello("test-agent").await.expect("hello");
+        c
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.token.cancel();
+    }
+}
+
+/// How the fake extension behaves.
+#[derive(Clone, Default)]
+pub(crate) struct Script {
+    /// Tabs it reports as shared.
+    pub(crate) tabs: Vec<TabInfo>,
+    /// CDP methods it records but never answers.
+    pub(crate) silent: HashSet<String>,
+    /// When set, the load event after `Page.navigate` waits for this.
+    pub(crate) hold_load: Option<Arc<Notify>>,
+}
+
+pub(crate) fn tab(id: i32) -> TabInfo {
+    TabInfo {
+        id: TabId(id),
+        url: format!("http://example.test/{id}"),
+        title: format!("Tab {id}"),
+    }
+}
+
+/// A 100×50 PNG header (enough for the size reader).
+pub(crate) fn png_100x50() -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    b.extend_from_slice(&100u32.to_be_bytes());
+    b.extend_from_slice(&50u32.to_be_bytes());
+    b.extend_from_slice(&[8, 2, 0, 0, 0]);
+    b
+}
+
+/// A fake extension connected to the daemon; disconnects on drop.
+pub(crate) struct FakeExt {
+    /// Every command it received, in order.
+    pub(crate) received: mpsc::UnboundedReceiver<Command>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FakeExt {
+    /// Connects, says hello, checks the welcome, then serves `script`.
+    pub(crate) async fn connect(host_sock: &Path, script: Script) -> FakeExt {
+        let stream = UnixStream::connect(host_sock)
+            .await
+            .expect("connect host.sock");
+        let mut framed = Framed::new(
+            stream,
+            NativeCodec::new(MAX_HOST_TO_EXTENSION, MAX_EXTENSION_TO_HOST),
+        );
+        let hello = ExtensionToHost::Hello {
+            protocol_version: PROTOCOL_VERSION,
+            lane_id: LaneId("lane-test".into()),
+            extension_id: cotab_shared::EXTENSION_ID.into(),
+            version: "0.0.1".into(),
+        };
+        framed
+            .send(serde_json::to_vec(&hello).expect("json"))
+            .await
+            .expect("send hello");
+        let welcome = tokio::time::timeout(WAIT, framed.next())
+            .await
+            .expect("welcome in time")
+            .expect("a frame")
+            .expect("valid frame");
+        assert_eq!(
+            serde_json::from_slice::<HostToExtension>(&welcome).expect("json"),
+            HostToExtension::Welcome {
+                protocol_version: PROTOCOL_VERSION
+            }
+        );
+        let (tx, received) = mpsc::unbounded_channel();
+        let task = tokio::spawn(serve(framed, script, tx));
+        FakeExt { received, task }
+    }
+
+    /// Waits for the next command it received.
+    pub(crate) async fn next_command(&mut self) -> Command {
+        tokio::time::timeout(WAIT, self.received.recv())
+            .await
+            .expect("a command in time")
+            .expect("fake still running")
+    }
+
+    /// Waits for the next CDP command other than `Runtime.evaluate`.
+    pub(crate) async fn next_cdp(&mut self, method: &str) -> Value {
+        loop {
+            if let Command::Cdp {
+                method: m, params, ..
+            } = self.next_command().await
+            {
+                if m == method {
+                    return params;
+                }
+            }
+        }
+    }
+
+    /// Drops the connection.
+    pub(crate) fn disconnect(self) {
+        self.task.abort();
+    }
+}
+
+impl Drop for FakeExt {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn send(framed: &mut Framed<UnixStream, NativeCodec>, msg: &ExtensionToHost) {
+    framed
+        .send(serde_json::to_vec(msg).expect("json"))
+        .await
+        .expect("send");
+}
+
+async fn serve(
+    mut framed: Framed<UnixStream, NativeCodec>,
+    script: Script,
+    tx: mpsc::UnboundedSender<Command>,
+) {
+    while let Some(Ok(frame)) = framed.next().await {
+        let HostToExtension::Request { id, command } =
+            serde_json::from_slice(&frame).expect("request")
+        else {
+            panic!("unexpected frame");
+        };
+        // The test may have stopped listening; recording is best effort.
+        let _ = tx.send(command.clone());
+        let (result, after) = match &command {
+            Command::ListShared => (
+                json!(SharedTabs {
+                    tabs: script.tabs.clone()
+                }),
+                None,
+            ),
+            Command::Cdp {
+                tab_id,
+                method,
+                params,
+            } => {
+                if script.silent.contains(method) {
+                    continue;
+                }
+                match method.as_str() {
+                    "Page.navigate" => (
+                        json!({"frameId": "F", "loaderId": "L"}),
+                        Some(Event::Cdp {
+                            tab_id: *tab_id,
+                            method: "Page.loadEventFired".into(),
+                            params: json!({"timestamp": 1.0}),
+                        }),
+                    ),
+                    "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
+                        (json!({"result": {"type": "number", "value": 2}}), None)
+                    }
+                    "Runtime.evaluate" => (
+                        json!({"result": {"type": "object", "value": {"url": "http://example.test/done", "title": "Loaded"}}}),
+                        None,
+                    ),
+                    "Page.captureScreenshot" => {
+                        use base64::Engine as _;
+                        let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
+                        (json!({"data": data}), None)
+                    }
+                    _ => (json!({}), None),
+                }
+            }
+        };
+        send(
+            &mut framed,
+            &ExtensionToHost::Response {
+                id,
+                outcome: Outcome::Result(result),
+            },
+        )
+        .await;
+        if let Some(event) = after {
+            if let Some(gate) = &script.hold_load {
+                gate.notified().await;
+            }
+            send(&mut framed, &ExtensionToHost::Event { event }).await;
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Integration tests of `cotab-host`: the daemon in-process with a fake
+//! extension peer on `host.sock` speaking the real framing, and the built
+//! binaries for the relay, daemon and CLI roles.
+
+mod agent;
+mod binaries;
+mod harness;

@@ -1,0 +1,360 @@
+//! Launching Chromium with cotab, and the person's side of a session:
+//! opening tabs, sharing and unsharing them through the real popup page.
+
+use crate::cdp::Cdp;
+use crate::fixture::Fixture;
+use crate::{binary, extension_dir, wait_for};
+use anyhow::{anyhow, bail, Context, Result};
+use cotab_host::client::Client;
+use cotab_shared::controller::{Empty, Hello, HelloParams, LaneState, Status};
+use cotab_shared::{TabId, EXTENSION_ID, PROTOCOL_VERSION};
+use serde_json::{json, Value};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// How long the harness waits for the browser, the extension or the daemon.
+pub const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How the browser is started.
+#[derive(Debug, Clone, Default)]
+pub struct LaunchOptions {
+    /// Show a window (needs a display).
+    pub headed: bool,
+}
+
+/// The Chromium executable: `COTAB_CHROMIUM` when set, else Debian's real
+/// binary (its `/usr/bin/chromium` wrapper adds flags of its own), else the
+/// first browser on `PATH`.
+pub fn chromium_path() -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os("COTAB_CHROMIUM") {
+        return Ok(PathBuf::from(p));
+    }
+    for p in [
+        "/usr/lib/chromium/chromium",
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+    ] {
+        if Path::new(p).is_file() {
+            return Ok(PathBuf::from(p));
+        }
+    }
+    bail!("Chromium not found: install it with `apt-get install -y chromium chromium-driver`, or set COTAB_CHROMIUM")
+}
+
+/// One browser with cotab loaded, its profile and runtime directory, and
+/// the fixture server. Dropping it stops the browser and the daemon.
+pub struct Browser {
+    /// CDP connection to the browser (test oracle and popup driver).
+    pub cdp: Cdp,
+    /// Fixture pages.
+    pub fixture: Fixture,
+    /// The daemon's runtime directory (`COTAB_RUNTIME_DIR`).
+    pub runtime_dir: PathBuf,
+    child: Child,
+    // Kept for its Drop, which deletes the profile and runtime directory.
+    _root: tempfile::TempDir,
+}
+
+impl Browser {
+    /// Starts Chromium with the built extension and waits until the
+    /// extension's lane is online at the daemon.
+    pub async fn launch(options: LaunchOptions) -> Result<Browser> {
+        let extension = extension_dir()?;
+        let host = binary("cotab-host")?;
+        let chromium = chromium_path()?;
+        let root = tempfile::Builder::new().prefix("cotab-e2e-").tempdir()?;
+        let profile = root.path().join("profile");
+        let runtime_dir = root.path().join("run");
+        fs::create_dir_all(&profile)?;
+        fs::create_dir(&runtime_dir)?;
+        fs::set_permissions(&runtime_dir, fs::Permissions::from_mode(0o700))?;
+
+        // The real installer writes the host manifest into the profile,
+        // which Chromium reads before any system location.
+        let status = Command::new(&host)
+            .args(["install", "--browser", "chromium", "--user-data-dir"])
+            .arg(&profile)
+            .stdout(Stdio::null())
+            .status()
+            .context("running cotab-host install")?;
+        if !status.success() {
+            bail!("cotab-host install failed: {status}");
+        }
+
+        let fixture = Fixture::start()?;
+        let mut cmd = Command::new(&chromium);
+        if !options.headed {
+            cmd.arg("--headless=new");
+        }
+        cmd.args([
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--remote-debugging-port=0",
+            "--window-size=1280,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--load-extension={}", extension.display()))
+        .arg("about:blank")
+        // The browser passes its environment to the native host it starts,
+        // so the relay and the daemon use this test's runtime directory.
+        .env("COTAB_RUNTIME_DIR", &runtime_dir)
+        .env(
+            "COTAB_LOG",
+            std::env::var("COTAB_LOG").unwrap_or_else(|_| "debug".into()),
+        )
+        .env("COTAB_IDLE_EXIT_SECS", "120")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(root.path().join("chromium.log"))?);
+        let child = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", chromium.display()))?;
+
+        let port_file = profile.join("DevToolsActivePort");
+        let ws = wait_for(
+            "Chromium's DevToolsActivePort",
+            STARTUP_DEADLINE,
+            || async {
+                let Ok(text) = fs::read_to_string(&port_file) else {
+                    return Ok(None);
+                };
+                let mut lines = text.lines();
+                match (lines.next(), lines.next()) {
+                    (Some(port), Some(path)) => Ok(Some(format!("ws://127.0.0.1:{port}{path}"))),
+                    _ => Ok(None),
+                }
+            },
+        )
+        .await?;
+        let cdp = Cdp::connect(&ws).await?;
+        let browser = Browser {
+            cdp,
+            fixture,
+            runtime_dir,
+            child,
+            _root: root,
+        };
+        browser.wait_lane_online().await?;
+        Ok(browser)
+    }
+
+    /// Path of the agent socket.
+    pub fn agent_socket(&self) -> PathBuf {
+        self.runtime_dir.join("agent.sock")
+    }
+
+    /// Waits until the daemon reports the browser lane online.
+    pub async fn wait_lane_online(&self) -> Result<()> {
+        let socket = self.agent_socket();
+        wait_for(
+            "the extension's lane to come online at the daemon",
+            STARTUP_DEADLINE,
+            || async {
+                if !socket.exists() {
+                    return Ok(None);
+                }
+                let mut client = Client::connect(&socket).await?;
+                let status = client.call::<Status>(&Empty {}).await;
+                // host.status needs a session: open one first when asked to.
+                let status = match status {
+                    Ok(s) => s,
+                    Err(_) => {
+                        client
+                            .call::<Hello>(&HelloParams {
+                                protocol_version: PROTOCOL_VERSION,
+                                agent: "harness".into(),
+                            })
+                            .await?;
+                        client.call::<Status>(&Empty {}).await?
+                    }
+                };
+                Ok((status.lane == LaneState::Online).then_some(()))
+            },
+        )
+        .await
+    }
+
+    /// An agent connected to the daemon with an open session.
+    pub async fn agent(&self, name: &str) -> Result<Client> {
+        let mut client = Client::connect(&self.agent_socket()).await?;
+        client
+            .call::<Hello>(&HelloParams {
+                protocol_version: PROTOCOL_VERSION,
+                agent: name.into(),
+            })
+            .await?;
+        Ok(client)
+    }
+
+    /// Opens `url` in a new tab of the browser window and returns the CDP
+    /// session of the page (an oracle independent of cotab).
+    pub async fn open_tab(&self, url: &str) -> Result<Page> {
+        let r = self
+            .cdp
+            .send("Target.createTarget", json!({"url": url}))
+            .await?;
+        let target_id = r["targetId"]
+            .as_str()
+            .ok_or_else(|| anyhow!("createTarget returned no targetId"))?
+            .to_string();
+        let session = self.cdp.attach(&target_id).await?;
+        self.cdp
+            .send_to(Some(&session), "Runtime.enable", json!({}))
+            .await?;
+        let page = Page { target_id, session };
+        wait_for("the new tab to load", STARTUP_DEADLINE, || async {
+            let state = self.cdp.eval(&page.session, "document.readyState").await?;
+            Ok((state == "complete").then_some(()))
+        })
+        .await?;
+        Ok(page)
+    }
+
+    /// Opens the real popup page as a tab.
+    pub async fn open_popup(&self) -> Result<Page> {
+        let url = format!("chrome-extension://{EXTENSION_ID}/popup.html");
+        self.open_tab(&url).await
+    }
+
+    /// The chrome tab id of the tab showing `url`, as the popup lists it.
+    pub async fn tab_id_in_popup(&self, popup: &Page, url: &str) -> Result<TabId> {
+        let expr = format!(
+            "(() => {{ const li = document.querySelector('li[data-url=' + JSON.stringify({url}) + ']'); return li ? Number(li.dataset.tabId) : null; }})()",
+            url = serde_json::to_string(url)?
+        );
+        wait_for(
+            "the tab to appear in the popup",
+            STARTUP_DEADLINE,
+            || async {
+                let v = self.cdp.eval(&popup.session, &expr).await?;
+                Ok(v.as_i64().map(|id| TabId(id as i32)))
+            },
+        )
+        .await
+    }
+
+    /// Clicks a popup control and waits for its counterpart to appear.
+    async fn click_popup(&self, popup: &Page, tab: TabId, action: &str, then: &str) -> Result<()> {
+        let selector = format!("[data-tab-id=\"{tab}\"][data-action=\"{action}\"]");
+        let after = format!("[data-tab-id=\"{tab}\"][data-action=\"{then}\"]");
+        let click = format!(
+            "(() => {{ const b = document.querySelector({s}); if (!b) return false; b.click(); return true; }})()",
+            s = serde_json::to_string(&selector)?
+        );
+        wait_for(
+            &format!("the popup's {action} button"),
+            STARTUP_DEADLINE,
+            || async {
+                Ok(
+                    (self.cdp.eval(&popup.session, &click).await? == Value::Bool(true))
+                        .then_some(()),
+                )
+            },
+        )
+        .await?;
+        let present = format!(
+            "document.querySelector({}) !== null",
+            serde_json::to_string(&after)?
+        );
+        let error = "document.getElementById('error')?.textContent || ''";
+        wait_for(
+            &format!("the popup to show {then}"),
+            STARTUP_DEADLINE,
+            || async {
+                if self.cdp.eval(&popup.session, &present).await? == Value::Bool(true) {
+                    return Ok(Some(()));
+                }
+                let shown = self.cdp.eval(&popup.session, error).await?;
+                match shown.as_str() {
+                    Some(e) if !e.is_empty() => bail!("the popup shows an error: {e}"),
+                    _ => Ok(None),
+                }
+            },
+        )
+        .await
+    }
+
+    /// Shares the tab showing `url` by clicking Share in the real popup,
+    /// then closes the popup and brings the shared tab to the front.
+    pub async fn share(&self, page: &Page, url: &str) -> Result<TabId> {
+        let popup = self.open_popup().await?;
+        let tab = self.tab_id_in_popup(&popup, url).await?;
+        self.click_popup(&popup, tab, "share", "unshare").await?;
+        self.close(&popup).await?;
+        self.activate(page).await?;
+        Ok(tab)
+    }
+
+    /// Unshares a tab by clicking Unshare in the real popup.
+    pub async fn unshare(&self, page: &Page, tab: TabId) -> Result<()> {
+        let popup = self.open_popup().await?;
+        self.click_popup(&popup, tab, "unshare", "share").await?;
+        self.close(&popup).await?;
+        self.activate(page).await
+    }
+
+    /// Brings a tab to the front (background tabs capture slowly).
+    pub async fn activate(&self, page: &Page) -> Result<()> {
+        self.cdp
+            .send("Target.activateTarget", json!({"targetId": page.target_id}))
+            .await?;
+        Ok(())
+    }
+
+    /// Closes a tab.
+    pub async fn close(&self, page: &Page) -> Result<()> {
+        self.cdp
+            .send("Target.closeTarget", json!({"targetId": page.target_id}))
+            .await?;
+        Ok(())
+    }
+
+    /// Evaluates an expression in a page through the harness's own CDP
+    /// session (not through cotab).
+    pub async fn eval(&self, page: &Page, expression: &str) -> Result<Value> {
+        self.cdp.eval(&page.session, expression).await
+    }
+
+    /// The daemon's log, for failure reports.
+    pub fn daemon_log(&self) -> String {
+        fs::read_to_string(self.runtime_dir.join("daemon.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!("--- daemon log ---\n{}", self.daemon_log());
+        }
+        // Best effort: the process may already be gone.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        // The daemon runs detached from the browser; stop it by its pid file.
+        if let Ok(pid) = fs::read_to_string(self.runtime_dir.join("daemon.pid")) {
+            if let Ok(pid) = pid.trim().parse::<i32>() {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+            }
+        }
+    }
+}
+
+/// A tab the harness opened, with its own CDP session.
+#[derive(Debug, Clone)]
+pub struct Page {
+    /// CDP target id.
+    pub target_id: String,
+    /// Flat CDP session id.
+    pub session: String,
+}

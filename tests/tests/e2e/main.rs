@@ -1,0 +1,19 @@
+//! End-to-end tests: real headless Chromium loads the built extension, a
+//! test shares a fixture tab through the real popup, and an agent drives it
+//! through the daemon's socket.
+
+mod bad_input;
+mod cli;
+mod drive;
+
+use cotab_e2e::browser::{Browser, LaunchOptions, Page};
+use cotab_shared::TabId;
+
+/// A browser with the fixture index page open and shared.
+async fn shared_fixture() -> anyhow::Result<(Browser, Page, TabId)> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    Ok((browser, page, tab))
+}

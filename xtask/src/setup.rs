@@ -1,0 +1,42 @@
+//! Installs what the tests and the demo need on a fresh machine beyond
+//! the Rust toolchain: Chromium, through apt-get when run as root (otherwise
+//! the exact command is printed). The wasm32 target is the extension
+//! build's business ([`crate::build_extension`]).
+
+use anyhow::{bail, Context, Result};
+use std::process::Command;
+
+/// Runs a command, failing with its name when it fails.
+pub(crate) fn run(cmd: &mut Command) -> Result<()> {
+    let shown = format!("{cmd:?}");
+    eprintln!("$ {shown}");
+    let status = cmd.status().with_context(|| format!("starting {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed: {status}");
+    }
+    Ok(())
+}
+
+/// Installs Chromium and ChromeDriver from the distribution when missing.
+pub(crate) fn ensure_chromium() -> Result<()> {
+    if cotab_e2e::browser::chromium_path().is_ok() {
+        return Ok(());
+    }
+    let command = "apt-get update && apt-get install -y chromium chromium-driver";
+    if !is_root() {
+        bail!("Chromium is not installed. Install it with:\n    sudo sh -c '{command}'\nor set COTAB_CHROMIUM to a Chromium binary.");
+    }
+    run(Command::new("apt-get").arg("update"))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    cotab_e2e::browser::chromium_path().map(|_| ())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}

@@ -1,0 +1,48 @@
+//! `cargo xtask test`: everything CI checks, in order of cost — formatting,
+//! lints (native and wasm32), docs, the wasm32 extension build, the host
+//! binaries, and every test including the end-to-end ones in Chromium.
+
+use crate::build_extension::ensure_wasm_target;
+use crate::setup::{ensure_chromium, run};
+use anyhow::Result;
+use std::path::Path;
+use std::process::Command;
+
+fn cargo(root: &Path) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(root);
+    cmd
+}
+
+/// Runs every check and test.
+pub(crate) fn run_all(root: &Path) -> Result<()> {
+    ensure_wasm_target()?;
+    ensure_chromium()?;
+    run(cargo(root).args(["fmt", "--all", "--", "--check"]))?;
+    run(cargo(root).args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo(root).args([
+        "clippy",
+        "-p",
+        "cotab-extension",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo(root)
+        .args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    crate::build_extension::run(root)?;
+    run(cargo(root).args(["build", "-p", "cotab-host", "--bins"]))?;
+    run(cargo(root).args(["test", "--workspace"]))?;
+    eprintln!("cargo xtask test: all checks passed");
+    Ok(())
+}
