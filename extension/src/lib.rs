@@ -4,7 +4,7 @@
 //!
 //! The JavaScript is a loader of a few lines (`extension/static/*.js`): it
 //! instantiates this module synchronously from embedded bytes and calls
-//! [`worker_main`] or [`popup_main`]. `cargo xtask build-extension`
+//! `worker_main` or `popup_main`. `cargo xtask build-extension`
 //! assembles `dist/extension/`.
 //!
 //! # Code map

@@ -409,6 +409,23 @@ pub enum LaneState {
     Offline,
 }
 
+impl LaneState {
+    /// The wire name: `absent`, `online` or `offline`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaneState::Absent => "absent",
+            LaneState::Online => "online",
+            LaneState::Offline => "offline",
+        }
+    }
+}
+
+impl std::fmt::Display for LaneState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Result of `host.status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

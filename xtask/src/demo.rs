@@ -10,6 +10,7 @@ use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_e2e::fixture::{DEMO_BUTTON_CENTRE, DEMO_FIELD_CENTRE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// Runs the demo.
 pub(crate) fn run_demo(root: &Path) -> Result<()> {
@@ -81,6 +82,19 @@ async fn session(headed: bool, out_dir: &Path) -> Result<()> {
     step(&["type", "Hello from an agent"])?;
     step(&["screenshot", "-o", path_str(&after)?])?;
     step(&["press", "Enter"])?;
+    // Enter submits the form; let the next page load before listing tabs.
+    cotab_e2e::wait_for(
+        "the form's result page",
+        Duration::from_secs(15),
+        || async {
+            Ok((browser
+                .eval(&page, "document.readyState + ' ' + document.title")
+                .await?
+                == "complete Submitted")
+                .then_some(()))
+        },
+    )
+    .await?;
     step(&["tabs"])?;
     println!(
         "\nScreenshots: {} and {}",

@@ -2,7 +2,7 @@
 //!
 //! - `build-extension`: wasm32 build of `extension/` and wasm-bindgen run
 //!   in-process into `dist/extension/` ([`build_extension`]).
-//! - `test`: everything CI checks ([`test`]).
+//! - `test`: everything CI checks ([`mod@test`]).
 //! - `demo`: start Chromium with cotab, share a demo page and drive it as an
 //!   agent ([`demo`]).
 
@@ -14,10 +14,21 @@ mod tidy;
 
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask <build-extension | test | demo>";
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
     let root = workspace_root()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {

@@ -40,3 +40,23 @@ fn is_root() -> bool {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
 }
+
+/// Adds rustfmt and clippy when the toolchain lacks them (a minimal rustup
+/// profile installs neither).
+pub(crate) fn ensure_components() -> Result<()> {
+    let out = Command::new("rustup")
+        .args(["component", "list", "--installed"])
+        .output()
+        .context("running rustup (needed for rustfmt and clippy)")?;
+    let installed = String::from_utf8_lossy(&out.stdout);
+    let missing: Vec<&str> = ["rustfmt", "clippy"]
+        .into_iter()
+        .filter(|c| !installed.lines().any(|l| l.starts_with(&format!("{c}-"))))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    run(Command::new("rustup")
+        .args(["component", "add"])
+        .args(&missing))
+}

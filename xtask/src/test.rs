@@ -3,7 +3,7 @@
 //! binaries, and every test including the end-to-end ones in Chromium.
 
 use crate::build_extension::ensure_wasm_target;
-use crate::setup::{ensure_chromium, run};
+use crate::setup::{ensure_chromium, ensure_components, run};
 use anyhow::Result;
 use std::path::Path;
 use std::process::Command;
@@ -16,6 +16,7 @@ fn cargo(root: &Path) -> Command {
 
 /// Runs every check and test.
 pub(crate) fn run_all(root: &Path) -> Result<()> {
+    ensure_components()?;
     ensure_wasm_target()?;
     ensure_chromium()?;
     run(cargo(root).args(["fmt", "--all", "--", "--check"]))?;

@@ -202,7 +202,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             let s = client.call::<Status>(&Empty {}).await?;
             print(json, &s, |s| {
                 format!(
-                    "daemon {} (pid {}), browser lane {:?}{}, {} shared tab(s), {} agent connection(s)",
+                    "daemon {} (pid {}), browser lane {}{}, {} shared tab(s), {} agent connection(s)",
                     s.daemon_version,
                     s.pid,
                     s.lane,
@@ -280,18 +280,22 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         Cmd::Click { x, y } => {
             let r = client.call::<Click>(&ClickParams { x, y }).await?;
-            print(json, &r, |_| String::new())
+            print(json, &r, |_| format!("clicked at ({x}, {y})"))
         }
         Cmd::Type { text } => {
+            let chars = text.chars().count();
             let r = client.call::<Type>(&TypeParams { text }).await?;
-            print(json, &r, |_| String::new())
+            print(json, &r, |_| format!("typed {chars} character(s)"))
         }
         Cmd::Press { key } => {
-            let (modifiers, key) = parse_combo(&key).map_err(anyhow::Error::msg)?;
+            let (modifiers, name) = parse_combo(&key).map_err(anyhow::Error::msg)?;
             let r = client
-                .call::<Press>(&PressParams { key, modifiers })
+                .call::<Press>(&PressParams {
+                    key: name,
+                    modifiers,
+                })
                 .await?;
-            print(json, &r, |_| String::new())
+            print(json, &r, |_| format!("pressed {key}"))
         }
     }
 }
