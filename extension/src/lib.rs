@@ -9,13 +9,15 @@
 //!
 //! # Code map
 //!
-//! - [`state`], [`policy`], [`messages`], [`popup_model`]: target-independent
-//!   logic (shared-set bookkeeping, backoff, event decisions, blocked urls,
-//!   popup messages and rows), tested with plain `cargo test`.
+//! - [`state`], [`control`], [`policy`], [`messages`], [`popup_model`]:
+//!   target-independent logic (shared-set and human-control bookkeeping,
+//!   backoff, event decisions, command-class rules, the in-flight registry,
+//!   blocked urls, popup messages and rows), tested with plain `cargo test`.
 //! - `chrome` (wasm32 only): thin `chrome.*` bindings, one module per
 //!   namespace.
 //! - `worker` (wasm32 only): the service worker — native link, host
-//!   commands, share/unshare/restore, browser events, popup requests.
+//!   commands, share/unshare/restore, human takeover and the keyboard
+//!   command, developer mode, browser events, popup requests.
 //! - `popup` (wasm32 only): the popup's DOM.
 //!
 //! **API Boundary:** the native host sees only `cotab_shared::native`
@@ -31,7 +33,18 @@
 //!   or `data-action="unshare"` (Unshare) for a shared tab, or a disabled
 //!   button without `data-action` and a `<span class="reason">` for a tab
 //!   that cannot be shared.
+//! - A shared tab's `<li>` also holds `<span class="controller"
+//!   data-tab-id="N" data-controller="nobody|human|agent">` reading "No one
+//!   has control", "You have control" or "Agent NAME has control", and
+//!   `<button data-tab-id="N" data-action="take-control">Take
+//!   control</button>` while the person does not control the tab, or
+//!   `data-action="hand-back"` (Hand back) while they do.
+//! - `<input type="checkbox" id="developer-mode"
+//!   data-action="developer-mode">`, labelled "Developer mode (lets agents
+//!   run JavaScript and raw CDP)": checked when `developerMode` is `true` in
+//!   `chrome.storage.local`; clicking it writes that key.
 
+pub mod control;
 pub mod messages;
 pub mod policy;
 pub mod popup_model;

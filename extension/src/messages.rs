@@ -4,8 +4,11 @@
 //! These never leave the extension; the messages to and from the native host
 //! live in `cotab_shared::native`. The popup sends a [`PopupRequest`] with
 //! `chrome.runtime.sendMessage`; the worker answers `getState` with a
-//! [`PopupState`] and `share`/`unshare` with an [`ActionReply`].
+//! [`PopupState`] and `share`/`unshare`/`takeControl`/`handBack` with an
+//! [`ActionReply`]. The developer-mode switch is not a message: the popup
+//! writes `chrome.storage.local` itself and the worker reacts to the change.
 
+use cotab_shared::native::TabControl;
 use cotab_shared::TabId;
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +30,20 @@ pub enum PopupRequest {
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
+    /// `{"type":"takeControl","tabId":N}`: the person takes control of a
+    /// shared tab. Answered with an [`ActionReply`].
+    TakeControl {
+        /// The shared tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
+    /// `{"type":"handBack","tabId":N}`: the person hands a tab back to
+    /// agents. Answered with an [`ActionReply`].
+    HandBack {
+        /// The shared tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
 }
 
 /// The worker's state as the popup shows it.
@@ -36,6 +53,16 @@ pub struct PopupState {
     pub connected: bool,
     /// The shared tabs, in the order they were shared.
     pub shared: Vec<TabId>,
+    /// The shared tabs the person controls.
+    #[serde(rename = "humanControl", default)]
+    pub human_control: Vec<TabId>,
+    /// Who controls each shared tab, one entry per shared tab: the person
+    /// when they took it, else what the daemon last said.
+    #[serde(default)]
+    pub controllers: Vec<TabControl>,
+    /// Whether developer mode is on (read from `chrome.storage.local`).
+    #[serde(rename = "developerMode", default)]
+    pub developer_mode: bool,
     /// The last native-link error, if the link is not healthy.
     #[serde(rename = "lastError", default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
@@ -109,6 +136,7 @@ pub struct ChromeTabGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cotab_shared::native::Holder;
     use serde_json::json;
 
     #[test]
@@ -122,6 +150,14 @@ mod tests {
             (
                 PopupRequest::Unshare { tab_id: TabId(6) },
                 json!({"type":"unshare","tabId":6}),
+            ),
+            (
+                PopupRequest::TakeControl { tab_id: TabId(7) },
+                json!({"type":"takeControl","tabId":7}),
+            ),
+            (
+                PopupRequest::HandBack { tab_id: TabId(8) },
+                json!({"type":"handBack","tabId":8}),
             ),
         ];
         for (req, golden) in cases {
@@ -137,21 +173,38 @@ mod tests {
         let state = PopupState {
             connected: false,
             shared: vec![TabId(1), TabId(2)],
+            human_control: vec![TabId(2)],
+            controllers: vec![
+                TabControl {
+                    tab_id: TabId(1),
+                    holder: Holder::Agent { name: "bot".into() },
+                },
+                TabControl {
+                    tab_id: TabId(2),
+                    holder: Holder::Human,
+                },
+            ],
+            developer_mode: true,
             last_error: Some("Specified native messaging host not found.".into()),
         };
+        let golden = json!({"connected":false,"shared":[1,2],"humanControl":[2],
+               "controllers":[{"tabId":1,"holder":{"kind":"agent","name":"bot"}},
+                              {"tabId":2,"holder":{"kind":"human"}}],
+               "developerMode":true,
+               "lastError":"Specified native messaging host not found."});
+        assert_eq!(serde_json::to_value(&state).expect("serialises"), golden);
         assert_eq!(
-            serde_json::to_value(&state).expect("serialises"),
-            json!({"connected":false,"shared":[1,2],
-                   "lastError":"Specified native messaging host not found."})
+            serde_json::from_value::<PopupState>(golden).expect("parses"),
+            state
         );
         let healthy = PopupState {
             connected: true,
-            shared: vec![],
-            last_error: None,
+            ..PopupState::default()
         };
         assert_eq!(
             serde_json::to_value(&healthy).expect("serialises"),
-            json!({"connected":true,"shared":[]})
+            json!({"connected":true,"shared":[],"humanControl":[],"controllers":[],
+                   "developerMode":false})
         );
     }
 

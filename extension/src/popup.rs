@@ -1,23 +1,28 @@
 //! The popup page: lists the current window's tabs with a Share or Unshare
-//! button each, shows whether the native host is connected and the last
-//! action's error. Re-renders after every action and every second.
+//! button each, and for a shared tab who controls it with a Take control or
+//! Hand back button; shows whether the native host is connected, the last
+//! action's error, and the developer-mode switch. Re-renders after every
+//! action and every second.
 //!
 //! It holds no share state: everything comes from the worker (`getState`)
-//! and `chrome.tabs.query`. The DOM it writes is the end-to-end tests'
-//! contract (see the crate docs).
+//! and `chrome.tabs.query`. The switch is written straight to
+//! `chrome.storage.local` (`developerMode`); the worker reacts to the
+//! change. The DOM it writes is the end-to-end tests' contract (see the
+//! crate docs).
 
-use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
+use crate::chrome::{error_message, from_js, runtime, storage, tabs, to_js};
+use crate::control::DEVELOPER_MODE_KEY;
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
 use crate::popup_model::{rows, Row, RowAction};
 use cotab_shared::TabId;
 use gloo_timers::future::TimeoutFuture;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
-use web_sys::{Document, Element};
+use web_sys::{Document, Element, HtmlInputElement};
 
 /// Milliseconds between two refreshes.
 const REFRESH_MS: u32 = 1_000;
@@ -29,6 +34,13 @@ struct Ui {
     status: Element,
     detail: Element,
     error: Element,
+    /// The developer-mode checkbox.
+    developer: HtmlInputElement,
+    /// Counts the person's flips of the switch, so a refresh that read the
+    /// state before a flip does not undo it on screen.
+    developer_flips: Cell<u64>,
+    /// A flip is being written to storage.
+    developer_writing: Cell<bool>,
     /// The rows on screen; the list is rebuilt only when they change.
     shown: RefCell<Option<Vec<Row>>>,
 }
@@ -48,6 +60,9 @@ pub(crate) fn start() -> Result<(), JsValue> {
         status: by_id("host-status")?,
         detail: by_id("host-detail")?,
         error: by_id("error")?,
+        developer: by_id("developer-mode")?.dyn_into::<HtmlInputElement>()?,
+        developer_flips: Cell::new(0),
+        developer_writing: Cell::new(false),
         document: document.clone(),
         shown: RefCell::new(None),
     });
@@ -60,6 +75,20 @@ pub(crate) fn start() -> Result<(), JsValue> {
         .add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref())?;
     // Page-lifetime listener: the list element lives as long as the page.
     on_click.forget();
+
+    let on_switch = Closure::<dyn FnMut(web_sys::Event)>::new({
+        let ui = ui.clone();
+        move |_event: web_sys::Event| {
+            ui.developer_flips
+                .set(ui.developer_flips.get().wrapping_add(1));
+            ui.developer_writing.set(true);
+            spawn_local(set_developer_mode(ui.clone(), ui.developer.checked()));
+        }
+    });
+    ui.developer
+        .add_event_listener_with_callback("change", on_switch.as_ref().unchecked_ref())?;
+    // Page-lifetime listener: the checkbox lives as long as the page.
+    on_switch.forget();
 
     spawn_local(async move {
         loop {
@@ -85,6 +114,8 @@ fn on_click(ui: &Rc<Ui>, event: &web_sys::Event) {
     let request = match (tab, button.get_attribute("data-action").as_deref()) {
         (Some(tab_id), Some("share")) => PopupRequest::Share { tab_id },
         (Some(tab_id), Some("unshare")) => PopupRequest::Unshare { tab_id },
+        (Some(tab_id), Some("take-control")) => PopupRequest::TakeControl { tab_id },
+        (Some(tab_id), Some("hand-back")) => PopupRequest::HandBack { tab_id },
         _ => return,
     };
     // Disabled until the list is re-rendered, so a double click sends once.
@@ -92,7 +123,21 @@ fn on_click(ui: &Rc<Ui>, event: &web_sys::Event) {
     spawn_local(act(ui.clone(), request));
 }
 
-/// Sends a share or unshare request, shows its error, re-renders.
+/// Writes the switch to `chrome.storage.local`, shows a failure, re-renders.
+async fn set_developer_mode(ui: Rc<Ui>, enabled: bool) {
+    let result = match storage::local() {
+        Ok(area) => area.set_key(DEVELOPER_MODE_KEY, &enabled).await,
+        Err(e) => Err(e),
+    };
+    ui.developer_writing.set(false);
+    let error = result
+        .err()
+        .map(|e| format!("could not change developer mode: {}", error_message(&e)));
+    show(&ui.error, error.as_deref());
+    refresh(&ui).await;
+}
+
+/// Sends a request about one tab, shows its error, re-renders.
 async fn act(ui: Rc<Ui>, request: PopupRequest) {
     let reply = match to_js(&request) {
         Ok(message) => runtime::send_message(&message).await,
@@ -117,16 +162,24 @@ async fn act(ui: Rc<Ui>, request: PopupRequest) {
 
 /// Reads the worker's state and the window's tabs and updates the page.
 async fn refresh(ui: &Ui) {
-    let state = match get_state().await {
-        Ok(state) => state,
-        Err(e) => PopupState {
-            last_error: Some(format!(
-                "the extension's worker did not answer: {}",
-                error_message(&e)
-            )),
-            ..PopupState::default()
-        },
+    let flips = ui.developer_flips.get();
+    let (state, answered) = match get_state().await {
+        Ok(state) => (state, true),
+        Err(e) => (
+            PopupState {
+                last_error: Some(format!(
+                    "the extension's worker did not answer: {}",
+                    error_message(&e)
+                )),
+                ..PopupState::default()
+            },
+            false,
+        ),
     };
+    // The person's flip wins over a state read before it was written.
+    if answered && !ui.developer_writing.get() && ui.developer_flips.get() == flips {
+        ui.developer.set_checked(state.developer_mode);
+    }
     let _ = ui.status.set_attribute(
         "data-connected",
         if state.connected { "true" } else { "false" },
@@ -145,7 +198,7 @@ async fn refresh(ui: &Ui) {
             return;
         }
     };
-    let rows = rows(&tabs, &state.shared);
+    let rows = rows(&tabs, &state);
     if ui.shown.borrow().as_ref() == Some(&rows) {
         return;
     }
@@ -169,8 +222,8 @@ fn show(el: &Element, text: Option<&str>) {
     };
 }
 
-/// Rebuilds the list: `<li data-tab-id data-url>` with the title and one
-/// button per tab.
+/// Rebuilds the list: `<li data-tab-id data-url>` with the title, and for
+/// a shared tab its controller and control button, then the share button.
 fn render(ui: &Ui, rows: &[Row]) -> Result<(), JsValue> {
     ui.list.set_text_content(None);
     for row in rows {
@@ -183,6 +236,21 @@ fn render(ui: &Ui, rows: &[Row]) -> Result<(), JsValue> {
         title.set_attribute("title", &row.url)?;
         title.set_text_content(Some(&row.label));
         li.append_child(&title)?;
+
+        if let Some(control) = &row.control {
+            let who = ui.document.create_element("span")?;
+            who.set_attribute("class", "controller")?;
+            who.set_attribute("data-tab-id", &id)?;
+            who.set_attribute("data-controller", control.kind())?;
+            who.set_text_content(Some(&control.text()));
+            li.append_child(&who)?;
+            let button = ui.document.create_element("button")?;
+            button.set_attribute("type", "button")?;
+            button.set_attribute("data-tab-id", &id)?;
+            button.set_attribute("data-action", control.action.data_action())?;
+            button.set_text_content(Some(control.action.label()));
+            li.append_child(&button)?;
+        }
 
         let button = ui.document.create_element("button")?;
         button.set_attribute("type", "button")?;

@@ -1,11 +1,14 @@
 //! What the popup shows, decided without the DOM: one row per tab of the
-//! window, with the action its button offers.
+//! window, with the action its button offers and, for a shared tab, who
+//! controls it and whether the person can take control or hand it back.
 //!
 //! The `popup` module turns these rows into elements; the data attributes
 //! it writes are the end-to-end tests' contract (see the crate docs).
 
-use crate::messages::ChromeTab;
+use crate::control::{holder_kind, holder_text};
+use crate::messages::{ChromeTab, PopupState};
 use crate::policy::check_shareable;
+use cotab_shared::native::Holder;
 use cotab_shared::TabId;
 
 /// What a tab's button does.
@@ -39,6 +42,54 @@ impl RowAction {
     }
 }
 
+/// The control button of a shared tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlAction {
+    /// The person does not control the tab: `data-action="take-control"`.
+    TakeControl,
+    /// The person controls the tab: `data-action="hand-back"`.
+    HandBack,
+}
+
+impl ControlAction {
+    /// The `data-action` value.
+    pub fn data_action(self) -> &'static str {
+        match self {
+            ControlAction::TakeControl => "take-control",
+            ControlAction::HandBack => "hand-back",
+        }
+    }
+
+    /// The button's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            ControlAction::TakeControl => "Take control",
+            ControlAction::HandBack => "Hand back",
+        }
+    }
+}
+
+/// Who controls a shared tab, and the button that changes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControlRow {
+    /// The controller.
+    pub holder: Holder,
+    /// The control button.
+    pub action: ControlAction,
+}
+
+impl ControlRow {
+    /// The `data-controller` value: `nobody`, `human` or `agent`.
+    pub fn kind(&self) -> &'static str {
+        holder_kind(&self.holder)
+    }
+
+    /// The sentence shown, e.g. "Agent bot has control".
+    pub fn text(&self) -> String {
+        holder_text(&self.holder)
+    }
+}
+
 /// One tab in the popup's list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
@@ -50,16 +101,37 @@ pub struct Row {
     pub label: String,
     /// What its button does.
     pub action: RowAction,
+    /// Its controller, for a shared tab.
+    pub control: Option<ControlRow>,
 }
 
-/// The rows for `tabs`, given the ids of the shared tabs. Tabs without an id
-/// are left out.
-pub fn rows(tabs: &[ChromeTab], shared: &[TabId]) -> Vec<Row> {
+/// The rows for `tabs`, given the worker's state. Tabs without an id are
+/// left out. The person holds a tab when the worker says so; otherwise the
+/// holder is the worker's entry in `controllers` (nobody when it has none).
+pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
     tabs.iter()
         .filter_map(|tab| {
             let tab_id = tab.id?;
             let url = tab.effective_url().to_owned();
-            let action = if shared.contains(&tab_id) {
+            let shared = state.shared.contains(&tab_id);
+            let control = shared.then(|| {
+                let human = state.human_control.contains(&tab_id);
+                let holder = if human {
+                    Holder::Human
+                } else {
+                    match state.controllers.iter().find(|c| c.tab_id == tab_id) {
+                        Some(c) if c.holder != Holder::Human => c.holder.clone(),
+                        _ => Holder::Nobody,
+                    }
+                };
+                let action = if human {
+                    ControlAction::HandBack
+                } else {
+                    ControlAction::TakeControl
+                };
+                ControlRow { holder, action }
+            });
+            let action = if shared {
                 RowAction::Unshare
             } else {
                 match check_shareable(&url) {
@@ -76,6 +148,7 @@ pub fn rows(tabs: &[ChromeTab], shared: &[TabId]) -> Vec<Row> {
                 url,
                 label,
                 action,
+                control,
             })
         })
         .collect()
@@ -84,6 +157,7 @@ pub fn rows(tabs: &[ChromeTab], shared: &[TabId]) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cotab_shared::native::TabControl;
 
     fn tab(id: Option<i32>, url: &str, title: &str) -> ChromeTab {
         ChromeTab {
@@ -103,7 +177,11 @@ mod tests {
             tab(Some(3), "chrome-extension://x/popup.html", "cotab"),
             tab(None, "http://a/", "no id"),
         ];
-        let rows = rows(&tabs, &[TabId(2)]);
+        let state = PopupState {
+            shared: vec![TabId(2)],
+            ..PopupState::default()
+        };
+        let rows = rows(&tabs, &state);
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[0].action, RowAction::Share);
         assert_eq!(rows[0].action.data_action(), Some("share"));
@@ -113,5 +191,75 @@ mod tests {
         assert_eq!(rows[1].label, "https://example.com/");
         assert_eq!(rows[2].action, RowAction::Unavailable("extension page"));
         assert_eq!(rows[2].action.data_action(), None);
+        assert_eq!(rows[0].control, None);
+        let control = rows[1].control.as_ref().expect("shared tab");
+        assert_eq!(control.kind(), "nobody");
+        assert_eq!(control.text(), "No one has control");
+        assert_eq!(control.action.data_action(), "take-control");
+    }
+
+    #[test]
+    fn shared_rows_show_the_controller() {
+        let tabs = [
+            tab(Some(1), "http://a/", "A"),
+            tab(Some(2), "http://b/", "B"),
+            tab(Some(3), "http://c/", "C"),
+            tab(Some(4), "http://d/", "D"),
+        ];
+        let state = PopupState {
+            shared: vec![TabId(1), TabId(2), TabId(3)],
+            human_control: vec![TabId(2)],
+            controllers: vec![
+                TabControl {
+                    tab_id: TabId(1),
+                    holder: Holder::Agent { name: "bot".into() },
+                },
+                // The extension knows the person's control itself: a stale
+                // `human` from the daemon reads as nobody.
+                TabControl {
+                    tab_id: TabId(3),
+                    holder: Holder::Human,
+                },
+                // A holder for an unshared tab is not shown.
+                TabControl {
+                    tab_id: TabId(4),
+                    holder: Holder::Agent { name: "x".into() },
+                },
+            ],
+            ..PopupState::default()
+        };
+        let rows = rows(&tabs, &state);
+        let shown: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                r.control
+                    .as_ref()
+                    .map(|c| (c.kind(), c.text(), c.action.data_action(), c.action.label()))
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                Some((
+                    "agent",
+                    "Agent bot has control".to_owned(),
+                    "take-control",
+                    "Take control"
+                )),
+                Some((
+                    "human",
+                    "You have control".to_owned(),
+                    "hand-back",
+                    "Hand back"
+                )),
+                Some((
+                    "nobody",
+                    "No one has control".to_owned(),
+                    "take-control",
+                    "Take control"
+                )),
+                None,
+            ]
+        );
     }
 }

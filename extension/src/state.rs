@@ -1,7 +1,7 @@
 //! The service worker's bookkeeping, without any browser API: the shared-tab
-//! set, the native link's state and reconnect backoff, what to send for each
-//! browser event, and the gate that holds requests until the shared set is
-//! restored.
+//! set with the tabs the person took control of, the native link's state and
+//! reconnect backoff, what to send for each browser event, and the gate that
+//! holds requests until the shared set is restored.
 //!
 //! Everything here is plain data so `cargo test` on the host covers it; the
 //! `worker` module performs the effects these types decide on.
@@ -9,6 +9,7 @@
 use cotab_shared::limits::MAX_SHARED_TABS;
 use cotab_shared::native::{Event, FORWARDED_CDP_EVENTS};
 use cotab_shared::{TabId, PROTOCOL_VERSION};
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -161,6 +162,47 @@ pub enum ShareStart {
     Proceed,
 }
 
+/// Why the person could not take control of a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotShared(pub TabId);
+
+impl fmt::Display for NotShared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tab {} is not shared", self.0)
+    }
+}
+
+/// What `chrome.storage.session` keeps, written in one `set` so the two
+/// keys never disagree: `{"sharedTabs":[1,2],"humanControl":[2]}`. Absent
+/// keys read as empty (a set saved before human control existed).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Persisted {
+    /// The shared tab ids, in share order.
+    #[serde(default)]
+    pub shared_tabs: Vec<i32>,
+    /// The shared tabs the person took control of.
+    #[serde(default)]
+    pub human_control: Vec<i32>,
+}
+
+impl Persisted {
+    /// The storage keys this struct reads and writes.
+    pub const KEYS: [&'static str; 2] = ["sharedTabs", "humanControl"];
+}
+
+/// How a re-attach of a shared tab ends (see [`SharedSet::end_reattach`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReattachEnd {
+    /// The tab is attached again and still shared.
+    Keep,
+    /// The tab was unshared meanwhile: detach the session just opened.
+    DetachAgain,
+    /// The tab could not be attached again and is no longer shared: perform
+    /// these effects (the same as a detach by the browser).
+    Dropped(Vec<Effect>),
+}
+
 /// Something the worker must do after a change to the shared set.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
@@ -177,11 +219,17 @@ pub enum Effect {
 }
 
 /// The tabs shared with agents, in the order they were shared, plus the
-/// tabs whose share is in progress.
+/// tabs whose share is in progress, the shared tabs the person took control
+/// of, and the tabs whose debugger the worker is re-attaching.
 #[derive(Debug, Clone, Default)]
 pub struct SharedSet {
     tabs: Vec<TabId>,
     pending: BTreeSet<TabId>,
+    /// Shared tabs the person controls; always a subset of `tabs`.
+    human: BTreeSet<TabId>,
+    /// Shared tabs whose debugger the worker detached on purpose and is
+    /// attaching again: a detach notice for them is not an unshare.
+    reattaching: BTreeSet<TabId>,
     restored: bool,
     /// Tabs that detached or closed before the restore finished: the restore
     /// must not keep them.
@@ -204,9 +252,73 @@ impl SharedSet {
         self.restored
     }
 
-    /// What `chrome.storage.session` keeps under `sharedTabs`.
-    pub fn persisted(&self) -> Vec<i32> {
-        self.tabs.iter().map(|t| t.0).collect()
+    /// Whether the person controls `tab` (only a shared tab can be).
+    pub fn is_human(&self, tab: TabId) -> bool {
+        self.human.contains(&tab)
+    }
+
+    /// The shared tabs the person controls, in share order.
+    pub fn human_ids(&self) -> Vec<TabId> {
+        self.tabs
+            .iter()
+            .copied()
+            .filter(|t| self.human.contains(t))
+            .collect()
+    }
+
+    /// What `chrome.storage.session` keeps.
+    pub fn persisted(&self) -> Persisted {
+        Persisted {
+            shared_tabs: self.tabs.iter().map(|t| t.0).collect(),
+            human_control: self.human_ids().iter().map(|t| t.0).collect(),
+        }
+    }
+
+    /// The person takes control of `tab`: from now on actions and
+    /// privileged commands on it are refused. Taking a tab the person
+    /// already controls changes nothing.
+    pub fn take_control(&mut self, tab: TabId) -> Result<Vec<Effect>, NotShared> {
+        if !self.contains(tab) {
+            return Err(NotShared(tab));
+        }
+        if self.human.insert(tab) {
+            Ok(vec![Effect::Persist, Effect::SendShared])
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    /// The person hands `tab` back to agents. Nothing changes when they did
+    /// not control it.
+    pub fn hand_back(&mut self, tab: TabId) -> Vec<Effect> {
+        if self.human.remove(&tab) {
+            vec![Effect::Persist, Effect::SendShared]
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Marks `tab` as being re-attached by the worker (its detach notice, if
+    /// the browser sends one, is ignored). `false` when it is not shared.
+    pub fn begin_reattach(&mut self, tab: TabId) -> bool {
+        self.contains(tab) && self.reattaching.insert(tab)
+    }
+
+    /// Whether `tab` is being re-attached.
+    pub fn is_reattaching(&self, tab: TabId) -> bool {
+        self.reattaching.contains(&tab)
+    }
+
+    /// Ends a re-attach begun with [`SharedSet::begin_reattach`]; `attached`
+    /// says whether the new session is open.
+    pub fn end_reattach(&mut self, tab: TabId, attached: bool) -> ReattachEnd {
+        self.reattaching.remove(&tab);
+        match (self.contains(tab), attached) {
+            (true, true) => ReattachEnd::Keep,
+            (false, true) => ReattachEnd::DetachAgain,
+            (false, false) => ReattachEnd::Dropped(Vec::new()),
+            (true, false) => ReattachEnd::Dropped(self.on_detach(tab, "reattach_failed")),
+        }
     }
 
     /// Whether the restore should still try `tab` (it did not detach or close
@@ -215,9 +327,10 @@ impl SharedSet {
         !self.gone_early.contains(&tab)
     }
 
-    /// Ends the restore with the tabs that re-attached. Returns the ones
-    /// that went away meanwhile: the caller detaches them again.
-    pub fn finish_restore(&mut self, kept: Vec<TabId>) -> Vec<TabId> {
+    /// Ends the restore with the tabs that re-attached and the saved
+    /// human-control flags (kept for the tabs that stay shared). Returns the
+    /// tabs that went away meanwhile: the caller detaches them again.
+    pub fn finish_restore(&mut self, kept: Vec<TabId>, human: &[TabId]) -> Vec<TabId> {
         let mut tabs = Vec::new();
         let mut dropped = Vec::new();
         for tab in kept {
@@ -227,6 +340,7 @@ impl SharedSet {
                 tabs.push(tab);
             }
         }
+        self.human = human.iter().copied().filter(|t| tabs.contains(t)).collect();
         self.tabs = tabs;
         self.gone_early.clear();
         self.restored = true;
@@ -260,8 +374,9 @@ impl SharedSet {
         }
     }
 
-    /// Removes `tab` at the person's request. `Err` while a share of it is
-    /// in progress; `Ok(false)` when it was not shared.
+    /// Removes `tab` at the person's request (which also ends their control
+    /// of it). `Err` while a share of it is in progress; `Ok(false)` when it
+    /// was not shared.
     pub fn unshare(&mut self, tab: TabId) -> Result<bool, ShareRefusal> {
         if self.pending.contains(&tab) {
             return Err(ShareRefusal::Busy);
@@ -270,13 +385,18 @@ impl SharedSet {
     }
 
     fn remove(&mut self, tab: TabId) -> bool {
+        self.human.remove(&tab);
         let before = self.tabs.len();
         self.tabs.retain(|t| *t != tab);
         self.tabs.len() != before
     }
 
-    /// `chrome.debugger.onDetach` for `tab`.
+    /// `chrome.debugger.onDetach` for `tab`. A tab being re-attached by the
+    /// worker stays shared: the detach was ours.
     pub fn on_detach(&mut self, tab: TabId, reason: &str) -> Vec<Effect> {
+        if self.reattaching.contains(&tab) {
+            return Vec::new();
+        }
         if !self.restored {
             self.gone_early.insert(tab);
             return Vec::new();
@@ -405,7 +525,7 @@ mod tests {
 
     fn restored(ids: &[i32]) -> SharedSet {
         let mut set = SharedSet::default();
-        set.finish_restore(ids.iter().map(|i| TabId(*i)).collect());
+        set.finish_restore(ids.iter().map(|i| TabId(*i)).collect(), &[]);
         set
     }
 
@@ -489,7 +609,7 @@ mod tests {
         );
         // The detach that follows a close finds nothing left to do.
         assert!(set.on_detach(TabId(2), "target_closed").is_empty());
-        assert_eq!(set.persisted(), Vec::<i32>::new());
+        assert_eq!(set.persisted(), Persisted::default());
     }
 
     #[test]
@@ -517,10 +637,105 @@ mod tests {
         assert!(set.on_detach(TabId(2), "canceled_by_user").is_empty());
         assert!(!set.restore_wanted(TabId(1)));
         assert!(set.restore_wanted(TabId(3)));
-        let dropped = set.finish_restore(vec![TabId(2), TabId(3), TabId(3)]);
+        let dropped = set.finish_restore(vec![TabId(2), TabId(3), TabId(3)], &[]);
         assert_eq!(dropped, vec![TabId(2)]);
         assert_eq!(set.ids(), &[TabId(3)]);
         assert!(set.is_restored());
+    }
+
+    #[test]
+    fn taking_and_handing_back_control() {
+        let mut set = restored(&[1, 2]);
+        assert_eq!(set.take_control(TabId(3)), Err(NotShared(TabId(3))));
+        assert_eq!(
+            set.take_control(TabId(2)),
+            Ok(vec![Effect::Persist, Effect::SendShared])
+        );
+        // No toggle: taking again changes nothing.
+        assert_eq!(set.take_control(TabId(2)), Ok(vec![]));
+        assert!(set.is_human(TabId(2)) && !set.is_human(TabId(1)));
+        assert_eq!(set.human_ids(), vec![TabId(2)]);
+        assert_eq!(
+            serde_json::to_value(set.persisted()).expect("serialises"),
+            serde_json::json!({"sharedTabs":[1,2],"humanControl":[2]})
+        );
+        assert_eq!(
+            set.hand_back(TabId(2)),
+            vec![Effect::Persist, Effect::SendShared]
+        );
+        assert!(set.hand_back(TabId(2)).is_empty());
+        assert!(!set.is_human(TabId(2)));
+    }
+
+    #[test]
+    fn unsharing_ends_human_control() {
+        let mut set = restored(&[1, 2, 3]);
+        for tab in [1, 2, 3] {
+            set.take_control(TabId(tab)).expect("shared");
+        }
+        assert_eq!(set.unshare(TabId(1)), Ok(true));
+        set.on_detach(TabId(2), "target_closed");
+        set.on_removed(TabId(3));
+        assert!(set.human_ids().is_empty());
+        // Sharing again starts without human control.
+        assert_eq!(set.begin_share(TabId(1)), Ok(ShareStart::Proceed));
+        set.finish_share(TabId(1), true);
+        assert!(!set.is_human(TabId(1)));
+    }
+
+    #[test]
+    fn human_control_survives_a_restore() {
+        let saved: Persisted =
+            serde_json::from_value(serde_json::json!({"sharedTabs":[4,5,6],"humanControl":[5,6]}))
+                .expect("parses");
+        let mut set = SharedSet::default();
+        set.on_removed(TabId(6));
+        let human: Vec<TabId> = saved.human_control.iter().copied().map(TabId).collect();
+        let kept = saved.shared_tabs.iter().copied().map(TabId).collect();
+        assert_eq!(set.finish_restore(kept, &human), vec![TabId(6)]);
+        assert_eq!(
+            set.persisted(),
+            Persisted {
+                shared_tabs: vec![4, 5],
+                human_control: vec![5]
+            }
+        );
+        // A set saved before human control existed reads as none.
+        let old: Persisted =
+            serde_json::from_value(serde_json::json!({"sharedTabs":[1]})).expect("parses");
+        assert!(old.human_control.is_empty());
+    }
+
+    #[test]
+    fn our_own_reattach_is_not_an_unshare() {
+        let mut set = restored(&[1, 2, 3]);
+        set.take_control(TabId(1)).expect("shared");
+        assert!(set.begin_reattach(TabId(1)));
+        assert!(!set.begin_reattach(TabId(9)));
+        assert!(set.is_reattaching(TabId(1)));
+        assert!(set.on_detach(TabId(1), "target_closed").is_empty());
+        assert_eq!(set.end_reattach(TabId(1), true), ReattachEnd::Keep);
+        assert!(set.contains(TabId(1)) && set.is_human(TabId(1)));
+
+        // Unshared during the re-attach: the new session must go.
+        set.begin_reattach(TabId(2));
+        assert_eq!(set.unshare(TabId(2)), Ok(true));
+        assert_eq!(set.end_reattach(TabId(2), true), ReattachEnd::DetachAgain);
+
+        // Could not attach again: the tab is dropped like a detach.
+        set.begin_reattach(TabId(3));
+        match set.end_reattach(TabId(3), false) {
+            ReattachEnd::Dropped(effects) => {
+                assert!(effects.contains(&Effect::Send(Event::Detached {
+                    tab_id: TabId(3),
+                    reason: "reattach_failed".into()
+                })))
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(set.ids(), &[TabId(1)]);
+        // After the re-attach a detach is a detach again.
+        assert!(!set.on_detach(TabId(1), "target_closed").is_empty());
     }
 
     #[test]

@@ -5,14 +5,19 @@
 //! (`cotab_shared::controller`), runs each call in its own task under the
 //! in-flight limits, and hands every outgoing line to one writer task
 //! through a channel, so responses never interleave. A line over the limit
-//! gets one error response and closes this connection only.
+//! gets one error response and closes this connection only. Captures also
+//! take a media permit (per connection and daemon-wide); past any limit a
+//! request gets `BUSY` at once. Notifications the broker core addresses to
+//! a session go only to the connection holding it.
 
 use crate::codec::{LineCodec, LineCodecError};
 use crate::handlers::{dispatch, Broker, ConnState};
 use cotab_shared::controller::{
     decode_line, Call, Notification, Response, RpcError, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR,
 };
-use cotab_shared::limits::{MAX_CONTROLLER_LINE, MAX_IN_FLIGHT_PER_CONNECTION};
+use cotab_shared::limits::{
+    MAX_CONTROLLER_LINE, MAX_IN_FLIGHT_PER_CONNECTION, MAX_MEDIA_IN_FLIGHT_PER_CONNECTION,
+};
 use cotab_shared::{ErrorKind, RequestId};
 use futures_util::{SinkExt, StreamExt};
 use serde::Serialize;
@@ -59,6 +64,9 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
     let per_conn = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
     let mut events = broker.subscribe_agent_events();
     let mut events_open = true;
+    let mut notes = broker.subscribe_notes();
+    let mut notes_open = true;
+    let media = Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_PER_CONNECTION));
     let mut tasks = JoinSet::new();
     let end = loop {
         tokio::select! {
@@ -73,6 +81,20 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
                 }
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => events_open = false,
+            },
+            note = notes.recv(), if notes_open => match note {
+                Ok((to, ev)) => {
+                    let mine = conn.session_id();
+                    let wanted = mine.is_some() && (to.is_none() || to == mine);
+                    if let (true, Some(l)) = (wanted, line(&Notification::new(ev))) {
+                        // Best effort, as above.
+                        let _ = out.try_send(l);
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(conn = conn.id.0, n, "a slow agent missed notifications");
+                }
+                Err(broadcast::error::RecvError::Closed) => notes_open = false,
             },
             // Reap finished request tasks so the set does not grow.
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
@@ -89,7 +111,7 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
                 }
                 Some(Err(LineCodecError::Io(_))) => break End::Abort,
                 Some(Ok(bytes)) => {
-                    handle_line(&broker, &conn, &per_conn, &out, &mut tasks, &bytes).await;
+                    handle_line(&broker, &conn, [&per_conn, &media], &out, &mut tasks, &bytes).await;
                 }
             },
         }
@@ -125,7 +147,7 @@ async fn respond(
 async fn handle_line(
     broker: &Arc<Broker>,
     conn: &Arc<ConnState>,
-    per_conn: &Arc<Semaphore>,
+    [per_conn, media]: [&Arc<Semaphore>; 2],
     out: &mpsc::Sender<Bytes>,
     tasks: &mut JoinSet<()>,
     bytes: &[u8],
@@ -160,7 +182,18 @@ async fn handle_line(
         .try_acquire_owned()
         .ok()
         .zip(broker.in_flight.clone().try_acquire_owned().ok());
-    let Some(permits) = permits else {
+    // Captures also take the media budget, inside the limits above.
+    let media_permits = if matches!(call, Call::Capture(_)) {
+        media
+            .clone()
+            .try_acquire_owned()
+            .ok()
+            .zip(broker.media_in_flight.clone().try_acquire_owned().ok())
+            .map(Some)
+    } else {
+        Some(None)
+    };
+    let Some(permits) = permits.zip(media_permits) else {
         if id.is_some() {
             let err = RpcError::new(
                 SERVER_ERROR,

@@ -8,12 +8,15 @@
 //! first instant.
 
 use crate::agent;
+use crate::broker::CoreConfig;
 use crate::codec::NativeCodec;
 use crate::handlers::{Broker, Counts};
 use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
-use cotab_shared::limits::{DEFAULT_DEADLINE_MS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
+use cotab_shared::limits::{
+    DEFAULT_DEADLINE_MS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION, RESUME_GRACE_MS,
+};
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::PROTOCOL_VERSION;
 use futures_util::{SinkExt, StreamExt};
@@ -43,12 +46,15 @@ pub struct DaemonConfig {
     pub idle_exit: Duration,
     /// Deadline of every request.
     pub default_deadline: Duration,
+    /// How long a disconnected session keeps its lease and held input.
+    pub resume_grace: Duration,
 }
 
 impl DaemonConfig {
     /// Settings from the environment: [`crate::default_runtime_dir`],
-    /// `COTAB_IDLE_EXIT_SECS` (default 600) and `COTAB_DEADLINE_MS`
-    /// (default [`DEFAULT_DEADLINE_MS`]).
+    /// `COTAB_IDLE_EXIT_SECS` (default 600), `COTAB_DEADLINE_MS`
+    /// (default [`DEFAULT_DEADLINE_MS`]) and `COTAB_RESUME_GRACE_MS`
+    /// (default [`RESUME_GRACE_MS`]).
     pub fn from_env() -> Self {
         let num = |name: &str| {
             std::env::var(name)
@@ -60,6 +66,9 @@ impl DaemonConfig {
             idle_exit: Duration::from_secs(num("COTAB_IDLE_EXIT_SECS").unwrap_or(600)),
             default_deadline: Duration::from_millis(
                 num("COTAB_DEADLINE_MS").unwrap_or(DEFAULT_DEADLINE_MS),
+            ),
+            resume_grace: Duration::from_millis(
+                num("COTAB_RESUME_GRACE_MS").unwrap_or(RESUME_GRACE_MS),
             ),
         }
     }
@@ -201,13 +210,27 @@ pub async fn run(
     let agents = bind_private(&agent_path)?;
     tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
 
-    let broker = Arc::new(Broker::new(config.default_deadline));
+    let broker = Arc::new(Broker::new(
+        config.default_deadline,
+        CoreConfig {
+            resume_grace: config.resume_grace,
+            ..CoreConfig::default()
+        },
+    ));
+    // The core keeps no timers: resume graces and ticket TTLs are checked
+    // on this tick, a fraction of the grace (so a short test grace is
+    // honoured promptly).
+    let mut ticker = tokio::time::interval(
+        (config.resume_grace / 4).clamp(Duration::from_millis(10), Duration::from_secs(1)),
+    );
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let conns = shutdown.child_token();
     let idle = wait_idle(broker.watch_counts(), config.idle_exit);
     tokio::pin!(idle);
     let exit = loop {
         tokio::select! {
             _ = shutdown.cancelled() => break DaemonExit::Shutdown,
+            _ = ticker.tick() => broker.tick(),
             _ = &mut idle => {
                 tracing::info!("idle: no browser and no agent connected; exiting");
                 break DaemonExit::Idle;
@@ -322,6 +345,7 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
     let (mut sink, mut frames) = framed.split();
     let (tx, mut rx) = mpsc::channel::<Bytes>(256);
     let generation = broker.lane.attach(lane_id, version.clone(), tx);
+    broker.lane_attached();
     broker.update_counts(|c| c.lanes += 1);
     tracing::info!(version, "browser lane online");
     let writer = tokio::spawn(async move {
@@ -343,7 +367,7 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
                 }
                 Some(Ok(frame)) => match serde_json::from_slice::<ExtensionToHost>(&frame) {
                     Ok(ExtensionToHost::Response { id, outcome }) => broker.lane.complete(generation, id, outcome),
-                    Ok(ExtensionToHost::Event { event }) => broker.lane.on_event(event),
+                    Ok(ExtensionToHost::Event { event }) => broker.on_extension_event(event),
                     Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
                     // Never log the frame: it may carry page data.
                     Err(_) => tracing::warn!(len = frame.len(), "ignored a malformed message from the browser"),
@@ -351,7 +375,9 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
             },
         }
     }
-    broker.lane.detach(generation);
+    if broker.lane.detach(generation) {
+        broker.lane_lost();
+    }
     writer.abort();
     broker.update_counts(|c| c.lanes -= 1);
     tracing::info!("browser lane offline");

@@ -4,22 +4,33 @@
 //! Handlers see typed params and return typed results; they never touch
 //! sockets or JSON-RPC framing (that is [`crate::agent`]). What they ask of
 //! the browser goes through [`Lane::call`], so every deadline and lane rule
-//! applies to them alike.
+//! applies to them alike. Every rule about sessions, control, frames, held
+//! input and developer mode is decided by the sans-IO [`Core`]: a handler
+//! takes a [`Fence`] when it starts, re-checks it after every awaited step,
+//! and performs the [`Effect`]s the core returns ([`Broker::with_core`]).
 
+use crate::broker::{
+    geometry_matches, AgentRelease, Core, CoreConfig, Effect, Fence, Need, PressId, PressKind,
+    ReleaseCmd, ReleaseTarget,
+};
 use crate::keys;
 use crate::lane::Lane;
-use crate::session::{mint_ticket, Binding, ConnId, SessionId, Sessions};
+use crate::session::{mint_ticket, ConnId, SessionId};
 use crate::validate::{check_navigate_url, image_size};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use cotab_shared::controller::{
-    AgentTab, Call, CaptureParams, CaptureResult, ClickParams, Empty, HelloParams, HelloResult,
-    ImageFormat, NavigateParams, NavigateResult, PressParams, ResumeParams, ResumeResult, RpcError,
-    SelectParams, SelectResult, StatusResult, TabsListResult, TypeParams, DEFAULT_JPEG_QUALITY,
-    INVALID_PARAMS,
+    AgentEvent, AgentTab, Call, CaptureParams, CaptureResult, CdpSendParams, ClickParams,
+    ControlResult, Empty, EvaluateParams, EvaluateResult, Expect, FrameGeometry, HelloParams,
+    HelloResult, ImageFormat, KeyParams, KeyUpParams, MouseButton, MouseUpParams, NavigateParams,
+    NavigateResult, PointParams, PointerParams, PressParams, ReleaseResult, ResumeParams,
+    ResumeResult, RpcError, SelectParams, SelectResult, StatusResult, TabsListResult, TypeParams,
+    DEFAULT_JPEG_QUALITY, INVALID_PARAMS,
 };
-use cotab_shared::limits::{MAX_AGENT_NAME, MAX_IN_FLIGHT_TOTAL, MAX_TYPE_TEXT};
-use cotab_shared::native::{Command, SharedTabs};
+use cotab_shared::limits::{
+    MAX_AGENT_NAME, MAX_EXPRESSION, MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL, MAX_TYPE_TEXT,
+};
+use cotab_shared::native::{Command, CommandClass, Event, HostToExtension, SharedTabs};
 use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -39,36 +50,151 @@ pub struct Counts {
     pub agents: usize,
 }
 
+/// A notification for one session (`Some`) or every session (`None`).
+pub type Note = (Option<SessionId>, AgentEvent);
+
 /// The daemon's shared state.
 #[derive(Debug)]
 pub struct Broker {
     /// The browser lane.
-    pub lane: Lane,
-    sessions: Mutex<Sessions>,
+    pub lane: Arc<Lane>,
+    core: Mutex<Core>,
     /// Deadline of every request.
     pub default_deadline: Duration,
     /// Requests in flight in the whole daemon.
     pub in_flight: Arc<Semaphore>,
+    /// Captures in flight in the whole daemon.
+    pub media_in_flight: Arc<Semaphore>,
     counts: watch::Sender<Counts>,
+    notes: broadcast::Sender<Note>,
     next_conn: AtomicU64,
 }
 
 impl Broker {
     /// A broker with an absent lane and no session.
-    pub fn new(default_deadline: Duration) -> Self {
+    pub fn new(default_deadline: Duration, core: CoreConfig) -> Self {
         Broker {
-            lane: Lane::default(),
-            sessions: Mutex::new(Sessions::default()),
+            lane: Arc::new(Lane::default()),
+            core: Mutex::new(Core::new(core)),
             default_deadline,
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT_TOTAL)),
+            media_in_flight: Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_TOTAL)),
             counts: watch::Sender::new(Counts::default()),
+            notes: broadcast::Sender::new(256),
             next_conn: AtomicU64::new(1),
         }
     }
 
-    fn sessions(&self) -> MutexGuard<'_, Sessions> {
-        // Plain data: a panic elsewhere does not make it unusable.
-        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    /// Runs `f` on the core, then performs the effects it produced (after
+    /// the lock is released, in order).
+    pub fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        let (r, effects) = {
+            // Plain data: a panic elsewhere does not make it unusable.
+            let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
+            let r = f(&mut core);
+            (r, core.take_effects())
+        };
+        self.perform(effects);
+        r
+    }
+
+    fn perform(&self, effects: Vec<Effect>) {
+        for e in effects {
+            match e {
+                Effect::Release(cmd) => {
+                    // Detached on purpose: the release must happen even if
+                    // nobody waits for it.
+                    drop(self.send_release(cmd));
+                }
+                Effect::Dropped(press) => {
+                    tracing::debug!(press = press.0, "held input dropped with its tab or lane");
+                }
+                Effect::Notify(sid, event) => {
+                    // No agent listening is fine.
+                    let _ = self.notes.send((Some(sid), event));
+                }
+                Effect::NotifyAll(event) => {
+                    // No agent listening is fine.
+                    let _ = self.notes.send((None, event));
+                }
+                Effect::Controllers(tabs) => {
+                    self.lane
+                        .send_oneway(&HostToExtension::Controllers { tabs });
+                }
+            }
+        }
+    }
+
+    /// Sends a paired release (class `Release`) in its own task, so it
+    /// happens even if the caller goes away. A failure is logged, never
+    /// retried.
+    fn send_release(&self, cmd: ReleaseCmd) -> tokio::task::JoinHandle<Result<Value, WireError>> {
+        let lane = self.lane.clone();
+        let deadline = Instant::now() + self.default_deadline;
+        tokio::spawn(async move {
+            let r = lane
+                .call(
+                    Command::Cdp {
+                        tab_id: cmd.tab,
+                        method: cmd.method.into(),
+                        params: cmd.params,
+                        class: CommandClass::Release,
+                    },
+                    deadline,
+                )
+                .await;
+            if let Err(e) = &r {
+                tracing::warn!(tab = %cmd.tab, method = cmd.method, kind = %e.kind, "a paired release failed");
+            }
+            r
+        })
+    }
+
+    /// A frame from the extension other than a response.
+    pub fn on_extension_event(&self, event: Event) {
+        match &event {
+            Event::Shared(list) => self.with_core(|c| c.on_shared(&list.tabs)),
+            Event::TabClosed { tab_id } => self.with_core(|c| c.on_tab_gone(*tab_id, true)),
+            Event::Detached { tab_id, reason } => {
+                let closed = reason == "target_closed";
+                self.with_core(|c| c.on_tab_gone(*tab_id, closed));
+            }
+            Event::DeveloperMode { enabled } => {
+                self.with_core(|c| c.on_developer_mode(*enabled));
+            }
+            Event::Cdp {
+                tab_id,
+                method,
+                params,
+            } => {
+                let main_frame = params
+                    .get("frame")
+                    .is_some_and(|f| f.get("parentId").is_none());
+                if method == "Page.frameNavigated" && main_frame {
+                    self.with_core(|c| c.on_main_frame_navigated(*tab_id));
+                }
+            }
+        }
+        self.lane.on_event(event);
+    }
+
+    /// A browser connection said hello and became the lane's connection.
+    /// Whatever the previous one left (held input, leases) is gone.
+    pub fn lane_attached(&self) {
+        self.with_core(|c| {
+            c.on_lane_lost();
+            c.on_lane_online();
+        });
+    }
+
+    /// The lane's connection closed.
+    pub fn lane_lost(&self) {
+        self.with_core(Core::on_lane_lost);
+    }
+
+    /// Expires resume graces and tickets.
+    pub fn tick(&self) {
+        self.with_core(|c| c.tick(std::time::Instant::now()));
     }
 
     /// A fresh connection id.
@@ -86,11 +212,14 @@ impl Broker {
         self.counts.subscribe()
     }
 
-    /// Notifications for agents.
-    pub fn subscribe_agent_events(
-        &self,
-    ) -> broadcast::Receiver<cotab_shared::controller::AgentEvent> {
+    /// Lane notifications for every agent.
+    pub fn subscribe_agent_events(&self) -> broadcast::Receiver<AgentEvent> {
         self.lane.subscribe_agent_events()
+    }
+
+    /// Notifications the core addressed to sessions.
+    pub fn subscribe_notes(&self) -> broadcast::Receiver<Note> {
+        self.notes.subscribe()
     }
 }
 
@@ -115,17 +244,22 @@ impl ConnState {
         self.session.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether a session is attached (notifications go only there).
+    /// The attached session, if any (notifications go only there).
+    pub fn session_id(&self) -> Option<SessionId> {
+        *self.session()
+    }
+
+    /// Whether a session is attached.
     pub fn has_session(&self) -> bool {
         self.session().is_some()
     }
 
-    /// Lets the connection's session go: it stays resumable.
+    /// Lets the connection's session go: it stays resumable, keeping its
+    /// lease and held input for the resume grace.
     pub fn close(&self, broker: &Broker) {
-        if let Some(sid) = self.session().take() {
-            broker
-                .sessions()
-                .unbind(sid, self.id, std::time::Instant::now());
+        let sid = self.session().take();
+        if let Some(sid) = sid {
+            broker.with_core(|c| c.unbind(sid, self.id, std::time::Instant::now()));
         }
     }
 }
@@ -141,7 +275,7 @@ pub async fn dispatch(broker: &Broker, conn: &ConnState, call: Call) -> Result<V
         Call::Hello(p) => to_json(hello(&cx, p)),
         Call::Resume(p) => to_json(resume(&cx, p)),
         other => {
-            cx.require_session()?;
+            cx.sid()?;
             match other {
                 Call::Bye(_) => to_json(bye(&cx)),
                 Call::Status(_) => to_json(Ok(status(&cx))),
@@ -152,6 +286,18 @@ pub async fn dispatch(broker: &Broker, conn: &ConnState, call: Call) -> Result<V
                 Call::Click(p) => to_json(click(&cx, p).await),
                 Call::Type(p) => to_json(type_text(&cx, p).await),
                 Call::Press(p) => to_json(press(&cx, p).await),
+                Call::Acquire(_) => to_json(acquire(&cx)),
+                Call::Release(_) => to_json(release(&cx)),
+                Call::KeyDown(p) => to_json(key_down(&cx, p).await),
+                Call::KeyUp(p) => to_json(key_up(&cx, p).await),
+                Call::MouseDown(p) => to_json(mouse_down(&cx, p).await),
+                Call::MouseMove(p) => to_json(mouse_move(&cx, p).await),
+                Call::MouseUp(p) => to_json(mouse_up(&cx, p).await),
+                Call::GestureBegin(p) => to_json(gesture_begin(&cx, p).await),
+                Call::GestureUpdate(p) => to_json(gesture_update(&cx, p).await),
+                Call::GestureEnd(_) => to_json(gesture_end(&cx).await),
+                Call::Evaluate(p) => to_json(evaluate(&cx, p).await),
+                Call::CdpSend(p) => to_json(cdp_send(&cx, p).await),
                 Call::Hello(_) | Call::Resume(_) => Err(RpcError::from(WireError::new(
                     ErrorKind::InvalidRequest,
                     "unreachable: handled above",
@@ -179,6 +325,32 @@ fn wire(kind: ErrorKind, message: impl Into<String>) -> RpcError {
     RpcError::from(WireError::new(kind, message))
 }
 
+/// Settles a recorded press when the handler is done with it, or — if the
+/// handler is dropped midway (its connection aborted) — as failed, which
+/// makes the core release it.
+struct PressGuard<'a> {
+    broker: &'a Broker,
+    id: PressId,
+    armed: bool,
+}
+
+impl PressGuard<'_> {
+    fn settle(mut self, sent: bool) {
+        self.armed = false;
+        let id = self.id;
+        self.broker.with_core(|c| c.press_settled(id, sent));
+    }
+}
+
+impl Drop for PressGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let id = self.id;
+            self.broker.with_core(|c| c.press_settled(id, false));
+        }
+    }
+}
+
 /// The context of one request.
 struct Cx<'a> {
     broker: &'a Broker,
@@ -187,44 +359,35 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn no_session() -> RpcError {
-        wire(
-            ErrorKind::AuthenticationFailed,
-            "no session: call session.hello or session.resume first",
-        )
-    }
-
-    fn require_session(&self) -> Result<SessionId, RpcError> {
-        self.conn.session().ok_or_else(Self::no_session)
-    }
-
-    /// Runs `f` on this connection's binding.
-    fn with_binding<R>(&self, f: impl FnOnce(&mut Binding) -> R) -> Result<R, RpcError> {
-        let sid = self.require_session()?;
-        let mut sessions = self.broker.sessions();
-        // The session may have been resumed by another connection meanwhile.
-        let binding = sessions
-            .binding_mut(sid, self.conn.id)
-            .ok_or_else(Self::no_session)?;
-        Ok(f(binding))
-    }
-
-    fn selected(&self) -> Result<TabId, RpcError> {
-        self.with_binding(|b| b.selected)?.ok_or_else(|| {
+    fn sid(&self) -> Result<SessionId, RpcError> {
+        self.conn.session_id().ok_or_else(|| {
             wire(
-                ErrorKind::InvalidRequest,
-                "no tab selected: call tabs.select first",
+                ErrorKind::AuthenticationFailed,
+                "no session: call session.hello or session.resume first",
             )
         })
+    }
+
+    fn core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        self.broker.with_core(f)
+    }
+
+    fn fence(&self, need: Need) -> Result<Fence, RpcError> {
+        let sid = self.sid()?;
+        let conn = self.conn.id;
+        Ok(self.core(|c| c.fence(sid, conn, need))?)
+    }
+
+    fn check(&self, fence: &Fence) -> Result<(), RpcError> {
+        Ok(self.core(|c| c.check(fence))?)
     }
 
     /// Makes `sid` this connection's session, letting any previous one go.
     fn attach(&self, sid: SessionId) {
         let old = self.conn.session().replace(sid);
         if let Some(old) = old.filter(|o| *o != sid) {
-            self.broker
-                .sessions()
-                .unbind(old, self.conn.id, std::time::Instant::now());
+            let conn = self.conn.id;
+            self.core(|c| c.unbind(old, conn, std::time::Instant::now()));
         }
     }
 
@@ -236,23 +399,59 @@ impl Cx<'_> {
             .map_err(RpcError::from)
     }
 
-    async fn cdp(&self, tab_id: TabId, method: &str, params: Value) -> Result<Value, RpcError> {
-        tracing::debug!(tab = %tab_id, method, "cdp");
+    async fn cdp(
+        &self,
+        tab_id: TabId,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+    ) -> Result<Value, RpcError> {
+        tracing::debug!(tab = %tab_id, method, ?class, "cdp");
         self.extension(Command::Cdp {
             tab_id,
             method: method.into(),
             params,
+            class,
         })
         .await
     }
 
-    /// `Runtime.evaluate` with `returnByValue`, returning the value.
-    async fn evaluate(&self, tab_id: TabId, expression: &str) -> Result<Value, RpcError> {
+    /// One awaited CDP step of a fenced action: the fence is checked after
+    /// it, before its result is looked at.
+    async fn step(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+    ) -> Result<Value, RpcError> {
+        let r = self.cdp(fence.tab, method, params, class).await;
+        // A lost transport says more than the revocation it caused (the
+        // lane's loss revokes every lease): report it as such.
+        if let Err(e) = &r {
+            if matches!(
+                e.kind(),
+                ErrorKind::UnknownOutcome
+                    | ErrorKind::RuntimeLost
+                    | ErrorKind::Timeout
+                    | ErrorKind::LaneAbsent
+            ) {
+                return r;
+            }
+        }
+        self.check(fence)?;
+        r
+    }
+
+    /// `Runtime.evaluate` (class Observe) with `returnByValue`, returning
+    /// the value.
+    async fn read(&self, fence: &Fence, expression: &str) -> Result<Value, RpcError> {
         let r = self
-            .cdp(
-                tab_id,
+            .step(
+                fence,
                 "Runtime.evaluate",
                 json!({"expression": expression, "returnByValue": true}),
+                CommandClass::Observe,
             )
             .await?;
         if r.get("exceptionDetails").is_some() {
@@ -264,6 +463,114 @@ impl Cx<'_> {
         Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
     }
 
+    /// The live viewport (`Page.getLayoutMetrics`, class Observe).
+    async fn geometry(&self, fence: &Fence) -> Result<FrameGeometry, RpcError> {
+        let r = self
+            .step(
+                fence,
+                "Page.getLayoutMetrics",
+                json!({}),
+                CommandClass::Observe,
+            )
+            .await?;
+        let v = r.get("cssVisualViewport");
+        let num = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_f64);
+        match (
+            num("clientWidth"),
+            num("clientHeight"),
+            num("pageX"),
+            num("pageY"),
+        ) {
+            (Some(w), Some(h), Some(x), Some(y)) => Ok(FrameGeometry {
+                viewport_width: w,
+                viewport_height: h,
+                scroll_x: x,
+                scroll_y: y,
+            }),
+            _ => Err(wire(
+                ErrorKind::CommandFailed,
+                "the browser sent no layout metrics",
+            )),
+        }
+    }
+
+    /// Checks `expect` before anything is sent: the revision, then the
+    /// live url.
+    async fn expect(&self, fence: &Fence, expect: Option<&Expect>) -> Result<(), RpcError> {
+        let Some(expect) = expect else {
+            return Ok(());
+        };
+        self.core(|c| c.check_expected_revision(fence, expect.selection_revision))?;
+        if let Some(url) = &expect.url {
+            let live = self.read(fence, "location.href").await?;
+            if live.as_str() != Some(url.as_str()) {
+                return Err(wire(
+                    ErrorKind::StateChanged,
+                    "the tab's url is not the expected one",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The frame coordinate input aims at, checked against the live
+    /// viewport; `STALE_FRAME` if it moved.
+    async fn frame(
+        &self,
+        fence: &Fence,
+        id: Option<&cotab_shared::controller::FrameId>,
+    ) -> Result<crate::broker::Frame, RpcError> {
+        let frame = self.core(|c| c.frame_for(fence, id))?;
+        let live = self.geometry(fence).await?;
+        if !geometry_matches(&frame.geometry, &live) {
+            return Err(wire(
+                ErrorKind::StaleFrame,
+                "the viewport moved since the frame: capture the page again",
+            ));
+        }
+        Ok(frame)
+    }
+
+    fn begin_press(
+        &self,
+        fence: &Fence,
+        frame: Option<&cotab_shared::controller::FrameId>,
+        kind: PressKind,
+    ) -> Result<PressGuard<'_>, RpcError> {
+        let id = self.core(|c| c.begin_press(fence, frame, kind))?;
+        Ok(PressGuard {
+            broker: self.broker,
+            id,
+            armed: true,
+        })
+    }
+
+    /// Sends an agent's release and reports it.
+    async fn agent_release(&self, target: ReleaseTarget) -> Result<ReleaseResult, RpcError> {
+        let sid = self.sid()?;
+        let conn = self.conn.id;
+        match self.core(|c| c.agent_release(sid, conn, target))? {
+            AgentRelease::Already => Ok(ReleaseResult {
+                already_released: true,
+            }),
+            AgentRelease::Send(cmd) => {
+                self.release_now(cmd).await?;
+                Ok(ReleaseResult {
+                    already_released: false,
+                })
+            }
+        }
+    }
+
+    /// Sends a release in its own task (it happens even if this request
+    /// is dropped) and waits for it.
+    async fn release_now(&self, cmd: ReleaseCmd) -> Result<(), RpcError> {
+        match self.broker.send_release(cmd).await {
+            Ok(r) => r.map(drop).map_err(RpcError::from),
+            Err(_) => Err(wire(ErrorKind::CommandFailed, "the release task failed")),
+        }
+    }
+
     async fn live_shared(&self) -> Result<SharedTabs, RpcError> {
         let v = self.extension(Command::ListShared).await?;
         let list: SharedTabs = serde_json::from_value(v).map_err(|_| {
@@ -272,6 +579,7 @@ impl Cx<'_> {
                 "the extension sent a malformed tab list",
             )
         })?;
+        self.broker.with_core(|c| c.on_shared(&list.tabs));
         self.broker.lane.set_shared(list.tabs.clone());
         Ok(list)
     }
@@ -288,6 +596,17 @@ fn check_version(v: u32) -> Result<(), RpcError> {
     }
 }
 
+fn check_point(x: f64, y: f64) -> Result<(), RpcError> {
+    for (name, v) in [("x", x), ("y", y)] {
+        if !v.is_finite() || v < 0.0 {
+            return Err(invalid_params(format!(
+                "invalid params: `params.{name}` must be a finite number ≥ 0"
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
     check_version(p.protocol_version)?;
     if p.agent.is_empty() || p.agent.len() > MAX_AGENT_NAME {
@@ -297,12 +616,11 @@ fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
     }
     let ticket =
         mint_ticket().map_err(|_| wire(ErrorKind::CommandFailed, "no randomness available"))?;
-    let sid = cx
-        .broker
-        .sessions()
-        .create(p.agent, ticket.clone(), cx.conn.id);
+    let conn = cx.conn.id;
+    let t = ticket.clone();
+    let sid = cx.core(|c| c.hello(conn, p.agent, t));
     cx.attach(sid);
-    tracing::info!(conn = cx.conn.id.0, "session opened");
+    tracing::info!(conn = conn.0, "session opened");
     Ok(HelloResult {
         protocol_version: PROTOCOL_VERSION,
         ticket,
@@ -313,10 +631,9 @@ fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
 
 fn resume(cx: &Cx<'_>, p: ResumeParams) -> Result<ResumeResult, RpcError> {
     check_version(p.protocol_version)?;
+    let conn = cx.conn.id;
     let sid = cx
-        .broker
-        .sessions()
-        .resume(&p.ticket, cx.conn.id, std::time::Instant::now())
+        .core(|c| c.resume(conn, &p.ticket, std::time::Instant::now()))
         .ok_or_else(|| {
             wire(
                 ErrorKind::AuthenticationFailed,
@@ -324,9 +641,8 @@ fn resume(cx: &Cx<'_>, p: ResumeParams) -> Result<ResumeResult, RpcError> {
             )
         })?;
     cx.attach(sid);
-    let (selected_tab, selection_revision) =
-        cx.with_binding(|b| (b.selected, b.selection_revision))?;
-    tracing::info!(conn = cx.conn.id.0, "session resumed");
+    let (selected_tab, selection_revision) = cx.core(|c| c.selection(sid, conn))?;
+    tracing::info!(conn = conn.0, "session resumed");
     Ok(ResumeResult {
         protocol_version: PROTOCOL_VERSION,
         selected_tab,
@@ -335,9 +651,10 @@ fn resume(cx: &Cx<'_>, p: ResumeParams) -> Result<ResumeResult, RpcError> {
 }
 
 fn bye(cx: &Cx<'_>) -> Result<Empty, RpcError> {
-    let sid = cx.require_session()?;
-    cx.broker.sessions().revoke(sid, cx.conn.id);
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
     cx.conn.session().take();
+    cx.core(|c| c.bye(sid, conn));
     Ok(Empty {})
 }
 
@@ -356,7 +673,9 @@ fn status(cx: &Cx<'_>) -> StatusResult {
 
 async fn tabs_list(cx: &Cx<'_>) -> Result<TabsListResult, RpcError> {
     let list = cx.live_shared().await?;
-    let selected = cx.with_binding(|b| b.selected)?;
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    let (selected, _) = cx.core(|c| c.selection(sid, conn))?;
     Ok(TabsListResult {
         tabs: list
             .tabs
@@ -372,23 +691,31 @@ async fn tabs_list(cx: &Cx<'_>) -> Result<TabsListResult, RpcError> {
 }
 
 async fn tabs_select(cx: &Cx<'_>, p: SelectParams) -> Result<SelectResult, RpcError> {
-    let list = cx.live_shared().await?;
-    if !list.tabs.iter().any(|t| t.id == p.tab_id) {
-        return Err(wire(
-            ErrorKind::TabNotShared,
-            "that tab is not shared with agents",
-        ));
-    }
-    cx.with_binding(|b| {
-        b.selected = Some(p.tab_id);
-        b.selection_revision += 1;
-        // A capture of another tab says nothing about this one.
-        b.device_pixel_ratio = None;
-        SelectResult {
-            tab_id: p.tab_id,
-            selection_revision: b.selection_revision,
-        }
+    cx.live_shared().await?;
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    let selection_revision = cx.core(|c| c.select(sid, conn, p.tab_id))?;
+    Ok(SelectResult {
+        tab_id: p.tab_id,
+        selection_revision,
     })
+}
+
+fn acquire(cx: &Cx<'_>) -> Result<ControlResult, RpcError> {
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    let (tab_id, selection_revision) = cx.core(|c| c.acquire(sid, conn))?;
+    Ok(ControlResult {
+        tab_id,
+        selection_revision,
+    })
+}
+
+fn release(cx: &Cx<'_>) -> Result<Empty, RpcError> {
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    cx.core(|c| c.release_control(sid, conn))?;
+    Ok(Empty {})
 }
 
 async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcError> {
@@ -398,10 +725,19 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
         }
         _ => RpcError::from(e),
     })?;
-    let tab = cx.selected()?;
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    cx.core(|c| c.input(&fence))?;
     // Subscribe before navigating so the load event cannot slip past.
     let mut events = cx.broker.lane.subscribe_cdp();
-    let r = cx.cdp(tab, "Page.navigate", json!({"url": p.url})).await?;
+    let r = cx
+        .step(
+            &fence,
+            "Page.navigate",
+            json!({"url": p.url}),
+            CommandClass::Act,
+        )
+        .await?;
     if let Some(err) = r
         .get("errorText")
         .and_then(Value::as_str)
@@ -425,16 +761,17 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
                         "the page did not finish loading before the deadline",
                     ));
                 }
-                Ok(Ok(ev)) if ev.tab_id == tab && ev.method == "Page.loadEventFired" => break,
+                Ok(Ok(ev)) if ev.tab_id == fence.tab && ev.method == "Page.loadEventFired" => break,
                 Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
                 Ok(Err(broadcast::error::RecvError::Closed)) => {
                     return Err(wire(ErrorKind::RuntimeLost, "the browser lane went away"));
                 }
             }
         }
+        cx.check(&fence)?;
     }
     let v = cx
-        .evaluate(tab, "({url: location.href, title: document.title})")
+        .read(&fence, "({url: location.href, title: document.title})")
         .await?;
     let text = |k: &str| {
         v.get(k)
@@ -469,14 +806,21 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
         (ImageFormat::Jpeg, q) => Some(q.unwrap_or(DEFAULT_JPEG_QUALITY)),
         (ImageFormat::Png, None) => None,
     };
-    let tab = cx.selected()?;
+    let fence = cx.fence(Need::Observe)?;
+    let mark = cx.core(|c| c.capture_started(&fence));
     let mut params = json!({"format": p.format.as_str()});
     if let (Some(q), Some(obj)) = (quality, params.as_object_mut()) {
         obj.insert("quality".into(), json!(q));
     }
-    let (shot, dpr) = tokio::join!(
-        cx.cdp(tab, "Page.captureScreenshot", params),
-        cx.evaluate(tab, "window.devicePixelRatio")
+    let (shot, dpr, geometry) = tokio::join!(
+        cx.step(
+            &fence,
+            "Page.captureScreenshot",
+            params,
+            CommandClass::Observe
+        ),
+        cx.read(&fence, "window.devicePixelRatio"),
+        cx.geometry(&fence),
     );
     let data = shot?
         .get("data")
@@ -484,6 +828,7 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
         .map(str::to_string)
         .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
     let dpr = dpr_of(&dpr?);
+    let geometry = geometry?;
     let bytes = STANDARD
         .decode(data.as_bytes())
         .map_err(|_| wire(ErrorKind::CommandFailed, "the capture is not valid base64"))?;
@@ -493,42 +838,55 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
             "the capture is not a readable image",
         )
     })?;
-    cx.with_binding(|b| b.device_pixel_ratio = Some(dpr))?;
+    let g = geometry.clone();
+    let frame_id = cx.core(|c| c.capture_finished(&fence, mark, dpr, g))?;
     Ok(CaptureResult {
         format: p.format,
         data,
         width,
         height,
         device_pixel_ratio: dpr,
+        frame_id,
+        geometry,
     })
 }
 
 async fn click(cx: &Cx<'_>, p: ClickParams) -> Result<Empty, RpcError> {
-    for (name, v) in [("x", p.x), ("y", p.y)] {
-        if !v.is_finite() || v < 0.0 {
-            return Err(invalid_params(format!(
-                "invalid params: `params.{name}` must be a finite number ≥ 0"
-            )));
-        }
+    check_point(p.x, p.y)?;
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    let button = MouseButton::Left;
+    let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
+    let id = guard.id;
+    let others = cx.core(|c| c.buttons_held(fence.session, fence.tab, Some(id)));
+    let down = async {
+        cx.step(
+            &fence,
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseMoved", "x": x, "y": y, "buttons": others}),
+            CommandClass::Act,
+        )
+        .await?;
+        cx.step(
+            &fence,
+            "Input.dispatchMouseEvent",
+            json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
+                   "buttons": others | button.bit(), "clickCount": 1}),
+            CommandClass::Act,
+        )
+        .await
     }
-    let tab = cx.selected()?;
-    let dpr = match cx.with_binding(|b| b.device_pixel_ratio)? {
-        Some(d) => d,
-        None => {
-            let d = dpr_of(&cx.evaluate(tab, "window.devicePixelRatio").await?);
-            cx.with_binding(|b| b.device_pixel_ratio = Some(d))?;
-            d
-        }
-    };
-    let (x, y) = (p.x / dpr, p.y / dpr);
-    let events = [
-        json!({"type": "mouseMoved", "x": x, "y": y}),
-        json!({"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}),
-        json!({"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1}),
-    ];
-    for e in events {
-        cx.cdp(tab, "Input.dispatchMouseEvent", e).await?;
+    .await;
+    guard.settle(down.is_ok());
+    down?;
+    // Still ours: release it now (if it was revoked meanwhile, the core
+    // released it already and the fence below fails).
+    if let Some(cmd) = cx.core(|c| c.release_press(id)) {
+        cx.release_now(cmd).await?;
     }
+    cx.check(&fence)?;
     Ok(Empty {})
 }
 
@@ -538,18 +896,236 @@ async fn type_text(cx: &Cx<'_>, p: TypeParams) -> Result<Empty, RpcError> {
             "invalid params: `params.text` is longer than {MAX_TYPE_TEXT} bytes"
         )));
     }
-    let tab = cx.selected()?;
-    cx.cdp(tab, "Input.insertText", json!({"text": p.text}))
-        .await?;
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    cx.core(|c| c.input(&fence))?;
+    cx.step(
+        &fence,
+        "Input.insertText",
+        json!({"text": p.text}),
+        CommandClass::Act,
+    )
+    .await?;
     Ok(Empty {})
 }
 
+fn key_of(name: &str) -> Result<keys::KeyInfo, RpcError> {
+    keys::lookup(name)
+        .ok_or_else(|| invalid_params("invalid params: unknown key name in `params.key`"))
+}
+
 async fn press(cx: &Cx<'_>, p: PressParams) -> Result<Empty, RpcError> {
-    let key = keys::lookup(&p.key)
-        .ok_or_else(|| invalid_params("invalid params: unknown key name in `params.key`"))?;
-    let tab = cx.selected()?;
-    let [down, up] = keys::key_events(&key, &p.modifiers);
-    cx.cdp(tab, "Input.dispatchKeyEvent", down).await?;
-    cx.cdp(tab, "Input.dispatchKeyEvent", up).await?;
+    let key = key_of(&p.key)?;
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    let [down, _] = keys::key_events(&key, &p.modifiers);
+    let guard = cx.begin_press(
+        &fence,
+        None,
+        PressKind::Key {
+            key,
+            modifiers: p.modifiers,
+        },
+    )?;
+    let id = guard.id;
+    let r = cx
+        .step(&fence, "Input.dispatchKeyEvent", down, CommandClass::Act)
+        .await;
+    guard.settle(r.is_ok());
+    r?;
+    if let Some(cmd) = cx.core(|c| c.release_press(id)) {
+        cx.release_now(cmd).await?;
+    }
+    cx.check(&fence)?;
     Ok(Empty {})
+}
+
+async fn key_down(cx: &Cx<'_>, p: KeyParams) -> Result<Empty, RpcError> {
+    let key = key_of(&p.key)?;
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    let [down, _] = keys::key_events(&key, &p.modifiers);
+    let guard = cx.begin_press(
+        &fence,
+        None,
+        PressKind::Key {
+            key,
+            modifiers: p.modifiers,
+        },
+    )?;
+    let r = cx
+        .step(&fence, "Input.dispatchKeyEvent", down, CommandClass::Act)
+        .await;
+    guard.settle(r.is_ok());
+    r?;
+    Ok(Empty {})
+}
+
+async fn key_up(cx: &Cx<'_>, p: KeyUpParams) -> Result<ReleaseResult, RpcError> {
+    let key = key_of(&p.key)?;
+    cx.agent_release(ReleaseTarget::Key(key.key)).await
+}
+
+async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
+    check_point(p.x, p.y)?;
+    let button = p.button.unwrap_or_default();
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
+    let buttons = cx.core(|c| c.buttons_held(fence.session, fence.tab, None));
+    let r = cx
+        .step(
+            &fence,
+            "Input.dispatchMouseEvent",
+            json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
+                   "buttons": buttons, "clickCount": 1}),
+            CommandClass::Act,
+        )
+        .await;
+    guard.settle(r.is_ok());
+    r?;
+    Ok(Empty {})
+}
+
+fn first_button(mask: u32) -> &'static str {
+    [MouseButton::Left, MouseButton::Right, MouseButton::Middle]
+        .into_iter()
+        .find(|b| mask & b.bit() != 0)
+        .map_or("none", MouseButton::as_str)
+}
+
+async fn mouse_move(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
+    check_point(p.x, p.y)?;
+    if p.button.is_some() {
+        return Err(invalid_params(
+            "invalid params: `params.button` is only allowed with input.mouseDown",
+        ));
+    }
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
+    cx.step(
+        &fence,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y, "button": first_button(buttons), "buttons": buttons}),
+        CommandClass::Act,
+    )
+    .await?;
+    Ok(Empty {})
+}
+
+async fn mouse_up(cx: &Cx<'_>, p: MouseUpParams) -> Result<ReleaseResult, RpcError> {
+    cx.agent_release(ReleaseTarget::Mouse(p.button.unwrap_or_default()))
+        .await
+}
+
+async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
+    check_point(p.x, p.y)?;
+    if p.button.is_some() {
+        return Err(invalid_params(
+            "invalid params: `params.button` is only allowed with input.mouseDown",
+        ));
+    }
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    let guard = cx.begin_press(
+        &fence,
+        Some(&frame.id),
+        PressKind::Touch {
+            x,
+            y,
+            dpr: frame.dpr,
+        },
+    )?;
+    let r = cx
+        .step(
+            &fence,
+            "Input.dispatchTouchEvent",
+            json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
+            CommandClass::Act,
+        )
+        .await;
+    guard.settle(r.is_ok());
+    r?;
+    Ok(Empty {})
+}
+
+async fn gesture_update(cx: &Cx<'_>, p: PointParams) -> Result<Empty, RpcError> {
+    check_point(p.x, p.y)?;
+    let fence = cx.fence(Need::Act)?;
+    let (x, y) = cx.core(|c| c.gesture_moved(&fence, p.x, p.y))?;
+    cx.step(
+        &fence,
+        "Input.dispatchTouchEvent",
+        json!({"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}),
+        CommandClass::Act,
+    )
+    .await?;
+    Ok(Empty {})
+}
+
+async fn gesture_end(cx: &Cx<'_>) -> Result<ReleaseResult, RpcError> {
+    cx.agent_release(ReleaseTarget::Touch).await
+}
+
+async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcError> {
+    if p.expression.len() > MAX_EXPRESSION {
+        return Err(invalid_params(format!(
+            "invalid params: `params.expression` is longer than {MAX_EXPRESSION} bytes"
+        )));
+    }
+    let fence = cx.fence(Need::Privileged)?;
+    cx.core(|c| c.input(&fence))?;
+    let r = cx
+        .step(
+            &fence,
+            "Runtime.evaluate",
+            json!({"expression": p.expression, "returnByValue": true,
+                   "awaitPromise": p.await_promise.unwrap_or(true)}),
+            CommandClass::Privileged,
+        )
+        .await?;
+    let exception = r.get("exceptionDetails").map(|d| {
+        d.pointer("/exception/description")
+            .or_else(|| d.get("text"))
+            .and_then(Value::as_str)
+            .unwrap_or("the expression threw")
+            .to_string()
+    });
+    Ok(EvaluateResult {
+        value: r.pointer("/result/value").cloned().unwrap_or(Value::Null),
+        exception,
+    })
+}
+
+fn valid_cdp_method(m: &str) -> bool {
+    let mut parts = m.split('.');
+    let ok = |p: Option<&str>| {
+        p.is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+    };
+    m.len() <= 128 && ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}
+
+async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
+    if !valid_cdp_method(&p.method) {
+        return Err(invalid_params(
+            "invalid params: `params.method` must look like `Domain.method`",
+        ));
+    }
+    let params = p.params.unwrap_or_else(|| json!({}));
+    if !params.is_object() {
+        return Err(invalid_params(
+            "invalid params: `params.params` must be an object",
+        ));
+    }
+    let fence = cx.fence(Need::Privileged)?;
+    cx.core(|c| c.input(&fence))?;
+    cx.step(&fence, &p.method, params, CommandClass::Privileged)
+        .await
 }

@@ -179,13 +179,13 @@ impl Lane {
     }
 
     /// The connection of `generation` closed. A stale generation (already
-    /// replaced) changes nothing.
-    pub fn detach(&self, generation: u64) {
+    /// replaced) changes nothing; returns whether the lane went offline.
+    pub fn detach(&self, generation: u64) -> bool {
         {
             let mut g = self.lock();
             match &g.conn {
                 Some(c) if c.generation == generation => {}
-                _ => return,
+                _ => return false,
             }
             g.conn = None;
             g.state = LaneState::Offline;
@@ -194,6 +194,28 @@ impl Lane {
         self.changes.send_modify(|n| *n += 1);
         // No agent listening is fine.
         let _ = self.agent_events.send(AgentEvent::LaneOffline {});
+        true
+    }
+
+    /// Sends a message that needs no answer (e.g. `controllers`) on the
+    /// current connection, if any, without waiting. A full or closed
+    /// channel drops it: every such message carries the whole state, so the
+    /// next one repairs a lost one.
+    pub fn send_oneway(&self, msg: &HostToExtension) {
+        let g = self.lock();
+        let Some(conn) = &g.conn else {
+            return;
+        };
+        let bytes = match serde_json::to_vec(msg) {
+            Ok(b) if b.len() <= self.max_frame => Bytes::from(b),
+            _ => {
+                tracing::warn!("a message to the browser was too large or not encodable");
+                return;
+            }
+        };
+        if conn.tx.try_send(bytes).is_err() {
+            tracing::warn!("the browser connection is congested; dropped a state update");
+        }
     }
 
     /// A response arrived on the connection of `generation`.
@@ -231,6 +253,8 @@ impl Lane {
                 // No agent listening is fine.
                 let _ = self.agent_events.send(AgentEvent::TabClosed { tab_id });
             }
+            // The broker core handles it.
+            Event::DeveloperMode { .. } => {}
             Event::Cdp {
                 tab_id,
                 method,
@@ -415,7 +439,7 @@ mod tests {
     fn request_id(frame: &Bytes) -> u64 {
         match serde_json::from_slice::<HostToExtension>(frame).expect("request") {
             HostToExtension::Request { id, .. } => id,
-            HostToExtension::Welcome { .. } => panic!("not a request"),
+            _ => panic!("not a request"),
         }
     }
 
@@ -501,6 +525,7 @@ mod tests {
             tab_id: TabId(1),
             method: "Input.insertText".into(),
             params: json!({"text": "x".repeat(200)}),
+            class: cotab_shared::native::CommandClass::Act,
         };
         let err = lane.call(cmd, far()).await.expect_err("too big");
         assert_eq!(err.kind, ErrorKind::InvalidRequest);
@@ -530,6 +555,7 @@ mod tests {
             id: TabId(id),
             url: "http://a/".into(),
             title: title.into(),
+            human_control: false,
         };
         let notes = shared_changes(&[t(1, "a"), t(2, "b")], &[t(1, "a2"), t(3, "c")]);
         assert_eq!(

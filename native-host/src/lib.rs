@@ -7,8 +7,10 @@
 //! - [`codec`]: bytes ↔ frames (native-messaging length prefix, NDJSON lines).
 //! - `cotab_shared`: frames ↔ typed messages (the only place that knows the
 //!   JSON shapes).
-//! - [`session`], [`lane`], [`keys`], [`validate`]: the broker's state and
-//!   rules, with no sockets in them.
+//! - [`broker`]: the sans-IO broker core (sessions, leases, frames, held
+//!   input, developer mode): state plus an input in, effects out.
+//! - [`session`], [`lane`], [`keys`], [`validate`]: ids and tickets, the
+//!   browser lane, the key table, url and image checks.
 //! - [`handlers`]: one function per controller method.
 //! - [`agent`], [`daemon`], [`relay`]: the socket and process edges.
 //! - [`client`]: the agent side of the controller link (used by `cotab`).
@@ -17,6 +19,7 @@
 //! into this library.
 
 pub mod agent;
+pub mod broker;
 pub mod client;
 pub mod codec;
 pub mod daemon;

@@ -212,6 +212,22 @@ pub enum AgentEvent {
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
+    /// The agent lost the control lease of a tab; its held input there has
+    /// been released.
+    #[serde(rename = "control.revoked")]
+    ControlRevoked {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// Why.
+        reason: RevokeReason,
+    },
+    /// The person turned developer mode on or off.
+    #[serde(rename = "developerMode.changed")]
+    DeveloperModeChanged {
+        /// Whether `page.evaluate` and `cdp.send` are allowed now.
+        enabled: bool,
+    },
     /// The browser lane dropped.
     #[serde(rename = "lane.offline")]
     LaneOffline {},
@@ -298,6 +314,30 @@ methods! {
     Type => "input.type", TypeParams, Empty, Type;
     /// Presses and releases one key, with modifiers.
     Press => "input.press", PressParams, Empty, Press;
+    /// Takes the control lease of the selected tab.
+    Acquire => "control.acquire", Empty, ControlResult, Acquire;
+    /// Gives the control lease back (held input is released first).
+    Release => "control.release", Empty, Empty, Release;
+    /// Presses a key and holds it until `input.keyUp`.
+    KeyDown => "input.keyDown", KeyParams, Empty, KeyDown;
+    /// Releases a key held with `input.keyDown`.
+    KeyUp => "input.keyUp", KeyUpParams, ReleaseResult, KeyUp;
+    /// Presses a mouse button at a point and holds it until `input.mouseUp`.
+    MouseDown => "input.mouseDown", PointerParams, Empty, MouseDown;
+    /// Moves the mouse (with any held button) to a point.
+    MouseMove => "input.mouseMove", PointerParams, Empty, MouseMove;
+    /// Releases a button held with `input.mouseDown`.
+    MouseUp => "input.mouseUp", MouseUpParams, ReleaseResult, MouseUp;
+    /// Puts a finger down at a point and holds it until `input.gesture.end`.
+    GestureBegin => "input.gesture.begin", PointerParams, Empty, GestureBegin;
+    /// Moves the finger of the gesture in progress.
+    GestureUpdate => "input.gesture.update", PointParams, Empty, GestureUpdate;
+    /// Lifts the finger of the gesture in progress.
+    GestureEnd => "input.gesture.end", Empty, ReleaseResult, GestureEnd;
+    /// Evaluates JavaScript in the selected tab (developer mode only).
+    Evaluate => "page.evaluate", EvaluateParams, EvaluateResult, Evaluate;
+    /// Sends a raw CDP command to the selected tab (developer mode only).
+    CdpSend => "cdp.send", CdpSendParams, Value, CdpSend;
 }
 
 fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {
@@ -491,6 +531,9 @@ pub struct SelectResult {
 pub struct NavigateParams {
     /// An absolute `http:` or `https:` url.
     pub url: String,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
 }
 
 /// Result of `page.navigate`.
@@ -553,6 +596,10 @@ pub struct CaptureResult {
     pub height: u32,
     /// Image pixels per CSS pixel.
     pub device_pixel_ratio: f64,
+    /// Id of this capture, for coordinate input.
+    pub frame_id: FrameId,
+    /// What the capture shows, in CSS pixels.
+    pub geometry: FrameGeometry,
 }
 
 /// Params of `input.click`.
@@ -563,6 +610,13 @@ pub struct ClickParams {
     pub x: f64,
     /// Vertical position in capture pixels.
     pub y: f64,
+    /// The capture the point was read from; the session's latest capture of
+    /// the tab when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<FrameId>,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
 }
 
 /// Params of `input.type`.
@@ -571,6 +625,9 @@ pub struct ClickParams {
 pub struct TypeParams {
     /// Text inserted at the focus, as if typed.
     pub text: String,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
 }
 
 /// A modifier key held during `input.press`.
@@ -608,6 +665,214 @@ pub struct PressParams {
     /// Modifiers held while the key is pressed.
     #[serde(default)]
     pub modifiers: Vec<Modifier>,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+/// Why an agent lost control of a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RevokeReason {
+    /// The person took control.
+    Human,
+    /// The person unshared the tab.
+    Unshared,
+    /// The tab was closed.
+    TabClosed,
+    /// The agent selected another tab.
+    TabSwitched,
+    /// The session ended (`session.bye`).
+    SessionEnded,
+    /// The agent's connection dropped and it did not resume in time, or its
+    /// ticket expired.
+    Disconnected,
+    /// Developer mode was turned off while the agent held input.
+    DeveloperModeOff,
+    /// The browser lane went away.
+    LaneLost,
+}
+
+/// An opaque id of a capture; coordinates in input name the capture they
+/// were read from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FrameId(pub String);
+
+/// The geometry of a capture, in CSS pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameGeometry {
+    /// Viewport width.
+    pub viewport_width: f64,
+    /// Viewport height.
+    pub viewport_height: f64,
+    /// Horizontal scroll offset of the viewport.
+    pub scroll_x: f64,
+    /// Vertical scroll offset of the viewport.
+    pub scroll_y: f64,
+}
+
+/// State an action expects; when the tab is no longer in it the action
+/// fails `STATE_CHANGED` without touching the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Expect {
+    /// The tab's url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The session's selection revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection_revision: Option<u64>,
+}
+
+/// Result of `control.acquire`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlResult {
+    /// The tab now controlled.
+    pub tab_id: TabId,
+    /// The session's selection revision.
+    pub selection_revision: u64,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MouseButton {
+    /// The primary button.
+    #[default]
+    Left,
+    /// The wheel button.
+    Middle,
+    /// The secondary button.
+    Right,
+}
+
+impl MouseButton {
+    /// CDP's name for the button.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+        }
+    }
+
+    /// CDP's `buttons` bit for the button.
+    pub fn bit(self) -> u32 {
+        match self {
+            MouseButton::Left => 1,
+            MouseButton::Right => 2,
+            MouseButton::Middle => 4,
+        }
+    }
+}
+
+/// Params of `input.keyDown`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct KeyParams {
+    /// A key name as in `input.press`.
+    pub key: String,
+    /// Modifiers held with it.
+    #[serde(default)]
+    pub modifiers: Vec<Modifier>,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+/// Params of `input.keyUp`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct KeyUpParams {
+    /// The key held with `input.keyDown`.
+    pub key: String,
+}
+
+/// Result of a paired release (`input.keyUp`, `input.mouseUp`,
+/// `input.gesture.end`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseResult {
+    /// The daemon had already released it (after a revocation); nothing was
+    /// sent.
+    pub already_released: bool,
+}
+
+/// Params of `input.mouseDown`, `input.mouseMove` and
+/// `input.gesture.begin`: a point in a capture's pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PointerParams {
+    /// Horizontal position in capture pixels.
+    pub x: f64,
+    /// Vertical position in capture pixels.
+    pub y: f64,
+    /// The capture the point was read from; the session's latest capture of
+    /// the tab when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<FrameId>,
+    /// The button (`input.mouseDown` only; left when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+/// Params of `input.gesture.update`: a point in the gesture's capture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PointParams {
+    /// Horizontal position in capture pixels.
+    pub x: f64,
+    /// Vertical position in capture pixels.
+    pub y: f64,
+}
+
+/// Params of `input.mouseUp`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MouseUpParams {
+    /// The held button; left when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+}
+
+/// Params of `page.evaluate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EvaluateParams {
+    /// A JavaScript expression.
+    pub expression: String,
+    /// Wait for a returned promise to settle (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub await_promise: Option<bool>,
+}
+
+/// Result of `page.evaluate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluateResult {
+    /// The value, as JSON (`null` for `undefined` and values JSON cannot
+    /// carry).
+    pub value: Value,
+    /// The exception's description when the expression threw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
+}
+
+/// Params of `cdp.send`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CdpSendParams {
+    /// CDP method, e.g. `Page.addScriptToEvaluateOnNewDocument`.
+    pub method: String,
+    /// CDP params object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
 }
 
 #[cfg(test)]
@@ -638,7 +903,8 @@ mod tests {
             call,
             Ok(Call::Press(PressParams {
                 key: "Enter".into(),
-                modifiers: vec![Modifier::Shift]
+                modifiers: vec![Modifier::Shift],
+                expect: None,
             }))
         );
     }
@@ -743,6 +1009,59 @@ mod tests {
     }
 
     #[test]
+    fn new_rule_messages_golden() {
+        let n = Notification::new(AgentEvent::ControlRevoked {
+            tab_id: TabId(3),
+            reason: RevokeReason::Human,
+        });
+        assert_eq!(
+            serde_json::to_value(&n).expect("serialises"),
+            json!({"jsonrpc":"2.0","method":"control.revoked","params":{"tabId":3,"reason":"human"}})
+        );
+        let n = Notification::new(AgentEvent::DeveloperModeChanged { enabled: true });
+        assert_eq!(
+            serde_json::to_value(&n).expect("serialises"),
+            json!({"jsonrpc":"2.0","method":"developerMode.changed","params":{"enabled":true}})
+        );
+        let call = parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"input.mouseDown","params":{"x":1,"y":2,"frameId":"f9","button":"right","expect":{"url":"http://a/","selectionRevision":3}}}"#,
+        );
+        assert_eq!(
+            call,
+            Ok(Call::MouseDown(PointerParams {
+                x: 1.0,
+                y: 2.0,
+                frame_id: Some(FrameId("f9".into())),
+                button: Some(MouseButton::Right),
+                expect: Some(Expect {
+                    url: Some("http://a/".into()),
+                    selection_revision: Some(3),
+                }),
+            }))
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"input.gesture.end"}"#),
+            Ok(Call::GestureEnd(Empty {}))
+        );
+        assert_eq!(
+            parse(
+                r#"{"jsonrpc":"2.0","id":1,"method":"cdp.send","params":{"method":"Page.reload"}}"#
+            ),
+            Ok(Call::CdpSend(CdpSendParams {
+                method: "Page.reload".into(),
+                params: None
+            }))
+        );
+        let r = ReleaseResult {
+            already_released: true,
+        };
+        assert_eq!(
+            serde_json::to_value(&r).expect("serialises"),
+            json!({"alreadyReleased":true})
+        );
+    }
+
+    #[test]
     fn results_golden() {
         let r = CaptureResult {
             format: ImageFormat::Jpeg,
@@ -750,10 +1069,19 @@ mod tests {
             width: 800,
             height: 600,
             device_pixel_ratio: 1.0,
+            frame_id: FrameId("f1".into()),
+            geometry: FrameGeometry {
+                viewport_width: 800.0,
+                viewport_height: 600.0,
+                scroll_x: 0.0,
+                scroll_y: 40.0,
+            },
         };
         assert_eq!(
             serde_json::to_value(&r).expect("serialises"),
-            json!({"format":"jpeg","data":"AAAA","width":800,"height":600,"devicePixelRatio":1.0})
+            json!({"format":"jpeg","data":"AAAA","width":800,"height":600,"devicePixelRatio":1.0,
+                   "frameId":"f1","geometry":{"viewportWidth":800.0,"viewportHeight":600.0,
+                   "scrollX":0.0,"scrollY":40.0}})
         );
         let s = StatusResult {
             protocol_version: 1,

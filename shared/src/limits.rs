@@ -19,6 +19,24 @@ pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 16;
 /// Requests in flight in the whole daemon.
 pub const MAX_IN_FLIGHT_TOTAL: usize = 64;
 
+/// Captures in flight on one agent connection (inside its in-flight limit).
+pub const MAX_MEDIA_IN_FLIGHT_PER_CONNECTION: usize = 12;
+
+/// Captures in flight in the whole daemon (inside its in-flight limit).
+pub const MAX_MEDIA_IN_FLIGHT_TOTAL: usize = 48;
+
+/// How long a session whose connection dropped keeps its control lease and
+/// held input, waiting for `session.resume`, in milliseconds. Past it the
+/// lease is revoked and held input released; the ticket stays resumable
+/// until [`UNBOUND_TICKET_TTL_MS`].
+pub const RESUME_GRACE_MS: u64 = 10_000;
+
+/// Frames (captures) remembered per session for coordinate input.
+pub const MAX_FRAMES_PER_SESSION: usize = 8;
+
+/// Longest expression accepted by `page.evaluate`, in bytes.
+pub const MAX_EXPRESSION: usize = 256 * 1024;
+
 /// Deadline of a command that names none, in milliseconds.
 pub const DEFAULT_DEADLINE_MS: u64 = 30_000;
 

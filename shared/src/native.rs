@@ -71,6 +71,12 @@ pub enum HostToExtension {
         #[serde(rename = "protocolVersion")]
         protocol_version: u32,
     },
+    /// Who controls each shared tab, sent whenever it changes so the popup
+    /// can show it. Tabs not listed have no controller.
+    Controllers {
+        /// Controllers of shared tabs.
+        tabs: Vec<TabControl>,
+    },
     /// A command the extension must run and answer with a
     /// [`ExtensionToHost::Response`] carrying the same `id`.
     Request {
@@ -99,7 +105,57 @@ pub enum Command {
         /// CDP params object.
         #[serde(default)]
         params: Value,
+        /// What the command does to the page, which decides who may send
+        /// it (see [`CommandClass`]).
+        #[serde(default)]
+        class: CommandClass,
     },
+}
+
+/// What a CDP command does to the page. The extension enforces it on top
+/// of the daemon's rules, so a bug in the daemon cannot act on a tab the
+/// person controls or run privileged code with developer mode off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CommandClass {
+    /// Reads state (capture, layout, title); always allowed on a shared tab.
+    Observe,
+    /// Changes the page (input, navigation); refused with
+    /// `HUMAN_HAS_CONTROL` while the person controls the tab.
+    #[default]
+    Act,
+    /// The paired release of input an agent pressed (key up, mouse up, touch
+    /// end); allowed even while the person controls the tab.
+    Release,
+    /// Agent-supplied code or raw CDP; refused with `DEVELOPER_MODE_OFF`
+    /// unless developer mode is on at the moment of dispatch, and refused
+    /// while the person controls the tab.
+    Privileged,
+}
+
+/// Who controls a shared tab, as the daemon tells the extension.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Holder {
+    /// Nobody holds the control lease.
+    Nobody,
+    /// The person took control.
+    Human,
+    /// An agent holds the lease.
+    Agent {
+        /// The agent's name from `session.hello`.
+        name: String,
+    },
+}
+
+/// One shared tab's controller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabControl {
+    /// The tab.
+    #[serde(rename = "tabId")]
+    pub tab_id: TabId,
+    /// Who controls it.
+    pub holder: Holder,
 }
 
 /// A tab as agents see it.
@@ -111,6 +167,10 @@ pub struct TabInfo {
     pub url: String,
     /// The tab's current title.
     pub title: String,
+    /// The person took control of this tab in the popup (or with the
+    /// keyboard command); agents may observe it but not act on it.
+    #[serde(default, rename = "humanControl")]
+    pub human_control: bool,
 }
 
 /// Result of [`Command::ListShared`], and payload of
@@ -185,6 +245,14 @@ pub enum Event {
         /// The browser's reason, e.g. `target_closed` or `canceled_by_user`.
         reason: String,
     },
+    /// Developer mode is on or off. Sent after every hello and whenever
+    /// the person flips the switch. When it turns off, the extension has
+    /// already failed in-flight privileged commands and re-attached the
+    /// debugger to every shared tab (clearing what raw CDP left behind).
+    DeveloperMode {
+        /// Whether privileged calls are allowed.
+        enabled: bool,
+    },
     /// A CDP event from a shared tab, for the methods in
     /// [`FORWARDED_CDP_EVENTS`] only.
     Cdp {
@@ -249,10 +317,43 @@ mod tests {
                     tab_id: TabId(3),
                     method: "Page.navigate".into(),
                     params: json!({"url":"http://127.0.0.1/"}),
+                    class: CommandClass::Act,
                 },
             },
             json!({"type":"request","id":7,"command":{"op":"cdp","tabId":3,
-                   "method":"Page.navigate","params":{"url":"http://127.0.0.1/"}}}),
+                   "method":"Page.navigate","params":{"url":"http://127.0.0.1/"},"class":"act"}}),
+        );
+        // A command without a class is an action (the strictest
+        // non-privileged class).
+        let back: HostToExtension = serde_json::from_value(json!({"type":"request","id":1,
+            "command":{"op":"cdp","tabId":3,"method":"Page.reload"}}))
+        .expect("deserialises");
+        assert!(matches!(
+            back,
+            HostToExtension::Request {
+                command: Command::Cdp {
+                    class: CommandClass::Act,
+                    ..
+                },
+                ..
+            }
+        ));
+        round_trip(
+            &HostToExtension::Controllers {
+                tabs: vec![
+                    TabControl {
+                        tab_id: TabId(3),
+                        holder: Holder::Agent { name: "a".into() },
+                    },
+                    TabControl {
+                        tab_id: TabId(4),
+                        holder: Holder::Human,
+                    },
+                ],
+            },
+            json!({"type":"controllers","tabs":[
+                {"tabId":3,"holder":{"kind":"agent","name":"a"}},
+                {"tabId":4,"holder":{"kind":"human"}}]}),
         );
         round_trip(
             &HostToExtension::Request {
@@ -300,11 +401,18 @@ mod tests {
                         id: TabId(1),
                         url: "http://a/".into(),
                         title: "A".into(),
+                        human_control: true,
                     }],
                 }),
             },
             json!({"type":"event","event":{"kind":"shared",
-                   "tabs":[{"id":1,"url":"http://a/","title":"A"}]}}),
+                   "tabs":[{"id":1,"url":"http://a/","title":"A","humanControl":true}]}}),
+        );
+        round_trip(
+            &ExtensionToHost::Event {
+                event: Event::DeveloperMode { enabled: false },
+            },
+            json!({"type":"event","event":{"kind":"developerMode","enabled":false}}),
         );
         round_trip(
             &ExtensionToHost::Event {

@@ -23,6 +23,9 @@ pub const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
 pub struct LaunchOptions {
     /// Show a window (needs a display).
     pub headed: bool,
+    /// Extra environment for the browser, and so for the native host and
+    /// the daemon it starts (e.g. `COTAB_RESUME_GRACE_MS`).
+    pub env: Vec<(String, String)>,
 }
 
 /// The Chromium executable: `COTAB_CHROMIUM` when set, else Debian's real
@@ -112,6 +115,7 @@ impl Browser {
             std::env::var("COTAB_LOG").unwrap_or_else(|_| "debug".into()),
         )
         .env("COTAB_IDLE_EXIT_SECS", "120")
+        .envs(options.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(fs::File::create(root.path().join("chromium.log"))?);
@@ -302,6 +306,46 @@ impl Browser {
         self.activate(page).await
     }
 
+    /// Takes control of a shared tab with the popup's Take control button.
+    pub async fn take_control(&self, page: &Page, tab: TabId) -> Result<()> {
+        let popup = self.open_popup().await?;
+        self.click_popup(&popup, tab, "take-control", "hand-back")
+            .await?;
+        self.close(&popup).await?;
+        self.activate(page).await
+    }
+
+    /// Hands a tab back with the popup's Hand back button.
+    pub async fn hand_back(&self, page: &Page, tab: TabId) -> Result<()> {
+        let popup = self.open_popup().await?;
+        self.click_popup(&popup, tab, "hand-back", "take-control")
+            .await?;
+        self.close(&popup).await?;
+        self.activate(page).await
+    }
+
+    /// Flips the popup's developer-mode switch to `on`.
+    pub async fn set_developer_mode(&self, page: &Page, on: bool) -> Result<()> {
+        let popup = self.open_popup().await?;
+        let toggle = format!(
+            "(() => {{ const s = document.getElementById('developer-mode'); if (!s) return null; \
+             if (s.checked !== {on}) s.click(); return s.checked; }})()"
+        );
+        wait_for(
+            "the popup's developer-mode switch",
+            STARTUP_DEADLINE,
+            || async {
+                Ok(
+                    (self.cdp.eval(&popup.session, &toggle).await? == Value::Bool(on))
+                        .then_some(()),
+                )
+            },
+        )
+        .await?;
+        self.close(&popup).await?;
+        self.activate(page).await
+    }
+
     /// Brings a tab to the front (background tabs capture slowly).
     pub async fn activate(&self, page: &Page) -> Result<()> {
         self.cdp
@@ -332,7 +376,9 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        if std::thread::panicking() {
+        // A failing test panics; `COTAB_E2E_LOGS` shows the log of every
+        // test (tests that return an error do not panic here).
+        if std::thread::panicking() || std::env::var_os("COTAB_E2E_LOGS").is_some() {
             eprintln!("--- daemon log ---\n{}", self.daemon_log());
         }
         // Best effort: the process may already be gone.

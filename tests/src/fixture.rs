@@ -3,7 +3,7 @@
 //! can click them by coordinates.
 
 use anyhow::{Context, Result};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
 /// Main fixture page: a button that retitles the page when clicked, and a
@@ -34,6 +34,34 @@ const SECOND: &str =
 const OTHER: &str =
     "<!doctype html><html><head><title>Not shared</title></head><body><p>Private.</p></body></html>";
 
+/// An instrumented page: a pad that fills the viewport and a log of every
+/// key and button event the page receives, with `balance()` giving the
+/// keys and buttons still held as the page sees them.
+pub const INPUT: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Input recorder</title>
+<style>
+ body { margin: 0; }
+ #pad { position: absolute; left: 0; top: 0; width: 100vw; height: 100vh; background: #eef; }
+</style></head>
+<body><div id="pad"></div>
+<script>
+ window.__events = [];
+ for (const type of ["keydown", "keyup", "mousedown", "mouseup", "touchstart", "touchend"]) {
+   addEventListener(type, e => __events.push({ type, key: e.key, button: e.button }), true);
+ }
+ window.balance = () => {
+   let keys = 0, buttons = 0;
+   for (const e of __events) {
+     if (e.type === "keydown") keys++;
+     if (e.type === "keyup") keys--;
+     if (e.type === "mousedown") buttons++;
+     if (e.type === "mouseup") buttons--;
+   }
+   return { keys, buttons, events: __events.length };
+ };
+</script></body></html>
+"#;
+
 /// The demo page of `cargo xtask demo`.
 pub const DEMO: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>cotab demo</title>
@@ -60,9 +88,13 @@ pub const DEMO_FIELD_CENTRE: (f64, f64) = (200.0, 202.0);
 
 /// A running fixture server. It stops when the process exits; each test
 /// process serves its own on a random port.
+///
+/// `/slow` answers only once [`Fixture::open_gate`] is called, so a test
+/// can hold a navigation in flight for exactly as long as it needs.
 pub struct Fixture {
     /// `http://127.0.0.1:PORT`
     pub base: String,
+    gate: Arc<(Mutex<bool>, Condvar)>,
 }
 
 impl Fixture {
@@ -76,18 +108,29 @@ impl Fixture {
             .context("fixture server has no IP address")?
             .port();
         let server = Arc::new(server);
-        // Two threads so a slow request cannot stall the page's other loads.
-        for _ in 0..2 {
+        let gate: Arc<(Mutex<bool>, Condvar)> = Arc::default();
+        // Several threads so a held `/slow` request cannot stall other loads.
+        for _ in 0..4 {
             let server = server.clone();
+            let gate = gate.clone();
             thread::spawn(move || {
                 for request in server.incoming_requests() {
                     let path = request.url().split('?').next().unwrap_or("/").to_string();
+                    if path == "/slow" {
+                        let (open, changed) = &*gate;
+                        let mut is_open = open.lock().unwrap_or_else(|e| e.into_inner());
+                        while !*is_open {
+                            is_open = changed.wait(is_open).unwrap_or_else(|e| e.into_inner());
+                        }
+                    }
                     let (status, body) = match path.as_str() {
                         "/" => (200, INDEX),
                         "/submitted" => (200, SUBMITTED),
                         "/second" => (200, SECOND),
                         "/other" => (200, OTHER),
                         "/demo" => (200, DEMO),
+                        "/input" => (200, INPUT),
+                        "/slow" => (200, SECOND),
                         _ => (404, "<!doctype html><title>Not found</title>"),
                     };
                     let header = tiny_http::Header::from_bytes(
@@ -105,7 +148,15 @@ impl Fixture {
         }
         Ok(Fixture {
             base: format!("http://127.0.0.1:{port}"),
+            gate,
         })
+    }
+
+    /// Lets every held and future `/slow` request through.
+    pub fn open_gate(&self) {
+        let (open, changed) = &*self.gate;
+        *open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        changed.notify_all();
     }
 
     /// Absolute url of a fixture path.

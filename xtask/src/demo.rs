@@ -34,7 +34,11 @@ async fn session(headed: bool, out_dir: &Path) -> Result<()> {
         "Starting Chromium ({}) with the cotab extension…",
         if headed { "headed" } else { "headless" }
     );
-    let browser = Browser::launch(LaunchOptions { headed }).await?;
+    let browser = Browser::launch(LaunchOptions {
+        headed,
+        ..LaunchOptions::default()
+    })
+    .await?;
     println!(
         "  daemon runtime directory: {}",
         browser.runtime_dir.display()

@@ -1,7 +1,10 @@
 //! `chrome.storage`: the `local` area (kept across browser restarts) and the
-//! `session` area (kept across worker restarts, cleared with the browser).
+//! `session` area (kept across worker restarts, cleared with the browser),
+//! and the change notices of both.
 
-use super::{lookup, to_js};
+use super::{event, from_js, lookup, to_js, ChromeEvent};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -29,7 +32,24 @@ pub(crate) fn session() -> Result<StorageArea, JsValue> {
     lookup(&["storage", "session"]).map(JsCast::unchecked_into)
 }
 
+/// `chrome.storage.onChanged`: `(changes, areaName)`, where `changes` maps
+/// each changed key to `{oldValue?, newValue?}`.
+pub(crate) fn on_changed() -> Result<ChromeEvent, JsValue> {
+    event(&["storage", "onChanged"])
+}
+
 impl StorageArea {
+    /// The values stored under `keys`, read into `T` (a struct whose
+    /// fields are the keys, defaulted when absent).
+    pub(crate) async fn get_items<T: DeserializeOwned>(&self, keys: &[&str]) -> Result<T, JsValue> {
+        from_js(self.get_raw(&to_js(keys)?).await?)
+    }
+
+    /// Stores every field of `items` under its name, in one write.
+    pub(crate) async fn set_items<T: Serialize + ?Sized>(&self, items: &T) -> Result<(), JsValue> {
+        self.set_raw(&to_js(items)?).await.map(drop)
+    }
+
     /// The value stored under `key`; `undefined` when absent.
     pub(crate) async fn get_key(&self, key: &str) -> Result<JsValue, JsValue> {
         let items = self.get_raw(&JsValue::from_str(key)).await?;

@@ -45,6 +45,25 @@ pub(crate) async fn query_current_window() -> Result<Vec<ChromeTab>, JsValue> {
     )
 }
 
+/// The active tab of the current window (for the worker: the window
+/// focused last), if any.
+pub(crate) async fn active_in_current_window() -> Result<Option<ChromeTab>, JsValue> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Query {
+        active: bool,
+        current_window: bool,
+    }
+    let tabs: Vec<ChromeTab> = from_js(
+        query_raw(&to_js(&Query {
+            active: true,
+            current_window: true,
+        })?)
+        .await?,
+    )?;
+    Ok(tabs.into_iter().next())
+}
+
 /// Options of `chrome.tabs.group`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

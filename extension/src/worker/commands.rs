@@ -1,12 +1,21 @@
 //! The host's commands, one handler each, dispatched from
 //! [`cotab_shared::native::Command`]. Every request is answered with a
 //! response carrying its id; requests run concurrently.
+//!
+//! A `cdp` command passes the class rules of [`crate::control::admit`]
+//! (on top of the daemon's): on a tab the person controls only `observe`
+//! and `release` run, and `privileged` needs developer mode, read live at
+//! dispatch. Every command is registered in the worker's in-flight registry
+//! while it runs, so it fails at once when its authority ends.
 
-use super::{cdp, link, shared_tabs, Worker};
+use super::{cdp, developer_mode, link, shared_tabs, Worker};
+use crate::control::{admit, developer_mode_off, Admission};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
-use cotab_shared::native::{Command, ExtensionToHost, Outcome};
+use cotab_shared::native::{Command, CommandClass, ExtensionToHost, Outcome};
 use cotab_shared::{ErrorKind, TabId, WireError};
+use futures_util::future::{select, Either};
 use serde_json::Value;
+use std::pin::pin;
 use std::rc::Rc;
 
 /// Runs one request (after the shared set is restored) and sends its
@@ -19,12 +28,16 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command) {
             tab_id,
             method,
             params,
-        } => cdp_command(&worker, tab_id, &method, &params).await,
+            class,
+        } => match cdp_command(&worker, tab_id, &method, &params, class).await {
+            Ok(value) => Outcome::Result(value),
+            Err(e) => Outcome::Error(e),
+        },
     };
     link::send(&worker, &ExtensionToHost::Response { id, outcome });
 }
 
-/// `listShared`: the shared tabs with urls and titles.
+/// `listShared`: the shared tabs with urls, titles and human-control flags.
 async fn list_shared(worker: &Worker) -> Outcome {
     match serde_json::to_value(shared_tabs(worker).await) {
         Ok(value) => Outcome::Result(value),
@@ -32,16 +45,42 @@ async fn list_shared(worker: &Worker) -> Outcome {
     }
 }
 
-/// `cdp`: one CDP command on a shared tab; other tabs are never touched.
-async fn cdp_command(worker: &Worker, tab: TabId, method: &str, params: &Value) -> Outcome {
-    if !worker.shared.borrow().contains(tab) {
-        return Outcome::Error(WireError::new(
-            ErrorKind::TabNotShared,
-            format!("tab {tab} is not shared"),
-        ));
+/// Whether a command of `class` may run on `tab` now.
+fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, WireError> {
+    let set = worker.shared.borrow();
+    admit(tab, class, set.contains(tab), set.is_human(tab))
+}
+
+/// `cdp`: one CDP command on a shared tab, if its class allows it; other
+/// tabs are never touched.
+async fn cdp_command(
+    worker: &Worker,
+    tab: TabId,
+    method: &str,
+    params: &Value,
+    class: CommandClass,
+) -> Result<Value, WireError> {
+    // Developer mode's re-attach replaces the debugger sessions; a command
+    // sent meanwhile would fail "not attached".
+    developer_mode::reattach_done(worker).await;
+    if check(worker, tab, class)? == Admission::NeedsDeveloperMode {
+        let epoch = worker.developer_off_epoch.get();
+        if !developer_mode::read_live().await || worker.developer_off_epoch.get() != epoch {
+            return Err(developer_mode_off());
+        }
+        // The person may have taken control during the read.
+        check(worker, tab, class)?;
     }
-    match cdp::send(tab, method, params, DEFAULT_DEADLINE_MS).await {
-        Ok(value) => Outcome::Result(value),
-        Err(e) => Outcome::Error(e),
-    }
+    // No await between the last check and the registration: a takeover or
+    // a developer-mode change either came before (and was seen above) or
+    // comes after and aborts this command.
+    let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
+    let call = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
+    let aborted = pin!(abort.wait());
+    let result = match select(call, aborted).await {
+        Either::Left((result, _)) => result,
+        Either::Right((reason, _)) => Err(reason),
+    };
+    worker.in_flight.borrow_mut().finish(key);
+    result
 }

@@ -2,12 +2,14 @@
 //! the host's messages and reconnects with capped exponential backoff when
 //! the port drops.
 //!
-//! The first message on every port is the hello, then the shared list; the
-//! host's welcome marks the link connected and resets the backoff. Messages
+//! The first message on every port is the hello, then the shared list, then
+//! the developer-mode state; the host's welcome marks the link connected and
+//! resets the backoff. The host's `controllers` message is kept for the
+//! popup and forgotten when the port drops. Messages
 //! posted while no port is open are dropped: the next hello and shared list
 //! resynchronise the host.
 
-use super::{commands, send_shared, Worker};
+use super::{commands, developer_mode, send_shared, Worker};
 use crate::chrome::runtime::{self, Port};
 use crate::chrome::{error_message, from_js, storage, to_js};
 use crate::log;
@@ -46,10 +48,14 @@ pub(crate) async fn connect(worker: Rc<Worker>) {
         disconnected(&worker, generation, error_message(&e));
         return;
     }
-    // The shared list follows the hello once the restore is done.
+    // The shared list follows the hello once the restore is done, then the
+    // developer-mode state.
     worker.restored.wait().await;
     if worker.generation.get() == generation {
-        send_shared(worker).await;
+        send_shared(worker.clone()).await;
+    }
+    if worker.generation.get() == generation {
+        developer_mode::send_current(&worker).await;
     }
 }
 
@@ -103,6 +109,8 @@ fn disconnected(worker: &Rc<Worker>, generation: u64, reason: String) {
         }
     };
     let delay = worker.link.borrow_mut().disconnected(reason.clone());
+    // The daemon's word on who controls what ends with the link.
+    worker.holders.borrow_mut().clear();
     log::warn(&format!(
         "native host {NATIVE_HOST_NAME} disconnected: {reason}; retrying in {delay} ms"
     ));
@@ -142,6 +150,9 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
                 Ok(()) => log::info("native host connected"),
                 Err(e) => log::warn(&e),
             }
+        }
+        Ok(HostToExtension::Controllers { tabs }) => {
+            *worker.holders.borrow_mut() = tabs.into_iter().map(|c| (c.tab_id, c.holder)).collect();
         }
         Ok(HostToExtension::Request { id, command }) => {
             spawn_local(commands::handle(worker.clone(), id, command));

@@ -3,29 +3,34 @@
 //! and messages to the host.
 //!
 //! Submodules: [`link`] (native port, hello, reconnect), [`commands`] (one
-//! handler per host command), [`share`] (share, unshare, restore after a
-//! restart), [`browser_events`] (debugger and tab events) and [`popup_api`]
-//! (requests from the popup). Nothing here is shared with the popup page,
-//! which talks to the worker through `chrome.runtime.sendMessage` only.
+//! handler per host command, with the command-class rules), [`share`]
+//! (share, unshare, restore after a restart), [`takeover`] (the person
+//! takes control back, from the popup or the keyboard), [`developer_mode`]
+//! (the switch read live, and what turning it off undoes),
+//! [`browser_events`] (debugger and tab events) and [`popup_api`] (requests
+//! from the popup). Nothing here is shared with the popup page, which talks
+//! to the worker through `chrome.runtime.sendMessage` and
+//! `chrome.storage.local` only.
 
 mod browser_events;
 mod cdp;
 mod commands;
+mod developer_mode;
 mod link;
 mod popup_api;
 mod share;
+mod takeover;
 
 use crate::chrome::{error_message, storage, tabs};
+use crate::control::InFlight;
 use crate::log;
 use crate::state::{Effect, Gate, Link, SharedSet};
-use cotab_shared::native::{Event, ExtensionToHost, SharedTabs, TabInfo};
-use cotab_shared::LaneId;
+use cotab_shared::native::{Event, ExtensionToHost, Holder, SharedTabs, TabInfo};
+use cotab_shared::{LaneId, TabId};
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
-
-/// `chrome.storage.session` key of the shared tab ids.
-const SHARED_TABS_KEY: &str = "sharedTabs";
 
 /// Everything the worker keeps between events. One per worker lifetime;
 /// a worker restart starts from `chrome.storage` again.
@@ -44,6 +49,21 @@ pub(crate) struct Worker {
     restored: Gate,
     /// Counts shared-list sends, so only the newest list is sent.
     shared_seq: Cell<u64>,
+    /// Who the daemon last said controls each shared tab (its
+    /// `controllers` message); cleared when the native link drops. Shown in
+    /// the popup only: the extension's own rules use the human-control
+    /// flags of `shared`.
+    holders: RefCell<BTreeMap<TabId, Holder>>,
+    /// CDP commands in flight, so they can fail at once when the person
+    /// takes control or turns developer mode off.
+    in_flight: RefCell<InFlight>,
+    /// While developer mode's re-attach runs: the gate commands wait on.
+    reattach: RefCell<Option<Gate>>,
+    /// Developer mode turned off again while a re-attach ran: run it again.
+    reattach_again: Cell<bool>,
+    /// Counts "developer mode off" notices, so a privileged command whose
+    /// live read raced one is refused.
+    developer_off_epoch: Cell<u64>,
 }
 
 /// Starts the worker. Every listener is registered before this returns:
@@ -58,9 +78,16 @@ pub(crate) fn start() {
         lane: RefCell::new(None),
         restored: Gate::default(),
         shared_seq: Cell::new(0),
+        holders: RefCell::new(BTreeMap::new()),
+        in_flight: RefCell::new(InFlight::default()),
+        reattach: RefCell::new(None),
+        reattach_again: Cell::new(false),
+        developer_off_epoch: Cell::new(0),
     });
     browser_events::register(&worker);
     popup_api::register(&worker);
+    takeover::register(&worker);
+    developer_mode::register(&worker);
     spawn_local(share::restore(worker.clone()));
     spawn_local(link::connect(worker));
     log::info("worker started");
@@ -82,14 +109,15 @@ impl Worker {
         }
     }
 
-    /// Writes the shared set to `chrome.storage.session`. The snapshot is
-    /// taken now and written in call order, so a later write always holds
+    /// Writes the shared set and its human-control flags to
+    /// `chrome.storage.session` ([`crate::state::Persisted`]). The snapshot
+    /// is taken now and written in call order, so a later write always holds
     /// the later set.
     fn persist(&self) {
-        let ids = self.shared.borrow().persisted();
+        let saved = self.shared.borrow().persisted();
         spawn_local(async move {
             let result = match storage::session() {
-                Ok(area) => area.set_key(SHARED_TABS_KEY, &ids).await,
+                Ok(area) => area.set_items(&saved).await,
                 Err(e) => Err(e),
             };
             if let Err(e) = result {
@@ -102,17 +130,22 @@ impl Worker {
     }
 }
 
-/// The shared tabs with their current urls and titles. A tab that vanished
-/// meanwhile is left out (its close event follows).
+/// The shared tabs with their current urls, titles and human-control
+/// flags. A tab that vanished meanwhile is left out (its close event
+/// follows).
 async fn shared_tabs(worker: &Worker) -> SharedTabs {
-    let ids = worker.shared.borrow().ids().to_vec();
+    let ids: Vec<(TabId, bool)> = {
+        let set = worker.shared.borrow();
+        set.ids().iter().map(|t| (*t, set.is_human(*t))).collect()
+    };
     let mut out = Vec::with_capacity(ids.len());
-    for id in ids {
+    for (id, human_control) in ids {
         match tabs::get(id).await {
             Ok(tab) => out.push(TabInfo {
                 id,
                 url: tab.effective_url().to_owned(),
                 title: tab.title.unwrap_or_default(),
+                human_control,
             }),
             Err(e) => log::info(&format!("shared tab {id} is gone: {}", error_message(&e))),
         }

@@ -1,11 +1,13 @@
 //! Requests from the popup over `chrome.runtime.onMessage`: `getState`,
-//! `share` and `unshare` ([`crate::messages`]). Answers are sent
-//! asynchronously with `sendResponse`.
+//! `share`, `unshare`, `takeControl` and `handBack` ([`crate::messages`]).
+//! Answers are sent asynchronously with `sendResponse`.
 
-use super::{browser_events::listen, share, Worker};
+use super::{browser_events::listen, developer_mode, share, takeover, Worker};
 use crate::chrome::{error_message, from_js, runtime, to_js};
+use crate::control::effective_holder;
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
+use cotab_shared::native::TabControl;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -53,10 +55,23 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
     let reply = match request {
         PopupRequest::GetState => {
             worker.restored.wait().await;
+            let developer_mode = developer_mode::read_live().await;
             let link = worker.link.borrow();
+            let set = worker.shared.borrow();
+            let holders = worker.holders.borrow();
             to_js(&PopupState {
                 connected: link.connected(),
-                shared: worker.shared.borrow().ids().to_vec(),
+                shared: set.ids().to_vec(),
+                human_control: set.human_ids(),
+                controllers: set
+                    .ids()
+                    .iter()
+                    .map(|&tab_id| TabControl {
+                        tab_id,
+                        holder: effective_holder(set.is_human(tab_id), holders.get(&tab_id)),
+                    })
+                    .collect(),
+                developer_mode,
                 last_error: link.last_error().map(str::to_owned),
             })
         }
@@ -65,6 +80,12 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
         )),
         PopupRequest::Unshare { tab_id } => to_js(&ActionReply::from_result(
             share::unshare(worker, tab_id).await,
+        )),
+        PopupRequest::TakeControl { tab_id } => to_js(&ActionReply::from_result(
+            takeover::take_control(worker, tab_id).await,
+        )),
+        PopupRequest::HandBack { tab_id } => to_js(&ActionReply::from_result(
+            takeover::hand_back(worker, tab_id).await,
         )),
     };
     reply.unwrap_or_else(|e| {

@@ -4,13 +4,15 @@
 //! A share attaches `chrome.debugger` (CDP 1.3), enables the domains whose
 //! events the host wants, adds the tab to the set and puts it in the `cotab`
 //! tab group so the person sees what agents may touch. Only `http:`/`https:`
-//! pages are shareable ([`crate::policy`]).
+//! pages are shareable ([`crate::policy`]). Unsharing also ends the
+//! person's control of the tab. The attach, enable and detach steps are
+//! reused by [`super::developer_mode`]'s re-attach.
 
-use super::{cdp, Worker, SHARED_TABS_KEY};
-use crate::chrome::{debugger, error_message, from_js, storage, tab_groups, tabs};
+use super::{cdp, Worker};
+use crate::chrome::{debugger, error_message, storage, tab_groups, tabs};
 use crate::log;
 use crate::policy::check_shareable;
-use crate::state::{is_already_attached, Effect, ShareStart};
+use crate::state::{is_already_attached, Effect, Persisted, ShareStart};
 use cotab_shared::native::ENABLED_CDP_DOMAINS;
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
 use serde_json::Value;
@@ -85,7 +87,7 @@ async fn attach_shareable(tab: TabId) -> Result<i32, String> {
 /// Attaches the debugger. An existing session counts as ours only when
 /// `ours_if_attached` (the tab is in our persisted set: a worker restart
 /// does not end the extension's debugger sessions).
-async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), String> {
+pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), String> {
     let target = debugger::debuggee(tab).map_err(|e| error_message(&e))?;
     match debugger::attach(&target, debugger::PROTOCOL_VERSION).await {
         Ok(_) => Ok(()),
@@ -105,7 +107,7 @@ async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), String> {
 }
 
 /// Sends every command of [`ENABLED_CDP_DOMAINS`].
-async fn enable(tab: TabId) -> Result<(), String> {
+pub(super) async fn enable(tab: TabId) -> Result<(), String> {
     for method in ENABLED_CDP_DOMAINS {
         cdp::send(tab, method, &Value::Null, ENABLE_DEADLINE_MS)
             .await
@@ -115,7 +117,7 @@ async fn enable(tab: TabId) -> Result<(), String> {
 }
 
 /// Detaches the debugger, logging failures (the tab may be gone).
-async fn detach(tab: TabId) {
+pub(super) async fn detach(tab: TabId) {
     let result = match debugger::debuggee(tab) {
         Ok(target) => debugger::detach(&target).await.map(drop),
         Err(e) => Err(e),
@@ -135,19 +137,20 @@ async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> 
     tab_groups::update(group_id, TAB_GROUP_TITLE, TAB_GROUP_COLOR).await
 }
 
-/// Restores the shared set from `chrome.storage.session` after a worker
-/// (re)start: re-attaches every tab that still exists, drops the others,
-/// saves the result and opens the `restored` gate.
+/// Restores the shared set and the person's control flags from
+/// `chrome.storage.session` after a worker (re)start: re-attaches every tab
+/// that still exists, drops the others, saves the result and opens the
+/// `restored` gate.
 pub(crate) async fn restore(worker: Rc<Worker>) {
     let saved = match load_saved().await {
-        Ok(ids) => ids,
+        Ok(saved) => saved,
         Err(e) => {
             log::warn(&format!("could not read the shared tabs: {e}"));
-            Vec::new()
+            Persisted::default()
         }
     };
-    let mut kept = Vec::with_capacity(saved.len());
-    for tab in saved.iter().copied().map(TabId) {
+    let mut kept = Vec::with_capacity(saved.shared_tabs.len());
+    for tab in saved.shared_tabs.iter().copied().map(TabId) {
         if !worker.shared.borrow().restore_wanted(tab) {
             continue;
         }
@@ -156,7 +159,8 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
             Err(e) => log::info(&format!("no longer sharing tab {tab}: {e}")),
         }
     }
-    let gone = worker.shared.borrow_mut().finish_restore(kept);
+    let human: Vec<TabId> = saved.human_control.iter().copied().map(TabId).collect();
+    let gone = worker.shared.borrow_mut().finish_restore(kept, &human);
     for tab in gone {
         detach(tab).await;
     }
@@ -164,24 +168,21 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
         worker.persist();
     }
     worker.restored.open();
-    if !saved.is_empty() {
+    if !saved.shared_tabs.is_empty() {
+        let set = worker.shared.borrow();
         log::info(&format!(
-            "restored shared tabs: {:?}",
-            worker.shared.borrow().persisted()
+            "restored shared tabs {:?}, the person controls {:?}",
+            set.ids(),
+            set.human_ids()
         ));
     }
 }
 
-async fn load_saved() -> Result<Vec<i32>, String> {
+async fn load_saved() -> Result<Persisted, String> {
     let area = storage::session().map_err(|e| error_message(&e))?;
-    let value = area
-        .get_key(SHARED_TABS_KEY)
+    area.get_items(&Persisted::KEYS)
         .await
-        .map_err(|e| error_message(&e))?;
-    if value.is_undefined() || value.is_null() {
-        return Ok(Vec::new());
-    }
-    from_js(value).map_err(|e| error_message(&e))
+        .map_err(|e| error_message(&e))
 }
 
 /// Re-attaches a tab of the persisted set (an existing session is ours).

@@ -8,11 +8,13 @@ use clap::{Parser, Subcommand};
 use cotab_host::client::{Client, ClientError};
 use cotab_host::runtime::{AGENT_SOCKET, CLI_TICKET_FILE};
 use cotab_shared::controller::{
-    Capture, Click, Navigate, Press, Resume, Status, TabsList, TabsSelect, Type,
+    Acquire, Capture, CdpSend, Click, Evaluate, KeyDown, KeyUp, Method, MouseDown, MouseMove,
+    MouseUp, Navigate, Press, Release, Resume, Status, TabsList, TabsSelect, Type,
 };
 use cotab_shared::controller::{
-    CaptureParams, ClickParams, Empty, ImageFormat, Modifier, NavigateParams, PressParams,
-    ResumeParams, SelectParams, TypeParams,
+    CaptureParams, CdpSendParams, ClickParams, Empty, EvaluateParams, ImageFormat, KeyParams,
+    KeyUpParams, Modifier, MouseButton, MouseUpParams, NavigateParams, PointerParams, PressParams,
+    ReleaseResult, ResumeParams, SelectParams, TypeParams,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use serde::Serialize;
@@ -45,10 +47,63 @@ enum Cmd {
     Status,
     /// List the shared tabs (`*` marks the selected one).
     Tabs,
-    /// Select the tab later commands act on.
+    /// Select the tab later commands act on, and take control of it.
     Select {
         /// Tab id from `cotab tabs`.
         id: i32,
+        /// Only select (observe); do not take control.
+        #[arg(long)]
+        observe: bool,
+    },
+    /// Take control of the selected tab.
+    Acquire,
+    /// Give control of the selected tab back (held input is released).
+    Release,
+    /// Evaluate JavaScript in the selected tab (developer mode only); prints
+    /// the value as JSON.
+    Eval {
+        /// The expression.
+        expr: String,
+    },
+    /// Send a raw CDP command to the selected tab (developer mode only).
+    Cdp {
+        /// CDP method, e.g. `Page.reload`.
+        method: String,
+        /// CDP params as a JSON object.
+        params: Option<String>,
+    },
+    /// Press and hold a key until `key-up`.
+    KeyDown {
+        /// Key name, optionally with `+`-joined modifiers first.
+        key: String,
+    },
+    /// Release a key held with `key-down`.
+    KeyUp {
+        /// Key name.
+        key: String,
+    },
+    /// Press and hold a mouse button at a point in screenshot pixels.
+    MouseDown {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: Button,
+    },
+    /// Move the mouse (with any held button) to a point in screenshot pixels.
+    MouseMove {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+    },
+    /// Release a mouse button held with `mouse-down`.
+    MouseUp {
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: Button,
     },
     /// Navigate the selected tab and wait for it to load.
     Navigate {
@@ -84,6 +139,41 @@ enum Cmd {
         /// Key name, optionally with `+`-joined modifiers first.
         key: String,
     },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Button {
+    Left,
+    Middle,
+    Right,
+}
+
+impl From<Button> for MouseButton {
+    fn from(b: Button) -> Self {
+        match b {
+            Button::Left => MouseButton::Left,
+            Button::Middle => MouseButton::Middle,
+            Button::Right => MouseButton::Right,
+        }
+    }
+}
+
+fn released(r: &ReleaseResult, what: &str) -> String {
+    if r.already_released {
+        format!("{what} was already released by the daemon")
+    } else {
+        format!("released {what}")
+    }
+}
+
+fn pointer(x: f64, y: f64, button: Option<MouseButton>) -> PointerParams {
+    PointerParams {
+        x,
+        y,
+        frame_id: None,
+        button,
+        expect: None,
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -167,6 +257,20 @@ async fn session(client: &mut Client, runtime_dir: &Path) -> Result<(), Failure>
     Ok(())
 }
 
+/// Calls an acting method. Every CLI invocation is its own connection, so
+/// the session's lease lapses after the daemon's resume grace between
+/// invocations; on `NO_CONTROL` the lease is taken again once (which fails
+/// if another agent or the person holds the tab) and the call retried.
+async fn act<M: Method>(client: &mut Client, params: &M::Params) -> Result<M::Result, Failure> {
+    match client.call::<M>(params).await {
+        Err(e) if e.kind() == Some(ErrorKind::NoControl) => {
+            client.call::<Acquire>(&Empty {}).await?;
+            Ok(client.call::<M>(params).await?)
+        }
+        r => Ok(r?),
+    }
+}
+
 fn print<T: Serialize>(
     json: bool,
     value: &T,
@@ -233,14 +337,100 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     .join("\n")
             })
         }
-        Cmd::Select { id } => {
+        Cmd::Select { id, observe } => {
             let r = client
                 .call::<TabsSelect>(&SelectParams { tab_id: TabId(id) })
                 .await?;
-            print(json, &r, |r| format!("selected tab {}", r.tab_id))
+            if observe {
+                return print(json, &r, |r| {
+                    format!("selected tab {} (observing)", r.tab_id)
+                });
+            }
+            let r = client.call::<Acquire>(&Empty {}).await?;
+            print(json, &r, |r| {
+                format!("selected tab {} and took control", r.tab_id)
+            })
+        }
+        Cmd::Acquire => {
+            let r = client.call::<Acquire>(&Empty {}).await?;
+            print(json, &r, |r| format!("took control of tab {}", r.tab_id))
+        }
+        Cmd::Release => {
+            let r = client.call::<Release>(&Empty {}).await?;
+            print(json, &r, |_| "gave control back".into())
+        }
+        Cmd::Eval { expr } => {
+            let r = act::<Evaluate>(
+                &mut client,
+                &EvaluateParams {
+                    expression: expr,
+                    await_promise: None,
+                },
+            )
+            .await?;
+            if let Some(e) = &r.exception {
+                return Err(Failure::Other(anyhow::anyhow!("the expression threw: {e}")));
+            }
+            if json {
+                print(json, &r, |_| String::new())
+            } else {
+                let text = serde_json::to_string(&r.value).map_err(anyhow::Error::from)?;
+                println!("{text}");
+                Ok(())
+            }
+        }
+        Cmd::Cdp { method, params } => {
+            let params = match params {
+                Some(p) => Some(
+                    serde_json::from_str::<serde_json::Value>(&p)
+                        .context("PARAMS_JSON is not valid JSON")?,
+                ),
+                None => None,
+            };
+            let r = act::<CdpSend>(&mut client, &CdpSendParams { method, params }).await?;
+            let text = serde_json::to_string_pretty(&r).map_err(anyhow::Error::from)?;
+            println!("{text}");
+            Ok(())
+        }
+        Cmd::KeyDown { key } => {
+            let (modifiers, name) = parse_combo(&key).map_err(anyhow::Error::msg)?;
+            let r = act::<KeyDown>(
+                &mut client,
+                &KeyParams {
+                    key: name,
+                    modifiers,
+                    expect: None,
+                },
+            )
+            .await?;
+            print(json, &r, |_| format!("holding {key}"))
+        }
+        Cmd::KeyUp { key } => {
+            let r = client
+                .call::<KeyUp>(&KeyUpParams { key: key.clone() })
+                .await?;
+            print(json, &r, |r| released(r, &key))
+        }
+        Cmd::MouseDown { x, y, button } => {
+            let r = act::<MouseDown>(&mut client, &pointer(x, y, Some(button.into()))).await?;
+            print(json, &r, |_| {
+                format!("holding the mouse button at ({x}, {y})")
+            })
+        }
+        Cmd::MouseMove { x, y } => {
+            let r = act::<MouseMove>(&mut client, &pointer(x, y, None)).await?;
+            print(json, &r, |_| format!("moved to ({x}, {y})"))
+        }
+        Cmd::MouseUp { button } => {
+            let r = client
+                .call::<MouseUp>(&MouseUpParams {
+                    button: Some(button.into()),
+                })
+                .await?;
+            print(json, &r, |r| released(r, "the mouse button"))
         }
         Cmd::Navigate { url } => {
-            let r = client.call::<Navigate>(&NavigateParams { url }).await?;
+            let r = act::<Navigate>(&mut client, &NavigateParams { url, expect: None }).await?;
             print(json, &r, |r| format!("{}  {}", r.title, r.url))
         }
         Cmd::Screenshot {
@@ -261,40 +451,54 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             std::fs::write(&output, bytes)
                 .with_context(|| format!("writing {}", output.display()))?;
             #[derive(Serialize)]
+            #[serde(rename_all = "camelCase")]
             struct Shot {
                 path: PathBuf,
                 width: u32,
                 height: u32,
-                #[serde(rename = "devicePixelRatio")]
                 device_pixel_ratio: f64,
+                frame_id: cotab_shared::controller::FrameId,
             }
             let shot = Shot {
                 path: output,
                 width: r.width,
                 height: r.height,
                 device_pixel_ratio: r.device_pixel_ratio,
+                frame_id: r.frame_id,
             };
             print(json, &shot, |s| {
                 format!("{} {}x{}", s.path.display(), s.width, s.height)
             })
         }
         Cmd::Click { x, y } => {
-            let r = client.call::<Click>(&ClickParams { x, y }).await?;
+            let r = act::<Click>(
+                &mut client,
+                &ClickParams {
+                    x,
+                    y,
+                    frame_id: None,
+                    expect: None,
+                },
+            )
+            .await?;
             print(json, &r, |_| format!("clicked at ({x}, {y})"))
         }
         Cmd::Type { text } => {
             let chars = text.chars().count();
-            let r = client.call::<Type>(&TypeParams { text }).await?;
+            let r = act::<Type>(&mut client, &TypeParams { text, expect: None }).await?;
             print(json, &r, |_| format!("typed {chars} character(s)"))
         }
         Cmd::Press { key } => {
             let (modifiers, name) = parse_combo(&key).map_err(anyhow::Error::msg)?;
-            let r = client
-                .call::<Press>(&PressParams {
+            let r = act::<Press>(
+                &mut client,
+                &PressParams {
                     key: name,
                     modifiers,
-                })
-                .await?;
+                    expect: None,
+                },
+            )
+            .await?;
             print(json, &r, |_| format!("pressed {key}"))
         }
     }

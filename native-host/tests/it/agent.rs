@@ -2,7 +2,7 @@
 
 use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
 use cotab_shared::controller::{
-    Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, LaneState, Navigate,
+    Acquire, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, LaneState, Navigate,
     NavigateParams, Press, PressParams, Resume, ResumeParams, SelectParams, Status, TabsList,
     TabsSelect, Type, TypeParams, INVALID_PARAMS, METHOD_NOT_FOUND, PARSE_ERROR,
 };
@@ -23,6 +23,7 @@ async fn selected_agent(d: &Daemon) -> cotab_host::client::Client {
     c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
         .await
         .expect("select");
+    c.call::<Acquire>(&Empty {}).await.expect("acquire");
     c
 }
 
@@ -70,6 +71,7 @@ async fn navigate_waits_for_the_load_event() {
     let call = tokio::spawn(async move {
         c.call::<Navigate>(&NavigateParams {
             url: "http://example.test/next".into(),
+            expect: None,
         })
         .await
     });
@@ -99,6 +101,7 @@ async fn navigate_refuses_other_schemes_and_non_urls() {
     let err = c
         .call::<Navigate>(&NavigateParams {
             url: "file:///etc/passwd".into(),
+            expect: None,
         })
         .await
         .expect_err("blocked");
@@ -106,6 +109,7 @@ async fn navigate_refuses_other_schemes_and_non_urls() {
     let err = c
         .call::<Navigate>(&NavigateParams {
             url: "not a url secret-q".into(),
+            expect: None,
         })
         .await
         .expect_err("invalid");
@@ -121,6 +125,7 @@ async fn press_enter_sends_key_down_with_text_then_key_up() {
     c.call::<Press>(&PressParams {
         key: "Enter".into(),
         modifiers: vec![],
+        expect: None,
     })
     .await
     .expect("pressed");
@@ -134,6 +139,7 @@ async fn press_enter_sends_key_down_with_text_then_key_up() {
         .call::<Press>(&PressParams {
             key: "Hyperdrive".into(),
             modifiers: vec![],
+            expect: None,
         })
         .await
         .expect_err("unknown key");
@@ -165,9 +171,14 @@ async fn capture_reads_geometry_and_click_scales_by_dpr() {
         .await
         .expect_err("quality with png");
     assert!(err.to_string().contains("params.quality"), "{err}");
-    c.call::<Click>(&ClickParams { x: 100.0, y: 50.0 })
-        .await
-        .expect("clicked");
+    c.call::<Click>(&ClickParams {
+        x: 100.0,
+        y: 50.0,
+        frame_id: None,
+        expect: None,
+    })
+    .await
+    .expect("clicked");
     let moved = ext.next_cdp("Input.dispatchMouseEvent").await;
     assert_eq!(
         (
@@ -185,7 +196,12 @@ async fn capture_reads_geometry_and_click_scales_by_dpr() {
     let released = ext.next_cdp("Input.dispatchMouseEvent").await;
     assert_eq!(released["type"], "mouseReleased");
     let err = c
-        .call::<Click>(&ClickParams { x: -1.0, y: 0.0 })
+        .call::<Click>(&ClickParams {
+            x: -1.0,
+            y: 0.0,
+            frame_id: None,
+            expect: None,
+        })
         .await
         .expect_err("negative");
     assert!(err.to_string().contains("params.x"), "{err}");
@@ -277,6 +293,7 @@ async fn resume_keeps_the_selection_across_connections() {
     c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
         .await
         .expect("select");
+    c.call::<Acquire>(&Empty {}).await.expect("acquire");
     drop(c);
     let mut c = d.client().await;
     // Resuming takes the session even if the old connection has not been
@@ -289,9 +306,12 @@ async fn resume_keeps_the_selection_across_connections() {
         .await
         .expect("resumed");
     assert_eq!(r.selected_tab, Some(TabId(7)));
-    c.call::<Type>(&TypeParams { text: "hi".into() })
-        .await
-        .expect("typed");
+    c.call::<Type>(&TypeParams {
+        text: "hi".into(),
+        expect: None,
+    })
+    .await
+    .expect("typed");
 }
 
 #[tokio::test]
@@ -309,6 +329,7 @@ async fn lane_drop_fails_the_pending_call_with_unknown_outcome() {
     let call = tokio::spawn(async move {
         c.call::<Type>(&TypeParams {
             text: "hello".into(),
+            expect: None,
         })
         .await
     });
@@ -351,10 +372,17 @@ async fn offline_lane_fails_with_runtime_lost_at_the_deadline() {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // The lane's loss revoked the lease, so acting is refused at once;
+    // observing waits for the lane until the deadline.
     let err = c
-        .call::<Type>(&TypeParams { text: "x".into() })
+        .call::<Type>(&TypeParams {
+            text: "x".into(),
+            expect: None,
+        })
         .await
-        .expect_err("lost");
+        .expect_err("no lease");
+    assert_eq!(err.kind(), Some(ErrorKind::NoControl));
+    let err = c.call::<TabsList>(&Empty {}).await.expect_err("lost");
     assert_eq!(err.kind(), Some(ErrorKind::RuntimeLost));
 }
 

@@ -293,6 +293,57 @@ async fn cli_keeps_its_session_between_invocations() {
     );
     let down = ext.next_cdp("Input.dispatchKeyEvent").await;
     assert_eq!(down["modifiers"], 2);
+    // `select` took control; a screenshot then a click uses its frame.
+    let shot = d.dir.path().join("shot.png");
+    let out = cli(
+        &rt,
+        &[
+            "screenshot",
+            "-o",
+            shot.to_str().expect("utf-8"),
+            "--format",
+            "png",
+        ],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cli(&rt, &["click", "20", "10"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let moved = ext.next_cdp("Input.dispatchMouseEvent").await;
+    assert_eq!(
+        (moved["x"].as_f64(), moved["y"].as_f64()),
+        (Some(10.0), Some(5.0))
+    );
+    let out = cli(&rt, &["key-down", "a"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cli(&rt, &["key-up", "a"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("released a"));
+    let out = cli(&rt, &["eval", "1"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: DEVELOPER_MODE_OFF: "));
+    let out = cli(&rt, &["release"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = cli(&rt, &["select", "8"]).await;
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: TAB_NOT_SHARED: "));

@@ -7,12 +7,13 @@ use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    Command, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo,
+    Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs,
+    TabControl, TabInfo,
 };
 use cotab_shared::{LaneId, TabId, PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,6 +53,10 @@ impl Daemon {
     }
 
     pub(crate) async fn start_with_deadline(default_deadline: Duration) -> Daemon {
+        Daemon::start_with(default_deadline, Duration::from_secs(10)).await
+    }
+
+    pub(crate) async fn start_with(default_deadline: Duration, resume_grace: Duration) -> Daemon {
         let dir = tempfile::tempdir().expect("tempdir");
         let runtime_dir = dir.path().join("rt");
         let token = CancellationToken::new();
@@ -59,6 +64,7 @@ impl Daemon {
             runtime_dir: runtime_dir.clone(),
             idle_exit: Duration::from_secs(600),
             default_deadline,
+            resume_grace,
         };
         tokio::spawn(daemon::run(config, token.clone()));
         let d = Daemon { dir, token };
@@ -107,6 +113,9 @@ pub(crate) struct Script {
     pub(crate) silent: HashSet<String>,
     /// When set, the load event after `Page.navigate` waits for this.
     pub(crate) hold_load: Option<Arc<Notify>>,
+    /// CDP methods whose answer waits for their gate (other commands are
+    /// answered meanwhile).
+    pub(crate) gates: HashMap<String, Arc<Notify>>,
 }
 
 pub(crate) fn tab(id: i32) -> TabInfo {
@@ -114,6 +123,7 @@ pub(crate) fn tab(id: i32) -> TabInfo {
         id: TabId(id),
         url: format!("http://example.test/{id}"),
         title: format!("Tab {id}"),
+        human_control: false,
     }
 }
 
@@ -130,7 +140,11 @@ pub(crate) fn png_100x50() -> Vec<u8> {
 pub(crate) struct FakeExt {
     /// Every command it received, in order.
     pub(crate) received: mpsc::UnboundedReceiver<Command>,
+    /// Every `controllers` message it received, in order.
+    pub(crate) controllers: mpsc::UnboundedReceiver<Vec<TabControl>>,
+    events: mpsc::UnboundedSender<ExtensionToHost>,
     task: tokio::task::JoinHandle<()>,
+    writer: tokio::task::JoinHandle<()>,
 }
 
 impl FakeExt {
@@ -165,8 +179,67 @@ impl FakeExt {
             }
         );
         let (tx, received) = mpsc::unbounded_channel();
-        let task = tokio::spawn(serve(framed, script, tx));
-        FakeExt { received, task }
+        let (ctx, controllers) = mpsc::unbounded_channel();
+        let (events, events_rx) = mpsc::unbounded_channel();
+        let (mut sink, frames) = framed.split();
+        let mut out_rx = events_rx;
+        let writer = tokio::spawn(async move {
+            while let Some(msg) = out_rx.recv().await {
+                if sink
+                    .send(serde_json::to_vec(&msg).expect("json"))
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let task = tokio::spawn(serve(frames, script, tx, ctx, events.clone()));
+        FakeExt {
+            received,
+            controllers,
+            events,
+            task,
+            writer,
+        }
+    }
+
+    /// Sends an event to the daemon, as the extension would.
+    pub(crate) fn event(&self, event: Event) {
+        self.events
+            .send(ExtensionToHost::Event { event })
+            .expect("fake still running");
+    }
+
+    /// Waits for a CDP command of `method` (any class) and returns its
+    /// params and class.
+    pub(crate) async fn next_cdp_class(&mut self, method: &str) -> (Value, CommandClass) {
+        loop {
+            if let Command::Cdp {
+                method: m,
+                params,
+                class,
+                ..
+            } = self.next_command().await
+            {
+                if m == method {
+                    return (params, class);
+                }
+            }
+        }
+    }
+
+    /// Waits for a `controllers` message satisfying `f`.
+    pub(crate) async fn controllers_until(&mut self, f: impl Fn(&[TabControl]) -> bool) {
+        loop {
+            let c = tokio::time::timeout(WAIT, self.controllers.recv())
+                .await
+                .expect("controllers in time")
+                .expect("fake still running");
+            if f(&c) {
+                return;
+            }
+        }
     }
 
     /// Waits for the next command it received.
@@ -193,33 +266,33 @@ impl FakeExt {
 
     /// Drops the connection.
     pub(crate) fn disconnect(self) {
-        self.task.abort();
+        drop(self);
     }
 }
 
 impl Drop for FakeExt {
     fn drop(&mut self) {
         self.task.abort();
+        self.writer.abort();
     }
 }
 
-async fn send(framed: &mut Framed<UnixStream, NativeCodec>, msg: &ExtensionToHost) {
-    framed
-        .send(serde_json::to_vec(msg).expect("json"))
-        .await
-        .expect("send");
-}
-
 async fn serve(
-    mut framed: Framed<UnixStream, NativeCodec>,
+    mut frames: futures_util::stream::SplitStream<Framed<UnixStream, NativeCodec>>,
     script: Script,
     tx: mpsc::UnboundedSender<Command>,
+    controllers: mpsc::UnboundedSender<Vec<TabControl>>,
+    out: mpsc::UnboundedSender<ExtensionToHost>,
 ) {
-    while let Some(Ok(frame)) = framed.next().await {
-        let HostToExtension::Request { id, command } =
-            serde_json::from_slice(&frame).expect("request")
-        else {
-            panic!("unexpected frame");
+    while let Some(Ok(frame)) = frames.next().await {
+        let (id, command) = match serde_json::from_slice(&frame).expect("a daemon message") {
+            HostToExtension::Request { id, command } => (id, command),
+            HostToExtension::Controllers { tabs } => {
+                // The test may have stopped listening.
+                let _ = controllers.send(tabs);
+                continue;
+            }
+            HostToExtension::Welcome { .. } => panic!("a second welcome"),
         };
         // The test may have stopped listening; recording is best effort.
         let _ = tx.send(command.clone());
@@ -234,6 +307,7 @@ async fn serve(
                 tab_id,
                 method,
                 params,
+                class,
             } => {
                 if script.silent.contains(method) {
                     continue;
@@ -247,9 +321,21 @@ async fn serve(
                             params: json!({"timestamp": 1.0}),
                         }),
                     ),
+                    "Page.getLayoutMetrics" => (
+                        json!({"cssVisualViewport": {"clientWidth": 50, "clientHeight": 25,
+                               "pageX": 0, "pageY": 0, "zoom": 1}}),
+                        None,
+                    ),
+                    "Runtime.evaluate" if *class == CommandClass::Privileged => {
+                        (json!({"result": {"type": "number", "value": 42}}), None)
+                    }
                     "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
                         (json!({"result": {"type": "number", "value": 2}}), None)
                     }
+                    "Runtime.evaluate" if params["expression"] == "location.href" => (
+                        json!({"result": {"type": "string", "value": format!("http://example.test/{}", tab_id.0)}}),
+                        None,
+                    ),
                     "Runtime.evaluate" => (
                         json!({"result": {"type": "object", "value": {"url": "http://example.test/done", "title": "Loaded"}}}),
                         None,
@@ -263,19 +349,33 @@ async fn serve(
                 }
             }
         };
-        send(
-            &mut framed,
-            &ExtensionToHost::Response {
-                id,
-                outcome: Outcome::Result(result),
-            },
-        )
-        .await;
-        if let Some(event) = after {
-            if let Some(gate) = &script.hold_load {
+        let response = ExtensionToHost::Response {
+            id,
+            outcome: Outcome::Result(result),
+        };
+        let gate = match &command {
+            Command::Cdp { method, .. } => script.gates.get(method).cloned(),
+            Command::ListShared => None,
+        };
+        let hold_load = script.hold_load.clone();
+        let out = out.clone();
+        let answer = async move {
+            if let Some(gate) = gate {
                 gate.notified().await;
             }
-            send(&mut framed, &ExtensionToHost::Event { event }).await;
+            // The writer outlives every answer unless the fake is dropped.
+            let _ = out.send(response);
+            if let Some(event) = after {
+                if let Some(gate) = hold_load {
+                    gate.notified().await;
+                }
+                let _ = out.send(ExtensionToHost::Event { event });
+            }
+        };
+        if script.gates.is_empty() && script.hold_load.is_none() {
+            answer.await;
+        } else {
+            tokio::spawn(answer);
         }
     }
 }

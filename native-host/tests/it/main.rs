@@ -4,4 +4,5 @@
 
 mod agent;
 mod binaries;
+mod control;
 mod harness;

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use cotab_e2e::fixture::{BUTTON_CENTRE, FIELD_CENTRE};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
-    AgentTab, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, Navigate,
+    Acquire, AgentTab, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, Navigate,
     NavigateParams, Press, PressParams, SelectParams, TabsList, TabsSelect, Type, TypeParams,
 };
 use cotab_shared::{ErrorKind, TabId};
@@ -54,6 +54,7 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;
     assert_eq!(sel.tab_id, tab);
+    agent.call::<Acquire>(&Empty {}).await?;
     assert!(agent.call::<TabsList>(&Empty {}).await?.tabs[0].selected);
 
     // A capture is a decodable JPEG the size of the page's viewport.
@@ -110,6 +111,8 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         .call::<Click>(&ClickParams {
             x: BUTTON_CENTRE.0 * dpr,
             y: BUTTON_CENTRE.1 * dpr,
+            frame_id: Some(shot.frame_id.clone()),
+            expect: None,
         })
         .await?;
     wait_tab(&mut agent, tab, "the title to show the click", |t| {
@@ -123,11 +126,14 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         .call::<Click>(&ClickParams {
             x: FIELD_CENTRE.0 * dpr,
             y: FIELD_CENTRE.1 * dpr,
+            frame_id: None,
+            expect: None,
         })
         .await?;
     agent
         .call::<Type>(&TypeParams {
             text: "hello cotab".into(),
+            expect: None,
         })
         .await?;
     assert_eq!(
@@ -142,6 +148,7 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         .call::<Press>(&PressParams {
             key: "Enter".into(),
             modifiers: vec![],
+            expect: None,
         })
         .await?;
     let submitted = wait_tab(&mut agent, tab, "the form submission", |t| {
@@ -158,6 +165,7 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
     let nav = agent
         .call::<Navigate>(&NavigateParams {
             url: second.clone(),
+            expect: None,
         })
         .await?;
     assert_eq!(nav.url, second);
@@ -176,7 +184,10 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         "javascript:alert(1)",
     ] {
         let err = agent
-            .call::<Navigate>(&NavigateParams { url: url.into() })
+            .call::<Navigate>(&NavigateParams {
+                url: url.into(),
+                expect: None,
+            })
             .await
             .expect_err("blocked target");
         assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{url}: {err}");
@@ -207,6 +218,7 @@ async fn unsharing_hides_the_tab_and_refuses_actions() -> anyhow::Result<()> {
     agent
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
     agent.call::<Capture>(&CaptureParams::default()).await?;
 
     browser.unshare(&page, tab).await?;
@@ -220,10 +232,108 @@ async fn unsharing_hides_the_tab_and_refuses_actions() -> anyhow::Result<()> {
         .call::<Click>(&ClickParams {
             x: BUTTON_CENTRE.0,
             y: BUTTON_CENTRE.1,
+            frame_id: None,
+            expect: None,
         })
         .await
         .expect_err("click on an unshared tab");
-    assert_eq!(err.kind(), Some(ErrorKind::TabNotShared));
+    // Unsharing revoked the lease, and the tab is gone for agents: either
+    // refusal is typed and nothing reaches the page.
+    assert!(
+        matches!(
+            err.kind(),
+            Some(ErrorKind::TabNotShared | ErrorKind::NoControl)
+        ),
+        "{err}"
+    );
     assert_eq!(browser.eval(&page, "document.title").await?, "Fixture");
+    Ok(())
+}
+
+/// Evaluates `expr` (a promise) in a fresh popup page, which has the
+/// extension's chrome.* APIs, and closes it.
+async fn in_extension(
+    browser: &cotab_e2e::browser::Browser,
+    expr: &str,
+) -> anyhow::Result<serde_json::Value> {
+    let popup = browser.open_popup().await?;
+    let v = browser.eval(&popup, expr).await;
+    browser.close(&popup).await?;
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sharing_groups_and_attaches_and_survives_a_worker_restart() -> anyhow::Result<()> {
+    let (browser, page, tab) = shared_fixture().await?;
+    let group = in_extension(
+        &browser,
+        &format!(
+            "chrome.tabs.get({tab}).then(t => chrome.tabGroups.get(t.groupId)).then(g => g.title)"
+        ),
+    )
+    .await?;
+    assert_eq!(group, "cotab");
+    // `getTargets().attached` also counts the harness's own CDP session, so
+    // ask the browser whether this extension could attach: it cannot while
+    // its share holds the tab.
+    let attached = format!(
+        "chrome.debugger.attach({{tabId: {tab}}}, '1.3') \
+           .then(() => chrome.debugger.detach({{tabId: {tab}}})).then(() => false) \
+           .catch(e => String(e).includes('already attached') ? true : String(e))"
+    );
+    assert_eq!(in_extension(&browser, &attached).await?, true);
+
+    // Stop the extension's service worker; opening the popup wakes it, and
+    // it restores the share from chrome.storage.session without the person
+    // sharing again.
+    browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "ServiceWorker.enable",
+            serde_json::json!({}),
+        )
+        .await?;
+    browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "ServiceWorker.stopAllWorkers",
+            serde_json::json!({}),
+        )
+        .await?;
+    let popup = browser.open_popup().await?;
+    let unshare = format!(
+        "document.querySelector('[data-tab-id=\"{tab}\"][data-action=\"unshare\"]') !== null"
+    );
+    cotab_e2e::wait_for("the popup to show the restored share", DEADLINE, || async {
+        Ok((browser.eval(&popup, &unshare).await? == true).then_some(()))
+    })
+    .await?;
+    browser.close(&popup).await?;
+    // The daemon may still be noticing the old port's end; retry until the
+    // new lane answers.
+    let ids = cotab_e2e::wait_for("the restored lane to list the tab", DEADLINE, || async {
+        let mut agent = browser.agent("e2e").await?;
+        let list = agent.call::<TabsList>(&Empty {}).await?;
+        Ok(Some(list.tabs.iter().map(|t| t.id).collect::<Vec<_>>()))
+    })
+    .await?;
+    assert_eq!(ids, vec![tab]);
+    let mut agent = browser.agent("e2e").await?;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    agent.call::<Capture>(&CaptureParams::default()).await?;
+
+    // Unsharing detaches the debugger and leaves the group.
+    browser.unshare(&page, tab).await?;
+    assert_eq!(in_extension(&browser, &attached).await?, false);
+    let grouped = in_extension(
+        &browser,
+        &format!("chrome.tabs.get({tab}).then(t => t.groupId)"),
+    )
+    .await?;
+    assert_eq!(grouped, -1);
     Ok(())
 }

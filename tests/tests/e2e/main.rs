@@ -5,6 +5,7 @@
 mod bad_input;
 mod cli;
 mod drive;
+mod rules;
 
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_shared::TabId;

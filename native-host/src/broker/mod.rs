@@ -1,0 +1,1274 @@
+//! The broker core: every safety rule of the daemon as plain state, with no
+//! I/O. Inputs are method calls (agent requests, browser events, the clock
+//! passed in as an [`Instant`]); outputs are return values plus a list of
+//! [`Effect`]s the caller performs afterwards ([`Core::take_effects`]).
+//!
+//! It owns: sessions and tickets (bound, in their resume grace, unbound
+//! until their TTL), each session's binding (selected tab, selection
+//! revision, frames), the control lease of every shared tab (nobody, the
+//! person, or one agent session), the record of every press an agent sent
+//! (key, mouse button, touch) until its paired release, and developer mode.
+//!
+//! It does not own: sockets, the lane's pending calls, CDP translation of
+//! agent methods (that is [`crate::handlers`]), or timers (the daemon calls
+//! [`Core::tick`]).
+//!
+//! **Architecture Invariant:** the core does no I/O and never awaits.
+//! Handlers consult it before and after every awaited step: an action takes
+//! a [`Fence`] when it starts and calls [`Core::check`] after each await; a
+//! failed check means the result is not published.
+//!
+//! **Architecture Invariant:** revocation removes credentials first (lease,
+//! fence epochs, ticket), then emits the cleanup (paired releases,
+//! notifications), all inside one call, so no awaited step observes a
+//! half-revoked session.
+//!
+//! **Architecture Invariant:** every recorded press is released exactly once:
+//! by the agent ([`Core::agent_release`], [`Core::release_press`]) or by the
+//! daemon ([`Effect::Release`], or [`Effect::Dropped`] when the browser side
+//! is gone).
+
+use crate::keys::{self, KeyInfo};
+use crate::session::{constant_time_eq, ConnId, SessionId};
+use cotab_shared::controller::{
+    AgentEvent, FrameGeometry, FrameId, Modifier, MouseButton, RevokeReason,
+};
+use cotab_shared::limits::{
+    MAX_FRAMES_PER_SESSION, MAX_UNBOUND_TICKETS, RESUME_GRACE_MS, UNBOUND_TICKET_TTL_MS,
+};
+use cotab_shared::native::{Holder, TabControl, TabInfo};
+use cotab_shared::{ErrorKind, TabId, Ticket, WireError};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;
+
+/// Tolerance, in CSS pixels, between a frame's geometry and the live one.
+pub const GEOMETRY_TOLERANCE: f64 = 1.0;
+
+/// Settings of the core.
+#[derive(Debug, Clone, Copy)]
+pub struct CoreConfig {
+    /// How long an unbound session stays resumable.
+    pub ticket_ttl: Duration,
+    /// How many unbound sessions are kept.
+    pub max_unbound: usize,
+    /// How long an unbound session keeps its lease and held input.
+    pub resume_grace: Duration,
+}
+
+impl Default for CoreConfig {
+    fn default() -> Self {
+        CoreConfig {
+            ticket_ttl: Duration::from_millis(UNBOUND_TICKET_TTL_MS),
+            max_unbound: MAX_UNBOUND_TICKETS,
+            resume_grace: Duration::from_millis(RESUME_GRACE_MS),
+        }
+    }
+}
+
+/// Identity of one recorded press.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PressId(pub u64);
+
+/// Who acted on a tab, for frame staleness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Actor {
+    Human,
+    Agent(SessionId),
+}
+
+/// What an action needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Reads the tab: no lease.
+    Observe,
+    /// Changes the tab: the session's lease on it.
+    Act,
+    /// Agent-supplied code or raw CDP: developer mode and the lease.
+    Privileged,
+}
+
+/// What an action captured when it started; [`Core::check`] compares it
+/// with the present after every awaited step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fence {
+    /// The session.
+    pub session: SessionId,
+    /// The connection the request came on.
+    pub conn: ConnId,
+    /// The selected tab the action goes to.
+    pub tab: TabId,
+    /// The selection revision at the start.
+    pub revision: u64,
+    /// The lease epoch at the start (acting calls).
+    pub lease: Option<u64>,
+    /// The developer-mode epoch at the start (privileged calls).
+    pub dev: Option<u64>,
+}
+
+/// A capture remembered for coordinate input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    /// Its id.
+    pub id: FrameId,
+    /// The tab captured.
+    pub tab: TabId,
+    /// Image pixels per CSS pixel.
+    pub dpr: f64,
+    /// Viewport and scroll, in CSS pixels.
+    pub geometry: FrameGeometry,
+    nav: u64,
+    seq: u64,
+}
+
+/// Where a tab stood when a capture started (see [`Core::capture_started`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaptureMark {
+    nav: u64,
+    seq: u64,
+}
+
+/// What a press holds down.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PressKind {
+    /// A key, with the modifiers it was pressed with.
+    Key {
+        /// The key.
+        key: KeyInfo,
+        /// Modifiers.
+        modifiers: Vec<Modifier>,
+    },
+    /// A mouse button, at the pointer's last position (CSS pixels).
+    Mouse {
+        /// The button.
+        button: MouseButton,
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+    },
+    /// A finger, at its last position (CSS pixels), with the frame's DPR for
+    /// later updates.
+    Touch {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+        /// Image pixels per CSS pixel of the gesture's frame.
+        dpr: f64,
+    },
+}
+
+/// Which held thing an agent releases.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReleaseTarget {
+    /// A key by its `KeyboardEvent.key` name (as normalised by the key
+    /// table).
+    Key(String),
+    /// A mouse button.
+    Mouse(MouseButton),
+    /// The gesture in progress.
+    Touch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PressState {
+    /// Recorded; the press is being sent.
+    Sending,
+    /// Sent; held until released.
+    Held,
+    /// Revoked while being sent: released (or dropped) once the send
+    /// settles.
+    RevokedWhileSending { drop: bool },
+    /// Released by the daemon; the agent's own release is answered
+    /// `alreadyReleased` once.
+    ReleasedByDaemon,
+}
+
+#[derive(Debug, Clone)]
+struct Press {
+    session: SessionId,
+    tab: TabId,
+    kind: PressKind,
+    state: PressState,
+}
+
+/// The paired release of a press, to send with `CommandClass::Release`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReleaseCmd {
+    /// The press it releases.
+    pub press: PressId,
+    /// The tab the press went to (and only it).
+    pub tab: TabId,
+    /// CDP method.
+    pub method: &'static str,
+    /// CDP params.
+    pub params: Value,
+}
+
+/// The answer to an agent's release.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentRelease {
+    /// The daemon released it already; nothing to send.
+    Already,
+    /// Send this.
+    Send(ReleaseCmd),
+}
+
+/// Something the caller must do after a core call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Send a paired release (class `Release`); a failure is logged, never
+    /// retried.
+    Release(ReleaseCmd),
+    /// A press whose browser side is gone (lane lost, tab closed): it counts
+    /// as released; nothing is sent.
+    Dropped(PressId),
+    /// A notification to one session (dropped if it has no connection).
+    Notify(SessionId, AgentEvent),
+    /// A notification to every session.
+    NotifyAll(AgentEvent),
+    /// Tell the extension who controls each shared tab.
+    Controllers(Vec<TabControl>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Bound(ConnId),
+    /// Unbound since; `graced` once its grace has run out.
+    Unbound {
+        since: Instant,
+        graced: bool,
+    },
+}
+
+#[derive(Debug)]
+struct Session {
+    ticket: Ticket,
+    agent: String,
+    link: Link,
+    selected: Option<TabId>,
+    revision: u64,
+    frames: VecDeque<Frame>,
+}
+
+#[derive(Debug, Default)]
+struct Tab {
+    human: bool,
+    /// The agent holding the lease, and the lease's epoch.
+    lease: Option<(SessionId, u64)>,
+    /// Main-frame navigations seen.
+    nav: u64,
+    /// Input counter; `last_input` says who acted at which count.
+    seq: u64,
+    last_input: HashMap<Actor, u64>,
+}
+
+fn err(kind: ErrorKind, message: &str) -> WireError {
+    WireError::new(kind, message)
+}
+
+fn no_session() -> WireError {
+    err(
+        ErrorKind::AuthenticationFailed,
+        "no session: call session.hello or session.resume first",
+    )
+}
+
+fn stale() -> WireError {
+    err(
+        ErrorKind::StaleFrame,
+        "the frame is stale: capture the page again",
+    )
+}
+
+/// The broker core. See the module docs.
+#[derive(Debug)]
+pub struct Core {
+    config: CoreConfig,
+    sessions: BTreeMap<SessionId, Session>,
+    tabs: BTreeMap<TabId, Tab>,
+    presses: BTreeMap<PressId, Press>,
+    developer_mode: bool,
+    dev_epoch: u64,
+    lane_online: bool,
+    next_session: u64,
+    next_press: u64,
+    next_epoch: u64,
+    next_frame: u64,
+    last_controllers: Option<Vec<TabControl>>,
+    effects: Vec<Effect>,
+}
+
+impl Default for Core {
+    fn default() -> Self {
+        Core::new(CoreConfig::default())
+    }
+}
+
+impl Core {
+    /// An empty core.
+    pub fn new(config: CoreConfig) -> Self {
+        Core {
+            config,
+            sessions: BTreeMap::new(),
+            tabs: BTreeMap::new(),
+            presses: BTreeMap::new(),
+            developer_mode: false,
+            dev_epoch: 0,
+            lane_online: false,
+            next_session: 1,
+            next_press: 1,
+            next_epoch: 1,
+            next_frame: 1,
+            last_controllers: None,
+            effects: Vec::new(),
+        }
+    }
+
+    /// The effects produced since the last call, in order.
+    pub fn take_effects(&mut self) -> Vec<Effect> {
+        std::mem::take(&mut self.effects)
+    }
+
+    // ---- sessions -------------------------------------------------------
+
+    /// `session.hello`: a new session bound to `conn`.
+    pub fn hello(&mut self, conn: ConnId, agent: String, ticket: Ticket) -> SessionId {
+        let id = SessionId(self.next_session);
+        self.next_session += 1;
+        self.sessions.insert(
+            id,
+            Session {
+                ticket,
+                agent,
+                link: Link::Bound(conn),
+                selected: None,
+                revision: 0,
+                frames: VecDeque::new(),
+            },
+        );
+        id
+    }
+
+    /// `session.resume`: binds the session holding `ticket` to `conn`,
+    /// taking it from any connection that held it. Every ticket is compared
+    /// in constant time.
+    pub fn resume(&mut self, conn: ConnId, ticket: &Ticket, now: Instant) -> Option<SessionId> {
+        self.tick(now);
+        let mut found = None;
+        for (id, s) in &self.sessions {
+            if constant_time_eq(s.ticket.0.as_bytes(), ticket.0.as_bytes()) {
+                found = Some(*id);
+            }
+        }
+        let id = found?;
+        if let Some(s) = self.sessions.get_mut(&id) {
+            s.link = Link::Bound(conn);
+        }
+        Some(id)
+    }
+
+    fn bound(&self, sid: SessionId, conn: ConnId) -> Result<&Session, WireError> {
+        match self.sessions.get(&sid) {
+            Some(s) if s.link == Link::Bound(conn) => Ok(s),
+            _ => Err(no_session()),
+        }
+    }
+
+    fn bound_mut(&mut self, sid: SessionId, conn: ConnId) -> Result<&mut Session, WireError> {
+        match self.sessions.get_mut(&sid) {
+            Some(s) if s.link == Link::Bound(conn) => Ok(s),
+            _ => Err(no_session()),
+        }
+    }
+
+    /// The selected tab and revision of a bound session.
+    pub fn selection(
+        &self,
+        sid: SessionId,
+        conn: ConnId,
+    ) -> Result<(Option<TabId>, u64), WireError> {
+        self.bound(sid, conn).map(|s| (s.selected, s.revision))
+    }
+
+    /// `conn` closed: the session stays resumable; it keeps its lease and
+    /// held input for the resume grace.
+    pub fn unbind(&mut self, sid: SessionId, conn: ConnId, now: Instant) {
+        if let Some(s) = self.sessions.get_mut(&sid) {
+            if s.link == Link::Bound(conn) {
+                s.link = Link::Unbound {
+                    since: now,
+                    graced: false,
+                };
+            }
+        }
+        self.tick(now);
+    }
+
+    /// `session.bye`: revokes the ticket at once.
+    pub fn bye(&mut self, sid: SessionId, conn: ConnId) -> bool {
+        if self.bound(sid, conn).is_err() {
+            return false;
+        }
+        self.remove_session(sid, RevokeReason::SessionEnded);
+        true
+    }
+
+    /// Removes a session: credentials first, then cleanup.
+    fn remove_session(&mut self, sid: SessionId, reason: RevokeReason) {
+        self.sessions.remove(&sid);
+        let leased: Vec<TabId> = self.leased_by(sid);
+        for t in &leased {
+            if let Some(tab) = self.tabs.get_mut(t) {
+                tab.lease = None;
+            }
+        }
+        self.release_where(|p| p.session == sid, false);
+        for t in leased {
+            self.effects.push(Effect::Notify(
+                sid,
+                AgentEvent::ControlRevoked { tab_id: t, reason },
+            ));
+        }
+        // Tombstones of a removed session can never be acknowledged.
+        self.presses
+            .retain(|_, p| p.session != sid || p.state != PressState::ReleasedByDaemon);
+        self.publish_controllers(false);
+    }
+
+    /// Expires resume graces (lease revoked, input released) and unbound
+    /// TTLs (session removed), then the oldest unbound sessions past the cap.
+    pub fn tick(&mut self, now: Instant) {
+        let grace = self.config.resume_grace;
+        let ttl = self.config.ticket_ttl;
+        let mut graced = Vec::new();
+        let mut expired = Vec::new();
+        for (id, s) in &mut self.sessions {
+            if let Link::Unbound { since, graced: g } = &mut s.link {
+                let age = now.saturating_duration_since(*since);
+                if age >= ttl {
+                    expired.push(*id);
+                } else if !*g && age >= grace {
+                    *g = true;
+                    graced.push(*id);
+                }
+            }
+        }
+        for id in graced {
+            self.revoke_session_control(id, RevokeReason::Disconnected);
+        }
+        for id in expired {
+            self.remove_session(id, RevokeReason::Disconnected);
+        }
+        let mut unbound: Vec<(Instant, SessionId)> = self
+            .sessions
+            .iter()
+            .filter_map(|(id, s)| match s.link {
+                Link::Unbound { since, .. } => Some((since, *id)),
+                Link::Bound(_) => None,
+            })
+            .collect();
+        if unbound.len() > self.config.max_unbound {
+            unbound.sort();
+            let excess = unbound.len() - self.config.max_unbound;
+            for (_, id) in unbound.into_iter().take(excess) {
+                self.remove_session(id, RevokeReason::Disconnected);
+            }
+        }
+    }
+
+    /// Number of sessions (bound and unbound).
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    // ---- selection and control -----------------------------------------
+
+    fn leased_by(&self, sid: SessionId) -> Vec<TabId> {
+        self.tabs
+            .iter()
+            .filter(|(_, t)| t.lease.map(|(s, _)| s) == Some(sid))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Revokes every lease of `sid` and releases all its held input.
+    fn revoke_session_control(&mut self, sid: SessionId, reason: RevokeReason) {
+        let leased = self.leased_by(sid);
+        for t in &leased {
+            if let Some(tab) = self.tabs.get_mut(t) {
+                tab.lease = None;
+            }
+        }
+        self.release_where(|p| p.session == sid, false);
+        for t in leased {
+            self.effects.push(Effect::Notify(
+                sid,
+                AgentEvent::ControlRevoked { tab_id: t, reason },
+            ));
+        }
+        self.publish_controllers(false);
+    }
+
+    /// Revokes the lease on `tab` (whoever holds it) and releases the input
+    /// of that session there.
+    fn revoke_tab(&mut self, tab_id: TabId, reason: RevokeReason, drop: bool, notify: bool) {
+        let holder = self
+            .tabs
+            .get_mut(&tab_id)
+            .and_then(|t| t.lease.take())
+            .map(|(s, _)| s);
+        // Input of every session on the tab is released, not only the
+        // holder's: no other session can hold input there, but a record
+        // left by an earlier lease must not outlive the tab.
+        self.release_where(|p| p.tab == tab_id, drop);
+        if let (Some(sid), true) = (holder, notify) {
+            self.effects.push(Effect::Notify(
+                sid,
+                AgentEvent::ControlRevoked { tab_id, reason },
+            ));
+        }
+    }
+
+    /// `tabs.select`: `shared` says whether the live list has the tab.
+    /// Bumps the revision; leaving a tab releases input and the lease
+    /// there (`tabSwitched`).
+    pub fn select(&mut self, sid: SessionId, conn: ConnId, tab: TabId) -> Result<u64, WireError> {
+        self.bound(sid, conn)?;
+        if !self.tabs.contains_key(&tab) {
+            return Err(err(
+                ErrorKind::TabNotShared,
+                "that tab is not shared with agents",
+            ));
+        }
+        let s = self.bound_mut(sid, conn)?;
+        let old = s.selected.replace(tab);
+        s.revision += 1;
+        let revision = s.revision;
+        if let Some(old) = old.filter(|o| *o != tab) {
+            let held = self.tabs.get(&old).and_then(|t| t.lease).map(|(s, _)| s) == Some(sid);
+            if held {
+                if let Some(t) = self.tabs.get_mut(&old) {
+                    t.lease = None;
+                }
+            }
+            self.release_where(|p| p.session == sid && p.tab == old, false);
+            if held {
+                self.effects.push(Effect::Notify(
+                    sid,
+                    AgentEvent::ControlRevoked {
+                        tab_id: old,
+                        reason: RevokeReason::TabSwitched,
+                    },
+                ));
+                self.publish_controllers(false);
+            }
+        }
+        Ok(revision)
+    }
+
+    fn selected(&self, sid: SessionId, conn: ConnId) -> Result<(TabId, u64), WireError> {
+        let s = self.bound(sid, conn)?;
+        let tab = s.selected.ok_or_else(|| {
+            err(
+                ErrorKind::InvalidRequest,
+                "no tab selected: call tabs.select first",
+            )
+        })?;
+        Ok((tab, s.revision))
+    }
+
+    fn control_error(&self, tab: TabId) -> WireError {
+        match self.tabs.get(&tab) {
+            None => err(
+                ErrorKind::TabNotShared,
+                "the selected tab is no longer shared",
+            ),
+            Some(t) if t.human => err(
+                ErrorKind::HumanHasControl,
+                "the person has control of this tab",
+            ),
+            Some(_) => err(
+                ErrorKind::NoControl,
+                "this session does not hold control of the tab: call control.acquire",
+            ),
+        }
+    }
+
+    /// `control.acquire` on the selected tab.
+    pub fn acquire(&mut self, sid: SessionId, conn: ConnId) -> Result<(TabId, u64), WireError> {
+        let (tab_id, revision) = self.selected(sid, conn)?;
+        let epoch = self.next_epoch;
+        let tab = self.tabs.get_mut(&tab_id).ok_or_else(|| {
+            err(
+                ErrorKind::TabNotShared,
+                "the selected tab is no longer shared",
+            )
+        })?;
+        if tab.human {
+            return Err(self.control_error(tab_id));
+        }
+        match tab.lease {
+            Some((s, _)) if s == sid => return Ok((tab_id, revision)),
+            Some(_) => return Err(err(ErrorKind::NoControl, "another agent controls this tab")),
+            None => tab.lease = Some((sid, epoch)),
+        }
+        self.next_epoch += 1;
+        self.publish_controllers(false);
+        Ok((tab_id, revision))
+    }
+
+    /// `control.release`: releases held input on the tab, then the lease.
+    pub fn release_control(&mut self, sid: SessionId, conn: ConnId) -> Result<(), WireError> {
+        let (tab_id, _) = self.selected(sid, conn)?;
+        self.release_where(|p| p.session == sid && p.tab == tab_id, false);
+        if let Some(t) = self.tabs.get_mut(&tab_id) {
+            if t.lease.map(|(s, _)| s) == Some(sid) {
+                t.lease = None;
+                self.publish_controllers(false);
+            }
+        }
+        Ok(())
+    }
+
+    // ---- fences ---------------------------------------------------------
+
+    /// Starts an action: checks what it needs and captures its fence.
+    pub fn fence(&self, sid: SessionId, conn: ConnId, need: Need) -> Result<Fence, WireError> {
+        let (tab, revision) = self.selected(sid, conn)?;
+        let mut fence = Fence {
+            session: sid,
+            conn,
+            tab,
+            revision,
+            lease: None,
+            dev: None,
+        };
+        if need == Need::Privileged {
+            if !self.developer_mode {
+                return Err(err(
+                    ErrorKind::DeveloperModeOff,
+                    "developer mode is off: the person can turn it on in the cotab popup",
+                ));
+            }
+            fence.dev = Some(self.dev_epoch);
+        }
+        if need != Need::Observe {
+            match self.tabs.get(&tab) {
+                Some(t) if !t.human && t.lease.map(|(s, _)| s) == Some(sid) => {
+                    fence.lease = t.lease.map(|(_, e)| e);
+                }
+                _ => return Err(self.control_error(tab)),
+            }
+        } else if !self.tabs.contains_key(&tab) {
+            return Err(self.control_error(tab));
+        }
+        Ok(fence)
+    }
+
+    /// Whether an action that started with `fence` may go on (or publish
+    /// its result).
+    pub fn check(&self, fence: &Fence) -> Result<(), WireError> {
+        let s = self.bound(fence.session, fence.conn)?;
+        if s.revision != fence.revision {
+            return Err(err(
+                ErrorKind::TabChanged,
+                "the selected tab changed while the action ran; its result is void",
+            ));
+        }
+        if let Some(dev) = fence.dev {
+            if !self.developer_mode || self.dev_epoch != dev {
+                return Err(err(
+                    ErrorKind::DeveloperModeOff,
+                    "developer mode was turned off; the call is void",
+                ));
+            }
+        }
+        if let Some(epoch) = fence.lease {
+            match self.tabs.get(&fence.tab) {
+                Some(t) if !t.human && t.lease == Some((fence.session, epoch)) => {}
+                _ => return Err(self.control_error(fence.tab)),
+            }
+        } else if !self.tabs.contains_key(&fence.tab) {
+            return Err(self.control_error(fence.tab));
+        }
+        Ok(())
+    }
+
+    /// Checks `expect.selectionRevision` against the session's revision.
+    pub fn check_expected_revision(
+        &self,
+        fence: &Fence,
+        expected: Option<u64>,
+    ) -> Result<(), WireError> {
+        self.check(fence)?;
+        match expected {
+            Some(r) if r != fence.revision => Err(err(
+                ErrorKind::StateChanged,
+                "the selection revision is not the expected one",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    // ---- frames ---------------------------------------------------------
+
+    /// Marks where the tab stands as a capture starts.
+    pub fn capture_started(&self, fence: &Fence) -> CaptureMark {
+        let t = self.tabs.get(&fence.tab);
+        CaptureMark {
+            nav: t.map_or(0, |t| t.nav),
+            seq: t.map_or(0, |t| t.seq),
+        }
+    }
+
+    /// Remembers a finished capture and names it.
+    pub fn capture_finished(
+        &mut self,
+        fence: &Fence,
+        mark: CaptureMark,
+        dpr: f64,
+        geometry: FrameGeometry,
+    ) -> Result<FrameId, WireError> {
+        self.check(fence)?;
+        let id = FrameId(format!("f{}", self.next_frame));
+        self.next_frame += 1;
+        let s = self.bound_mut(fence.session, fence.conn)?;
+        s.frames.push_back(Frame {
+            id: id.clone(),
+            tab: fence.tab,
+            dpr,
+            geometry,
+            nav: mark.nav,
+            seq: mark.seq,
+        });
+        while s.frames.len() > MAX_FRAMES_PER_SESSION {
+            s.frames.pop_front();
+        }
+        Ok(id)
+    }
+
+    /// The frame coordinate input aims at: `id`, or the session's latest
+    /// frame of the selected tab. `STALE_FRAME` when there is none, it is
+    /// of another tab, the tab navigated since, or someone else acted on it
+    /// since. The live geometry is the caller's to compare
+    /// ([`geometry_matches`]).
+    pub fn frame_for(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, WireError> {
+        self.check(fence)?;
+        let s = self.bound(fence.session, fence.conn)?;
+        let frame = match id {
+            Some(id) => s.frames.iter().rev().find(|f| &f.id == id),
+            None => s.frames.iter().rev().find(|f| f.tab == fence.tab),
+        }
+        .ok_or_else(stale)?;
+        if frame.tab != fence.tab {
+            return Err(stale());
+        }
+        let tab = self.tabs.get(&fence.tab).ok_or_else(stale)?;
+        if tab.nav != frame.nav {
+            return Err(stale());
+        }
+        let me = Actor::Agent(fence.session);
+        if tab
+            .last_input
+            .iter()
+            .any(|(who, at)| *who != me && *at > frame.seq)
+        {
+            return Err(stale());
+        }
+        Ok(frame.clone())
+    }
+
+    // ---- input ----------------------------------------------------------
+
+    fn mark_input(&mut self, tab: TabId, who: Actor) {
+        if let Some(t) = self.tabs.get_mut(&tab) {
+            t.seq += 1;
+            let at = t.seq;
+            t.last_input.insert(who, at);
+        }
+    }
+
+    /// Input that holds nothing (text, a move): checks the fence and marks
+    /// the tab as acted on by this session.
+    pub fn input(&mut self, fence: &Fence) -> Result<(), WireError> {
+        self.check(fence)?;
+        self.mark_input(fence.tab, Actor::Agent(fence.session));
+        Ok(())
+    }
+
+    fn held_by(&self, sid: SessionId, target: &ReleaseTarget) -> Option<PressId> {
+        self.presses
+            .iter()
+            .find(|(_, p)| p.session == sid && matches_target(&p.kind, target))
+            .map(|(id, _)| *id)
+    }
+
+    /// Records a press before it is sent (state "sending"). A key or button
+    /// already held, or a second gesture, is `INVALID_REQUEST`. With
+    /// `frame`, the frame is checked again (the caller checked the live
+    /// geometry meanwhile).
+    pub fn begin_press(
+        &mut self,
+        fence: &Fence,
+        frame: Option<&FrameId>,
+        kind: PressKind,
+    ) -> Result<PressId, WireError> {
+        if let Some(f) = frame {
+            self.frame_for(fence, Some(f))?;
+        }
+        self.check(fence)?;
+        let target = target_of(&kind);
+        if let Some(old) = self.held_by(fence.session, &target) {
+            match self.presses.get(&old).map(|p| p.state) {
+                // An unacknowledged daemon release gives way to a new press.
+                Some(PressState::ReleasedByDaemon) => {
+                    self.presses.remove(&old);
+                }
+                _ => {
+                    return Err(err(
+                        ErrorKind::InvalidRequest,
+                        "that key, button or gesture is already held",
+                    ))
+                }
+            }
+        }
+        let id = PressId(self.next_press);
+        self.next_press += 1;
+        self.presses.insert(
+            id,
+            Press {
+                session: fence.session,
+                tab: fence.tab,
+                kind,
+                state: PressState::Sending,
+            },
+        );
+        self.mark_input(fence.tab, Actor::Agent(fence.session));
+        Ok(id)
+    }
+
+    /// The press's send finished. A press revoked meanwhile, or whose send
+    /// failed, is released now (the page may have seen it).
+    pub fn press_settled(&mut self, id: PressId, sent: bool) {
+        let Some(p) = self.presses.get(&id) else {
+            return;
+        };
+        match p.state {
+            PressState::RevokedWhileSending { drop: true } => {
+                self.presses.remove(&id);
+                self.effects.push(Effect::Dropped(id));
+            }
+            PressState::RevokedWhileSending { drop: false } => {
+                if let Some(cmd) = self.release_cmd(id) {
+                    self.presses.remove(&id);
+                    self.effects.push(Effect::Release(cmd));
+                }
+            }
+            PressState::Sending if !sent => {
+                if let Some(cmd) = self.release_cmd(id) {
+                    self.presses.remove(&id);
+                    self.effects.push(Effect::Release(cmd));
+                }
+            }
+            PressState::Sending => {
+                if let Some(p) = self.presses.get_mut(&id) {
+                    p.state = PressState::Held;
+                }
+            }
+            PressState::Held | PressState::ReleasedByDaemon => {}
+        }
+    }
+
+    /// Takes the release of press `id` if it is still held (click and press
+    /// send theirs at once). `None` when the daemon already released it.
+    pub fn release_press(&mut self, id: PressId) -> Option<ReleaseCmd> {
+        match self.presses.get(&id).map(|p| p.state) {
+            Some(PressState::Held) => {
+                let cmd = self.release_cmd(id);
+                self.presses.remove(&id);
+                cmd
+            }
+            Some(PressState::ReleasedByDaemon) => {
+                self.presses.remove(&id);
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// An agent's release (`input.keyUp`, `input.mouseUp`,
+    /// `input.gesture.end`): needs no lease; goes to the press's own tab.
+    pub fn agent_release(
+        &mut self,
+        sid: SessionId,
+        conn: ConnId,
+        target: ReleaseTarget,
+    ) -> Result<AgentRelease, WireError> {
+        self.bound(sid, conn)?;
+        let not_held = || {
+            err(
+                ErrorKind::InvalidRequest,
+                "nothing like that is held by this session",
+            )
+        };
+        let id = self.held_by(sid, &target).ok_or_else(not_held)?;
+        match self.presses.get(&id).map(|p| p.state) {
+            Some(PressState::ReleasedByDaemon) => {
+                self.presses.remove(&id);
+                Ok(AgentRelease::Already)
+            }
+            Some(PressState::Held) => {
+                let cmd = self.release_cmd(id).ok_or_else(not_held)?;
+                self.presses.remove(&id);
+                Ok(AgentRelease::Send(cmd))
+            }
+            _ => Err(err(
+                ErrorKind::InvalidRequest,
+                "the press is still being sent; release it after it returns",
+            )),
+        }
+    }
+
+    /// A mouse move on the fence's tab: marks input and moves the
+    /// position of the session's held buttons there. Returns the `buttons`
+    /// mask.
+    pub fn mouse_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Result<u32, WireError> {
+        self.input(fence)?;
+        let mut mask = 0;
+        for p in self.presses.values_mut() {
+            if p.session == fence.session
+                && p.tab == fence.tab
+                && matches!(p.state, PressState::Held | PressState::Sending)
+            {
+                if let PressKind::Mouse {
+                    button,
+                    x: px,
+                    y: py,
+                } = &mut p.kind
+                {
+                    *px = x;
+                    *py = y;
+                    mask |= button.bit();
+                }
+            }
+        }
+        Ok(mask)
+    }
+
+    /// The `buttons` mask of the session's held buttons on `tab`, besides
+    /// `except`.
+    pub fn buttons_held(&self, sid: SessionId, tab: TabId, except: Option<PressId>) -> u32 {
+        self.presses
+            .iter()
+            .filter(|(id, p)| {
+                Some(**id) != except
+                    && p.session == sid
+                    && p.tab == tab
+                    && matches!(p.state, PressState::Held | PressState::Sending)
+            })
+            .filter_map(|(_, p)| match p.kind {
+                PressKind::Mouse { button, .. } => Some(button.bit()),
+                _ => None,
+            })
+            .fold(0, |a, b| a | b)
+    }
+
+    /// A gesture update on the fence's tab: the gesture's DPR, after
+    /// checking the fence and moving the finger.
+    pub fn gesture_moved(
+        &mut self,
+        fence: &Fence,
+        x_img: f64,
+        y_img: f64,
+    ) -> Result<(f64, f64), WireError> {
+        self.check(fence)?;
+        let id = self
+            .held_by(fence.session, &ReleaseTarget::Touch)
+            .filter(|id| {
+                self.presses
+                    .get(id)
+                    .is_some_and(|p| p.tab == fence.tab && p.state == PressState::Held)
+            })
+            .ok_or_else(|| {
+                err(
+                    ErrorKind::InvalidRequest,
+                    "no gesture in progress on this tab",
+                )
+            })?;
+        self.mark_input(fence.tab, Actor::Agent(fence.session));
+        let Some(p) = self.presses.get_mut(&id) else {
+            return Err(err(ErrorKind::InvalidRequest, "no gesture in progress"));
+        };
+        match &mut p.kind {
+            PressKind::Touch { x, y, dpr } => {
+                *x = x_img / *dpr;
+                *y = y_img / *dpr;
+                Ok((*x, *y))
+            }
+            _ => Err(err(ErrorKind::InvalidRequest, "no gesture in progress")),
+        }
+    }
+
+    fn release_cmd(&self, id: PressId) -> Option<ReleaseCmd> {
+        let p = self.presses.get(&id)?;
+        let (method, params) = match &p.kind {
+            PressKind::Key { key, modifiers } => {
+                let [_, up] = keys::key_events(key, modifiers);
+                ("Input.dispatchKeyEvent", up)
+            }
+            PressKind::Mouse { button, x, y } => (
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseReleased", "x": x, "y": y, "button": button.as_str(),
+                       "buttons": self.buttons_held(p.session, p.tab, Some(id)), "clickCount": 1}),
+            ),
+            PressKind::Touch { .. } => (
+                "Input.dispatchTouchEvent",
+                json!({"type": "touchEnd", "touchPoints": []}),
+            ),
+        };
+        Some(ReleaseCmd {
+            press: id,
+            tab: p.tab,
+            method,
+            params,
+        })
+    }
+
+    /// The daemon releases every matching press: held ones now (or dropped
+    /// when the browser side is gone), ones being sent once their send
+    /// settles.
+    fn release_where(&mut self, pred: impl Fn(&Press) -> bool, drop: bool) {
+        let ids: Vec<PressId> = self
+            .presses
+            .iter()
+            .filter(|(_, p)| pred(p))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let state = self.presses.get(&id).map(|p| p.state);
+            match state {
+                Some(PressState::Held) => {
+                    if drop {
+                        self.effects.push(Effect::Dropped(id));
+                    } else if let Some(cmd) = self.release_cmd(id) {
+                        self.effects.push(Effect::Release(cmd));
+                    }
+                    if let Some(p) = self.presses.get_mut(&id) {
+                        p.state = PressState::ReleasedByDaemon;
+                    }
+                }
+                Some(PressState::Sending) => {
+                    if let Some(p) = self.presses.get_mut(&id) {
+                        p.state = PressState::RevokedWhileSending { drop };
+                    }
+                }
+                Some(PressState::RevokedWhileSending { .. }) if drop => {
+                    if let Some(p) = self.presses.get_mut(&id) {
+                        p.state = PressState::RevokedWhileSending { drop };
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    // ---- the browser ----------------------------------------------------
+
+    /// The shared tabs as the extension reports them (event or live list).
+    /// A tab now under human control revokes the agent lease there
+    /// (`human`); a tab gone from the list revokes with `unshared`.
+    pub fn on_shared(&mut self, tabs: &[TabInfo]) {
+        let gone: Vec<TabId> = self
+            .tabs
+            .keys()
+            .filter(|id| !tabs.iter().any(|t| t.id == **id))
+            .copied()
+            .collect();
+        for id in gone {
+            self.revoke_tab(id, RevokeReason::Unshared, false, true);
+            self.tabs.remove(&id);
+        }
+        for info in tabs {
+            let tab = self.tabs.entry(info.id).or_default();
+            if info.human_control && !tab.human {
+                tab.human = true;
+                self.revoke_tab(info.id, RevokeReason::Human, false, true);
+                self.mark_input(info.id, Actor::Human);
+            } else if !info.human_control && tab.human {
+                tab.human = false;
+            }
+        }
+        self.publish_controllers(false);
+    }
+
+    /// The tab closed (`closed`) or its debugger detached: its lease is
+    /// revoked and its held input dropped (no debugger to send through).
+    pub fn on_tab_gone(&mut self, tab: TabId, closed: bool) {
+        if !self.tabs.contains_key(&tab) {
+            return;
+        }
+        let reason = if closed {
+            RevokeReason::TabClosed
+        } else {
+            RevokeReason::Unshared
+        };
+        self.revoke_tab(tab, reason, true, true);
+        self.tabs.remove(&tab);
+        self.publish_controllers(false);
+    }
+
+    /// A main-frame navigation on `tab`: every frame of it goes stale.
+    pub fn on_main_frame_navigated(&mut self, tab: TabId) {
+        if let Some(t) = self.tabs.get_mut(&tab) {
+            t.nav += 1;
+        }
+    }
+
+    /// The extension reports developer mode. Off: in-flight privileged calls
+    /// are void, every held input is released and the leases of the
+    /// sessions that held input are revoked (`developerModeOff`).
+    pub fn on_developer_mode(&mut self, enabled: bool) {
+        if enabled == self.developer_mode {
+            return;
+        }
+        self.developer_mode = enabled;
+        self.dev_epoch += 1;
+        if !enabled {
+            self.drop_all_input(RevokeReason::DeveloperModeOff, false);
+        }
+        self.effects
+            .push(Effect::NotifyAll(AgentEvent::DeveloperModeChanged {
+                enabled,
+            }));
+    }
+
+    /// Revokes the lease of every session holding input, and releases it.
+    fn drop_all_input(&mut self, reason: RevokeReason, drop: bool) {
+        let holders: Vec<SessionId> = {
+            let mut v: Vec<SessionId> = self
+                .presses
+                .values()
+                .filter(|p| p.state != PressState::ReleasedByDaemon)
+                .map(|p| p.session)
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        self.release_where(|_| true, drop);
+        for sid in holders {
+            for t in self.leased_by(sid) {
+                if let Some(tab) = self.tabs.get_mut(&t) {
+                    tab.lease = None;
+                }
+                self.effects.push(Effect::Notify(
+                    sid,
+                    AgentEvent::ControlRevoked { tab_id: t, reason },
+                ));
+            }
+        }
+        self.publish_controllers(false);
+    }
+
+    /// A browser connection said hello.
+    pub fn on_lane_online(&mut self) {
+        self.lane_online = true;
+        self.publish_controllers(true);
+    }
+
+    /// The browser connection dropped (or was replaced): held input records
+    /// are dropped, every lease revoked (`laneLost`), developer mode is off.
+    pub fn on_lane_lost(&mut self) {
+        self.lane_online = false;
+        let tabs: Vec<TabId> = self.tabs.keys().copied().collect();
+        for t in tabs {
+            self.revoke_tab(t, RevokeReason::LaneLost, true, true);
+        }
+        self.release_where(|_| true, true);
+        if self.developer_mode {
+            self.developer_mode = false;
+            self.dev_epoch += 1;
+            self.effects
+                .push(Effect::NotifyAll(AgentEvent::DeveloperModeChanged {
+                    enabled: false,
+                }));
+        }
+        self.last_controllers = None;
+    }
+
+    /// Whether developer mode is on.
+    pub fn developer_mode(&self) -> bool {
+        self.developer_mode
+    }
+
+    /// Who controls each shared tab.
+    pub fn controllers(&self) -> Vec<TabControl> {
+        self.tabs
+            .iter()
+            .map(|(id, t)| TabControl {
+                tab_id: *id,
+                holder: if t.human {
+                    Holder::Human
+                } else if let Some((sid, _)) = t.lease {
+                    Holder::Agent {
+                        name: self
+                            .sessions
+                            .get(&sid)
+                            .map(|s| s.agent.clone())
+                            .unwrap_or_default(),
+                    }
+                } else {
+                    Holder::Nobody
+                },
+            })
+            .collect()
+    }
+
+    fn publish_controllers(&mut self, force: bool) {
+        if !self.lane_online {
+            return;
+        }
+        let now = self.controllers();
+        if force || self.last_controllers.as_ref() != Some(&now) {
+            self.last_controllers = Some(now.clone());
+            self.effects.push(Effect::Controllers(now));
+        }
+    }
+
+    /// Presses not yet released (for tests and status).
+    pub fn held_count(&self) -> usize {
+        self.presses
+            .values()
+            .filter(|p| p.state != PressState::ReleasedByDaemon)
+            .count()
+    }
+}
+
+fn target_of(kind: &PressKind) -> ReleaseTarget {
+    match kind {
+        PressKind::Key { key, .. } => ReleaseTarget::Key(key.key.clone()),
+        PressKind::Mouse { button, .. } => ReleaseTarget::Mouse(*button),
+        PressKind::Touch { .. } => ReleaseTarget::Touch,
+    }
+}
+
+fn matches_target(kind: &PressKind, target: &ReleaseTarget) -> bool {
+    target_of(kind) == *target
+}
+
+/// Whether a live viewport matches a frame's, within
+/// [`GEOMETRY_TOLERANCE`].
+pub fn geometry_matches(frame: &FrameGeometry, live: &FrameGeometry) -> bool {
+    let close = |a: f64, b: f64| (a - b).abs() <= GEOMETRY_TOLERANCE;
+    close(frame.viewport_width, live.viewport_width)
+        && close(frame.viewport_height, live.viewport_height)
+        && close(frame.scroll_x, live.scroll_x)
+        && close(frame.scroll_y, live.scroll_y)
+}

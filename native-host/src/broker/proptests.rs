@@ -1,0 +1,522 @@
+//! A state-machine property test of the broker core: random sequences of
+//! agent actions and person actions, with the design's invariants checked
+//! after every step.
+//!
+//! - No input is admitted for a session after it was told its control was
+//!   revoked (or it released it) and before it acquires again; none while
+//!   the person controls the tab.
+//! - Every recorded press is released exactly once (by the agent or the
+//!   daemon), never twice, and all are released at the end.
+//! - No in-flight action publishes across a revision change or a takeover
+//!   of its tab (actions are begin/end pairs; the end is the fence check).
+//! - Privileged calls never start while developer mode is off, and never
+//!   publish across a switch-off.
+
+use super::*;
+use proptest::prelude::*;
+
+const AGENTS: usize = 2;
+const TABS: [i32; 2] = [1, 2];
+
+#[derive(Debug, Clone)]
+enum Op {
+    Hello(usize),
+    Select(usize, usize),
+    Acquire(usize),
+    Release(usize),
+    BeginPress(usize, u8),
+    SettlePress(usize, bool),
+    AgentRelease(usize, u8),
+    Click(usize),
+    Capture(usize),
+    BeginAction(usize, bool),
+    EndAction(usize),
+    Bye(usize),
+    Disconnect(usize),
+    Resume(usize),
+    Advance(u64),
+    Human(usize, bool),
+    Unshare(usize),
+    Reshare(usize),
+    Close(usize),
+    Developer(bool),
+    Navigate(usize),
+    LaneLost,
+    LaneOnline,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let a = 0..AGENTS;
+    let t = 0..TABS.len();
+    prop_oneof![
+        3 => a.clone().prop_map(Op::Hello),
+        3 => (a.clone(), t.clone()).prop_map(|(a, t)| Op::Select(a, t)),
+        4 => a.clone().prop_map(Op::Acquire),
+        1 => a.clone().prop_map(Op::Release),
+        3 => (a.clone(), 0u8..3).prop_map(|(a, k)| Op::BeginPress(a, k)),
+        3 => (0usize..8, any::<bool>()).prop_map(|(i, ok)| Op::SettlePress(i, ok)),
+        2 => (a.clone(), 0u8..3).prop_map(|(a, k)| Op::AgentRelease(a, k)),
+        2 => a.clone().prop_map(Op::Click),
+        1 => a.clone().prop_map(Op::Capture),
+        4 => (a.clone(), any::<bool>()).prop_map(|(a, p)| Op::BeginAction(a, p)),
+        4 => (0usize..8).prop_map(Op::EndAction),
+        1 => a.clone().prop_map(Op::Bye),
+        1 => a.clone().prop_map(Op::Disconnect),
+        1 => a.clone().prop_map(Op::Resume),
+        1 => (0u64..3000).prop_map(Op::Advance),
+        2 => (t.clone(), any::<bool>()).prop_map(|(t, h)| Op::Human(t, h)),
+        1 => t.clone().prop_map(Op::Unshare),
+        1 => t.clone().prop_map(Op::Reshare),
+        1 => t.clone().prop_map(Op::Close),
+        2 => any::<bool>().prop_map(Op::Developer),
+        1 => t.prop_map(Op::Navigate),
+        1 => Just(Op::LaneLost),
+        1 => Just(Op::LaneOnline),
+    ]
+}
+
+fn kind_of(k: u8) -> PressKind {
+    match k {
+        0 => PressKind::Key {
+            key: keys::lookup("a").expect("known"),
+            modifiers: vec![],
+        },
+        1 => PressKind::Mouse {
+            button: MouseButton::Left,
+            x: 1.0,
+            y: 1.0,
+        },
+        _ => PressKind::Touch {
+            x: 1.0,
+            y: 1.0,
+            dpr: 1.0,
+        },
+    }
+}
+
+fn target_of_k(k: u8) -> ReleaseTarget {
+    match k {
+        0 => ReleaseTarget::Key("a".into()),
+        1 => ReleaseTarget::Mouse(MouseButton::Left),
+        _ => ReleaseTarget::Touch,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct InFlight {
+    fence: Fence,
+    revision: u64,
+    takeovers: u64,
+    dev_offs: u64,
+}
+
+struct Agent {
+    sid: Option<SessionId>,
+    conn: Option<ConnId>,
+    ticket: Ticket,
+    /// The tab the model believes this agent controls.
+    authorized: Option<TabId>,
+    revision: u64,
+}
+
+struct World {
+    core: Core,
+    now: Instant,
+    next_conn: u64,
+    agents: Vec<Agent>,
+    shared: Vec<(TabId, bool)>,
+    closed: Vec<TabId>,
+    takeovers: BTreeMap<TabId, u64>,
+    dev: bool,
+    dev_offs: u64,
+    /// Release count of every recorded press.
+    releases: BTreeMap<PressId, u32>,
+    sending: Vec<PressId>,
+    inflight: Vec<InFlight>,
+}
+
+impl World {
+    fn new() -> Self {
+        let mut core = Core::new(CoreConfig {
+            ticket_ttl: Duration::from_secs(20),
+            max_unbound: 2,
+            resume_grace: Duration::from_secs(2),
+        });
+        core.on_lane_online();
+        let shared: Vec<(TabId, bool)> = TABS.iter().map(|t| (TabId(*t), false)).collect();
+        let mut w = World {
+            core,
+            now: Instant::now(),
+            next_conn: 1,
+            agents: (0..AGENTS)
+                .map(|i| Agent {
+                    sid: None,
+                    conn: None,
+                    ticket: Ticket(format!("ticket-{i}")),
+                    authorized: None,
+                    revision: 0,
+                })
+                .collect(),
+            shared,
+            closed: Vec::new(),
+            takeovers: BTreeMap::new(),
+            dev: false,
+            dev_offs: 0,
+            releases: BTreeMap::new(),
+            sending: Vec::new(),
+            inflight: Vec::new(),
+        };
+        w.push_shared();
+        w
+    }
+
+    fn push_shared(&mut self) {
+        let list: Vec<TabInfo> = self
+            .shared
+            .iter()
+            .map(|(id, human)| TabInfo {
+                id: *id,
+                url: String::new(),
+                title: String::new(),
+                human_control: *human,
+            })
+            .collect();
+        self.core.on_shared(&list);
+    }
+
+    fn count(&mut self, press: PressId) {
+        let n = self.releases.entry(press).or_insert(0);
+        *n += 1;
+        assert_eq!(*n, 1, "press {press:?} released twice");
+    }
+
+    fn drain(&mut self) {
+        for e in self.core.take_effects() {
+            match e {
+                Effect::Release(cmd) => self.count(cmd.press),
+                Effect::Dropped(id) => self.count(id),
+                Effect::Notify(sid, AgentEvent::ControlRevoked { tab_id, .. }) => {
+                    for a in &mut self.agents {
+                        if a.sid == Some(sid) && a.authorized == Some(tab_id) {
+                            a.authorized = None;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn bound(&self, i: usize) -> Option<(SessionId, ConnId)> {
+        let a = &self.agents[i];
+        Some((a.sid?, a.conn?))
+    }
+
+    fn human(&self, tab: TabId) -> bool {
+        self.shared.iter().any(|(t, h)| *t == tab && *h)
+    }
+
+    /// Input was admitted for agent `i` on `tab`: the model must agree.
+    fn admitted(&self, i: usize, tab: TabId) {
+        assert_eq!(
+            self.agents[i].authorized,
+            Some(tab),
+            "input admitted without authority"
+        );
+        assert!(
+            !self.human(tab),
+            "input admitted while the person controls the tab"
+        );
+    }
+
+    fn step(&mut self, op: Op) {
+        match op {
+            Op::Hello(i) => {
+                if self.agents[i].sid.is_none() {
+                    let conn = ConnId(self.next_conn);
+                    self.next_conn += 1;
+                    let t = self.agents[i].ticket.clone();
+                    let sid = self.core.hello(conn, format!("agent{i}"), t);
+                    let a = &mut self.agents[i];
+                    (a.sid, a.conn, a.authorized, a.revision) = (Some(sid), Some(conn), None, 0);
+                }
+            }
+            Op::Select(i, t) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    let tab = TabId(TABS[t]);
+                    let before = self.core.selection(sid, conn).ok().and_then(|s| s.0);
+                    if let Ok(r) = self.core.select(sid, conn, tab) {
+                        self.agents[i].revision = r;
+                        if before != Some(tab) && self.agents[i].authorized.is_some() {
+                            self.drain();
+                            assert_eq!(self.agents[i].authorized, None, "switch revokes");
+                        }
+                    }
+                }
+            }
+            Op::Acquire(i) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    if let Ok((tab, _)) = self.core.acquire(sid, conn) {
+                        assert!(!self.human(tab));
+                        for (j, other) in self.agents.iter().enumerate() {
+                            if j != i {
+                                assert_ne!(other.authorized, Some(tab), "two controllers");
+                            }
+                        }
+                        self.agents[i].authorized = Some(tab);
+                    }
+                }
+            }
+            Op::Release(i) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    if self.core.release_control(sid, conn).is_ok() {
+                        let tab = self.core.selection(sid, conn).ok().and_then(|s| s.0);
+                        if self.agents[i].authorized == tab {
+                            self.agents[i].authorized = None;
+                        }
+                    }
+                }
+            }
+            Op::BeginPress(i, k) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    if let Ok(f) = self.core.fence(sid, conn, Need::Act) {
+                        if let Ok(id) = self.core.begin_press(&f, None, kind_of(k)) {
+                            self.admitted(i, f.tab);
+                            self.sending.push(id);
+                        }
+                    }
+                }
+            }
+            Op::SettlePress(n, ok) => {
+                if !self.sending.is_empty() {
+                    let id = self.sending.remove(n % self.sending.len());
+                    self.core.press_settled(id, ok);
+                }
+            }
+            Op::AgentRelease(i, k) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    if let Ok(AgentRelease::Send(cmd)) =
+                        self.core.agent_release(sid, conn, target_of_k(k))
+                    {
+                        self.count(cmd.press);
+                    }
+                }
+            }
+            Op::Click(i) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    if let Ok(f) = self.core.fence(sid, conn, Need::Act) {
+                        let kind = PressKind::Mouse {
+                            button: MouseButton::Middle,
+                            x: 0.0,
+                            y: 0.0,
+                        };
+                        if let Ok(id) = self.core.begin_press(&f, None, kind) {
+                            self.admitted(i, f.tab);
+                            self.core.press_settled(id, true);
+                            if let Some(cmd) = self.core.release_press(id) {
+                                self.count(cmd.press);
+                            }
+                        }
+                    }
+                }
+            }
+            Op::Capture(i) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    if let Ok(f) = self.core.fence(sid, conn, Need::Observe) {
+                        let m = self.core.capture_started(&f);
+                        let g = FrameGeometry {
+                            viewport_width: 1.0,
+                            viewport_height: 1.0,
+                            scroll_x: 0.0,
+                            scroll_y: 0.0,
+                        };
+                        let _ = self.core.capture_finished(&f, m, 1.0, g);
+                    }
+                }
+            }
+            Op::BeginAction(i, privileged) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    let need = if privileged {
+                        Need::Privileged
+                    } else {
+                        Need::Act
+                    };
+                    if let Ok(fence) = self.core.fence(sid, conn, need) {
+                        if privileged {
+                            assert!(
+                                self.dev,
+                                "a privileged call started with developer mode off"
+                            );
+                        }
+                        self.admitted(i, fence.tab);
+                        self.inflight.push(InFlight {
+                            takeovers: self.takeovers.get(&fence.tab).copied().unwrap_or(0),
+                            revision: self.agents[i].revision,
+                            dev_offs: self.dev_offs,
+                            fence,
+                        });
+                    }
+                }
+            }
+            Op::EndAction(n) => {
+                if !self.inflight.is_empty() {
+                    let a = self.inflight.remove(n % self.inflight.len());
+                    if self.core.check(&a.fence).is_ok() {
+                        let agent = self
+                            .agents
+                            .iter()
+                            .find(|x| x.sid == Some(a.fence.session))
+                            .expect("a live session");
+                        assert_eq!(
+                            agent.revision, a.revision,
+                            "published across a revision change"
+                        );
+                        assert_eq!(
+                            self.takeovers.get(&a.fence.tab).copied().unwrap_or(0),
+                            a.takeovers,
+                            "published across a takeover"
+                        );
+                        if a.fence.dev.is_some() {
+                            assert!(
+                                self.dev && self.dev_offs == a.dev_offs,
+                                "privileged across dev off"
+                            );
+                        }
+                    }
+                }
+            }
+            Op::Bye(i) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    assert!(self.core.bye(sid, conn));
+                    let a = &mut self.agents[i];
+                    (a.sid, a.conn, a.authorized) = (None, None, None);
+                }
+            }
+            Op::Disconnect(i) => {
+                if let Some((sid, conn)) = self.bound(i) {
+                    self.core.unbind(sid, conn, self.now);
+                    self.agents[i].conn = None;
+                }
+            }
+            Op::Resume(i) => {
+                let conn = ConnId(self.next_conn);
+                self.next_conn += 1;
+                let t = self.agents[i].ticket.clone();
+                match self.core.resume(conn, &t, self.now) {
+                    Some(sid) => {
+                        assert_eq!(Some(sid), self.agents[i].sid);
+                        self.agents[i].conn = Some(conn);
+                    }
+                    None => {
+                        self.drain();
+                        let a = &mut self.agents[i];
+                        (a.sid, a.conn, a.authorized) = (None, None, None);
+                    }
+                }
+            }
+            Op::Advance(ms) => {
+                self.now += Duration::from_millis(ms);
+                self.core.tick(self.now);
+            }
+            Op::Human(t, h) => {
+                let tab = TabId(TABS[t]);
+                if let Some(e) = self.shared.iter_mut().find(|(id, _)| *id == tab) {
+                    if h && !e.1 {
+                        *self.takeovers.entry(tab).or_insert(0) += 1;
+                    }
+                    e.1 = h;
+                    self.push_shared();
+                }
+            }
+            Op::Unshare(t) => {
+                let tab = TabId(TABS[t]);
+                self.shared.retain(|(id, _)| *id != tab);
+                self.push_shared();
+            }
+            Op::Reshare(t) => {
+                let tab = TabId(TABS[t]);
+                if !self.shared.iter().any(|(id, _)| *id == tab) && !self.closed.contains(&tab) {
+                    self.shared.push((tab, false));
+                    self.push_shared();
+                }
+            }
+            Op::Close(t) => {
+                let tab = TabId(TABS[t]);
+                self.shared.retain(|(id, _)| *id != tab);
+                self.closed.push(tab);
+                self.core.on_tab_gone(tab, true);
+            }
+            Op::Developer(on) => {
+                if self.dev && !on {
+                    self.dev_offs += 1;
+                }
+                self.dev = on;
+                self.core.on_developer_mode(on);
+            }
+            Op::Navigate(t) => self.core.on_main_frame_navigated(TabId(TABS[t])),
+            Op::LaneLost => {
+                self.core.on_lane_lost();
+                if self.dev {
+                    self.dev_offs += 1;
+                }
+                self.dev = false;
+            }
+            Op::LaneOnline => {
+                self.core.on_lane_online();
+                self.push_shared();
+            }
+        }
+        self.drain();
+    }
+
+    /// Ends every send, then loses the lane: every press must be released
+    /// exactly once by then.
+    fn finish(&mut self) {
+        for id in std::mem::take(&mut self.sending) {
+            self.core.press_settled(id, true);
+        }
+        self.core.on_lane_lost();
+        self.drain();
+        assert_eq!(self.core.held_count(), 0);
+        let recorded = self.core.next_press - 1;
+        for n in 1..=recorded {
+            assert_eq!(
+                self.releases.get(&PressId(n)),
+                Some(&1),
+                "press {n} not released exactly once"
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn broker_invariants_hold(ops in proptest::collection::vec(op(), 1..80)) {
+        let mut w = World::new();
+        for o in ops {
+            w.step(o);
+        }
+        w.finish();
+    }
+}
+
+#[test]
+fn the_model_sees_a_publication_across_a_reselect() {
+    let mut w = World::new();
+    for o in [
+        Op::Hello(0),
+        Op::Select(0, 0),
+        Op::Acquire(0),
+        Op::BeginAction(0, false),
+        Op::Select(0, 0),
+        Op::EndAction(0),
+        Op::BeginPress(0, 0),
+        Op::Human(0, true),
+        Op::SettlePress(0, true),
+    ] {
+        w.step(o);
+    }
+    w.finish();
+}

@@ -1,0 +1,367 @@
+//! The broker's safety rules end to end over the sockets, against the fake
+//! extension: takeover, leases between agents, selection fences, stale
+//! frames, resume grace, developer mode and the media budget.
+
+use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
+use cotab_host::client::Client;
+use cotab_shared::controller::{
+    Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Evaluate, EvaluateParams,
+    ImageFormat, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseDown, MouseUp, MouseUpParams,
+    PointerParams, SelectParams, TabsSelect, Type, TypeParams,
+};
+use cotab_shared::native::{CommandClass, Event, Holder, SharedTabs, TabInfo};
+use cotab_shared::{ErrorKind, TabId};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+fn two_tabs() -> Script {
+    Script {
+        tabs: vec![tab(7), tab(9)],
+        ..Script::default()
+    }
+}
+
+async fn controller(d: &Daemon, name: &str, tab_id: i32) -> Client {
+    let mut c = d.client().await;
+    c.hello(name).await.expect("hello");
+    c.call::<TabsSelect>(&SelectParams {
+        tab_id: TabId(tab_id),
+    })
+    .await
+    .expect("select");
+    c.call::<Acquire>(&Empty {}).await.expect("acquire");
+    c
+}
+
+fn human(id: i32, on: bool) -> TabInfo {
+    TabInfo {
+        human_control: on,
+        ..tab(id)
+    }
+}
+
+async fn notification(c: &mut Client, method: &str) -> Value {
+    loop {
+        let msg = tokio::time::timeout(WAIT, c.next_message())
+            .await
+            .expect("in time")
+            .expect("message");
+        if msg["method"] == method {
+            return msg["params"].clone();
+        }
+    }
+}
+
+fn key(k: &str) -> KeyParams {
+    KeyParams {
+        key: k.into(),
+        modifiers: vec![],
+        expect: None,
+    }
+}
+
+async fn capture(c: &mut Client) -> cotab_shared::controller::CaptureResult {
+    c.call::<Capture>(&CaptureParams {
+        format: ImageFormat::Png,
+        quality: None,
+    })
+    .await
+    .expect("captured")
+}
+
+/// Reads responses until the one with `id`.
+async fn response(c: &mut Client, id: i64) -> Value {
+    loop {
+        let msg = tokio::time::timeout(WAIT, c.next_message())
+            .await
+            .expect("in time")
+            .expect("message");
+        if msg["id"] == id {
+            return msg;
+        }
+    }
+}
+
+#[tokio::test]
+async fn takeover_releases_held_input_and_notifies_the_agent() {
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
+    let mut a = controller(&d, "alpha", 7).await;
+    ext.controllers_until(|t| {
+        t.iter().any(|c| {
+            c.tab_id == TabId(7)
+                && c.holder
+                    == Holder::Agent {
+                        name: "alpha".into(),
+                    }
+        })
+    })
+    .await;
+    a.call::<KeyDown>(&key("a")).await.expect("key down");
+    let (down, class) = ext.next_cdp_class("Input.dispatchKeyEvent").await;
+    assert_eq!(
+        (down["type"].as_str(), class),
+        (Some("keyDown"), CommandClass::Act)
+    );
+    capture(&mut a).await;
+    a.call::<MouseDown>(&PointerParams {
+        x: 10.0,
+        y: 10.0,
+        frame_id: None,
+        button: None,
+        expect: None,
+    })
+    .await
+    .expect("mouse down");
+    let (pressed, _) = ext.next_cdp_class("Input.dispatchMouseEvent").await;
+    assert_eq!(pressed["type"], "mousePressed");
+    assert_eq!(pressed["x"], 5.0, "image pixels / DPR 2");
+
+    ext.event(Event::Shared(SharedTabs {
+        tabs: vec![human(7, true), tab(9)],
+    }));
+    let mut released = Vec::new();
+    while released.len() < 2 {
+        let cmd = ext.next_command().await;
+        if let cotab_shared::native::Command::Cdp {
+            method,
+            params,
+            class,
+            ..
+        } = cmd
+        {
+            assert_eq!(class, CommandClass::Release, "{method}");
+            released.push(params["type"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    released.sort();
+    assert_eq!(released, vec!["keyUp", "mouseReleased"]);
+    let n = notification(&mut a, "control.revoked").await;
+    assert_eq!(n, json!({"tabId": 7, "reason": "human"}));
+    ext.controllers_until(|t| {
+        t.iter()
+            .any(|c| c.tab_id == TabId(7) && c.holder == Holder::Human)
+    })
+    .await;
+    let err = a
+        .call::<Type>(&TypeParams {
+            text: "x".into(),
+            expect: None,
+        })
+        .await
+        .expect_err("person has control");
+    assert_eq!(err.kind(), Some(ErrorKind::HumanHasControl));
+    // The agent's own releases are answered without sending anything.
+    let r = a
+        .call::<KeyUp>(&KeyUpParams { key: "a".into() })
+        .await
+        .expect("key up");
+    assert!(r.already_released);
+    let r = a
+        .call::<MouseUp>(&MouseUpParams { button: None })
+        .await
+        .expect("mouse up");
+    assert!(r.already_released);
+    // Hand back: nobody controls it until the agent acquires again.
+    ext.event(Event::Shared(SharedTabs {
+        tabs: vec![tab(7), tab(9)],
+    }));
+    ext.controllers_until(|t| {
+        t.iter()
+            .any(|c| c.tab_id == TabId(7) && c.holder == Holder::Nobody)
+    })
+    .await;
+    a.call::<Acquire>(&Empty {}).await.expect("acquire again");
+}
+
+#[tokio::test]
+async fn a_second_agent_gets_no_control_but_may_capture() {
+    let d = Daemon::start().await;
+    let _ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
+    let _a = controller(&d, "alpha", 7).await;
+    let mut b = d.agent().await;
+    b.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    let err = b.call::<Acquire>(&Empty {}).await.expect_err("taken");
+    assert_eq!(err.kind(), Some(ErrorKind::NoControl));
+    let err = b
+        .call::<Type>(&TypeParams {
+            text: "x".into(),
+            expect: None,
+        })
+        .await
+        .expect_err("not ours");
+    assert_eq!(err.kind(), Some(ErrorKind::NoControl));
+    capture(&mut b).await;
+}
+
+#[tokio::test]
+async fn selecting_during_a_slow_action_voids_it_with_tab_changed() {
+    let d = Daemon::start().await;
+    let gate = Arc::new(Notify::new());
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            gates: [("Input.insertText".to_string(), gate.clone())].into(),
+            ..two_tabs()
+        },
+    )
+    .await;
+    let mut a = controller(&d, "alpha", 7).await;
+    a.send_raw(r#"{"jsonrpc":"2.0","id":100,"method":"input.type","params":{"text":"slow"}}"#)
+        .await
+        .expect("sent");
+    ext.next_cdp("Input.insertText").await;
+    a.send_raw(r#"{"jsonrpc":"2.0","id":101,"method":"tabs.select","params":{"tabId":9}}"#)
+        .await
+        .expect("sent");
+    let r = response(&mut a, 101).await;
+    assert_eq!(r["result"]["selectionRevision"], 2);
+    gate.notify_one();
+    let r = response(&mut a, 100).await;
+    assert_eq!(r["error"]["data"]["kind"], "TAB_CHANGED", "{r}");
+}
+
+#[tokio::test]
+async fn a_main_frame_navigation_makes_the_frame_stale() {
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
+    let mut a = controller(&d, "alpha", 7).await;
+    let click = |frame_id| ClickParams {
+        x: 20.0,
+        y: 20.0,
+        frame_id,
+        expect: None,
+    };
+    let err = a.call::<Click>(&click(None)).await.expect_err("no frame");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame));
+    let shot = capture(&mut a).await;
+    assert_eq!(shot.geometry.viewport_width, 50.0);
+    a.call::<Click>(&click(Some(shot.frame_id.clone())))
+        .await
+        .expect("clicked");
+    let (released, class) = loop {
+        let (p, class) = ext.next_cdp_class("Input.dispatchMouseEvent").await;
+        if p["type"] == "mouseReleased" {
+            break (p, class);
+        }
+    };
+    assert_eq!(released["x"], 10.0);
+    assert_eq!(class, CommandClass::Release);
+    // A sub-frame navigation changes nothing; a main-frame one does.
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Page.frameNavigated".into(),
+        params: json!({"frame": {"id": "sub", "parentId": "main", "url": "http://x/"}}),
+    });
+    a.call::<Click>(&click(Some(shot.frame_id.clone())))
+        .await
+        .expect("still fresh");
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Page.frameNavigated".into(),
+        params: json!({"frame": {"id": "main", "url": "http://x/"}}),
+    });
+    let give_up = tokio::time::Instant::now() + WAIT;
+    loop {
+        match a.call::<Click>(&click(Some(shot.frame_id.clone()))).await {
+            Err(e) => {
+                assert_eq!(e.kind(), Some(ErrorKind::StaleFrame));
+                break;
+            }
+            Ok(_) => assert!(tokio::time::Instant::now() < give_up, "never went stale"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_connection_past_the_grace_releases_held_keys() {
+    let d = Daemon::start_with(Duration::from_secs(10), Duration::from_millis(200)).await;
+    let mut ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
+    let mut a = controller(&d, "alpha", 7).await;
+    a.call::<KeyDown>(&key("Enter")).await.expect("key down");
+    let (down, _) = ext.next_cdp_class("Input.dispatchKeyEvent").await;
+    assert_eq!(down["type"], "keyDown");
+    drop(a);
+    let (up, class) = ext.next_cdp_class("Input.dispatchKeyEvent").await;
+    assert_eq!(
+        (up["type"].as_str(), class),
+        (Some("keyUp"), CommandClass::Release)
+    );
+    ext.controllers_until(|t| {
+        t.iter()
+            .any(|c| c.tab_id == TabId(7) && c.holder == Holder::Nobody)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn developer_mode_off_voids_an_inflight_evaluate() {
+    let d = Daemon::start().await;
+    let gate = Arc::new(Notify::new());
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            gates: [("Runtime.evaluate".to_string(), gate.clone())].into(),
+            ..two_tabs()
+        },
+    )
+    .await;
+    let mut a = controller(&d, "alpha", 7).await;
+    let eval = EvaluateParams {
+        expression: "1 + 1".into(),
+        await_promise: None,
+    };
+    let err = a.call::<Evaluate>(&eval).await.expect_err("off by default");
+    assert_eq!(err.kind(), Some(ErrorKind::DeveloperModeOff));
+    ext.event(Event::DeveloperMode { enabled: true });
+    let n = notification(&mut a, "developerMode.changed").await;
+    assert_eq!(n["enabled"], true);
+    a.send_raw(
+        r#"{"jsonrpc":"2.0","id":200,"method":"page.evaluate","params":{"expression":"1 + 1"}}"#,
+    )
+    .await
+    .expect("sent");
+    let (_, class) = ext.next_cdp_class("Runtime.evaluate").await;
+    assert_eq!(class, CommandClass::Privileged);
+    ext.event(Event::DeveloperMode { enabled: false });
+    let n = notification(&mut a, "developerMode.changed").await;
+    assert_eq!(n["enabled"], false);
+    gate.notify_one();
+    let r = response(&mut a, 200).await;
+    assert_eq!(r["error"]["data"]["kind"], "DEVELOPER_MODE_OFF", "{r}");
+}
+
+#[tokio::test]
+async fn captures_past_the_media_budget_are_busy() {
+    let d = Daemon::start().await;
+    let _ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            silent: ["Page.captureScreenshot".to_string()].into(),
+            ..two_tabs()
+        },
+    )
+    .await;
+    let mut a = controller(&d, "alpha", 7).await;
+    let n = cotab_shared::limits::MAX_MEDIA_IN_FLIGHT_PER_CONNECTION as i64;
+    for id in 1..=n + 1 {
+        a.send_raw(&format!(
+            r#"{{"jsonrpc":"2.0","id":{},"method":"page.capture","params":{{}}}}"#,
+            1000 + id
+        ))
+        .await
+        .expect("sent");
+    }
+    let r = response(&mut a, 1000 + n + 1).await;
+    assert_eq!(r["error"]["data"]["kind"], "BUSY", "{r}");
+    // Other methods still have room.
+    a.send_raw(r#"{"jsonrpc":"2.0","id":5,"method":"host.status"}"#)
+        .await
+        .expect("sent");
+    let r = response(&mut a, 5).await;
+    assert!(r["result"]["pid"].is_number(), "{r}");
+}

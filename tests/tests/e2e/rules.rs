@@ -1,0 +1,375 @@
+//! The broker's safety rules in real Chromium (issue 3): human takeover
+//! releases held input and revokes the agent; a dropped agent's held key is
+//! released; developer mode is read live and its off switch clears what
+//! raw CDP left behind; two agents never share control; a tab switch voids
+//! a slow action; a frame taken before a navigation is stale.
+
+use cotab_e2e::browser::{Browser, LaunchOptions, Page};
+use cotab_e2e::wait_for;
+use cotab_host::client::Client;
+use cotab_shared::controller::{
+    Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
+    Empty, Evaluate, EvaluateParams, KeyDown, KeyParams, MouseDown, MouseUp, MouseUpParams,
+    Navigate, NavigateParams, PointerParams, SelectParams, TabsSelect,
+};
+use cotab_shared::{ErrorKind, TabId};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// A browser with the input recorder shared, and an agent that selected it,
+/// holds its lease and has captured it.
+async fn recorder(
+    options: LaunchOptions,
+) -> anyhow::Result<(Browser, Page, TabId, Client, CaptureResult)> {
+    let browser = Browser::launch(options).await?;
+    let url = browser.fixture.url("/input");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let mut agent = browser.agent("agent-a").await?;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
+    Ok((browser, page, tab, agent, frame))
+}
+
+/// Keys and buttons the page sees held.
+async fn balance(browser: &Browser, page: &Page) -> anyhow::Result<(i64, i64)> {
+    let b = browser.eval(page, "balance()").await?;
+    Ok((
+        b["keys"].as_i64().unwrap_or(-99),
+        b["buttons"].as_i64().unwrap_or(-99),
+    ))
+}
+
+async fn wait_balance(
+    browser: &Browser,
+    page: &Page,
+    want: (i64, i64),
+    what: &str,
+) -> anyhow::Result<()> {
+    wait_for(what, DEADLINE, || async {
+        Ok((balance(browser, page).await? == want).then_some(()))
+    })
+    .await
+}
+
+/// The next notification named `method`.
+async fn notification(agent: &mut Client, method: &str) -> anyhow::Result<Value> {
+    let found = tokio::time::timeout(DEADLINE, async {
+        loop {
+            let msg = agent.next_message().await?;
+            if msg["method"] == method {
+                return anyhow::Ok(msg);
+            }
+        }
+    })
+    .await;
+    match found {
+        Ok(r) => r,
+        Err(_) => anyhow::bail!("no {method} notification within {DEADLINE:?}"),
+    }
+}
+
+fn centre(frame: &CaptureResult) -> (f64, f64) {
+    (f64::from(frame.width) / 2.0, f64::from(frame.height) / 2.0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn takeover_releases_the_held_button_and_revokes_the_agent() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent, frame) = recorder(LaunchOptions::default()).await?;
+    let (x, y) = centre(&frame);
+    agent
+        .call::<MouseDown>(&PointerParams {
+            x,
+            y,
+            frame_id: Some(frame.frame_id.clone()),
+            button: None,
+            expect: None,
+        })
+        .await?;
+    wait_balance(&browser, &page, (0, 1), "the page to see the button held").await?;
+
+    // The person takes control in the real popup.
+    browser.take_control(&page, tab).await?;
+    wait_balance(
+        &browser,
+        &page,
+        (0, 0),
+        "the page to see the button released",
+    )
+    .await?;
+    let revoked = notification(&mut agent, "control.revoked").await?;
+    assert_eq!(
+        revoked["params"],
+        json!({"tabId": tab.0, "reason": "human"})
+    );
+
+    // The agent's next input is refused; its late paired release is a no-op.
+    let err = agent
+        .call::<Click>(&ClickParams {
+            x,
+            y,
+            frame_id: None,
+            expect: None,
+        })
+        .await
+        .expect_err("input after takeover");
+    assert_eq!(err.kind(), Some(ErrorKind::HumanHasControl), "{err}");
+    let err = agent
+        .call::<Acquire>(&Empty {})
+        .await
+        .expect_err("acquire while the person holds it");
+    assert_eq!(err.kind(), Some(ErrorKind::HumanHasControl), "{err}");
+    let late = agent.call::<MouseUp>(&MouseUpParams::default()).await?;
+    assert!(late.already_released);
+    let events_before = browser.eval(&page, "__events.length").await?;
+
+    // Hand back: the agent acquires again and works.
+    browser.hand_back(&page, tab).await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
+    let (x, y) = centre(&frame);
+    agent
+        .call::<Click>(&ClickParams {
+            x,
+            y,
+            frame_id: Some(frame.frame_id),
+            expect: None,
+        })
+        .await?;
+    wait_balance(&browser, &page, (0, 0), "a balanced click").await?;
+    let events_after = browser.eval(&page, "__events.length").await?;
+    assert_eq!(
+        events_after.as_i64(),
+        events_before.as_i64().map(|n| n + 2),
+        "the click after hand-back reached the page"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_agents_held_key_is_released() -> anyhow::Result<()> {
+    let options = LaunchOptions {
+        env: vec![("COTAB_RESUME_GRACE_MS".into(), "300".into())],
+        ..LaunchOptions::default()
+    };
+    let (browser, page, _tab, mut agent, _frame) = recorder(options).await?;
+    agent
+        .call::<KeyDown>(&KeyParams {
+            key: "a".into(),
+            modifiers: vec![],
+            expect: None,
+        })
+        .await?;
+    wait_balance(&browser, &page, (1, 0), "the page to see the key held").await?;
+    drop(agent);
+    wait_balance(&browser, &page, (0, 0), "the page to see the key released").await?;
+    let log = browser.eval(&page, "JSON.stringify(__events)").await?;
+    assert!(
+        log.as_str()
+            .unwrap_or("")
+            .contains(r#"{"type":"keyup","key":"a""#),
+        "{log}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn developer_mode_is_read_live() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent, _frame) = recorder(LaunchOptions::default()).await?;
+    let eval = |expression: &str| EvaluateParams {
+        expression: expression.into(),
+        await_promise: None,
+    };
+
+    // Off by default.
+    let err = agent
+        .call::<Evaluate>(&eval("1 + 1"))
+        .await
+        .expect_err("developer mode is off");
+    assert_eq!(err.kind(), Some(ErrorKind::DeveloperModeOff), "{err}");
+
+    browser.set_developer_mode(&page, true).await?;
+    let changed = notification(&mut agent, "developerMode.changed").await?;
+    assert_eq!(changed["params"]["enabled"], true);
+    assert_eq!(
+        agent.call::<Evaluate>(&eval("1 + 1")).await?.value,
+        json!(2)
+    );
+    agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Page.addScriptToEvaluateOnNewDocument".into(),
+            params: Some(json!({"source": "window.__probe = 42"})),
+        })
+        .await?;
+    let url = browser.fixture.url("/input");
+    agent
+        .call::<Navigate>(&NavigateParams {
+            url: url.clone(),
+            expect: None,
+        })
+        .await?;
+    assert_eq!(
+        agent.call::<Evaluate>(&eval("window.__probe")).await?.value,
+        json!(42)
+    );
+
+    // Off: refused at once, and the raw CDP script is gone after a reload.
+    browser.set_developer_mode(&page, false).await?;
+    let changed = notification(&mut agent, "developerMode.changed").await?;
+    assert_eq!(changed["params"]["enabled"], false);
+    let err = agent
+        .call::<Evaluate>(&eval("1 + 1"))
+        .await
+        .expect_err("off again");
+    assert_eq!(err.kind(), Some(ErrorKind::DeveloperModeOff), "{err}");
+    let err = agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Runtime.evaluate".into(),
+            params: Some(json!({"expression": "1"})),
+        })
+        .await
+        .expect_err("raw CDP while off");
+    assert_eq!(err.kind(), Some(ErrorKind::DeveloperModeOff), "{err}");
+    agent
+        .call::<Navigate>(&NavigateParams {
+            url: url.clone(),
+            expect: None,
+        })
+        .await?;
+    assert_eq!(
+        browser.eval(&page, "typeof window.__probe").await?,
+        "undefined"
+    );
+
+    // On again works without restarting anything.
+    browser.set_developer_mode(&page, true).await?;
+    notification(&mut agent, "developerMode.changed").await?;
+    assert_eq!(
+        agent.call::<Evaluate>(&eval("2 * 21")).await?.value,
+        json!(42)
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_never_share_control() -> anyhow::Result<()> {
+    let (browser, page, tab, mut a, frame) = recorder(LaunchOptions::default()).await?;
+    let mut b = browser.agent("agent-b").await?;
+    b.call::<TabsSelect>(&SelectParams { tab_id: tab }).await?;
+    let err = b
+        .call::<Acquire>(&Empty {})
+        .await
+        .expect_err("A holds the lease");
+    assert_eq!(err.kind(), Some(ErrorKind::NoControl), "{err}");
+    let b_frame = b.call::<Capture>(&CaptureParams::default()).await?;
+    let (x, y) = centre(&b_frame);
+    let err = b
+        .call::<Click>(&ClickParams {
+            x,
+            y,
+            frame_id: Some(b_frame.frame_id),
+            expect: None,
+        })
+        .await
+        .expect_err("B has no control");
+    assert_eq!(err.kind(), Some(ErrorKind::NoControl), "{err}");
+    assert_eq!(balance(&browser, &page).await?, (0, 0));
+    assert_eq!(browser.eval(&page, "__events.length").await?, 0);
+
+    // A still acts, on its own frame.
+    let (x, y) = centre(&frame);
+    a.call::<Click>(&ClickParams {
+        x,
+        y,
+        frame_id: Some(frame.frame_id),
+        expect: None,
+    })
+    .await?;
+    assert_eq!(browser.eval(&page, "__events.length").await?, 2);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tab_switch_voids_a_slow_action_and_navigation_stales_frames() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent, frame) = recorder(LaunchOptions::default()).await?;
+    let other_url = browser.fixture.url("/second");
+    let other = browser.open_tab(&other_url).await?;
+    let other_tab = browser.share(&other, &other_url).await?;
+    browser.activate(&page).await?;
+
+    // A navigation to a page that answers only when the gate opens is in
+    // flight while the same session selects another tab.
+    let slow = browser.fixture.url("/slow");
+    // One connection runs its requests concurrently: the navigation is in
+    // flight when the same session selects another tab.
+    let navigate =
+        json!({"jsonrpc":"2.0","id":900,"method":"page.navigate","params":{"url": slow}})
+            .to_string();
+    agent.send_raw(&navigate).await?;
+    let select =
+        json!({"jsonrpc":"2.0","id":901,"method":"tabs.select","params":{"tabId": other_tab.0}})
+            .to_string();
+    agent.send_raw(&select).await?;
+    let mut answers = std::collections::HashMap::new();
+    let mut opened = false;
+    let got = tokio::time::timeout(DEADLINE, async {
+        while answers.len() < 2 {
+            let msg = agent.next_message().await?;
+            if let Some(id) = msg["id"].as_i64() {
+                if id == 901 && !opened {
+                    // The selection moved; now let the slow page load.
+                    browser.fixture.open_gate();
+                    opened = true;
+                }
+                answers.insert(id, msg);
+            }
+        }
+        anyhow::Ok(())
+    })
+    .await;
+    anyhow::ensure!(got.is_ok(), "answers missing: {answers:?}");
+    got??;
+    assert!(answers[&901].get("result").is_some(), "{:?}", answers[&901]);
+    assert_eq!(
+        answers[&900]["error"]["data"]["kind"], "TAB_CHANGED",
+        "{:?}",
+        answers[&900]
+    );
+
+    // Back on the recorder: the frame taken before a navigation is stale.
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let fresh = agent.call::<Capture>(&CaptureParams::default()).await?;
+    agent
+        .call::<Navigate>(&NavigateParams {
+            url: browser.fixture.url("/input"),
+            expect: None,
+        })
+        .await?;
+    let (x, y) = centre(&fresh);
+    for old in [frame.frame_id, fresh.frame_id] {
+        let err = agent
+            .call::<Click>(&ClickParams {
+                x,
+                y,
+                frame_id: Some(old),
+                expect: None,
+            })
+            .await
+            .expect_err("frame taken before a navigation");
+        assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    }
+    assert_eq!(
+        browser.eval(&page, "__events.length").await?,
+        0,
+        "a stale click reached the page"
+    );
+    Ok(())
+}
