@@ -2,15 +2,17 @@
 //! releases held input and revokes the agent; a dropped agent's held key is
 //! released; developer mode is read live and its off switch clears what
 //! raw CDP left behind; two agents never share control; a tab switch voids
-//! a slow action; a frame taken before a navigation is stale.
+//! a slow action; a frame taken before a navigation is stale; an action
+//! that expects another url or revision does nothing.
 
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_e2e::wait_for;
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
-    Empty, Evaluate, EvaluateParams, KeyDown, KeyParams, MouseDown, MouseUp, MouseUpParams,
-    Navigate, NavigateParams, PointerParams, SelectParams, TabsSelect,
+    Empty, Evaluate, EvaluateParams, Expect, GestureBegin, GestureEnd, GestureUpdate, KeyDown,
+    KeyParams, MouseDown, MouseUp, MouseUpParams, Navigate, NavigateParams, PointParams,
+    PointerParams, Release, SelectParams, TabsSelect,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Value};
@@ -371,5 +373,83 @@ async fn tab_switch_voids_a_slow_action_and_navigation_stales_frames() -> anyhow
         0,
         "a stale click reached the page"
     );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn actions_that_expect_another_state_do_nothing() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent, frame) = recorder(LaunchOptions::default()).await?;
+    let (x, y) = centre(&frame);
+    let click = |expect| ClickParams {
+        x,
+        y,
+        frame_id: Some(frame.frame_id.clone()),
+        expect: Some(expect),
+    };
+    let err = agent
+        .call::<Click>(&click(Expect {
+            url: Some(browser.fixture.url("/elsewhere")),
+            selection_revision: None,
+        }))
+        .await
+        .expect_err("another url");
+    assert_eq!(err.kind(), Some(ErrorKind::StateChanged), "{err}");
+    let revision = agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?
+        .selection_revision;
+    let err = agent
+        .call::<Click>(&click(Expect {
+            url: None,
+            selection_revision: Some(revision - 1),
+        }))
+        .await
+        .expect_err("an old revision");
+    assert_eq!(err.kind(), Some(ErrorKind::StateChanged), "{err}");
+    assert_eq!(
+        browser.eval(&page, "__events.length").await?,
+        0,
+        "a refused click reached the page"
+    );
+
+    // The same click with the state it expects goes through.
+    agent
+        .call::<Click>(&click(Expect {
+            url: Some(browser.fixture.url("/input")),
+            selection_revision: Some(revision),
+        }))
+        .await?;
+    assert_eq!(browser.eval(&page, "__events.length").await?, 2);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_gesture_is_lifted_when_the_agent_releases_control() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent, frame) = recorder(LaunchOptions::default()).await?;
+    let (x, y) = centre(&frame);
+    agent
+        .call::<GestureBegin>(&PointerParams {
+            x,
+            y,
+            frame_id: Some(frame.frame_id.clone()),
+            button: None,
+            expect: None,
+        })
+        .await?;
+    agent
+        .call::<GestureUpdate>(&PointParams { x: x + 40.0, y })
+        .await?;
+    let touches = "__events.filter(e => e.type.startsWith('touch')).map(e => e.type).join(',')";
+    wait_for("the page to see the finger down", DEADLINE, || async {
+        Ok((browser.eval(&page, touches).await? == "touchstart").then_some(()))
+    })
+    .await?;
+    // Giving control back lifts the finger first.
+    agent.call::<Release>(&Empty {}).await?;
+    wait_for("the page to see the finger lifted", DEADLINE, || async {
+        Ok((browser.eval(&page, touches).await? == "touchstart,touchend").then_some(()))
+    })
+    .await?;
+    assert!(agent.call::<GestureEnd>(&Empty {}).await?.already_released);
     Ok(())
 }
