@@ -222,6 +222,10 @@ pub enum AgentEvent {
         /// Why.
         reason: RevokeReason,
     },
+    /// A JavaScript dialog opened on a shared tab; actions on the tab fail
+    /// `DIALOG_OPEN` until `page.dialog` answers it.
+    #[serde(rename = "dialog.opened")]
+    DialogOpened(DialogInfo),
     /// The person turned developer mode on or off.
     #[serde(rename = "developerMode.changed")]
     DeveloperModeChanged {
@@ -338,6 +342,30 @@ methods! {
     Evaluate => "page.evaluate", EvaluateParams, EvaluateResult, Evaluate;
     /// Sends a raw CDP command to the selected tab (developer mode only).
     CdpSend => "cdp.send", CdpSendParams, Value, CdpSend;
+    /// An accessibility outline of the selected tab with element refs.
+    Snapshot => "page.snapshot", SnapshotParams, SnapshotResult, Snapshot;
+    /// Moves the mouse over an element or a point.
+    Hover => "input.hover", HoverParams, Empty, Hover;
+    /// Selects options of a `<select>` by value or label.
+    SelectOption => "input.selectOption", SelectOptionParams, SelectOptionResult, SelectOption;
+    /// Checks or unchecks a checkbox or radio button.
+    Check => "input.check", CheckParams, Empty, Check;
+    /// Drags one element onto another.
+    Drag => "input.drag", DragParams, Empty, Drag;
+    /// Scrolls at a point, or scrolls an element into view.
+    Scroll => "input.scroll", ScrollParams, Empty, Scroll;
+    /// Waits for a condition on the selected tab.
+    Wait => "page.wait", WaitParams, WaitResult, Wait;
+    /// Opens a new tab (shared, selected, controlled by the caller).
+    TabsCreate => "tabs.create", CreateTabParams, CreateTabResult, TabsCreate;
+    /// Closes a shared tab.
+    TabsClose => "tabs.close", CloseTabParams, Empty, TabsClose;
+    /// Accepts or dismisses the open JavaScript dialog.
+    Dialog => "page.dialog", DialogParams, Empty, Dialog;
+    /// Console messages and uncaught exceptions of the selected tab.
+    Console => "page.console", ConsoleParams, ConsoleResult, Console;
+    /// Sets the files of a file input.
+    SetFiles => "input.setFiles", SetFilesParams, Empty, SetFiles;
 }
 
 fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {
@@ -525,15 +553,41 @@ pub struct SelectResult {
     pub selection_revision: u64,
 }
 
-/// Params of `page.navigate`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Params of `page.navigate`: a url, or a history action.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NavigateParams {
     /// An absolute `http:` or `https:` url.
-    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Back, forward or reload (instead of `url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<NavigateAction>,
     /// Expected state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
+}
+
+impl NavigateParams {
+    /// Navigation to `url`.
+    pub fn to(url: impl Into<String>) -> Self {
+        NavigateParams {
+            url: Some(url.into()),
+            ..NavigateParams::default()
+        }
+    }
+}
+
+/// A history navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NavigateAction {
+    /// The previous history entry.
+    Back,
+    /// The next history entry.
+    Forward,
+    /// The same page again.
+    Reload,
 }
 
 /// Result of `page.navigate`.
@@ -577,6 +631,16 @@ pub struct CaptureParams {
     /// JPEG quality 0–100; 80 when absent; not allowed with PNG.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<u8>,
+    /// Downscale so the image is at most this many pixels wide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_width: Option<u32>,
+    /// Capture only this element's box.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<Ref>,
+    /// A frame the agent already has: when the new capture's pixels are the
+    /// same, the answer is `unchanged: true` without image data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_frame_id: Option<FrameId>,
 }
 
 /// Default JPEG quality of a capture.
@@ -588,8 +652,13 @@ pub const DEFAULT_JPEG_QUALITY: u8 = 80;
 pub struct CaptureResult {
     /// The image format.
     pub format: ImageFormat,
-    /// The image, base64 (standard alphabet, padded).
-    pub data: String,
+    /// The image, base64 (standard alphabet, padded); absent when
+    /// `unchanged`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// The pixels are the same as `knownFrameId`'s; `frameId` is that frame.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
     /// Width in image pixels.
     pub width: u32,
     /// Height in image pixels.
@@ -602,29 +671,73 @@ pub struct CaptureResult {
     pub geometry: FrameGeometry,
 }
 
-/// Params of `input.click`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Params of `input.click`: an element ref from the latest snapshot, or a
+/// point in a capture's pixels.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClickParams {
+    /// The element to click at its visible centre (instead of `x`/`y`).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
     /// Horizontal position in capture pixels.
-    pub x: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
     /// Vertical position in capture pixels.
-    pub y: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
     /// The capture the point was read from; the session's latest capture of
     /// the tab when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame_id: Option<FrameId>,
+    /// The button; left when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<MouseButton>,
+    /// 1 (default) to 3: a double click is 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub click_count: Option<u8>,
+    /// Modifiers held during the click.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modifiers: Vec<Modifier>,
     /// Expected state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
 }
 
+impl ClickParams {
+    /// A left click at a point of the session's latest capture.
+    pub fn at(x: f64, y: f64) -> Self {
+        ClickParams {
+            x: Some(x),
+            y: Some(y),
+            ..ClickParams::default()
+        }
+    }
+
+    /// A left click on an element.
+    pub fn on(element: Ref) -> Self {
+        ClickParams {
+            element: Some(element),
+            ..ClickParams::default()
+        }
+    }
+}
+
 /// Params of `input.type`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TypeParams {
-    /// Text inserted at the focus, as if typed.
+    /// Text inserted as if typed.
     pub text: String,
+    /// The element to type into (focused first); the focused element when
+    /// absent.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
+    /// Clear the element's value first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub clear: bool,
+    /// Press Enter afterwards.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub submit: bool,
     /// Expected state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
@@ -875,6 +988,343 @@ pub struct CdpSendParams {
     pub params: Option<Value>,
 }
 
+/// An element reference from `page.snapshot`, e.g. `e12`. It belongs to
+/// the snapshot that issued it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Ref(pub String);
+
+impl std::fmt::Display for Ref {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Params of `page.snapshot`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SnapshotParams {
+    /// Longest outline, in characters (default 40 000, at most 400 000);
+    /// a longer one is cut with a truncation marker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
+}
+
+/// Result of `page.snapshot`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotResult {
+    /// The tab's url.
+    pub url: String,
+    /// The tab's title.
+    pub title: String,
+    /// The outline: one node a line, indented by depth, e.g.
+    /// `- button "Sign in" [ref=e4]`.
+    pub text: String,
+    /// Refs issued by this snapshot.
+    pub refs: usize,
+    /// The outline was cut at `maxChars`.
+    pub truncated: bool,
+}
+
+/// Params of `input.hover`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HoverParams {
+    /// The element (instead of `x`/`y`).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
+    /// Horizontal position in capture pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Vertical position in capture pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// The capture the point was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<FrameId>,
+}
+
+/// Params of `input.selectOption`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SelectOptionParams {
+    /// The `<select>` element.
+    #[serde(rename = "ref")]
+    pub element: Ref,
+    /// Options to select, by value or visible label; several only for a
+    /// multiple select.
+    pub values: Vec<String>,
+}
+
+/// Result of `input.selectOption`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelectOptionResult {
+    /// The values now selected.
+    pub selected: Vec<String>,
+}
+
+/// Params of `input.check`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CheckParams {
+    /// The checkbox or radio button.
+    #[serde(rename = "ref")]
+    pub element: Ref,
+    /// The state wanted (default true); nothing is clicked when it already
+    /// is.
+    #[serde(default = "yes")]
+    pub checked: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Params of `input.drag`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DragParams {
+    /// The element to drag.
+    pub from: Ref,
+    /// The element to drop it on.
+    pub to: Ref,
+}
+
+/// Params of `input.scroll`: an element to bring into view, or a wheel
+/// delta at a point.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ScrollParams {
+    /// Scroll this element into view (instead of a delta).
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
+    /// Where the wheel turns, in capture pixels (default: the viewport's
+    /// centre).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    /// Where the wheel turns, in capture pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    /// The capture the point was read from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame_id: Option<FrameId>,
+    /// Horizontal scroll in CSS pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_x: Option<f64>,
+    /// Vertical scroll in CSS pixels (positive scrolls down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta_y: Option<f64>,
+}
+
+/// What `page.wait` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WaitUntil {
+    /// The page's load event (at once when already loaded).
+    Load,
+    /// No network request for 500 ms.
+    NetworkIdle,
+    /// `text` appears in the page's visible text.
+    Text,
+    /// `text` is no longer in the page's visible text.
+    TextGone,
+    /// The element `ref` is in the page and visible.
+    Ref,
+    /// The element `ref` is gone or hidden.
+    RefGone,
+    /// An element matches the CSS `selector`.
+    Selector,
+    /// No element matches the CSS `selector`.
+    SelectorGone,
+    /// `timeMs` passes.
+    Time,
+}
+
+/// Params of `page.wait`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitParams {
+    /// The condition.
+    pub until: WaitUntil,
+    /// For `text` and `textGone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// For `ref` and `refGone`.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
+    /// For `selector` and `selectorGone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// For `time`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// Deadline (default 30 s, at most 5 min) → `TIMEOUT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl WaitParams {
+    /// A wait for `until` with no other field set.
+    pub fn until(until: WaitUntil) -> Self {
+        WaitParams {
+            until,
+            text: None,
+            element: None,
+            selector: None,
+            time_ms: None,
+            timeout_ms: None,
+        }
+    }
+}
+
+/// Result of `page.wait`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitResult {
+    /// How long it waited.
+    pub waited_ms: u64,
+}
+
+/// Params of `tabs.create`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateTabParams {
+    /// An absolute `http:` or `https:` url; a blank tab when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// Result of `tabs.create`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTabResult {
+    /// The new tab, now shared, selected and controlled by the caller.
+    pub tab_id: TabId,
+    /// The session's selection revision after the change.
+    pub selection_revision: u64,
+}
+
+/// Params of `tabs.close`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CloseTabParams {
+    /// The shared tab; the selected one when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}
+
+/// A JavaScript dialog's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DialogKind {
+    /// `alert()`.
+    Alert,
+    /// `confirm()`.
+    Confirm,
+    /// `prompt()`.
+    Prompt,
+    /// A page asking before it unloads.
+    Beforeunload,
+}
+
+/// An open dialog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogInfo {
+    /// The tab.
+    pub tab_id: TabId,
+    /// Its kind.
+    #[serde(rename = "type")]
+    pub kind: DialogKind,
+    /// The page's message.
+    pub message: String,
+    /// A prompt's default text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_prompt: Option<String>,
+}
+
+/// Params of `page.dialog`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DialogParams {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// The answer to a prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+
+/// A console message's level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConsoleLevel {
+    /// `console.debug`.
+    Debug,
+    /// `console.log`, `console.info` and the like.
+    Info,
+    /// `console.warn`.
+    Warning,
+    /// `console.error`, `console.assert` and uncaught exceptions.
+    Error,
+}
+
+/// Params of `page.console`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConsoleParams {
+    /// Only these levels (all when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Vec<ConsoleLevel>>,
+    /// Only messages after this cursor (a previous answer's `next`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<u64>,
+}
+
+/// One console message or uncaught exception.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleMessage {
+    /// Cursor of this message; increases per tab.
+    pub seq: u64,
+    /// Its level.
+    pub level: ConsoleLevel,
+    /// The text (arguments joined with spaces; an exception's description).
+    pub text: String,
+    /// An uncaught exception rather than a console call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exception: bool,
+    /// Source url, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Line number (1-based), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// Result of `page.console`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleResult {
+    /// Matching messages, oldest first.
+    pub messages: Vec<ConsoleMessage>,
+    /// Pass as `since` to get only newer messages.
+    pub next: u64,
+    /// Messages dropped from the tab's bounded buffer since `since`.
+    pub dropped: u64,
+}
+
+/// Params of `input.setFiles`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SetFilesParams {
+    /// The `<input type=file>`.
+    #[serde(rename = "ref")]
+    pub element: Ref,
+    /// Absolute paths, each under a directory the person allowed.
+    pub paths: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -948,9 +1398,9 @@ mod tests {
         assert!(err.message.contains("params.tabId"), "{}", err.message);
         assert!(!err.message.contains(secret), "{}", err.message);
 
-        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"page.navigate","params":{}}"#)
+        let err = parse(r#"{"jsonrpc":"2.0","id":1,"method":"tabs.select","params":{}}"#)
             .expect_err("missing");
-        assert_eq!(err.message, "invalid params: missing field `params.url`");
+        assert_eq!(err.message, "invalid params: missing field `params.tabId`");
 
         let line = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"page.capture","params":{{"format":"{secret}"}}}}"#
@@ -1062,10 +1512,110 @@ mod tests {
     }
 
     #[test]
+    fn toolset_messages_golden() {
+        assert_eq!(
+            parse(
+                r#"{"jsonrpc":"2.0","id":1,"method":"input.click","params":{"ref":"e12","clickCount":2,"modifiers":["Shift"]}}"#
+            ),
+            Ok(Call::Click(ClickParams {
+                element: Some(Ref("e12".into())),
+                click_count: Some(2),
+                modifiers: vec![Modifier::Shift],
+                ..ClickParams::default()
+            }))
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"input.click","params":{"x":3,"y":4}}"#),
+            Ok(Call::Click(ClickParams::at(3.0, 4.0)))
+        );
+        assert_eq!(
+            parse(
+                r#"{"jsonrpc":"2.0","id":1,"method":"page.navigate","params":{"action":"back"}}"#
+            ),
+            Ok(Call::Navigate(NavigateParams {
+                action: Some(NavigateAction::Back),
+                ..NavigateParams::default()
+            }))
+        );
+        assert_eq!(
+            parse(
+                r#"{"jsonrpc":"2.0","id":1,"method":"page.wait","params":{"until":"textGone","text":"Loading","timeoutMs":500}}"#
+            ),
+            Ok(Call::Wait(WaitParams {
+                text: Some("Loading".into()),
+                timeout_ms: Some(500),
+                ..WaitParams::until(WaitUntil::TextGone)
+            }))
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"method":"input.check","params":{"ref":"e3"}}"#),
+            Ok(Call::Check(CheckParams {
+                element: Ref("e3".into()),
+                checked: true
+            }))
+        );
+        assert_eq!(
+            parse(
+                r#"{"jsonrpc":"2.0","id":1,"method":"page.capture","params":{"maxWidth":640,"knownFrameId":"f2"}}"#
+            ),
+            Ok(Call::Capture(CaptureParams {
+                max_width: Some(640),
+                known_frame_id: Some(FrameId("f2".into())),
+                ..CaptureParams::default()
+            }))
+        );
+        let n = Notification::new(AgentEvent::DialogOpened(DialogInfo {
+            tab_id: TabId(4),
+            kind: DialogKind::Prompt,
+            message: "Name?".into(),
+            default_prompt: Some("x".into()),
+        }));
+        assert_eq!(
+            serde_json::to_value(&n).expect("serialises"),
+            json!({"jsonrpc":"2.0","method":"dialog.opened","params":{"tabId":4,"type":"prompt","message":"Name?","defaultPrompt":"x"}})
+        );
+        let unchanged = CaptureResult {
+            format: ImageFormat::Jpeg,
+            data: None,
+            unchanged: true,
+            width: 10,
+            height: 10,
+            device_pixel_ratio: 1.0,
+            frame_id: FrameId("f2".into()),
+            geometry: FrameGeometry {
+                viewport_width: 10.0,
+                viewport_height: 10.0,
+                scroll_x: 0.0,
+                scroll_y: 0.0,
+            },
+        };
+        let v = serde_json::to_value(&unchanged).expect("serialises");
+        assert_eq!(v["unchanged"], true);
+        assert!(v.get("data").is_none());
+        let c = ConsoleResult {
+            messages: vec![ConsoleMessage {
+                seq: 3,
+                level: ConsoleLevel::Error,
+                text: "boom".into(),
+                exception: true,
+                url: Some("http://a/".into()),
+                line: Some(7),
+            }],
+            next: 3,
+            dropped: 0,
+        };
+        assert_eq!(
+            serde_json::to_value(&c).expect("serialises"),
+            json!({"messages":[{"seq":3,"level":"error","text":"boom","exception":true,"url":"http://a/","line":7}],"next":3,"dropped":0})
+        );
+    }
+
+    #[test]
     fn results_golden() {
         let r = CaptureResult {
             format: ImageFormat::Jpeg,
-            data: "AAAA".into(),
+            data: Some("AAAA".into()),
+            unchanged: false,
             width: 800,
             height: 600,
             device_pixel_ratio: 1.0,

@@ -45,6 +45,17 @@ pub enum ErrorKind {
     ProtocolVersion,
     /// The browser refused or failed the command it was given.
     CommandFailed,
+    /// The element ref is not from the tab's latest snapshot (a newer
+    /// snapshot or a navigation replaced it, or the element is gone).
+    StaleRef,
+    /// The element cannot be acted on: hidden, zero-size, or covered by
+    /// another element at its visible centre.
+    NotInteractable,
+    /// A JavaScript dialog (alert, confirm, prompt, beforeunload) is open on
+    /// the tab; answer it with `page.dialog` first.
+    DialogOpen,
+    /// The file is not under a directory the person allowed for uploads.
+    PathNotAllowed,
 }
 
 impl ErrorKind {
@@ -68,6 +79,10 @@ impl ErrorKind {
             ErrorKind::LaneAbsent => "LANE_ABSENT",
             ErrorKind::ProtocolVersion => "PROTOCOL_VERSION",
             ErrorKind::CommandFailed => "COMMAND_FAILED",
+            ErrorKind::StaleRef => "STALE_REF",
+            ErrorKind::NotInteractable => "NOT_INTERACTABLE",
+            ErrorKind::DialogOpen => "DIALOG_OPEN",
+            ErrorKind::PathNotAllowed => "PATH_NOT_ALLOWED",
         }
     }
 }
@@ -95,6 +110,26 @@ impl WireError {
         WireError {
             kind,
             message: message.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_serde() {
+        for kind in [
+            ErrorKind::InvalidRequest,
+            ErrorKind::StaleRef,
+            ErrorKind::NotInteractable,
+            ErrorKind::DialogOpen,
+            ErrorKind::PathNotAllowed,
+            ErrorKind::CommandFailed,
+        ] {
+            let json = serde_json::to_value(kind).expect("serialises");
+            assert_eq!(json, serde_json::Value::String(kind.as_str().into()));
         }
     }
 }

@@ -110,6 +110,21 @@ pub enum Command {
         #[serde(default)]
         class: CommandClass,
     },
+    /// Open a new tab in the window of the shared tabs (the last focused
+    /// window when none is shared) and share it. Result: its [`TabInfo`].
+    CreateTab {
+        /// An `http:`/`https:` url (checked by the daemon and again by the
+        /// extension); `about:blank` when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+    },
+    /// Close a shared tab. Result: `{}`. A tab that is not shared fails
+    /// `TAB_NOT_SHARED`.
+    CloseTab {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
 }
 
 /// What a CDP command does to the page. The extension enforces it on top
@@ -271,12 +286,21 @@ pub enum Event {
 pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     "Page.loadEventFired",
     "Page.frameNavigated",
+    "Page.navigatedWithinDocument",
+    "Page.lifecycleEvent",
     "Page.javascriptDialogOpening",
+    "Page.javascriptDialogClosed",
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
 ];
 
-/// CDP domains the extension enables on every tab it attaches to, so the
-/// events above flow.
-pub const ENABLED_CDP_DOMAINS: &[&str] = &["Page.enable"];
+/// CDP commands (method, params as JSON text) the extension sends on every
+/// tab it attaches to, so the events above flow.
+pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
+    ("Page.enable", "{}"),
+    ("Page.setLifecycleEventsEnabled", r#"{"enabled":true}"#),
+    ("Runtime.enable", "{}"),
+];
 
 #[cfg(test)]
 mod tests {
@@ -362,6 +386,26 @@ mod tests {
             },
             json!({"type":"request","id":8,"command":{"op":"listShared"}}),
         );
+        round_trip(
+            &HostToExtension::Request {
+                id: 9,
+                command: Command::CreateTab {
+                    url: Some("http://127.0.0.1/".into()),
+                },
+            },
+            json!({"type":"request","id":9,"command":{"op":"createTab","url":"http://127.0.0.1/"}}),
+        );
+        round_trip(
+            &HostToExtension::Request {
+                id: 10,
+                command: Command::CloseTab { tab_id: TabId(5) },
+            },
+            json!({"type":"request","id":10,"command":{"op":"closeTab","tabId":5}}),
+        );
+        for (method, params) in ENABLED_CDP_DOMAINS {
+            assert!(method.contains('.'));
+            assert!(serde_json::from_str::<Value>(params).is_ok_and(|v| v.is_object()));
+        }
         round_trip(
             &HostToExtension::Welcome {
                 protocol_version: 1,
