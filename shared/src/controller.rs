@@ -512,6 +512,9 @@ pub struct StatusResult {
     pub shared_tabs: usize,
     /// Number of agent connections.
     pub agents: usize,
+    /// Whether developer mode is on (`page.evaluate`, `cdp.send`).
+    #[serde(default)]
+    pub developer_mode: bool,
 }
 
 /// A shared tab as listed to an agent.
@@ -1641,11 +1644,12 @@ mod tests {
             extension_version: Some("0.1.0".into()),
             shared_tabs: 1,
             agents: 2,
+            developer_mode: false,
         };
         assert_eq!(
             serde_json::to_value(&s).expect("serialises"),
             json!({"protocolVersion":1,"daemonVersion":"0.1.0","pid":9,"lane":"online",
-                   "extensionVersion":"0.1.0","sharedTabs":1,"agents":2})
+                   "extensionVersion":"0.1.0","sharedTabs":1,"agents":2,"developerMode":false})
         );
     }
 }

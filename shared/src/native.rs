@@ -292,6 +292,7 @@ pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     "Page.javascriptDialogClosed",
     "Runtime.consoleAPICalled",
     "Runtime.exceptionThrown",
+    "Input.dragIntercepted",
 ];
 
 /// CDP commands (method, params as JSON text) the extension sends on every
