@@ -16,8 +16,10 @@
 //! - `chrome` (wasm32 only): thin `chrome.*` bindings, one module per
 //!   namespace.
 //! - `worker` (wasm32 only): the service worker — native link, host
-//!   commands, share/unshare/restore, human takeover and the keyboard
-//!   command, developer mode, browser events, popup requests.
+//!   commands (`createTab`/`closeTab` included), share/unshare/restore,
+//!   sharing by dragging tabs into or out of the `cotab` group, human
+//!   takeover and the keyboard command, developer mode, browser events,
+//!   popup requests.
 //! - `popup` (wasm32 only): the popup's DOM.
 //!
 //! **API Boundary:** the native host sees only `cotab_shared::native`
@@ -27,7 +29,8 @@
 //!
 //! - `<p id="host-status" data-connected="true|false">` reads "Host
 //!   connected" or "Host not connected"; `<p id="error" role="alert">` shows
-//!   the last share/unshare error.
+//!   the popup's last action error, else the worker's `shareError` (why a
+//!   tab dragged into the `cotab` group was refused and moved back out).
 //! - One `<li data-tab-id="N" data-url="URL">` per tab of the popup's window,
 //!   holding `<button data-tab-id="N" data-action="share">Share</button>`,
 //!   or `data-action="unshare"` (Unshare) for a shared tab, or a disabled

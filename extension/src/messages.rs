@@ -66,6 +66,14 @@ pub struct PopupState {
     /// The last native-link error, if the link is not healthy.
     #[serde(rename = "lastError", default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// Why the last tab the person dragged into the `cotab` group was not
+    /// shared (it was moved back out); cleared when a tab is shared.
+    #[serde(
+        rename = "shareError",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub share_error: Option<String>,
 }
 
 /// The answer to a share or unshare request.
@@ -113,7 +121,14 @@ pub struct ChromeTab {
     pub title: Option<String>,
     /// The window holding the tab.
     pub window_id: i32,
+    /// The tab group holding the tab; [`TAB_GROUP_ID_NONE`] (or absent)
+    /// when it is in none.
+    #[serde(default)]
+    pub group_id: Option<i32>,
 }
+
+/// `chrome.tabGroups.TAB_GROUP_ID_NONE`: the `groupId` of a tab in no group.
+pub const TAB_GROUP_ID_NONE: i32 = -1;
 
 impl ChromeTab {
     /// The url to judge and show: the committed one, else the pending one.
@@ -131,6 +146,16 @@ impl ChromeTab {
 pub struct ChromeTabGroup {
     /// The group id.
     pub id: i32,
+    /// The group's title; absent or empty for an unnamed group.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+impl ChromeTabGroup {
+    /// Whether this is a `cotab` group: the one whose tabs are shared.
+    pub fn is_cotab(&self) -> bool {
+        self.title.as_deref() == Some(cotab_shared::TAB_GROUP_TITLE)
+    }
 }
 
 #[cfg(test)]
@@ -186,12 +211,14 @@ mod tests {
             ],
             developer_mode: true,
             last_error: Some("Specified native messaging host not found.".into()),
+            share_error: Some("at most 16 tabs can be shared at once".into()),
         };
         let golden = json!({"connected":false,"shared":[1,2],"humanControl":[2],
                "controllers":[{"tabId":1,"holder":{"kind":"agent","name":"bot"}},
                               {"tabId":2,"holder":{"kind":"human"}}],
                "developerMode":true,
-               "lastError":"Specified native messaging host not found."});
+               "lastError":"Specified native messaging host not found.",
+               "shareError":"at most 16 tabs can be shared at once"});
         assert_eq!(serde_json::to_value(&state).expect("serialises"), golden);
         assert_eq!(
             serde_json::from_value::<PopupState>(golden).expect("parses"),
@@ -229,7 +256,24 @@ mod tests {
         .expect("parses");
         assert_eq!(tab.id, Some(TabId(7)));
         assert_eq!(tab.effective_url(), "http://a/");
+        assert_eq!(tab.group_id, Some(TAB_GROUP_ID_NONE));
         let bare: ChromeTab = serde_json::from_value(json!({"windowId": 2})).expect("parses");
         assert_eq!(bare.effective_url(), "");
+        assert_eq!(bare.group_id, None);
+    }
+
+    #[test]
+    fn only_the_group_titled_cotab_is_ours() {
+        let group: ChromeTabGroup = serde_json::from_value(json!({
+            "id": 3, "title": "cotab", "color": "blue", "collapsed": false, "windowId": 1
+        }))
+        .expect("parses");
+        assert!(group.is_cotab());
+        let unnamed: ChromeTabGroup =
+            serde_json::from_value(json!({"id": 4, "windowId": 1})).expect("parses");
+        assert!(!unnamed.is_cotab());
+        let other: ChromeTabGroup =
+            serde_json::from_value(json!({"id": 5, "title": "Cotab"})).expect("parses");
+        assert!(!other.is_cotab());
     }
 }

@@ -1,5 +1,5 @@
 //! Which urls a person may share: plain web pages only (DESIGN §2, "Blocked
-//! targets").
+//! targets"), plus the blank page of a tab cotab opened itself for an agent.
 //!
 //! The browser's own debugger refuses some of these (`chrome://`), but it
 //! allows others (`file:`, `data:`, `about:blank`, the extension's own pages),
@@ -76,6 +76,19 @@ pub fn check_shareable(url: &str) -> Result<(), Blocked> {
     }
 }
 
+/// The blank page a tab opened for an agent without a url shows.
+pub const BLANK_PAGE: &str = "about:blank";
+
+/// Checks the url of a tab cotab opened itself (`tabs.create` for an
+/// agent): [`check_shareable`], except that the blank page is allowed, since
+/// nothing of the person's can be in it.
+pub fn check_created(url: &str) -> Result<(), Blocked> {
+    if url.trim().eq_ignore_ascii_case(BLANK_PAGE) {
+        return Ok(());
+    }
+    check_shareable(url)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,6 +130,22 @@ mod tests {
         ];
         for (url, want) in cases {
             assert_eq!(check_shareable(url), Err(want), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_created_tab_may_be_blank_and_nothing_else() {
+        assert_eq!(check_created("about:blank"), Ok(()));
+        assert_eq!(check_created("http://127.0.0.1:8000/"), Ok(()));
+        for url in [
+            "about:blank#x",
+            "about:srcdoc",
+            "chrome://newtab/",
+            "data:text/html,hi",
+            "file:///etc/passwd",
+            "",
+        ] {
+            assert!(check_created(url).is_err(), "{url}");
         }
     }
 

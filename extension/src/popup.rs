@@ -1,8 +1,9 @@
 //! The popup page: lists the current window's tabs with a Share or Unshare
 //! button each, and for a shared tab who controls it with a Take control or
 //! Hand back button; shows whether the native host is connected, the last
-//! action's error, and the developer-mode switch. Re-renders after every
-//! action and every second.
+//! error (the popup's own action's, else why the worker refused a tab the
+//! person dragged into the `cotab` group), and the developer-mode switch.
+//! Re-renders after every action and every second.
 //!
 //! It holds no share state: everything comes from the worker (`getState`)
 //! and `chrome.tabs.query`. The switch is written straight to
@@ -34,6 +35,9 @@ struct Ui {
     status: Element,
     detail: Element,
     error: Element,
+    /// The error of the popup's last action, if it failed; shown before the
+    /// worker's `shareError`.
+    action_error: RefCell<Option<String>>,
     /// The developer-mode checkbox.
     developer: HtmlInputElement,
     /// Counts the person's flips of the switch, so a refresh that read the
@@ -60,6 +64,7 @@ pub(crate) fn start() -> Result<(), JsValue> {
         status: by_id("host-status")?,
         detail: by_id("host-detail")?,
         error: by_id("error")?,
+        action_error: RefCell::new(None),
         developer: by_id("developer-mode")?.dyn_into::<HtmlInputElement>()?,
         developer_flips: Cell::new(0),
         developer_writing: Cell::new(false),
@@ -134,6 +139,7 @@ async fn set_developer_mode(ui: Rc<Ui>, enabled: bool) {
         .err()
         .map(|e| format!("could not change developer mode: {}", error_message(&e)));
     show(&ui.error, error.as_deref());
+    ui.action_error.replace(error);
     refresh(&ui).await;
 }
 
@@ -155,6 +161,7 @@ async fn act(ui: Rc<Ui>, request: PopupRequest) {
         )),
     };
     show(&ui.error, error.as_deref());
+    ui.action_error.replace(error);
     // Re-render even if nothing changed, to re-enable the clicked button.
     ui.shown.replace(None);
     refresh(&ui).await;
@@ -190,6 +197,13 @@ async fn refresh(ui: &Ui) {
         "Host not connected"
     }));
     show(&ui.detail, state.last_error.as_deref());
+    {
+        let action_error = ui.action_error.borrow();
+        show(
+            &ui.error,
+            action_error.as_deref().or(state.share_error.as_deref()),
+        );
+    }
 
     let tabs = match tabs::query_current_window().await {
         Ok(tabs) => tabs,

@@ -166,6 +166,7 @@ mod tests {
             pending_url: None,
             title: Some(title.into()),
             window_id: 1,
+            group_id: None,
         }
     }
 

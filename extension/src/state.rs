@@ -1,15 +1,19 @@
 //! The service worker's bookkeeping, without any browser API: the shared-tab
 //! set with the tabs the person took control of, the native link's state and
-//! reconnect backoff, what to send for each browser event, and the gate that
-//! holds requests until the shared set is restored.
+//! reconnect backoff, what to send for each browser event, what a move into
+//! or out of the `cotab` tab group means, how each way of sharing a tab
+//! judges its url, the CDP commands sent on attach, and the gate that holds
+//! requests until the shared set is restored.
 //!
 //! Everything here is plain data so `cargo test` on the host covers it; the
 //! `worker` module performs the effects these types decide on.
 
+use crate::policy::{check_created, check_shareable, Blocked};
 use cotab_shared::limits::MAX_SHARED_TABS;
-use cotab_shared::native::{Event, FORWARDED_CDP_EVENTS};
-use cotab_shared::{TabId, PROTOCOL_VERSION};
+use cotab_shared::native::{Event, ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
+use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::fmt;
@@ -151,6 +155,99 @@ impl fmt::Display for ShareRefusal {
             ShareRefusal::Full => write!(f, "at most {MAX_SHARED_TABS} tabs can be shared at once"),
         }
     }
+}
+
+/// Who asked for a tab to be shared, which decides how its url is judged
+/// and whether the worker puts it in the `cotab` group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShareOrigin {
+    /// The person, with the popup's Share button.
+    Popup,
+    /// The person, by dragging the tab into the `cotab` group (it is there
+    /// already).
+    GroupDrag,
+    /// An agent's `createTab`: the extension opened the tab itself.
+    Created,
+}
+
+impl ShareOrigin {
+    /// Judges the tab's url: only `http:`/`https:` pages, except that a tab
+    /// the extension opened may also be the blank page.
+    pub fn check_url(self, url: &str) -> Result<(), Blocked> {
+        match self {
+            ShareOrigin::Popup | ShareOrigin::GroupDrag => check_shareable(url),
+            ShareOrigin::Created => check_created(url),
+        }
+    }
+
+    /// Whether the worker must put the tab in the `cotab` group.
+    pub fn needs_grouping(self) -> bool {
+        self != ShareOrigin::GroupDrag
+    }
+}
+
+/// Why a tab was not shared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShareFailure {
+    /// The shared set refused it before the tab was touched.
+    Refused(ShareRefusal),
+    /// Its url may not be shared.
+    Blocked(Blocked),
+    /// The browser failed a step (the tab is gone, another debugger is
+    /// attached, a domain could not be enabled …); the message says which.
+    Browser(String),
+}
+
+impl fmt::Display for ShareFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShareFailure::Refused(refusal) => refusal.fmt(f),
+            ShareFailure::Blocked(blocked) => blocked.fmt(f),
+            ShareFailure::Browser(message) => f.write_str(message),
+        }
+    }
+}
+
+impl ShareFailure {
+    /// The error an agent's `createTab` answers with: `BLOCKED_TARGET` for a
+    /// url that may not be shared, `BUSY` for a tab being shared already,
+    /// `COMMAND_FAILED` otherwise (the shared-tab limit included).
+    pub fn to_wire(&self) -> WireError {
+        let kind = match self {
+            ShareFailure::Blocked(_) => ErrorKind::BlockedTarget,
+            ShareFailure::Refused(ShareRefusal::Busy) => ErrorKind::Busy,
+            ShareFailure::Refused(ShareRefusal::Full) | ShareFailure::Browser(_) => {
+                ErrorKind::CommandFailed
+            }
+        };
+        WireError::new(kind, self.to_string())
+    }
+}
+
+/// What a tab's move into or out of a tab group means for sharing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupMove {
+    /// An unshared tab entered the `cotab` group: share it.
+    Share,
+    /// A shared tab left the `cotab` group: unshare it (and leave it where
+    /// the person put it).
+    Unshare,
+    /// Nothing to do: the group agrees with the set, or a share or unshare
+    /// of the tab is running (the worker's own grouping included).
+    Nothing,
+}
+
+/// The CDP commands sent on every attach and re-attach
+/// ([`ENABLED_CDP_DOMAINS`]), with their params parsed.
+pub fn enable_commands() -> Result<Vec<(&'static str, Value)>, String> {
+    ENABLED_CDP_DOMAINS
+        .iter()
+        .map(|(method, params)| {
+            serde_json::from_str(params)
+                .map(|params| (*method, params))
+                .map_err(|e| format!("the params of {method} are not JSON: {e}"))
+        })
+        .collect()
 }
 
 /// How a share request starts.
@@ -347,6 +444,37 @@ impl SharedSet {
         dropped
     }
 
+    /// Whether a share or unshare of `tab` is running.
+    pub fn is_pending(&self, tab: TabId) -> bool {
+        self.pending.contains(&tab)
+    }
+
+    /// Whether one more tab could be shared now (checked before opening a
+    /// tab for an agent, so no tab is opened only to be refused).
+    pub fn has_room(&self) -> Result<(), ShareRefusal> {
+        if self.tabs.len() + self.pending.len() >= MAX_SHARED_TABS {
+            Err(ShareRefusal::Full)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// What it means that `tab` is now in the `cotab` group
+    /// (`in_cotab_group`) or not. The worker's own share groups the tab
+    /// while the share is pending, so its group change is never read as
+    /// the person's; its unshare takes the tab out of the set before
+    /// ungrouping it.
+    pub fn group_move(&self, tab: TabId, in_cotab_group: bool) -> GroupMove {
+        if !self.restored || self.pending.contains(&tab) {
+            return GroupMove::Nothing;
+        }
+        match (in_cotab_group, self.contains(tab)) {
+            (true, false) => GroupMove::Share,
+            (false, true) => GroupMove::Unshare,
+            _ => GroupMove::Nothing,
+        }
+    }
+
     /// Reserves `tab` for sharing, or says why not.
     pub fn begin_share(&mut self, tab: TabId) -> Result<ShareStart, ShareRefusal> {
         if self.pending.contains(&tab) {
@@ -355,9 +483,7 @@ impl SharedSet {
         if self.contains(tab) {
             return Ok(ShareStart::AlreadyShared);
         }
-        if self.tabs.len() + self.pending.len() >= MAX_SHARED_TABS {
-            return Err(ShareRefusal::Full);
-        }
+        self.has_room()?;
         self.pending.insert(tab);
         Ok(ShareStart::Proceed)
     }
@@ -581,6 +707,98 @@ mod tests {
         assert_eq!(set.unshare(TabId(1)), Ok(true));
         assert_eq!(set.unshare(TabId(1)), Ok(false));
         assert_eq!(set.begin_share(TabId(99)), Ok(ShareStart::Proceed));
+    }
+
+    #[test]
+    fn room_is_checked_before_a_tab_is_opened() {
+        let mut set = restored(&[]);
+        for i in 0..(MAX_SHARED_TABS as i32 - 1) {
+            set.begin_share(TabId(i)).expect("room");
+            set.finish_share(TabId(i), true);
+        }
+        assert_eq!(set.has_room(), Ok(()));
+        // A pending share takes the last place.
+        assert_eq!(set.begin_share(TabId(100)), Ok(ShareStart::Proceed));
+        assert!(set.is_pending(TabId(100)));
+        assert_eq!(set.has_room(), Err(ShareRefusal::Full));
+        set.finish_share(TabId(100), false);
+        assert!(!set.is_pending(TabId(100)));
+        assert_eq!(set.has_room(), Ok(()));
+    }
+
+    #[test]
+    fn group_moves_follow_the_person() {
+        let mut set = SharedSet::default();
+        // Before the restore nothing is decided.
+        assert_eq!(set.group_move(TabId(1), true), GroupMove::Nothing);
+        set.finish_restore(vec![TabId(1)], &[]);
+        assert_eq!(set.group_move(TabId(2), true), GroupMove::Share);
+        assert_eq!(set.group_move(TabId(1), false), GroupMove::Unshare);
+        assert_eq!(set.group_move(TabId(1), true), GroupMove::Nothing);
+        assert_eq!(set.group_move(TabId(2), false), GroupMove::Nothing);
+        // The worker's own share groups the tab while it is pending.
+        set.begin_share(TabId(3)).expect("room");
+        assert_eq!(set.group_move(TabId(3), false), GroupMove::Nothing);
+        assert_eq!(set.group_move(TabId(3), true), GroupMove::Nothing);
+        set.finish_share(TabId(3), true);
+        assert_eq!(set.group_move(TabId(3), true), GroupMove::Nothing);
+        // Its unshare leaves the set before it ungroups the tab.
+        assert_eq!(set.unshare(TabId(3)), Ok(true));
+        assert_eq!(set.group_move(TabId(3), false), GroupMove::Nothing);
+    }
+
+    #[test]
+    fn share_origins_judge_urls() {
+        for origin in [ShareOrigin::Popup, ShareOrigin::GroupDrag] {
+            assert_eq!(origin.check_url("about:blank"), Err(Blocked::BrowserPage));
+            assert_eq!(origin.check_url("https://example.com/"), Ok(()));
+        }
+        assert_eq!(ShareOrigin::Created.check_url("about:blank"), Ok(()));
+        assert_eq!(
+            ShareOrigin::Created.check_url("data:text/html,x"),
+            Err(Blocked::DataUrl)
+        );
+        assert!(ShareOrigin::Popup.needs_grouping());
+        assert!(ShareOrigin::Created.needs_grouping());
+        assert!(!ShareOrigin::GroupDrag.needs_grouping());
+    }
+
+    #[test]
+    fn share_failures_on_the_wire() {
+        let blocked = ShareFailure::Blocked(Blocked::LocalFile).to_wire();
+        assert_eq!(blocked.kind, ErrorKind::BlockedTarget);
+        assert!(
+            blocked.message.contains("local file"),
+            "{}",
+            blocked.message
+        );
+        let full = ShareFailure::Refused(ShareRefusal::Full).to_wire();
+        assert_eq!(full.kind, ErrorKind::CommandFailed);
+        assert_eq!(
+            full.message,
+            format!("at most {MAX_SHARED_TABS} tabs can be shared at once")
+        );
+        assert_eq!(
+            ShareFailure::Refused(ShareRefusal::Busy).to_wire().kind,
+            ErrorKind::Busy
+        );
+        let browser = ShareFailure::Browser("could not attach".into()).to_wire();
+        assert_eq!(
+            (browser.kind, browser.message.as_str()),
+            (ErrorKind::CommandFailed, "could not attach")
+        );
+    }
+
+    #[test]
+    fn enable_commands_are_parsed_pairs() {
+        let commands = enable_commands().expect("the shared list parses");
+        assert_eq!(commands.len(), ENABLED_CDP_DOMAINS.len());
+        assert_eq!(commands[0], ("Page.enable", serde_json::json!({})));
+        assert!(commands.contains(&(
+            "Page.setLifecycleEventsEnabled",
+            serde_json::json!({"enabled": true})
+        )));
+        assert!(commands.iter().any(|(m, _)| *m == "Runtime.enable"));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The agent side of the controller link: connect to `agent.sock`, send
 //! typed calls, read their typed results.
 //!
-//! Used by the `cotab` CLI and by the end-to-end tests. Calls are made one
-//! at a time; notifications that arrive meanwhile are skipped (see
-//! [`Client::next_message`] to read them).
+//! Used by the `cotab` CLI, `cotab mcp` and the end-to-end tests. Calls are
+//! made one at a time; notifications that arrive meanwhile are skipped, or
+//! handed to a channel after [`Client::forward_notifications`] (see
+//! [`Client::next_message`] to read them directly).
 
 use crate::codec::{LineCodec, LineCodecError};
 use cotab_shared::controller::{
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
+use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;
 
 /// Longest line the client accepts from the daemon. A capture result
@@ -75,6 +77,9 @@ pub struct Client {
     reader: FramedRead<OwnedReadHalf, LineCodec>,
     writer: OwnedWriteHalf,
     next_id: i64,
+    /// Where notifications read while waiting for a response go; dropped
+    /// when `None`.
+    notifications: Option<mpsc::UnboundedSender<Value>>,
 }
 
 impl Client {
@@ -92,6 +97,7 @@ impl Client {
             reader: FramedRead::new(r, LineCodec::new(MAX_RESPONSE_LINE)),
             writer: w,
             next_id: 1,
+            notifications: None,
         })
     }
 
@@ -111,7 +117,8 @@ impl Client {
         loop {
             let msg = self.next_message().await?;
             if msg.get("id").is_none() {
-                continue; // a notification
+                self.forward_or_drop(msg);
+                continue;
             }
             let resp: Response<Value> =
                 serde_json::from_value(msg).map_err(|_| ClientError::Protocol)?;
@@ -157,6 +164,26 @@ impl Client {
             };
             if msg.get("id").is_some() {
                 return Ok(msg);
+            }
+            self.forward_or_drop(msg);
+        }
+    }
+
+    /// From now on, notifications that [`Client::call`] and
+    /// [`Client::call_raw`] read while waiting for their response are sent
+    /// to the returned channel instead of being dropped. Messages read with
+    /// [`Client::next_message`] are returned to its caller as before.
+    pub fn forward_notifications(&mut self) -> mpsc::UnboundedReceiver<Value> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.notifications = Some(tx);
+        rx
+    }
+
+    fn forward_or_drop(&mut self, msg: Value) {
+        if let Some(tx) = &self.notifications {
+            if tx.send(msg).is_err() {
+                // The receiver is gone: nobody wants them any more.
+                self.notifications = None;
             }
         }
     }

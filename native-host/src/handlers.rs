@@ -8,23 +8,35 @@
 //! input and developer mode is decided by the sans-IO [`Core`]: a handler
 //! takes a [`Fence`] when it starts, re-checks it after every awaited step,
 //! and performs the [`Effect`]s the core returns ([`Broker::with_core`]).
+//!
+//! Every CDP command goes through `Cx::cdp`, which refuses it at once
+//! while a JavaScript dialog is open on its tab and fails it
+//! `DIALOG_OPEN` the moment one opens while it is pending (a page blocked
+//! by a dialog answers nothing else). Submodules: `element` (refs →
+//! elements → points, and the input methods by ref), `page` (snapshot,
+//! waits, console, dialogs), `tabs` (`tabs.create`, `tabs.close`).
+
+mod element;
+mod page;
+mod tabs;
 
 use crate::broker::{
-    geometry_matches, AgentRelease, Core, CoreConfig, Effect, Fence, Need, PressId, PressKind,
-    ReleaseCmd, ReleaseTarget,
+    geometry_matches, AgentRelease, CaptureMeta, ConsoleEntry, Core, CoreConfig, Effect, Fence,
+    Need, PressId, PressKind, ReleaseCmd, ReleaseTarget,
 };
 use crate::keys;
-use crate::lane::Lane;
+use crate::lane::{CdpEvent, Lane};
 use crate::session::{mint_ticket, ConnId, SessionId};
 use crate::validate::{check_navigate_url, image_size};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use cotab_shared::controller::{
     AgentEvent, AgentTab, Call, CaptureParams, CaptureResult, CdpSendParams, ClickParams,
-    ControlResult, Empty, EvaluateParams, EvaluateResult, Expect, FrameGeometry, HelloParams,
-    HelloResult, ImageFormat, KeyParams, KeyUpParams, MouseButton, MouseUpParams, NavigateParams,
-    NavigateResult, PointParams, PointerParams, PressParams, ReleaseResult, ResumeParams,
-    ResumeResult, RpcError, SelectParams, SelectResult, StatusResult, TabsListResult, TypeParams,
+    ControlResult, DialogInfo, DialogKind, Empty, EvaluateParams, EvaluateResult, Expect,
+    FrameGeometry, FrameId, HelloParams, HelloResult, ImageFormat, KeyParams, KeyUpParams,
+    Modifier, MouseButton, MouseUpParams, NavigateAction, NavigateParams, NavigateResult,
+    PointParams, PointerParams, PressParams, Ref, ReleaseResult, ResumeParams, ResumeResult,
+    RpcError, SelectParams, SelectResult, StatusResult, TabsListResult, TypeParams,
     DEFAULT_JPEG_QUALITY, INVALID_PARAMS,
 };
 use cotab_shared::limits::{
@@ -34,6 +46,8 @@ use cotab_shared::native::{Command, CommandClass, Event, HostToExtension, Shared
 use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
 use serde_json::{json, Value};
+use sha2::{Digest as _, Sha256};
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -67,6 +81,8 @@ pub struct Broker {
     pub media_in_flight: Arc<Semaphore>,
     counts: watch::Sender<Counts>,
     notes: broadcast::Sender<Note>,
+    /// Bumped whenever a dialog opens, so pending calls look again.
+    dialogs: watch::Sender<u64>,
     next_conn: AtomicU64,
 }
 
@@ -81,6 +97,7 @@ impl Broker {
             media_in_flight: Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_TOTAL)),
             counts: watch::Sender::new(Counts::default()),
             notes: broadcast::Sender::new(256),
+            dialogs: watch::Sender::new(0),
             next_conn: AtomicU64::new(1),
         }
     }
@@ -150,6 +167,31 @@ impl Broker {
         })
     }
 
+    /// Sends a CDP command that undoes state the daemon set (class
+    /// `Release`, so it runs whoever controls the tab) in its own task; a
+    /// failure is logged.
+    fn send_detached(&self, tab: TabId, method: &'static str, params: Value) {
+        let lane = self.lane.clone();
+        let deadline = Instant::now() + self.default_deadline;
+        // Detached on purpose: it must run even if the request is gone.
+        drop(tokio::spawn(async move {
+            let r = lane
+                .call(
+                    Command::Cdp {
+                        tab_id: tab,
+                        method: method.into(),
+                        params,
+                        class: CommandClass::Release,
+                    },
+                    deadline,
+                )
+                .await;
+            if let Err(e) = r {
+                tracing::warn!(%tab, method, kind = %e.kind, "an undo command failed");
+            }
+        }));
+    }
+
     /// A frame from the extension other than a response.
     pub fn on_extension_event(&self, event: Event) {
         match &event {
@@ -167,11 +209,50 @@ impl Broker {
                 method,
                 params,
             } => {
-                let main_frame = params
-                    .get("frame")
-                    .is_some_and(|f| f.get("parentId").is_none());
-                if method == "Page.frameNavigated" && main_frame {
-                    self.with_core(|c| c.on_main_frame_navigated(*tab_id));
+                let tab = *tab_id;
+                let text = |k: &str| params.get(k).and_then(Value::as_str).unwrap_or_default();
+                match method.as_str() {
+                    "Page.frameNavigated" => {
+                        let main_frame = params
+                            .get("frame")
+                            .is_some_and(|f| f.get("parentId").is_none());
+                        if main_frame {
+                            self.with_core(|c| c.on_main_frame_navigated(tab));
+                        }
+                    }
+                    "Page.javascriptDialogOpening" => {
+                        let kind = params
+                            .get("type")
+                            .cloned()
+                            .and_then(|t| serde_json::from_value(t).ok())
+                            .unwrap_or(DialogKind::Alert);
+                        let info = DialogInfo {
+                            tab_id: tab,
+                            kind,
+                            message: text("message").to_string(),
+                            default_prompt: (kind == DialogKind::Prompt)
+                                .then(|| text("defaultPrompt").to_string()),
+                        };
+                        self.with_core(|c| c.on_dialog_opening(info));
+                        self.dialogs.send_modify(|n| *n += 1);
+                    }
+                    "Page.javascriptDialogClosed" => {
+                        self.with_core(|c| c.on_dialog_closed(tab));
+                    }
+                    "Runtime.consoleAPICalled" => {
+                        let entry = ConsoleEntry::from_console_api(params);
+                        self.with_core(|c| c.on_console(tab, entry));
+                    }
+                    "Runtime.exceptionThrown" => {
+                        let entry = ConsoleEntry::from_exception(params);
+                        self.with_core(|c| c.on_console(tab, entry));
+                    }
+                    "Page.lifecycleEvent" => {
+                        let (frame, loader, name) =
+                            (text("frameId"), text("loaderId"), text("name"));
+                        self.with_core(|c| c.on_lifecycle(tab, frame, loader, name));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -298,6 +379,18 @@ pub async fn dispatch(broker: &Broker, conn: &ConnState, call: Call) -> Result<V
                 Call::GestureEnd(_) => to_json(gesture_end(&cx).await),
                 Call::Evaluate(p) => to_json(evaluate(&cx, p).await),
                 Call::CdpSend(p) => to_json(cdp_send(&cx, p).await),
+                Call::Snapshot(p) => to_json(page::snapshot(&cx, p).await),
+                Call::Hover(p) => to_json(element::hover(&cx, p).await),
+                Call::SelectOption(p) => to_json(element::select_option(&cx, p).await),
+                Call::Check(p) => to_json(element::check(&cx, p).await),
+                Call::Drag(p) => to_json(element::drag(&cx, p).await),
+                Call::Scroll(p) => to_json(element::scroll(&cx, p).await),
+                Call::SetFiles(p) => to_json(element::set_files(&cx, p).await),
+                Call::Wait(p) => to_json(page::wait(&cx, p).await),
+                Call::Console(p) => to_json(page::console(&cx, p)),
+                Call::Dialog(p) => to_json(page::dialog(&cx, p).await),
+                Call::TabsCreate(p) => to_json(tabs::create(&cx, p).await),
+                Call::TabsClose(p) => to_json(tabs::close(&cx, p).await),
                 Call::Hello(_) | Call::Resume(_) => Err(RpcError::from(WireError::new(
                     ErrorKind::InvalidRequest,
                     "unreachable: handled above",
@@ -347,6 +440,48 @@ impl Drop for PressGuard<'_> {
         if self.armed {
             let id = self.id;
             self.broker.with_core(|c| c.press_settled(id, false));
+        }
+    }
+}
+
+/// A press that was sent and is held across several awaited steps (a
+/// drag): released by [`HeldPress::release`], or — if the handler is
+/// dropped midway — by its drop, in a task of its own.
+struct HeldPress<'a> {
+    broker: &'a Broker,
+    id: PressId,
+    armed: bool,
+}
+
+impl<'a> HeldPress<'a> {
+    fn new(broker: &'a Broker, id: PressId) -> Self {
+        HeldPress {
+            broker,
+            id,
+            armed: true,
+        }
+    }
+
+    /// Sends the release now (nothing when the core released it already).
+    async fn release(mut self, cx: &Cx<'_>) -> Result<(), RpcError> {
+        self.armed = false;
+        let id = self.id;
+        match cx.core(|c| c.release_press(id)) {
+            Some(cmd) => cx.release_now(cmd).await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for HeldPress<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let id = self.id;
+            if let Some(cmd) = self.broker.with_core(|c| c.release_press(id)) {
+                // Detached on purpose: the release must happen even though
+                // nobody waits for it.
+                drop(self.broker.send_release(cmd));
+            }
         }
     }
 }
@@ -407,13 +542,75 @@ impl Cx<'_> {
         class: CommandClass,
     ) -> Result<Value, RpcError> {
         tracing::debug!(tab = %tab_id, method, ?class, "cdp");
-        self.extension(Command::Cdp {
+        let call = self.extension(Command::Cdp {
             tab_id,
             method: method.into(),
             params,
             class,
-        })
-        .await
+        });
+        if method == "Page.handleJavaScriptDialog" {
+            return call.await;
+        }
+        self.unless_dialog(tab_id, call).await
+    }
+
+    /// `DIALOG_OPEN` if a dialog is open on `tab`.
+    fn no_dialog(&self, tab: TabId) -> Result<(), RpcError> {
+        match self.core(|c| c.dialog(tab).map(|d| d.kind)) {
+            None => Ok(()),
+            Some(kind) => Err(dialog_open(kind)),
+        }
+    }
+
+    /// Runs `fut` unless a dialog is open on `tab`, or opens before it
+    /// finishes: then `DIALOG_OPEN` at once (what `fut` was waiting for is
+    /// dropped; a late answer is ignored).
+    async fn unless_dialog<T>(
+        &self,
+        tab: TabId,
+        fut: impl Future<Output = Result<T, RpcError>>,
+    ) -> Result<T, RpcError> {
+        let mut opened = self.broker.dialogs.subscribe();
+        self.no_dialog(tab)?;
+        tokio::pin!(fut);
+        loop {
+            tokio::select! {
+                r = &mut fut => return r,
+                changed = opened.changed() => {
+                    if changed.is_err() {
+                        return fut.await;
+                    }
+                    self.no_dialog(tab)?;
+                }
+            }
+        }
+    }
+
+    /// Waits for the first CDP event of the fence's tab that `wanted`
+    /// accepts, until the request's deadline (`TIMEOUT`) or a dialog
+    /// (`DIALOG_OPEN`). Subscribe (`events`) before sending what causes it.
+    async fn event(
+        &self,
+        fence: &Fence,
+        events: &mut broadcast::Receiver<Arc<CdpEvent>>,
+        timeout_message: &str,
+        wanted: impl Fn(&CdpEvent) -> bool,
+    ) -> Result<Arc<CdpEvent>, RpcError> {
+        let wait = async {
+            loop {
+                match tokio::time::timeout_at(self.deadline, events.recv()).await {
+                    Err(_) => return Err(wire(ErrorKind::Timeout, timeout_message)),
+                    Ok(Ok(ev)) if ev.tab_id == fence.tab && wanted(&ev) => return Ok(ev),
+                    Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                    Ok(Err(broadcast::error::RecvError::Closed)) => {
+                        return Err(wire(ErrorKind::RuntimeLost, "the browser lane went away"));
+                    }
+                }
+            }
+        };
+        let ev = self.unless_dialog(fence.tab, wait).await?;
+        self.check(fence)?;
+        Ok(ev)
     }
 
     /// One awaited CDP step of a fenced action: the fence is checked after
@@ -564,10 +761,31 @@ impl Cx<'_> {
 
     /// Sends a release in its own task (it happens even if this request
     /// is dropped) and waits for it.
+    ///
+    /// A dialog that opens meanwhile ends the wait (`DIALOG_OPEN`); the
+    /// release still goes out, in its task.
     async fn release_now(&self, cmd: ReleaseCmd) -> Result<(), RpcError> {
-        match self.broker.send_release(cmd).await {
-            Ok(r) => r.map(drop).map_err(RpcError::from),
-            Err(_) => Err(wire(ErrorKind::CommandFailed, "the release task failed")),
+        let tab = cmd.tab;
+        let task = self.broker.send_release(cmd);
+        let wait = async {
+            match task.await {
+                Ok(r) => r.map(drop).map_err(RpcError::from),
+                Err(_) => Err(wire(ErrorKind::CommandFailed, "the release task failed")),
+            }
+        };
+        let mut opened = self.broker.dialogs.subscribe();
+        self.no_dialog(tab)?;
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                r = &mut wait => return r,
+                changed = opened.changed() => {
+                    if changed.is_err() {
+                        return wait.await;
+                    }
+                    self.no_dialog(tab)?;
+                }
+            }
         }
     }
 
@@ -583,6 +801,19 @@ impl Cx<'_> {
         self.broker.lane.set_shared(list.tabs.clone());
         Ok(list)
     }
+}
+
+fn dialog_open(kind: DialogKind) -> RpcError {
+    let name = match kind {
+        DialogKind::Alert => "an alert",
+        DialogKind::Confirm => "a confirm",
+        DialogKind::Prompt => "a prompt",
+        DialogKind::Beforeunload => "a beforeunload",
+    };
+    wire(
+        ErrorKind::DialogOpen,
+        format!("{name} dialog is open on this tab: answer it with page.dialog"),
+    )
 }
 
 fn check_version(v: u32) -> Result<(), RpcError> {
@@ -668,6 +899,7 @@ fn status(cx: &Cx<'_>) -> StatusResult {
         extension_version,
         shared_tabs,
         agents: cx.broker.counts.borrow().agents,
+        developer_mode: cx.core(|c| c.developer_mode()),
     }
 }
 
@@ -719,56 +951,125 @@ fn release(cx: &Cx<'_>) -> Result<Empty, RpcError> {
 }
 
 async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcError> {
-    check_navigate_url(&p.url).map_err(|e| match e.kind {
-        ErrorKind::InvalidRequest => {
-            invalid_params(format!("invalid params: `params.url`: {}", e.message))
+    match (&p.url, p.action) {
+        (Some(_), Some(_)) => {
+            return Err(invalid_params(
+                "invalid params: `params.url` and `params.action` exclude each other",
+            ))
         }
-        _ => RpcError::from(e),
-    })?;
+        (None, None) => {
+            return Err(invalid_params(
+                "invalid params: missing field `params.url` (or `params.action`)",
+            ))
+        }
+        (Some(url), None) => check_url_param(url)?,
+        (None, Some(_)) => {}
+    }
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     cx.core(|c| c.input(&fence))?;
     // Subscribe before navigating so the load event cannot slip past.
     let mut events = cx.broker.lane.subscribe_cdp();
-    let r = cx
-        .step(
-            &fence,
-            "Page.navigate",
-            json!({"url": p.url}),
-            CommandClass::Act,
-        )
-        .await?;
-    if let Some(err) = r
-        .get("errorText")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-    {
-        return Err(wire(
-            ErrorKind::CommandFailed,
-            format!("navigation failed: {err}"),
-        ));
-    }
-    let new_document = r
-        .get("loaderId")
-        .and_then(Value::as_str)
-        .is_some_and(|s| !s.is_empty());
-    if new_document {
-        loop {
-            match tokio::time::timeout_at(cx.deadline, events.recv()).await {
-                Err(_) => {
-                    return Err(wire(
-                        ErrorKind::Timeout,
-                        "the page did not finish loading before the deadline",
-                    ));
-                }
-                Ok(Ok(ev)) if ev.tab_id == fence.tab && ev.method == "Page.loadEventFired" => break,
-                Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
-                Ok(Err(broadcast::error::RecvError::Closed)) => {
-                    return Err(wire(ErrorKind::RuntimeLost, "the browser lane went away"));
-                }
+    let not_loaded = "the page did not finish loading before the deadline";
+    match (p.url, p.action) {
+        (Some(url), _) => {
+            let r = cx
+                .step(
+                    &fence,
+                    "Page.navigate",
+                    json!({"url": url}),
+                    CommandClass::Act,
+                )
+                .await?;
+            if let Some(err) = r
+                .get("errorText")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
+                return Err(wire(
+                    ErrorKind::CommandFailed,
+                    format!("navigation failed: {err}"),
+                ));
+            }
+            let new_document = r
+                .get("loaderId")
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.is_empty());
+            if new_document {
+                cx.event(&fence, &mut events, not_loaded, |e| {
+                    e.method == "Page.loadEventFired"
+                })
+                .await?;
             }
         }
-        cx.check(&fence)?;
+        (None, Some(NavigateAction::Reload)) => {
+            cx.step(&fence, "Page.reload", json!({}), CommandClass::Act)
+                .await?;
+            cx.event(&fence, &mut events, not_loaded, |e| {
+                e.method == "Page.loadEventFired"
+            })
+            .await?;
+        }
+        (None, None) => {
+            return Err(invalid_params(
+                "invalid params: missing field `params.url` (or `params.action`)",
+            ))
+        }
+        (None, Some(action)) => {
+            let h = cx
+                .step(
+                    &fence,
+                    "Page.getNavigationHistory",
+                    json!({}),
+                    CommandClass::Observe,
+                )
+                .await?;
+            let current = h.get("currentIndex").and_then(Value::as_i64).unwrap_or(0);
+            let (target, none) = if action == NavigateAction::Back {
+                (
+                    current - 1,
+                    "there is no previous page in this tab's history",
+                )
+            } else {
+                (current + 1, "there is no next page in this tab's history")
+            };
+            let entry = usize::try_from(target)
+                .ok()
+                .and_then(|i| h.get("entries")?.as_array()?.get(i).cloned())
+                .ok_or_else(|| wire(ErrorKind::InvalidRequest, none))?;
+            let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
+            // A blank page (a new tab's first entry) is fine to return to.
+            if url != "about:blank" {
+                check_navigate_url(url).map_err(|_| {
+                    wire(
+                        ErrorKind::BlockedTarget,
+                        "that history entry is not a page agents may open",
+                    )
+                })?;
+            }
+            let id = entry.get("id").cloned().unwrap_or(Value::Null);
+            cx.step(
+                &fence,
+                "Page.navigateToHistoryEntry",
+                json!({"entryId": id}),
+                CommandClass::Act,
+            )
+            .await?;
+            // A document load, a same-document entry, or a page restored
+            // from the back/forward cache (which fires no load event).
+            cx.event(&fence, &mut events, not_loaded, |e| {
+                match e.method.as_str() {
+                    "Page.loadEventFired" | "Page.navigatedWithinDocument" => true,
+                    "Page.frameNavigated" => {
+                        e.params.pointer("/frame/parentId").is_none()
+                            && e.params.get("type").and_then(Value::as_str)
+                                == Some("BackForwardCacheRestore")
+                    }
+                    _ => false,
+                }
+            })
+            .await?;
+        }
     }
     let v = cx
         .read(&fence, "({url: location.href, title: document.title})")
@@ -785,10 +1086,29 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
     })
 }
 
+/// A url an agent submitted, checked as `page.navigate` does.
+fn check_url_param(url: &str) -> Result<(), RpcError> {
+    check_navigate_url(url).map_err(|e| match e.kind {
+        ErrorKind::InvalidRequest => {
+            invalid_params(format!("invalid params: `params.url`: {}", e.message))
+        }
+        _ => RpcError::from(e),
+    })
+}
+
 fn dpr_of(v: &Value) -> f64 {
     v.as_f64()
         .filter(|d| d.is_finite() && *d > 0.0)
         .unwrap_or(1.0)
+}
+
+/// A rectangle in viewport CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rect {
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
 }
 
 async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcError> {
@@ -806,43 +1126,156 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
         (ImageFormat::Jpeg, q) => Some(q.unwrap_or(DEFAULT_JPEG_QUALITY)),
         (ImageFormat::Png, None) => None,
     };
+    if p.max_width == Some(0) {
+        return Err(invalid_params(
+            "invalid params: `params.maxWidth` must be at least 1",
+        ));
+    }
     let fence = cx.fence(Need::Observe)?;
     let mark = cx.core(|c| c.capture_started(&fence));
     let mut params = json!({"format": p.format.as_str()});
     if let (Some(q), Some(obj)) = (quality, params.as_object_mut()) {
         obj.insert("quality".into(), json!(q));
     }
-    let (shot, dpr, geometry) = tokio::join!(
-        cx.step(
+    let shoot = |params: Value| {
+        let fence = &fence;
+        async move {
+            let shot = cx
+                .step(
+                    fence,
+                    "Page.captureScreenshot",
+                    params,
+                    CommandClass::Observe,
+                )
+                .await?;
+            let data = shot
+                .get("data")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
+            let bytes = STANDARD
+                .decode(data.as_bytes())
+                .map_err(|_| wire(ErrorKind::CommandFailed, "the capture is not valid base64"))?;
+            let (width, height) = image_size(&bytes).ok_or_else(|| {
+                wire(
+                    ErrorKind::CommandFailed,
+                    "the capture is not a readable image",
+                )
+            })?;
+            Ok::<_, RpcError>((data, bytes, width, height))
+        }
+    };
+    let (data, bytes, width, height, dpr, geometry, origin) =
+        if p.clip.is_none() && p.max_width.is_none() {
+            let (shot, dpr, geometry) = tokio::join!(
+                shoot(params),
+                cx.read(&fence, "window.devicePixelRatio"),
+                cx.geometry(&fence),
+            );
+            let (data, bytes, width, height) = shot?;
+            (
+                data,
+                bytes,
+                width,
+                height,
+                dpr_of(&dpr?),
+                geometry?,
+                (0.0, 0.0),
+            )
+        } else {
+            // The element's box first: bringing it into view scrolls.
+            let region = match &p.clip {
+                Some(r) => Some(cx.element_box(&fence, r).await?),
+                None => None,
+            };
+            let (dpr, geometry) = tokio::join!(
+                cx.read(&fence, "window.devicePixelRatio"),
+                cx.geometry(&fence),
+            );
+            let (dpr, geometry) = (dpr_of(&dpr?), geometry?);
+            let region = region.unwrap_or(Rect {
+                x: 0.0,
+                y: 0.0,
+                width: geometry.viewport_width,
+                height: geometry.viewport_height,
+            });
+            let natural = region.width * dpr;
+            let mut scale = match p.max_width {
+                Some(m) if natural > f64::from(m) => f64::from(m) / natural,
+                _ => 1.0,
+            };
+            let mut attempt = 0;
+            loop {
+                let mut params = params.clone();
+                if let Some(obj) = params.as_object_mut() {
+                    // `Page.captureScreenshot` reads a clip in document
+                    // coordinates: the viewport's scroll offset plus the box.
+                    obj.insert(
+                        "clip".into(),
+                        json!({"x": region.x + geometry.scroll_x, "y": region.y + geometry.scroll_y,
+                           "width": region.width, "height": region.height, "scale": scale}),
+                    );
+                }
+                let (data, bytes, width, height) = shoot(params).await?;
+                match p.max_width {
+                    Some(m) if width > m => {
+                        if attempt > 0 {
+                            return Err(wire(
+                                ErrorKind::CommandFailed,
+                                "the browser did not downscale the capture to maxWidth",
+                            ));
+                        }
+                        attempt += 1;
+                        // Rounding made it too wide: shrink by what it missed.
+                        scale *= (f64::from(m) - 0.5) / f64::from(width);
+                    }
+                    _ => {
+                        break (
+                            data,
+                            bytes,
+                            width,
+                            height,
+                            dpr * scale,
+                            geometry,
+                            (region.x, region.y),
+                        )
+                    }
+                }
+            }
+        };
+    let digest: [u8; 32] = Sha256::digest(&bytes).into();
+    if let Some(known) = &p.known_frame_id {
+        let same = cx.core(|c| c.unchanged_frame(&fence, known, &digest, &geometry));
+        if let Some(f) = same {
+            return Ok(CaptureResult {
+                format: p.format,
+                data: None,
+                unchanged: true,
+                width,
+                height,
+                device_pixel_ratio: f.dpr,
+                frame_id: f.id,
+                geometry: f.geometry,
+            });
+        }
+    }
+    let g = geometry.clone();
+    let frame_id = cx.core(|c| {
+        c.capture_finished_with(
             &fence,
-            "Page.captureScreenshot",
-            params,
-            CommandClass::Observe
-        ),
-        cx.read(&fence, "window.devicePixelRatio"),
-        cx.geometry(&fence),
-    );
-    let data = shot?
-        .get("data")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
-    let dpr = dpr_of(&dpr?);
-    let geometry = geometry?;
-    let bytes = STANDARD
-        .decode(data.as_bytes())
-        .map_err(|_| wire(ErrorKind::CommandFailed, "the capture is not valid base64"))?;
-    let (width, height) = image_size(&bytes).ok_or_else(|| {
-        wire(
-            ErrorKind::CommandFailed,
-            "the capture is not a readable image",
+            mark,
+            CaptureMeta {
+                dpr,
+                geometry: g,
+                origin,
+                digest,
+            },
         )
     })?;
-    let g = geometry.clone();
-    let frame_id = cx.core(|c| c.capture_finished(&fence, mark, dpr, g))?;
     Ok(CaptureResult {
         format: p.format,
-        data,
+        data: Some(data),
+        unchanged: false,
         width,
         height,
         device_pixel_ratio: dpr,
@@ -851,42 +1284,71 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
     })
 }
 
+/// Where pointer input aims: an element ref, or a point in a capture.
+enum Aim {
+    Element(Ref),
+    Point {
+        x: f64,
+        y: f64,
+        frame: Option<FrameId>,
+    },
+}
+
+/// Exactly one of `ref` or `x`+`y`; `frameId` only with a point.
+fn aim_of(
+    element: Option<Ref>,
+    x: Option<f64>,
+    y: Option<f64>,
+    frame: Option<FrameId>,
+) -> Result<Aim, RpcError> {
+    match (element, x, y) {
+        (Some(r), None, None) => {
+            if frame.is_some() {
+                return Err(invalid_params(
+                    "invalid params: `params.frameId` is only allowed with `params.x` and `params.y`",
+                ));
+            }
+            Ok(Aim::Element(r))
+        }
+        (Some(_), _, _) => Err(invalid_params(
+            "invalid params: `params.ref` and `params.x`/`params.y` exclude each other",
+        )),
+        (None, Some(x), Some(y)) => {
+            check_point(x, y)?;
+            Ok(Aim::Point { x, y, frame })
+        }
+        (None, Some(_), None) => Err(invalid_params("invalid params: missing field `params.y`")),
+        (None, None, Some(_)) => Err(invalid_params("invalid params: missing field `params.x`")),
+        (None, None, None) => Err(invalid_params(
+            "invalid params: missing field `params.ref` (or `params.x` and `params.y`)",
+        )),
+    }
+}
+
+fn modifier_bits(modifiers: &[Modifier]) -> u32 {
+    modifiers.iter().fold(0, |a, m| a | m.cdp_bit())
+}
+
 async fn click(cx: &Cx<'_>, p: ClickParams) -> Result<Empty, RpcError> {
-    check_point(p.x, p.y)?;
+    let count = p.click_count.unwrap_or(1);
+    if !(1..=3).contains(&count) {
+        return Err(invalid_params(
+            "invalid params: `params.clickCount` must be 1 to 3",
+        ));
+    }
+    let aim = aim_of(p.element, p.x, p.y, p.frame_id)?;
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
-    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
-    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
-    let button = MouseButton::Left;
-    let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
-    let id = guard.id;
-    let others = cx.core(|c| c.buttons_held(fence.session, fence.tab, Some(id)));
-    let down = async {
-        cx.step(
-            &fence,
-            "Input.dispatchMouseEvent",
-            json!({"type": "mouseMoved", "x": x, "y": y, "buttons": others}),
-            CommandClass::Act,
-        )
-        .await?;
-        cx.step(
-            &fence,
-            "Input.dispatchMouseEvent",
-            json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
-                   "buttons": others | button.bit(), "clickCount": 1}),
-            CommandClass::Act,
-        )
-        .await
-    }
-    .await;
-    guard.settle(down.is_ok());
-    down?;
-    // Still ours: release it now (if it was revoked meanwhile, the core
-    // released it already and the fence below fails).
-    if let Some(cmd) = cx.core(|c| c.release_press(id)) {
-        cx.release_now(cmd).await?;
-    }
-    cx.check(&fence)?;
+    let (x, y, frame) = cx.aim(&fence, &aim).await?;
+    cx.mouse_click(
+        &fence,
+        (x, y),
+        frame.as_ref(),
+        p.button.unwrap_or_default(),
+        count,
+        modifier_bits(&p.modifiers),
+    )
+    .await?;
     Ok(Empty {})
 }
 
@@ -896,16 +1358,29 @@ async fn type_text(cx: &Cx<'_>, p: TypeParams) -> Result<Empty, RpcError> {
             "invalid params: `params.text` is longer than {MAX_TYPE_TEXT} bytes"
         )));
     }
+    if p.clear && p.element.is_none() {
+        return Err(invalid_params(
+            "invalid params: `params.clear` needs `params.ref`",
+        ));
+    }
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
+    if let Some(r) = &p.element {
+        cx.focus_for_typing(&fence, r, p.clear).await?;
+    }
     cx.core(|c| c.input(&fence))?;
-    cx.step(
-        &fence,
-        "Input.insertText",
-        json!({"text": p.text}),
-        CommandClass::Act,
-    )
-    .await?;
+    if !p.text.is_empty() {
+        cx.step(
+            &fence,
+            "Input.insertText",
+            json!({"text": p.text}),
+            CommandClass::Act,
+        )
+        .await?;
+    }
+    if p.submit {
+        cx.press_key(&fence, key_of("Enter")?, Vec::new()).await?;
+    }
     Ok(Empty {})
 }
 
@@ -918,26 +1393,109 @@ async fn press(cx: &Cx<'_>, p: PressParams) -> Result<Empty, RpcError> {
     let key = key_of(&p.key)?;
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
-    let [down, _] = keys::key_events(&key, &p.modifiers);
-    let guard = cx.begin_press(
-        &fence,
-        None,
-        PressKind::Key {
-            key,
-            modifiers: p.modifiers,
-        },
-    )?;
-    let id = guard.id;
-    let r = cx
-        .step(&fence, "Input.dispatchKeyEvent", down, CommandClass::Act)
-        .await;
-    guard.settle(r.is_ok());
-    r?;
-    if let Some(cmd) = cx.core(|c| c.release_press(id)) {
-        cx.release_now(cmd).await?;
-    }
-    cx.check(&fence)?;
+    cx.press_key(&fence, key, p.modifiers).await?;
     Ok(Empty {})
+}
+
+impl Cx<'_> {
+    /// Presses and releases a key, with the press recorded before it is
+    /// sent and its release always sent.
+    async fn press_key(
+        &self,
+        fence: &Fence,
+        key: keys::KeyInfo,
+        modifiers: Vec<Modifier>,
+    ) -> Result<(), RpcError> {
+        let [down, _] = keys::key_events(&key, &modifiers);
+        let guard = self.begin_press(fence, None, PressKind::Key { key, modifiers })?;
+        let id = guard.id;
+        let r = self
+            .step(fence, "Input.dispatchKeyEvent", down, CommandClass::Act)
+            .await;
+        guard.settle(r.is_ok());
+        r?;
+        if let Some(cmd) = self.core(|c| c.release_press(id)) {
+            self.release_now(cmd).await?;
+        }
+        self.check(fence)
+    }
+
+    /// The CSS point an aim stands for: an element's visible, uncovered
+    /// centre, or a capture point checked against its frame (returned, for
+    /// the press record).
+    async fn aim(&self, fence: &Fence, aim: &Aim) -> Result<(f64, f64, Option<FrameId>), RpcError> {
+        match aim {
+            Aim::Element(r) => {
+                let el = self.element(fence, r).await?;
+                let (x, y) = self
+                    .visible_point(fence, &el, CommandClass::Act, true)
+                    .await?;
+                Ok((x, y, None))
+            }
+            Aim::Point { x, y, frame } => {
+                let f = self.frame(fence, frame.as_ref()).await?;
+                Ok((f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr, Some(f.id)))
+            }
+        }
+    }
+
+    /// A click at a CSS point: move, then `count` press/release pairs
+    /// (`clickCount` 1, 2, 3), each press recorded before it is sent and
+    /// released at once.
+    async fn mouse_click(
+        &self,
+        fence: &Fence,
+        (x, y): (f64, f64),
+        frame: Option<&FrameId>,
+        button: MouseButton,
+        count: u8,
+        modifiers: u32,
+    ) -> Result<(), RpcError> {
+        for i in 1..=count {
+            let guard = self.begin_press(
+                fence,
+                frame.filter(|_| i == 1),
+                PressKind::Mouse { button, x, y },
+            )?;
+            let id = guard.id;
+            let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(id)));
+            let down = async {
+                if i == 1 {
+                    self.step(
+                        fence,
+                        "Input.dispatchMouseEvent",
+                        json!({"type": "mouseMoved", "x": x, "y": y, "buttons": others,
+                               "modifiers": modifiers}),
+                        CommandClass::Act,
+                    )
+                    .await?;
+                }
+                self.step(
+                    fence,
+                    "Input.dispatchMouseEvent",
+                    json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
+                           "buttons": others | button.bit(), "clickCount": i,
+                           "modifiers": modifiers}),
+                    CommandClass::Act,
+                )
+                .await
+            }
+            .await;
+            guard.settle(down.is_ok());
+            down?;
+            // Still ours: release it now (if it was revoked meanwhile, the
+            // core released it already and the fence below fails).
+            if let Some(mut cmd) = self.core(|c| c.release_press(id)) {
+                if let Some(obj) = cmd.params.as_object_mut() {
+                    obj.insert("clickCount".into(), json!(i));
+                    obj.insert("modifiers".into(), json!(modifiers));
+                }
+                self.release_now(cmd).await?;
+            }
+            self.check(fence)?;
+        }
+        Ok(())
+    }
 }
 
 async fn key_down(cx: &Cx<'_>, p: KeyParams) -> Result<Empty, RpcError> {
@@ -972,7 +1530,10 @@ async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
-    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    let (x, y) = (
+        frame.origin.0 + p.x / frame.dpr,
+        frame.origin.1 + p.y / frame.dpr,
+    );
     let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
     let buttons = cx.core(|c| c.buttons_held(fence.session, fence.tab, None));
     let r = cx
@@ -1006,7 +1567,10 @@ async fn mouse_move(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
-    let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    let (x, y) = (
+        frame.origin.0 + p.x / frame.dpr,
+        frame.origin.1 + p.y / frame.dpr,
+    );
     let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
     cx.step(
         &fence,
@@ -1033,6 +1597,11 @@ async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError>
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    if frame.origin != (0.0, 0.0) {
+        return Err(invalid_params(
+            "invalid params: a gesture needs a capture of the whole viewport, not of an element",
+        ));
+    }
     let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
     let guard = cx.begin_press(
         &fence,

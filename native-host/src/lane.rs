@@ -362,25 +362,48 @@ impl Lane {
                 }
                 continue;
             }
-            return match tokio::time::timeout_at(deadline, rx).await {
+            // A caller that gives up early (its request raced against a
+            // dialog, or its connection closed) drops this future: the
+            // guard forgets the request, so its late answer is ignored and
+            // the registry does not keep it.
+            let mut forget = ForgetOnDrop {
+                lane: self,
+                id: Some(id),
+            };
+            let r = match tokio::time::timeout_at(deadline, rx).await {
                 Ok(Ok(result)) => result,
                 // The registry dropped the sender without a result: only
                 // when the lane itself went away.
                 Ok(Err(_)) => Err(lane_lost()),
                 Err(_) => {
-                    self.lock().pending.remove(id);
-                    Err(WireError::new(
+                    return Err(WireError::new(
                         ErrorKind::Timeout,
                         "the browser did not answer before the deadline",
                     ))
                 }
             };
+            forget.id = None;
+            return r;
         }
     }
 
     /// Number of requests waiting for the extension (for tests).
     pub fn pending_len(&self) -> usize {
         self.lock().pending.len()
+    }
+}
+
+/// Removes a pending request whose caller stopped waiting.
+struct ForgetOnDrop<'a> {
+    lane: &'a Lane,
+    id: Option<u64>,
+}
+
+impl Drop for ForgetOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            self.lane.lock().pending.remove(id);
+        }
     }
 }
 
@@ -547,6 +570,21 @@ mod tests {
         );
         lane.detach(first);
         assert_eq!(lane.status().0, LaneState::Online);
+    }
+
+    #[tokio::test]
+    async fn a_caller_that_stops_waiting_forgets_its_request() {
+        let lane = Arc::new(Lane::default());
+        let (generation, mut rx) = online(&lane);
+        let l = lane.clone();
+        let call = tokio::spawn(async move { l.call(Command::ListShared, far()).await });
+        let id = request_id(&rx.recv().await.expect("frame"));
+        assert_eq!(lane.pending_len(), 1);
+        call.abort();
+        // The task's drop removes the entry; its late answer finds nobody.
+        let _ = call.await;
+        assert_eq!(lane.pending_len(), 0);
+        lane.complete(generation, id, Outcome::Result(json!(1)));
     }
 
     #[test]

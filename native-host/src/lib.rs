@@ -9,11 +9,14 @@
 //!   JSON shapes).
 //! - [`broker`]: the sans-IO broker core (sessions, leases, frames, held
 //!   input, developer mode): state plus an input in, effects out.
-//! - [`session`], [`lane`], [`keys`], [`validate`]: ids and tickets, the
-//!   browser lane, the key table, url and image checks.
+//! - [`session`], [`lane`], [`keys`], [`validate`], [`outline`],
+//!   [`uploads`]: ids and tickets, the browser lane, the key table, url and
+//!   image checks, the snapshot's text, the upload directories.
 //! - [`handlers`]: one function per controller method.
 //! - [`agent`], [`daemon`], [`relay`]: the socket and process edges.
 //! - [`client`]: the agent side of the controller link (used by `cotab`).
+//! - [`mcp`]: `cotab mcp`, an MCP server (stdio) whose browser tools drive
+//!   the shared tabs through [`client`].
 //!
 //! **API Boundary:** the binaries in `src/bin/` only parse arguments and call
 //! into this library.
@@ -27,9 +30,12 @@ pub mod handlers;
 pub mod install;
 pub mod keys;
 pub mod lane;
+pub mod mcp;
+pub mod outline;
 pub mod relay;
 pub mod runtime;
 pub mod session;
+pub mod uploads;
 pub mod validate;
 
 pub use runtime::default_runtime_dir;

@@ -6,6 +6,18 @@ use anyhow::{Context, Result};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
+/// The `cotab mcp` test page: a button whose clicks are counted in a
+/// paragraph, so a snapshot shows the change.
+pub const MCP: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>MCP fixture</title></head>
+<body>
+ <h1>Counter</h1>
+ <p id="status">Not pressed yet</p>
+ <button id="press" onclick="document.getElementById('status').textContent = 'Pressed ' + (++window.presses) + ' time(s)'">Press me</button>
+ <script>window.presses = 0;</script>
+</body></html>
+"#;
+
 /// Main fixture page: a button that retitles the page when clicked, and a
 /// one-field form that submits on Enter.
 pub const INDEX: &str = r#"<!doctype html>
@@ -60,6 +72,131 @@ pub const INPUT: &str = r#"<!doctype html>
    return { keys, buttons, events: __events.length };
  };
 </script></body></html>
+"#;
+
+/// A sign-up form whose fields an agent fills by refs from one snapshot.
+pub const SIGNUP: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Sign up</title></head>
+<body>
+ <h1>Create an account</h1>
+ <form id="form">
+  <p><label for="email">Email</label> <input id="email" name="email" type="email"></p>
+  <p><label for="password">Password</label> <input id="password" name="password" type="password"></p>
+  <p><label for="country">Country</label>
+   <select id="country" name="country">
+    <option value="">Choose…</option><option value="fr">France</option><option value="jp">Japan</option>
+   </select></p>
+  <p><label><input id="terms" type="checkbox"> I accept the terms</label></p>
+  <button type="submit">Sign up</button>
+ </form>
+ <p id="result" role="status"></p>
+ <script>
+  document.getElementById("form").addEventListener("submit", e => {
+    e.preventDefault();
+    const f = e.target;
+    const ok = document.getElementById("terms").checked;
+    document.getElementById("result").textContent =
+      ok ? "Welcome " + f.email.value + " from " + f.country.value : "Accept the terms";
+    document.title = ok ? "Signed up" : "Sign up";
+  });
+ </script>
+</body></html>
+"#;
+
+/// A long page with a button far below the fold.
+pub const LONG: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Long page</title></head>
+<body style="margin:0">
+ <div style="height:4000px;background:linear-gradient(#fff,#ccd)">Scroll down</div>
+ <button id="bottom" onclick="document.title = 'Bottom clicked'">Bottom button</button>
+ <div style="height:400px"></div>
+</body></html>
+"#;
+
+/// HTML5 drag and drop between two zones.
+pub const DRAG: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Drag</title>
+<style>
+ .zone { width: 220px; height: 120px; border: 2px dashed #888; margin: 20px; display: inline-block; }
+ #item { width: 80px; height: 40px; background: #48c; color: #fff; }
+</style></head>
+<body>
+ <div class="zone" id="left" aria-label="Left zone" role="region"><div id="item" draggable="true" role="button" aria-label="Card">Card</div></div>
+ <div class="zone" id="right" aria-label="Right zone" role="region"></div>
+ <script>
+  const item = document.getElementById("item");
+  item.addEventListener("dragstart", e => e.dataTransfer.setData("text/plain", "card"));
+  for (const zone of document.querySelectorAll(".zone")) {
+    zone.addEventListener("dragover", e => e.preventDefault());
+    zone.addEventListener("drop", e => {
+      e.preventDefault();
+      zone.appendChild(item);
+      document.title = "Dropped in " + zone.id;
+    });
+  }
+ </script>
+</body></html>
+"#;
+
+/// Text that appears half a second after load.
+pub const DELAYED: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Delayed</title></head>
+<body><p id="status">Loading…</p>
+<script>setTimeout(() => { document.getElementById("status").textContent = "Ready now"; }, 500);</script>
+</body></html>
+"#;
+
+/// Buttons that open a confirm and a prompt dialog.
+pub const DIALOGS: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Dialogs</title></head>
+<body>
+ <button id="confirm" onclick="document.getElementById('out').textContent = confirm('Proceed?') ? 'confirmed' : 'cancelled'">Confirm</button>
+ <button id="prompt" onclick="document.getElementById('out').textContent = 'name=' + prompt('Your name?', 'anon')">Prompt</button>
+ <p id="out"></p>
+</body></html>
+"#;
+
+/// A page that logs at several levels and throws an uncaught error.
+pub const CONSOLE: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Console</title></head>
+<body><button id="log" onclick="console.log('clicked', 7)">Log</button>
+<script>
+ console.log("hello from the page", 42);
+ console.warn("careful now");
+ console.error("something bad");
+ setTimeout(() => { throw new Error("uncaught boom"); }, 0);
+</script></body></html>
+"#;
+
+/// A file input that shows the chosen file's name.
+pub const UPLOAD: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Upload</title></head>
+<body>
+ <label for="file">Attachment</label> <input id="file" type="file">
+ <p id="name"></p>
+ <script>
+  document.getElementById("file").addEventListener("change", e => {
+    const f = e.target.files[0];
+    document.getElementById("name").textContent = f ? f.name + " (" + f.size + " bytes)" : "";
+    document.title = f ? "Uploaded " + f.name : "Upload";
+  });
+ </script>
+</body></html>
+"#;
+
+/// A button covered by an overlay, and a zero-size button.
+pub const COVERED: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Covered</title>
+<style>
+ #under { position: absolute; left: 20px; top: 20px; width: 160px; height: 50px; }
+ #overlay { position: absolute; left: 0; top: 0; width: 400px; height: 200px; background: rgba(0,0,0,.3); }
+ #tiny { position: absolute; left: 20px; top: 300px; width: 0; height: 0; padding: 0; border: 0; overflow: hidden; }
+</style></head>
+<body>
+ <button id="under" onclick="document.title = 'clicked under'">Hidden action</button>
+ <div id="overlay"></div>
+ <button id="tiny" onclick="document.title = 'clicked tiny'">Tiny action</button>
+</body></html>
 "#;
 
 /// The demo page of `cargo xtask demo`.
@@ -125,11 +262,20 @@ impl Fixture {
                     }
                     let (status, body) = match path.as_str() {
                         "/" => (200, INDEX),
+                        "/mcp" => (200, MCP),
                         "/submitted" => (200, SUBMITTED),
                         "/second" => (200, SECOND),
                         "/other" => (200, OTHER),
                         "/demo" => (200, DEMO),
                         "/input" => (200, INPUT),
+                        "/signup" => (200, SIGNUP),
+                        "/long" => (200, LONG),
+                        "/drag" => (200, DRAG),
+                        "/delayed" => (200, DELAYED),
+                        "/dialogs" => (200, DIALOGS),
+                        "/console" => (200, CONSOLE),
+                        "/upload" => (200, UPLOAD),
+                        "/covered" => (200, COVERED),
                         "/slow" => (200, SECOND),
                         _ => (404, "<!doctype html><title>Not found</title>"),
                     };

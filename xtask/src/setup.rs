@@ -1,9 +1,11 @@
 //! Installs what the tests and the demo need on a fresh machine beyond
 //! the Rust toolchain: Chromium, through apt-get when run as root (otherwise
-//! the exact command is printed). The wasm32 target is the extension
+//! the exact command is printed), and the MCP client the `cotab mcp`
+//! end-to-end test drives, through npm. The wasm32 target is the extension
 //! build's business ([`crate::build_extension`]).
 
 use anyhow::{bail, Context, Result};
+use std::path::Path;
 use std::process::Command;
 
 /// Runs a command, failing with its name when it fails.
@@ -59,4 +61,33 @@ pub(crate) fn ensure_components() -> Result<()> {
     run(Command::new("rustup")
         .args(["component", "add"])
         .args(&missing))
+}
+
+/// The MCP client the `cotab mcp` end-to-end test drives (in CLI mode),
+/// pinned: the newest release whose declared engines accept Node 20.
+const MCP_INSPECTOR_VERSION: &str = "0.15.0";
+
+/// Installs the MCP Inspector under `<target>/mcp-client` with npm when it
+/// is missing or another version.
+pub(crate) fn ensure_mcp_client(target: &Path) -> Result<()> {
+    let dir = target.join("mcp-client");
+    let manifest = dir
+        .join("node_modules")
+        .join("@modelcontextprotocol")
+        .join("inspector")
+        .join("package.json");
+    let installed = std::fs::read_to_string(&manifest)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|m| m["version"] == MCP_INSPECTOR_VERSION);
+    if installed {
+        return Ok(());
+    }
+    run(Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .arg(format!(
+            "@modelcontextprotocol/inspector@{MCP_INSPECTOR_VERSION}"
+        )))
+    .context("installing the MCP Inspector (needs node and npm)")
 }

@@ -3,7 +3,7 @@
 //! binaries, and every test including the end-to-end ones in Chromium.
 
 use crate::build_extension::ensure_wasm_target;
-use crate::setup::{ensure_chromium, ensure_components, run};
+use crate::setup::{ensure_chromium, ensure_components, ensure_mcp_client, run};
 use anyhow::Result;
 use std::path::Path;
 use std::process::Command;
@@ -19,6 +19,7 @@ pub(crate) fn run_all(root: &Path) -> Result<()> {
     ensure_components()?;
     ensure_wasm_target()?;
     ensure_chromium()?;
+    ensure_mcp_client(&cotab_e2e::target_dir())?;
     run(cargo(root).args(["fmt", "--all", "--", "--check"]))?;
     run(cargo(root).args([
         "clippy",

@@ -13,6 +13,7 @@ pub(crate) mod runtime;
 pub(crate) mod storage;
 pub(crate) mod tab_groups;
 pub(crate) mod tabs;
+pub(crate) mod windows;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! `chrome.tabGroups`: find and name tab groups.
+//! `chrome.tabGroups`: find, read and name tab groups.
 
 use super::{from_js, to_js};
 use crate::messages::ChromeTabGroup;
@@ -10,6 +10,10 @@ extern "C" {
     /// `chrome.tabGroups.query(queryInfo)`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabGroups"], js_name = query)]
     async fn query_raw(query_info: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabGroups.get(groupId)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabGroups"], js_name = get)]
+    async fn get_raw(group_id: i32) -> Result<JsValue, JsValue>;
 
     /// `chrome.tabGroups.update(groupId, updateProperties)`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabGroups"], js_name = update)]
@@ -25,6 +29,11 @@ pub(crate) async fn query(title: &str, window_id: i32) -> Result<Vec<ChromeTabGr
         window_id: i32,
     }
     from_js(query_raw(&to_js(&Query { title, window_id })?).await?)
+}
+
+/// The group `group_id`; `Err` when it is gone.
+pub(crate) async fn get(group_id: i32) -> Result<ChromeTabGroup, JsValue> {
+    from_js(get_raw(group_id).await?)
 }
 
 /// Sets a group's title and colour (`"blue"`, `"grey"` …).

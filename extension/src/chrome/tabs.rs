@@ -1,4 +1,5 @@
-//! `chrome.tabs`: read, list and group tabs; tab close and update events.
+//! `chrome.tabs`: read, list, open, close and group tabs; tab close and
+//! update events.
 
 use super::{event, from_js, to_js, ChromeEvent};
 use crate::messages::ChromeTab;
@@ -23,6 +24,14 @@ extern "C" {
     /// `chrome.tabs.ungroup(tabIds)`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = ungroup)]
     async fn ungroup_raw(tab_ids: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabs.create(createProperties)`: resolves with the new tab.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = create)]
+    async fn create_raw(create_properties: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `chrome.tabs.remove(tabIds)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = remove)]
+    async fn remove_raw(tab_ids: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// The tab `tab`; `Err` when it is gone.
@@ -104,6 +113,33 @@ pub(crate) async fn group_in_new(tab: TabId, window_id: i32) -> Result<i32, JsVa
 /// Takes `tab` out of its group.
 pub(crate) async fn ungroup(tab: TabId) -> Result<(), JsValue> {
     ungroup_raw(&to_js(&[tab])?).await.map(drop)
+}
+
+/// Opens `url` in a new active tab of `window_id` (the current window when
+/// `None`); resolves with the tab as the browser first reports it (its url
+/// may still be empty).
+pub(crate) async fn create(url: &str, window_id: Option<i32>) -> Result<ChromeTab, JsValue> {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Create<'a> {
+        url: &'a str,
+        active: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        window_id: Option<i32>,
+    }
+    from_js(
+        create_raw(&to_js(&Create {
+            url,
+            active: true,
+            window_id,
+        })?)
+        .await?,
+    )
+}
+
+/// Closes `tab`.
+pub(crate) async fn remove(tab: TabId) -> Result<(), JsValue> {
+    remove_raw(&to_js(&[tab])?).await.map(drop)
 }
 
 /// `chrome.tabs.onRemoved`: `(tabId, removeInfo)`.

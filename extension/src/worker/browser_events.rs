@@ -1,8 +1,9 @@
 //! Browser events about shared tabs: CDP events to forward, debugger
-//! detaches, tab closes and url/title updates. The decisions are
+//! detaches, tab closes, url/title updates and moves between tab groups
+//! (handed to [`super::group_moves`]). The decisions are
 //! [`crate::state::SharedSet`]'s; this module only wires the listeners.
 
-use super::{link, Worker};
+use super::{group_moves, link, Worker};
 use crate::chrome::{debugger, error_message, from_js, tabs, ChromeEvent};
 use crate::log;
 use cotab_shared::native::{Event, ExtensionToHost};
@@ -68,11 +69,12 @@ pub(super) fn register(worker: &Rc<Worker>) {
                 let has = |key: &str| {
                     js_sys::Reflect::has(&change, &JsValue::from_str(key)).unwrap_or(false)
                 };
-                let effects = w
-                    .shared
-                    .borrow()
-                    .on_updated(TabId(tab_id), has("url"), has("title"));
+                let tab = TabId(tab_id);
+                let effects = w.shared.borrow().on_updated(tab, has("url"), has("title"));
                 w.apply(effects);
+                if has("groupId") {
+                    group_moves::group_changed(&w, tab);
+                }
             },
         ),
     );

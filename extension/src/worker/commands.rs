@@ -7,8 +7,10 @@
 //! and `release` run, and `privileged` needs developer mode, read live at
 //! dispatch. Every command is registered in the worker's in-flight registry
 //! while it runs, so it fails at once when its authority ends.
+//!
+//! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
-use super::{cdp, developer_mode, link, shared_tabs, Worker};
+use super::{agent_tabs, cdp, developer_mode, link, shared_tabs, Worker};
 use crate::control::{admit, developer_mode_off, Admission};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{Command, CommandClass, ExtensionToHost, Outcome};
@@ -29,12 +31,18 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command) {
             method,
             params,
             class,
-        } => match cdp_command(&worker, tab_id, &method, &params, class).await {
-            Ok(value) => Outcome::Result(value),
-            Err(e) => Outcome::Error(e),
-        },
+        } => outcome(cdp_command(&worker, tab_id, &method, &params, class).await),
+        Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
+        Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
     };
     link::send(&worker, &ExtensionToHost::Response { id, outcome });
+}
+
+fn outcome(result: Result<Value, WireError>) -> Outcome {
+    match result {
+        Ok(value) => Outcome::Result(value),
+        Err(e) => Outcome::Error(e),
+    }
 }
 
 /// `listShared`: the shared tabs with urls, titles and human-control flags.

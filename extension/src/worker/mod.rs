@@ -3,8 +3,10 @@
 //! and messages to the host.
 //!
 //! Submodules: [`link`] (native port, hello, reconnect), [`commands`] (one
-//! handler per host command, with the command-class rules), [`share`]
-//! (share, unshare, restore after a restart), [`takeover`] (the person
+//! handler per host command, with the command-class rules), [`agent_tabs`]
+//! (`createTab`, `closeTab`), [`share`] (share, unshare, restore after a
+//! restart), [`group_moves`] (tabs dragged into or out of the `cotab`
+//! group), [`takeover`] (the person
 //! takes control back, from the popup or the keyboard), [`developer_mode`]
 //! (the switch read live, and what turning it off undoes),
 //! [`browser_events`] (debugger and tab events) and [`popup_api`] (requests
@@ -12,10 +14,12 @@
 //! to the worker through `chrome.runtime.sendMessage` and
 //! `chrome.storage.local` only.
 
+mod agent_tabs;
 mod browser_events;
 mod cdp;
 mod commands;
 mod developer_mode;
+mod group_moves;
 mod link;
 mod popup_api;
 mod share;
@@ -64,6 +68,9 @@ pub(crate) struct Worker {
     /// Counts "developer mode off" notices, so a privileged command whose
     /// live read raced one is refused.
     developer_off_epoch: Cell<u64>,
+    /// Why the last tab dragged into the `cotab` group was not shared;
+    /// cleared when a tab is shared. Shown in the popup.
+    share_error: RefCell<Option<String>>,
 }
 
 /// Starts the worker. Every listener is registered before this returns:
@@ -83,6 +90,7 @@ pub(crate) fn start() {
         reattach: RefCell::new(None),
         reattach_again: Cell::new(false),
         developer_off_epoch: Cell::new(0),
+        share_error: RefCell::new(None),
     });
     browser_events::register(&worker);
     popup_api::register(&worker);

@@ -73,6 +73,7 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
                     .collect(),
                 developer_mode,
                 last_error: link.last_error().map(str::to_owned),
+                share_error: worker.share_error.borrow().clone(),
             })
         }
         PopupRequest::Share { tab_id } => to_js(&ActionReply::from_result(

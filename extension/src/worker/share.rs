@@ -1,21 +1,28 @@
-//! Sharing and unsharing tabs at the person's request, and restoring the
-//! shared set after a worker restart.
+//! Sharing and unsharing tabs, and restoring the shared set after a worker
+//! restart.
 //!
-//! A share attaches `chrome.debugger` (CDP 1.3), enables the domains whose
-//! events the host wants, adds the tab to the set and puts it in the `cotab`
-//! tab group so the person sees what agents may touch. Only `http:`/`https:`
-//! pages are shareable ([`crate::policy`]). Unsharing also ends the
-//! person's control of the tab. The attach, enable and detach steps are
-//! reused by [`super::developer_mode`]'s re-attach.
+//! A share attaches `chrome.debugger` (CDP 1.3), sends the commands of
+//! [`cotab_shared::native::ENABLED_CDP_DOMAINS`] so the events the host wants flow, puts the tab
+//! in the `cotab` tab group so the person sees what agents may touch, and
+//! only then adds it to the set. The person shares from the popup or by
+//! dragging a tab into the group ([`super::group_moves`]); an agent's
+//! `createTab` shares the tab the extension opened for it
+//! ([`super::agent_tabs`]). Only `http:`/`https:` pages are shareable
+//! ([`crate::policy`]), plus the blank page of a tab the extension opened.
+//! Unsharing also ends the person's control of the tab. The attach, enable
+//! and detach steps are reused by [`super::developer_mode`]'s re-attach.
+//!
+//! The tab is grouped while its share is still pending, so the group change
+//! this causes is never mistaken for the person's
+//! ([`crate::state::SharedSet::group_move`]).
 
 use super::{cdp, Worker};
 use crate::chrome::{debugger, error_message, storage, tab_groups, tabs};
 use crate::log;
-use crate::policy::check_shareable;
-use crate::state::{is_already_attached, Effect, Persisted, ShareStart};
-use cotab_shared::native::ENABLED_CDP_DOMAINS;
+use crate::state::{
+    enable_commands, is_already_attached, Effect, Persisted, ShareFailure, ShareOrigin, ShareStart,
+};
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
-use serde_json::Value;
 use std::rc::Rc;
 
 /// Deadline of the domain-enabling commands sent on attach, in milliseconds.
@@ -24,35 +31,66 @@ const ENABLE_DEADLINE_MS: u64 = 10_000;
 /// Colour of the `cotab` tab group.
 const TAB_GROUP_COLOR: &str = "blue";
 
-/// Shares `tab`; `Err` carries a message for the person.
+/// Shares `tab` at the person's request from the popup; `Err` carries a
+/// message for the person.
 pub(crate) async fn share(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
+    share_tab(worker, tab, ShareOrigin::Popup)
+        .await
+        .map_err(|failure| failure.to_string())
+}
+
+/// Shares `tab`, asked for by `origin`: checks its url, attaches, enables,
+/// groups it (unless it is in the group already) and adds it to the set.
+/// A tab shared already is left as it is.
+pub(crate) async fn share_tab(
+    worker: &Rc<Worker>,
+    tab: TabId,
+    origin: ShareOrigin,
+) -> Result<(), ShareFailure> {
     worker.restored.wait().await;
     let start = worker
         .shared
         .borrow_mut()
         .begin_share(tab)
-        .map_err(|refusal| refusal.to_string())?;
+        .map_err(ShareFailure::Refused)?;
     if start == ShareStart::AlreadyShared {
         return Ok(());
     }
-    let attached = attach_shareable(tab).await;
+    let attached = attach_shareable(tab, origin).await;
+    if let (Ok(window_id), true) = (&attached, origin.needs_grouping()) {
+        // The group only shows the person what is shared; failing to make
+        // it must not fail the share.
+        if let Err(e) = group(tab, *window_id).await {
+            log::warn(&format!("could not group tab {tab}: {}", error_message(&e)));
+        }
+    }
     let effects = worker
         .shared
         .borrow_mut()
         .finish_share(tab, attached.is_ok());
     worker.apply(effects);
-    let window_id = attached?;
-    // The group only shows the person what is shared; failing to make it
-    // must not fail the share.
-    if let Err(e) = group(tab, window_id).await {
-        log::warn(&format!("could not group tab {tab}: {}", error_message(&e)));
+    attached?;
+    // A tab is shared: the refusal of an earlier drag is history.
+    worker.share_error.replace(None);
+    Ok(())
+}
+
+/// Stops sharing `tab` at the person's request from the popup, and takes
+/// it out of the `cotab` group.
+pub(crate) async fn unshare(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
+    if unshare_tab(worker, tab).await? {
+        // Ungrouping is cosmetic, and fails harmlessly when the person
+        // already moved the tab out of the group.
+        let _ = tabs::ungroup(tab).await;
     }
     Ok(())
 }
 
-/// Stops sharing `tab`: it leaves the set first, so no event or command
-/// reaches it while the debugger detaches.
-pub(crate) async fn unshare(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
+/// Stops sharing `tab` and leaves it in whatever group it is in (the
+/// person dragged it out of the `cotab` group, maybe into one of theirs).
+/// It leaves the set first, so no event or command reaches it while the
+/// debugger detaches. `Ok(false)` when it was not shared.
+pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool, String> {
     worker.restored.wait().await;
     let was_shared = worker
         .shared
@@ -60,26 +98,26 @@ pub(crate) async fn unshare(worker: &Rc<Worker>, tab: TabId) -> Result<(), Strin
         .unshare(tab)
         .map_err(|refusal| refusal.to_string())?;
     if !was_shared {
-        return Ok(());
+        return Ok(false);
     }
     worker.apply(vec![Effect::Persist, Effect::SendShared]);
     detach(tab).await;
-    // Ungrouping is cosmetic, and fails harmlessly when the person already
-    // moved the tab out of the group.
-    let _ = tabs::ungroup(tab).await;
-    Ok(())
+    Ok(true)
 }
 
-/// Checks `tab`'s url, attaches and enables; returns the tab's window.
-async fn attach_shareable(tab: TabId) -> Result<i32, String> {
-    let info = tabs::get(tab)
-        .await
-        .map_err(|e| format!("tab {tab} is not available: {}", error_message(&e)))?;
-    check_shareable(info.effective_url()).map_err(|blocked| blocked.to_string())?;
-    attach(tab, false).await?;
+/// Checks `tab`'s url as `origin` requires, attaches and enables; returns
+/// the tab's window.
+async fn attach_shareable(tab: TabId, origin: ShareOrigin) -> Result<i32, ShareFailure> {
+    let info = tabs::get(tab).await.map_err(|e| {
+        ShareFailure::Browser(format!("tab {tab} is not available: {}", error_message(&e)))
+    })?;
+    origin
+        .check_url(info.effective_url())
+        .map_err(ShareFailure::Blocked)?;
+    attach(tab, false).await.map_err(ShareFailure::Browser)?;
     if let Err(e) = enable(tab).await {
         detach(tab).await;
-        return Err(e);
+        return Err(ShareFailure::Browser(e));
     }
     Ok(info.window_id)
 }
@@ -106,10 +144,10 @@ pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), Str
     }
 }
 
-/// Sends every command of [`ENABLED_CDP_DOMAINS`].
+/// Sends every command of [`cotab_shared::native::ENABLED_CDP_DOMAINS`], with its params.
 pub(super) async fn enable(tab: TabId) -> Result<(), String> {
-    for method in ENABLED_CDP_DOMAINS {
-        cdp::send(tab, method, &Value::Null, ENABLE_DEADLINE_MS)
+    for (method, params) in enable_commands()? {
+        cdp::send(tab, method, &params, ENABLE_DEADLINE_MS)
             .await
             .map_err(|e| format!("could not run {method} on tab {tab}: {}", e.message))?;
     }

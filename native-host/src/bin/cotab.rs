@@ -14,7 +14,14 @@ use cotab_shared::controller::{
 use cotab_shared::controller::{
     CaptureParams, CdpSendParams, ClickParams, Empty, EvaluateParams, ImageFormat, KeyParams,
     KeyUpParams, Modifier, MouseButton, MouseUpParams, NavigateParams, PointerParams, PressParams,
-    ReleaseResult, ResumeParams, SelectParams, TypeParams,
+    Ref, ReleaseResult, ResumeParams, SelectParams, TypeParams,
+};
+// The agent toolset (snapshot refs, waits, tabs, dialogs, console, uploads).
+use cotab_shared::controller::{
+    Check, CheckParams, CloseTabParams, Console, ConsoleLevel, ConsoleParams, CreateTabParams,
+    Dialog, DialogParams, Drag, DragParams, Hover, HoverParams, NavigateAction, Scroll,
+    ScrollParams, SelectOption, SelectOptionParams, SetFiles, SetFilesParams, Snapshot,
+    SnapshotParams, TabsClose, TabsCreate, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use serde::Serialize;
@@ -110,6 +117,12 @@ enum Cmd {
         /// An http: or https: url.
         url: String,
     },
+    /// Go back in the selected tab's history and wait for the page.
+    Back,
+    /// Go forward in the selected tab's history and wait for the page.
+    Forward,
+    /// Reload the selected tab and wait for it to load.
+    Reload,
     /// Capture the selected tab to a file.
     Screenshot {
         /// Output file.
@@ -121,23 +134,155 @@ enum Cmd {
         /// JPEG quality 0–100.
         #[arg(long)]
         quality: Option<u8>,
+        /// Downscale so the image is at most this many pixels wide.
+        #[arg(long, value_name = "N")]
+        max_width: Option<u32>,
+        /// Capture only this element (a ref from `cotab snapshot`).
+        #[arg(long, value_name = "REF")]
+        clip: Option<String>,
     },
-    /// Click at a point in screenshot pixels.
+    /// Click an element (a ref from `cotab snapshot`) or a point in
+    /// screenshot pixels (`X Y`).
     Click {
-        /// Horizontal position.
-        x: f64,
-        /// Vertical position.
-        y: f64,
+        /// `REF`, or `X Y`.
+        #[arg(num_args = 1..=2, value_name = "REF | X Y", required = true)]
+        target: Vec<String>,
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: Button,
+        /// Double click.
+        #[arg(long)]
+        double: bool,
+        /// Modifiers held during the click, e.g. `Control,Shift`.
+        #[arg(long, value_delimiter = ',', value_name = "M,…")]
+        modifiers: Vec<String>,
     },
-    /// Type text into the focused element.
+    /// Type text into an element (`--ref`) or the focused element.
     Type {
         /// The text.
         text: String,
+        /// The element to type into (focused first).
+        #[arg(long = "ref", value_name = "REF")]
+        element: Option<String>,
+        /// Empty the element first.
+        #[arg(long)]
+        clear: bool,
+        /// Press Enter afterwards.
+        #[arg(long)]
+        submit: bool,
+    },
+    /// Print the selected tab's accessibility outline with element refs.
+    Snapshot {
+        /// Longest outline, in characters.
+        #[arg(long, value_name = "N")]
+        max_chars: Option<usize>,
+    },
+    /// Move the mouse over an element (`REF`) or a point (`X Y`).
+    Hover {
+        /// `REF`, or `X Y`.
+        #[arg(num_args = 1..=2, value_name = "REF | X Y", required = true)]
+        target: Vec<String>,
+    },
+    /// Select options of a `<select>` by value or label.
+    SelectOption {
+        /// The select element.
+        element: String,
+        /// Values or labels.
+        #[arg(required = true)]
+        values: Vec<String>,
+    },
+    /// Check a checkbox or radio button (nothing happens if it is checked).
+    Check {
+        /// The element.
+        element: String,
+    },
+    /// Uncheck a checkbox.
+    Uncheck {
+        /// The element.
+        element: String,
+    },
+    /// Drag one element onto another.
+    Drag {
+        /// The element to drag.
+        from: String,
+        /// The element to drop it on.
+        to: String,
+    },
+    /// Scroll an element into view, or turn the wheel (`--dx`/`--dy`).
+    Scroll {
+        /// The element to bring into view.
+        element: Option<String>,
+        /// Horizontal scroll in CSS pixels.
+        #[arg(long, allow_negative_numbers = true, value_name = "N")]
+        dx: Option<f64>,
+        /// Vertical scroll in CSS pixels (positive scrolls down).
+        #[arg(long, allow_negative_numbers = true, value_name = "N")]
+        dy: Option<f64>,
+        /// Where the wheel turns, in screenshot pixels (default: the
+        /// viewport's centre).
+        #[arg(long, num_args = 2, value_names = ["X", "Y"])]
+        at: Option<Vec<f64>>,
+    },
+    /// Wait for a condition on the selected tab.
+    Wait {
+        /// What to wait for.
+        #[arg(value_enum)]
+        condition: WaitKind,
+        /// The text, ref, selector or milliseconds the condition needs.
+        arg: Option<String>,
+        /// Give up after this many milliseconds (default 30000).
+        #[arg(long, value_name = "MS")]
+        timeout: Option<u64>,
+    },
+    /// Open a new tab (shared, selected, under your control).
+    NewTab {
+        /// An http: or https: url; a blank tab when absent.
+        url: Option<String>,
+    },
+    /// Close a shared tab (default: the selected one).
+    CloseTab {
+        /// Tab id from `cotab tabs`.
+        id: Option<i32>,
+    },
+    /// Answer the JavaScript dialog open on the selected tab.
+    Dialog {
+        /// Accept (OK) or dismiss (Cancel).
+        #[arg(value_enum)]
+        answer: DialogAnswer,
+        /// The answer to a prompt.
+        #[arg(long)]
+        text: Option<String>,
+    },
+    /// Print the selected tab's console messages and uncaught errors.
+    Console {
+        /// Only these levels (repeatable).
+        #[arg(long = "level", value_enum, value_name = "L")]
+        levels: Vec<Level>,
+        /// Only messages after this cursor (a previous `next`).
+        #[arg(long, value_name = "N")]
+        since: Option<u64>,
+    },
+    /// Set the files of a file input (paths under the allowed directories).
+    Upload {
+        /// The file input.
+        element: String,
+        /// Files to upload.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
     /// Press a key, e.g. `Enter`, `a`, `Control+a`, `Shift+Tab`.
     Press {
         /// Key name, optionally with `+`-joined modifiers first.
         key: String,
+    },
+    /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
+    /// browser_click, …) for LLM clients, in a session of their own.
+    Mcp {
+        /// Keep the session's ticket in this file: resume the session at
+        /// start, leave it resumable at exit (for one-shot MCP clients that
+        /// start a server per call).
+        #[arg(long)]
+        session_file: Option<PathBuf>,
     },
 }
 
@@ -174,6 +319,126 @@ fn pointer(x: f64, y: f64, button: Option<MouseButton>) -> PointerParams {
         button,
         expect: None,
     }
+}
+
+/// `cotab wait` conditions.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum WaitKind {
+    Load,
+    NetworkIdle,
+    Text,
+    TextGone,
+    Ref,
+    RefGone,
+    Selector,
+    SelectorGone,
+    Time,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DialogAnswer {
+    Accept,
+    Dismiss,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Level {
+    Debug,
+    Info,
+    Warning,
+    Error,
+}
+
+impl From<Level> for ConsoleLevel {
+    fn from(l: Level) -> Self {
+        match l {
+            Level::Debug => ConsoleLevel::Debug,
+            Level::Info => ConsoleLevel::Info,
+            Level::Warning => ConsoleLevel::Warning,
+            Level::Error => ConsoleLevel::Error,
+        }
+    }
+}
+
+/// An element ref, or a point: the `ref`, `x` and `y` of a pointer call.
+type Target = (Option<Ref>, Option<f64>, Option<f64>);
+
+/// `REF` or `X Y` from the command line.
+fn target(args: &[String]) -> Result<Target, anyhow::Error> {
+    match args {
+        [r] => Ok((Some(Ref(r.clone())), None, None)),
+        [x, y] => {
+            let num = |s: &str| {
+                s.parse::<f64>()
+                    .map_err(|_| anyhow::anyhow!("`{s}` is not a number: give REF or X Y"))
+            };
+            Ok((None, Some(num(x)?), Some(num(y)?)))
+        }
+        _ => Err(anyhow::anyhow!("give REF or X Y")),
+    }
+}
+
+fn parse_modifier(m: &str) -> Result<Modifier, anyhow::Error> {
+    match m {
+        "Control" | "Ctrl" => Ok(Modifier::Control),
+        "Shift" => Ok(Modifier::Shift),
+        "Alt" | "Option" => Ok(Modifier::Alt),
+        "Meta" | "Cmd" | "Command" => Ok(Modifier::Meta),
+        _ => Err(anyhow::anyhow!(
+            "unknown modifier `{m}` (use Control, Shift, Alt or Meta)"
+        )),
+    }
+}
+
+/// The params of `cotab wait`, and what it waits for, for the progress line.
+fn wait_params(
+    condition: WaitKind,
+    arg: Option<String>,
+    timeout: Option<u64>,
+) -> Result<(WaitParams, String), anyhow::Error> {
+    let need = |what: &str| {
+        arg.clone()
+            .ok_or_else(|| anyhow::anyhow!("this condition needs {what}"))
+    };
+    let (until, desc) = match condition {
+        WaitKind::Load => (WaitUntil::Load, "the page to load".to_string()),
+        WaitKind::NetworkIdle => (WaitUntil::NetworkIdle, "the network to be idle".into()),
+        WaitKind::Text => (WaitUntil::Text, format!("text {:?}", need("a TEXT")?)),
+        WaitKind::TextGone => (
+            WaitUntil::TextGone,
+            format!("text {:?} to go", need("a TEXT")?),
+        ),
+        WaitKind::Ref => (WaitUntil::Ref, format!("element {}", need("a REF")?)),
+        WaitKind::RefGone => (
+            WaitUntil::RefGone,
+            format!("element {} to go", need("a REF")?),
+        ),
+        WaitKind::Selector => (
+            WaitUntil::Selector,
+            format!("selector {:?}", need("a SELECTOR")?),
+        ),
+        WaitKind::SelectorGone => (
+            WaitUntil::SelectorGone,
+            format!("selector {:?} to match nothing", need("a SELECTOR")?),
+        ),
+        WaitKind::Time => (WaitUntil::Time, format!("{} ms", need("MS")?)),
+    };
+    let mut p = WaitParams::until(until);
+    p.timeout_ms = timeout;
+    match condition {
+        WaitKind::Text | WaitKind::TextGone => p.text = arg,
+        WaitKind::Ref | WaitKind::RefGone => p.element = arg.map(Ref),
+        WaitKind::Selector | WaitKind::SelectorGone => p.selector = arg,
+        WaitKind::Time => {
+            p.time_ms = Some(
+                need("MS")?
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("MS must be a whole number of milliseconds"))?,
+            )
+        }
+        WaitKind::Load | WaitKind::NetworkIdle => {}
+    }
+    Ok((p, desc))
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -294,6 +559,20 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(cotab_host::default_runtime_dir);
     let sock = runtime_dir.join(AGENT_SOCKET);
+    if let Cmd::Mcp { session_file } = &cli.command {
+        // The MCP server opens its own session (agent `cotab-mcp`), not the
+        // CLI's.
+        let session = match session_file {
+            Some(path) => cotab_host::mcp::Session::Kept(path.clone()),
+            None => cotab_host::mcp::Session::Fresh,
+        };
+        return match cotab_host::mcp::serve_stdio(&sock, session).await {
+            Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {
+                Err(Failure::NotRunning(sock))
+            }
+            r => r.map_err(|e| Failure::Other(e.into())),
+        };
+    }
     let mut client = match Client::connect(&sock).await {
         Ok(c) => c,
         Err(ClientError::Connect { .. }) => return Err(Failure::NotRunning(sock)),
@@ -302,6 +581,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     session(&mut client, &runtime_dir).await?;
     let json = cli.json;
     match cli.command {
+        // Served above, before the CLI's session was opened.
+        Cmd::Mcp { .. } => Ok(()),
         Cmd::Status => {
             let s = client.call::<Status>(&Empty {}).await?;
             print(json, &s, |s| {
@@ -430,23 +711,32 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             print(json, &r, |r| released(r, "the mouse button"))
         }
         Cmd::Navigate { url } => {
-            let r = act::<Navigate>(&mut client, &NavigateParams { url, expect: None }).await?;
+            let r = act::<Navigate>(&mut client, &NavigateParams::to(url)).await?;
             print(json, &r, |r| format!("{}  {}", r.title, r.url))
         }
         Cmd::Screenshot {
             output,
             format,
             quality,
+            max_width,
+            clip,
         } => {
             let format = match format {
                 Format::Jpeg => ImageFormat::Jpeg,
                 Format::Png => ImageFormat::Png,
             };
             let r = client
-                .call::<Capture>(&CaptureParams { format, quality })
+                .call::<Capture>(&CaptureParams {
+                    format,
+                    quality,
+                    max_width,
+                    clip: clip.map(Ref),
+                    known_frame_id: None,
+                })
                 .await?;
+            let data = r.data.as_deref().context("the daemon sent no image data")?;
             let bytes = base64::engine::general_purpose::STANDARD
-                .decode(r.data.as_bytes())
+                .decode(data.as_bytes())
                 .context("the daemon sent invalid base64")?;
             std::fs::write(&output, bytes)
                 .with_context(|| format!("writing {}", output.display()))?;
@@ -470,22 +760,51 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 format!("{} {}x{}", s.path.display(), s.width, s.height)
             })
         }
-        Cmd::Click { x, y } => {
+        Cmd::Click {
+            target: t,
+            button,
+            double,
+            modifiers,
+        } => {
+            let (element, x, y) = target(&t)?;
+            let modifiers = modifiers
+                .iter()
+                .map(|m| parse_modifier(m))
+                .collect::<Result<Vec<_>, _>>()?;
             let r = act::<Click>(
                 &mut client,
                 &ClickParams {
+                    element,
                     x,
                     y,
-                    frame_id: None,
+                    button: Some(button.into()),
+                    click_count: double.then_some(2),
+                    modifiers,
+                    ..ClickParams::default()
+                },
+            )
+            .await?;
+            let what = if double { "double-clicked" } else { "clicked" };
+            print(json, &r, |_| format!("{what} {}", t.join(" ")))
+        }
+        Cmd::Type {
+            text,
+            element,
+            clear,
+            submit,
+        } => {
+            let chars = text.chars().count();
+            let r = act::<Type>(
+                &mut client,
+                &TypeParams {
+                    text,
+                    element: element.map(Ref),
+                    clear,
+                    submit,
                     expect: None,
                 },
             )
             .await?;
-            print(json, &r, |_| format!("clicked at ({x}, {y})"))
-        }
-        Cmd::Type { text } => {
-            let chars = text.chars().count();
-            let r = act::<Type>(&mut client, &TypeParams { text, expect: None }).await?;
             print(json, &r, |_| format!("typed {chars} character(s)"))
         }
         Cmd::Press { key } => {
@@ -501,7 +820,203 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             .await?;
             print(json, &r, |_| format!("pressed {key}"))
         }
+        // ---- the agent toolset -------------------------------------------
+        Cmd::Back => history(&mut client, json, NavigateAction::Back).await,
+        Cmd::Forward => history(&mut client, json, NavigateAction::Forward).await,
+        Cmd::Reload => history(&mut client, json, NavigateAction::Reload).await,
+        Cmd::Snapshot { max_chars } => {
+            let r = client
+                .call::<Snapshot>(&SnapshotParams { max_chars })
+                .await?;
+            print(json, &r, |r| r.text.clone())
+        }
+        Cmd::Hover { target: t } => {
+            let (element, x, y) = target(&t)?;
+            let r = act::<Hover>(
+                &mut client,
+                &HoverParams {
+                    element,
+                    x,
+                    y,
+                    frame_id: None,
+                },
+            )
+            .await?;
+            print(json, &r, |_| format!("hovering {}", t.join(" ")))
+        }
+        Cmd::SelectOption { element, values } => {
+            let r = act::<SelectOption>(
+                &mut client,
+                &SelectOptionParams {
+                    element: Ref(element),
+                    values,
+                },
+            )
+            .await?;
+            print(json, &r, |r| format!("selected {}", r.selected.join(", ")))
+        }
+        Cmd::Check { element } => check(&mut client, json, element, true).await,
+        Cmd::Uncheck { element } => check(&mut client, json, element, false).await,
+        Cmd::Drag { from, to } => {
+            let r = act::<Drag>(
+                &mut client,
+                &DragParams {
+                    from: Ref(from.clone()),
+                    to: Ref(to.clone()),
+                },
+            )
+            .await?;
+            print(json, &r, |_| format!("dragged {from} onto {to}"))
+        }
+        Cmd::Scroll {
+            element,
+            dx,
+            dy,
+            at,
+        } => {
+            let (x, y) = match at.as_deref() {
+                Some([x, y]) => (Some(*x), Some(*y)),
+                _ => (None, None),
+            };
+            let what = element.clone().map_or_else(
+                || "scrolled".to_string(),
+                |e| format!("scrolled {e} into view"),
+            );
+            let r = act::<Scroll>(
+                &mut client,
+                &ScrollParams {
+                    element: element.map(Ref),
+                    x,
+                    y,
+                    frame_id: None,
+                    delta_x: dx,
+                    delta_y: dy,
+                },
+            )
+            .await?;
+            print(json, &r, |_| what)
+        }
+        Cmd::Wait {
+            condition,
+            arg,
+            timeout,
+        } => {
+            let (params, desc) = wait_params(condition, arg, timeout)?;
+            let call = client.call::<Wait>(&params);
+            tokio::pin!(call);
+            let r = tokio::select! {
+                r = &mut call => r,
+                () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+                    eprintln!("waiting for {desc}…");
+                    call.await
+                }
+            }?;
+            print(json, &r, |r| format!("waited {} ms", r.waited_ms))
+        }
+        Cmd::NewTab { url } => {
+            let r = client.call::<TabsCreate>(&CreateTabParams { url }).await?;
+            print(json, &r, |r| {
+                format!("opened tab {}, selected, under your control", r.tab_id)
+            })
+        }
+        Cmd::CloseTab { id } => {
+            let r = client
+                .call::<TabsClose>(&CloseTabParams {
+                    tab_id: id.map(TabId),
+                })
+                .await?;
+            print(json, &r, |_| "closed the tab".into())
+        }
+        Cmd::Dialog { answer, text } => {
+            let accept = matches!(answer, DialogAnswer::Accept);
+            let r = act::<Dialog>(
+                &mut client,
+                &DialogParams {
+                    accept,
+                    prompt_text: text,
+                },
+            )
+            .await?;
+            let how = if accept { "accepted" } else { "dismissed" };
+            print(json, &r, |_| format!("{how} the dialog"))
+        }
+        Cmd::Console { levels, since } => {
+            let levels = (!levels.is_empty()).then(|| levels.into_iter().map(Into::into).collect());
+            let r = client
+                .call::<Console>(&ConsoleParams { levels, since })
+                .await?;
+            print(json, &r, |r| {
+                let mut lines: Vec<String> = r
+                    .messages
+                    .iter()
+                    .map(|m| {
+                        let level = serde_json::to_value(m.level)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default();
+                        let place = match (&m.url, m.line) {
+                            (Some(u), Some(l)) => format!("  ({u}:{l})"),
+                            (Some(u), None) => format!("  ({u})"),
+                            _ => String::new(),
+                        };
+                        let kind = if m.exception { " uncaught" } else { "" };
+                        format!("[{}] {level}{kind}: {}{place}", m.seq, m.text)
+                    })
+                    .collect();
+                if r.dropped > 0 {
+                    lines.insert(0, format!("({} older message(s) dropped)", r.dropped));
+                }
+                lines.push(format!("next: {}", r.next));
+                lines.join("\n")
+            })
+        }
+        Cmd::Upload { element, paths } => {
+            // The daemon wants absolute paths; relative ones are the
+            // caller's working directory's.
+            let paths = paths
+                .iter()
+                .map(|p| std::path::absolute(p).map(|p| p.display().to_string()))
+                .collect::<Result<Vec<_>, _>>()
+                .context("resolving the paths")?;
+            let n = paths.len();
+            let r = act::<SetFiles>(
+                &mut client,
+                &SetFilesParams {
+                    element: Ref(element),
+                    paths,
+                },
+            )
+            .await?;
+            print(json, &r, |_| format!("set {n} file(s)"))
+        }
     }
+}
+
+async fn history(client: &mut Client, json: bool, action: NavigateAction) -> Result<(), Failure> {
+    let params = NavigateParams {
+        action: Some(action),
+        ..NavigateParams::default()
+    };
+    let r = act::<Navigate>(client, &params).await?;
+    print(json, &r, |r| format!("{}  {}", r.title, r.url))
+}
+
+async fn check(
+    client: &mut Client,
+    json: bool,
+    element: String,
+    checked: bool,
+) -> Result<(), Failure> {
+    let r = act::<Check>(
+        client,
+        &CheckParams {
+            element: Ref(element.clone()),
+            checked,
+        },
+    )
+    .await?;
+    let state = if checked { "checked" } else { "unchecked" };
+    print(json, &r, |_| format!("{element} is {state}"))
 }
 
 fn main() -> ExitCode {

@@ -42,10 +42,13 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
+mod page;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
 mod tests;
+
+pub use page::{CaptureMeta, ConsoleEntry, NodeRef, SnapshotMark, CONSOLE_CAPACITY};
 
 /// Tolerance, in CSS pixels, between a frame's geometry and the live one.
 pub const GEOMETRY_TOLERANCE: f64 = 1.0;
@@ -122,6 +125,11 @@ pub struct Frame {
     pub dpr: f64,
     /// Viewport and scroll, in CSS pixels.
     pub geometry: FrameGeometry,
+    /// Where the image's top left corner is in the viewport, in CSS
+    /// pixels (not zero for a capture clipped to an element).
+    pub origin: (f64, f64),
+    /// Digest of the image bytes, for `knownFrameId`.
+    pub digest: [u8; 32],
     nav: u64,
     seq: u64,
 }
@@ -255,6 +263,11 @@ struct Session {
     selected: Option<TabId>,
     revision: u64,
     frames: VecDeque<Frame>,
+    /// The number of the next element ref (`e1`, `e2`, …): unique over
+    /// the session's life.
+    next_ref: u64,
+    /// The latest snapshot of each tab; only its refs are valid.
+    snapshots: BTreeMap<TabId, page::Snapshot>,
 }
 
 #[derive(Debug, Default)]
@@ -293,6 +306,10 @@ pub struct Core {
     config: CoreConfig,
     sessions: BTreeMap<SessionId, Session>,
     tabs: BTreeMap<TabId, Tab>,
+    /// What the page reported (dialog, console, lifecycle) per tab; kept
+    /// apart from `tabs` because events can arrive before the tab is in a
+    /// shared list.
+    pages: BTreeMap<TabId, page::PageState>,
     presses: BTreeMap<PressId, Press>,
     developer_mode: bool,
     dev_epoch: u64,
@@ -318,6 +335,7 @@ impl Core {
             config,
             sessions: BTreeMap::new(),
             tabs: BTreeMap::new(),
+            pages: BTreeMap::new(),
             presses: BTreeMap::new(),
             developer_mode: false,
             dev_epoch: 0,
@@ -351,6 +369,8 @@ impl Core {
                 selected: None,
                 revision: 0,
                 frames: VecDeque::new(),
+                next_ref: 1,
+                snapshots: BTreeMap::new(),
             },
         );
         id
@@ -736,6 +756,32 @@ impl Core {
         dpr: f64,
         geometry: FrameGeometry,
     ) -> Result<FrameId, WireError> {
+        self.capture_finished_with(
+            fence,
+            mark,
+            CaptureMeta {
+                dpr,
+                geometry,
+                origin: (0.0, 0.0),
+                digest: [0; 32],
+            },
+        )
+    }
+
+    /// Remembers a finished capture with its origin and digest, and names
+    /// it.
+    pub fn capture_finished_with(
+        &mut self,
+        fence: &Fence,
+        mark: CaptureMark,
+        meta: CaptureMeta,
+    ) -> Result<FrameId, WireError> {
+        let CaptureMeta {
+            dpr,
+            geometry,
+            origin,
+            digest,
+        } = meta;
         self.check(fence)?;
         let id = FrameId(format!("f{}", self.next_frame));
         self.next_frame += 1;
@@ -745,6 +791,8 @@ impl Core {
             tab: fence.tab,
             dpr,
             geometry,
+            origin,
+            digest,
             nav: mark.nav,
             seq: mark.seq,
         });
@@ -1095,6 +1143,7 @@ impl Core {
             self.revoke_tab(id, RevokeReason::Unshared, false, true);
             self.tabs.remove(&id);
         }
+        self.pages.retain(|id, _| tabs.iter().any(|t| t.id == *id));
         for info in tabs {
             let tab = self.tabs.entry(info.id).or_default();
             if info.human_control && !tab.human {
@@ -1111,6 +1160,7 @@ impl Core {
     /// The tab closed (`closed`) or its debugger detached: its lease is
     /// revoked and its held input dropped (no debugger to send through).
     pub fn on_tab_gone(&mut self, tab: TabId, closed: bool) {
+        self.pages.remove(&tab);
         if !self.tabs.contains_key(&tab) {
             return;
         }
@@ -1129,6 +1179,12 @@ impl Core {
         if let Some(t) = self.tabs.get_mut(&tab) {
             t.nav += 1;
         }
+    }
+
+    /// How many main-frame navigations `tab` has seen (refs and frames
+    /// compare it).
+    pub fn nav_count(&self, tab: TabId) -> Option<u64> {
+        self.tabs.get(&tab).map(|t| t.nav)
     }
 
     /// The extension reports developer mode. Off: in-flight privileged calls
@@ -1192,6 +1248,11 @@ impl Core {
             self.revoke_tab(t, RevokeReason::LaneLost, true, true);
         }
         self.release_where(|_| true, true);
+        // Open dialogs are reported again by the next connection's
+        // events; what we knew may be stale now.
+        for p in self.pages.values_mut() {
+            p.dialog = None;
+        }
         if self.developer_mode {
             self.developer_mode = false;
             self.dev_epoch += 1;

@@ -3,10 +3,10 @@
 use super::*;
 use cotab_shared::controller::RevokeReason as R;
 
-const A: ConnId = ConnId(1);
-const B: ConnId = ConnId(2);
+pub(crate) const A: ConnId = ConnId(1);
+pub(crate) const B: ConnId = ConnId(2);
 
-fn tab(id: i32, human: bool) -> TabInfo {
+pub(crate) fn tab(id: i32, human: bool) -> TabInfo {
     TabInfo {
         id: TabId(id),
         url: format!("http://t/{id}"),
@@ -15,7 +15,7 @@ fn tab(id: i32, human: bool) -> TabInfo {
     }
 }
 
-fn geo() -> FrameGeometry {
+pub(crate) fn geo() -> FrameGeometry {
     FrameGeometry {
         viewport_width: 800.0,
         viewport_height: 600.0,
@@ -24,14 +24,14 @@ fn geo() -> FrameGeometry {
     }
 }
 
-fn key(name: &str) -> PressKind {
+pub(crate) fn key(name: &str) -> PressKind {
     PressKind::Key {
         key: keys::lookup(name).expect("known key"),
         modifiers: vec![],
     }
 }
 
-fn mouse() -> PressKind {
+pub(crate) fn mouse() -> PressKind {
     PressKind::Mouse {
         button: MouseButton::Left,
         x: 1.0,
@@ -41,7 +41,7 @@ fn mouse() -> PressKind {
 
 /// A core with tabs 1 and 2 shared, the lane online, and one agent that
 /// selected tab 1 and holds its lease.
-fn setup() -> (Core, SessionId) {
+pub(crate) fn setup() -> (Core, SessionId) {
     let mut c = Core::default();
     c.on_lane_online();
     c.on_shared(&[tab(1, false), tab(2, false)]);
@@ -52,14 +52,14 @@ fn setup() -> (Core, SessionId) {
     (c, s)
 }
 
-fn held_key(c: &mut Core, s: SessionId, conn: ConnId, name: &str) -> PressId {
+pub(crate) fn held_key(c: &mut Core, s: SessionId, conn: ConnId, name: &str) -> PressId {
     let f = c.fence(s, conn, Need::Act).expect("fence");
     let id = c.begin_press(&f, None, key(name)).expect("press");
     c.press_settled(id, true);
     id
 }
 
-fn releases(effects: &[Effect]) -> Vec<ReleaseCmd> {
+pub(crate) fn releases(effects: &[Effect]) -> Vec<ReleaseCmd> {
     effects
         .iter()
         .filter_map(|e| match e {
@@ -69,7 +69,7 @@ fn releases(effects: &[Effect]) -> Vec<ReleaseCmd> {
         .collect()
 }
 
-fn revoked(effects: &[Effect]) -> Vec<(SessionId, TabId, RevokeReason)> {
+pub(crate) fn revoked(effects: &[Effect]) -> Vec<(SessionId, TabId, RevokeReason)> {
     effects
         .iter()
         .filter_map(|e| match e {

@@ -69,11 +69,8 @@ async fn navigate_waits_for_the_load_event() {
     .await;
     let mut c = selected_agent(&d).await;
     let call = tokio::spawn(async move {
-        c.call::<Navigate>(&NavigateParams {
-            url: "http://example.test/next".into(),
-            expect: None,
-        })
-        .await
+        c.call::<Navigate>(&NavigateParams::to("http://example.test/next"))
+            .await
     });
     let params = ext.next_cdp("Page.navigate").await;
     assert_eq!(params["url"], "http://example.test/next");
@@ -99,18 +96,12 @@ async fn navigate_refuses_other_schemes_and_non_urls() {
     let _ext = FakeExt::connect(&d.host_sock(), one_tab()).await;
     let mut c = selected_agent(&d).await;
     let err = c
-        .call::<Navigate>(&NavigateParams {
-            url: "file:///etc/passwd".into(),
-            expect: None,
-        })
+        .call::<Navigate>(&NavigateParams::to("file:///etc/passwd"))
         .await
         .expect_err("blocked");
     assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget));
     let err = c
-        .call::<Navigate>(&NavigateParams {
-            url: "not a url secret-q".into(),
-            expect: None,
-        })
+        .call::<Navigate>(&NavigateParams::to("not a url secret-q"))
         .await
         .expect_err("invalid");
     assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest));
@@ -156,6 +147,7 @@ async fn capture_reads_geometry_and_click_scales_by_dpr() {
         .call::<Capture>(&CaptureParams {
             format: ImageFormat::Png,
             quality: None,
+            ..CaptureParams::default()
         })
         .await
         .expect("captured");
@@ -167,18 +159,14 @@ async fn capture_reads_geometry_and_click_scales_by_dpr() {
         .call::<Capture>(&CaptureParams {
             format: ImageFormat::Png,
             quality: Some(5),
+            ..CaptureParams::default()
         })
         .await
         .expect_err("quality with png");
     assert!(err.to_string().contains("params.quality"), "{err}");
-    c.call::<Click>(&ClickParams {
-        x: 100.0,
-        y: 50.0,
-        frame_id: None,
-        expect: None,
-    })
-    .await
-    .expect("clicked");
+    c.call::<Click>(&ClickParams::at(100.0, 50.0))
+        .await
+        .expect("clicked");
     let moved = ext.next_cdp("Input.dispatchMouseEvent").await;
     assert_eq!(
         (
@@ -196,12 +184,7 @@ async fn capture_reads_geometry_and_click_scales_by_dpr() {
     let released = ext.next_cdp("Input.dispatchMouseEvent").await;
     assert_eq!(released["type"], "mouseReleased");
     let err = c
-        .call::<Click>(&ClickParams {
-            x: -1.0,
-            y: 0.0,
-            frame_id: None,
-            expect: None,
-        })
+        .call::<Click>(&ClickParams::at(-1.0, 0.0))
         .await
         .expect_err("negative");
     assert!(err.to_string().contains("params.x"), "{err}");
@@ -308,7 +291,7 @@ async fn resume_keeps_the_selection_across_connections() {
     assert_eq!(r.selected_tab, Some(TabId(7)));
     c.call::<Type>(&TypeParams {
         text: "hi".into(),
-        expect: None,
+        ..TypeParams::default()
     })
     .await
     .expect("typed");
@@ -329,7 +312,7 @@ async fn lane_drop_fails_the_pending_call_with_unknown_outcome() {
     let call = tokio::spawn(async move {
         c.call::<Type>(&TypeParams {
             text: "hello".into(),
-            expect: None,
+            ..TypeParams::default()
         })
         .await
     });
@@ -377,7 +360,7 @@ async fn offline_lane_fails_with_runtime_lost_at_the_deadline() {
     let err = c
         .call::<Type>(&TypeParams {
             text: "x".into(),
-            expect: None,
+            ..TypeParams::default()
         })
         .await
         .expect_err("no lease");

@@ -66,6 +66,7 @@ async fn capture(c: &mut Client) -> cotab_shared::controller::CaptureResult {
     c.call::<Capture>(&CaptureParams {
         format: ImageFormat::Png,
         quality: None,
+        ..CaptureParams::default()
     })
     .await
     .expect("captured")
@@ -148,7 +149,7 @@ async fn takeover_releases_held_input_and_notifies_the_agent() {
     let err = a
         .call::<Type>(&TypeParams {
             text: "x".into(),
-            expect: None,
+            ..TypeParams::default()
         })
         .await
         .expect_err("person has control");
@@ -190,7 +191,7 @@ async fn a_second_agent_gets_no_control_but_may_capture() {
     let err = b
         .call::<Type>(&TypeParams {
             text: "x".into(),
-            expect: None,
+            ..TypeParams::default()
         })
         .await
         .expect_err("not ours");
@@ -231,10 +232,8 @@ async fn a_main_frame_navigation_makes_the_frame_stale() {
     let mut ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
     let mut a = controller(&d, "alpha", 7).await;
     let click = |frame_id| ClickParams {
-        x: 20.0,
-        y: 20.0,
         frame_id,
-        expect: None,
+        ..ClickParams::at(20.0, 20.0)
     };
     let err = a.call::<Click>(&click(None)).await.expect_err("no frame");
     assert_eq!(err.kind(), Some(ErrorKind::StaleFrame));

@@ -10,7 +10,7 @@ use cotab_shared::native::{
     Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs,
     TabControl, TabInfo,
 };
-use cotab_shared::{LaneId, TabId, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, LaneId, TabId, WireError, PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -104,9 +104,37 @@ impl Drop for Daemon {
     }
 }
 
+/// What a [`Responder`] answers to one CDP command: a result (with events
+/// sent after it) or an error.
+pub(crate) enum Reply {
+    /// A result, then these events.
+    Ok(Value, Vec<Event>),
+    /// These events, then a result (as the browser reports state it
+    /// replays while handling a command).
+    EventsFirst(Vec<Event>, Value),
+    /// An error of this kind.
+    Err(ErrorKind, &'static str),
+}
+
+impl Reply {
+    pub(crate) fn ok(v: Value) -> Option<Reply> {
+        Some(Reply::Ok(v, Vec::new()))
+    }
+
+    pub(crate) fn failed(message: &'static str) -> Option<Reply> {
+        Some(Reply::Err(ErrorKind::CommandFailed, message))
+    }
+}
+
+/// Answers CDP commands the script scripts: `(tab, method, params)` →
+/// `Some(reply)`, or `None` for the default answer.
+pub(crate) type Responder = Arc<dyn Fn(TabId, &str, &Value) -> Option<Reply> + Send + Sync>;
+
 /// How the fake extension behaves.
 #[derive(Clone, Default)]
 pub(crate) struct Script {
+    /// Scripted CDP answers, asked first.
+    pub(crate) responder: Option<Responder>,
     /// Tabs it reports as shared.
     pub(crate) tabs: Vec<TabInfo>,
     /// CDP methods it records but never answers.
@@ -296,13 +324,48 @@ async fn serve(
         };
         // The test may have stopped listening; recording is best effort.
         let _ = tx.send(command.clone());
-        let (result, after) = match &command {
+        let mut before = Vec::new();
+        // Asked once: a responder may keep state.
+        let scripted = match (&command, &script.responder) {
+            (
+                Command::Cdp {
+                    tab_id,
+                    method,
+                    params,
+                    ..
+                },
+                Some(r),
+            ) => r(*tab_id, method, params),
+            _ => None,
+        };
+        let (result, after): (Result<Value, WireError>, Vec<Event>) = match &command {
             Command::ListShared => (
-                json!(SharedTabs {
+                Ok(json!(SharedTabs {
                     tabs: script.tabs.clone()
-                }),
-                None,
+                })),
+                Vec::new(),
             ),
+            Command::CreateTab { url } => {
+                let info = TabInfo {
+                    id: TabId(100),
+                    url: url.clone().unwrap_or_else(|| "about:blank".into()),
+                    title: String::new(),
+                    human_control: false,
+                };
+                (Ok(json!(info)), Vec::new())
+            }
+            Command::CloseTab { tab_id } => {
+                (Ok(json!({})), vec![Event::TabClosed { tab_id: *tab_id }])
+            }
+            Command::Cdp { .. } if scripted.is_some() => match scripted {
+                Some(Reply::Ok(v, events)) => (Ok(v), events),
+                Some(Reply::EventsFirst(events, v)) => {
+                    before = events;
+                    (Ok(v), Vec::new())
+                }
+                Some(Reply::Err(kind, message)) => (Err(WireError::new(kind, message)), Vec::new()),
+                None => (Ok(json!({})), Vec::new()),
+            },
             Command::Cdp {
                 tab_id,
                 method,
@@ -312,7 +375,7 @@ async fn serve(
                 if script.silent.contains(method) {
                     continue;
                 }
-                match method.as_str() {
+                let (v, after) = match method.as_str() {
                     "Page.navigate" => (
                         json!({"frameId": "F", "loaderId": "L"}),
                         Some(Event::Cdp {
@@ -346,16 +409,20 @@ async fn serve(
                         (json!({"data": data}), None)
                     }
                     _ => (json!({}), None),
-                }
+                };
+                (Ok(v), after.into_iter().collect())
             }
         };
         let response = ExtensionToHost::Response {
             id,
-            outcome: Outcome::Result(result),
+            outcome: match result {
+                Ok(v) => Outcome::Result(v),
+                Err(e) => Outcome::Error(e),
+            },
         };
         let gate = match &command {
             Command::Cdp { method, .. } => script.gates.get(method).cloned(),
-            Command::ListShared => None,
+            _ => None,
         };
         let hold_load = script.hold_load.clone();
         let out = out.clone();
@@ -363,10 +430,13 @@ async fn serve(
             if let Some(gate) = gate {
                 gate.notified().await;
             }
+            for event in before {
+                let _ = out.send(ExtensionToHost::Event { event });
+            }
             // The writer outlives every answer unless the fake is dropped.
             let _ = out.send(response);
-            if let Some(event) = after {
-                if let Some(gate) = hold_load {
+            for event in after {
+                if let Some(gate) = &hold_load {
                     gate.notified().await;
                 }
                 let _ = out.send(ExtensionToHost::Event { event });

@@ -62,9 +62,11 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         .call::<Capture>(&CaptureParams {
             format: ImageFormat::Jpeg,
             quality: Some(80),
+            ..CaptureParams::default()
         })
         .await?;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(&shot.data)?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(shot.data.as_deref().unwrap_or_default())?;
     let image = image::load_from_memory_with_format(&bytes, image::ImageFormat::Jpeg)?;
     assert_eq!((image.width(), image.height()), (shot.width, shot.height));
     let viewport = browser
@@ -101,18 +103,21 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
         .call::<Capture>(&CaptureParams {
             format: ImageFormat::Png,
             quality: None,
+            ..CaptureParams::default()
         })
         .await?;
-    let png_bytes = base64::engine::general_purpose::STANDARD.decode(&png.data)?;
+    let png_bytes = base64::engine::general_purpose::STANDARD
+        .decode(png.data.as_deref().unwrap_or_default())?;
     image::load_from_memory_with_format(&png_bytes, image::ImageFormat::Png)?;
 
     // Clicking the button changes the page.
     agent
         .call::<Click>(&ClickParams {
-            x: BUTTON_CENTRE.0 * dpr,
-            y: BUTTON_CENTRE.1 * dpr,
+            x: Some(BUTTON_CENTRE.0 * dpr),
+            y: Some(BUTTON_CENTRE.1 * dpr),
             frame_id: Some(shot.frame_id.clone()),
             expect: None,
+            ..ClickParams::default()
         })
         .await?;
     wait_tab(&mut agent, tab, "the title to show the click", |t| {
@@ -124,16 +129,18 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
     // Clicking the field focuses it; typing fills it.
     agent
         .call::<Click>(&ClickParams {
-            x: FIELD_CENTRE.0 * dpr,
-            y: FIELD_CENTRE.1 * dpr,
+            x: Some(FIELD_CENTRE.0 * dpr),
+            y: Some(FIELD_CENTRE.1 * dpr),
             frame_id: None,
             expect: None,
+            ..ClickParams::default()
         })
         .await?;
     agent
         .call::<Type>(&TypeParams {
             text: "hello cotab".into(),
             expect: None,
+            ..TypeParams::default()
         })
         .await?;
     assert_eq!(
@@ -164,8 +171,9 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
     let second = browser.fixture.url("/second");
     let nav = agent
         .call::<Navigate>(&NavigateParams {
-            url: second.clone(),
+            url: Some(second.clone()),
             expect: None,
+            ..NavigateParams::default()
         })
         .await?;
     assert_eq!(nav.url, second);
@@ -185,8 +193,9 @@ async fn agent_drives_a_shared_tab() -> anyhow::Result<()> {
     ] {
         let err = agent
             .call::<Navigate>(&NavigateParams {
-                url: url.into(),
+                url: Some(url.into()),
                 expect: None,
+                ..NavigateParams::default()
             })
             .await
             .expect_err("blocked target");
@@ -230,10 +239,11 @@ async fn unsharing_hides_the_tab_and_refuses_actions() -> anyhow::Result<()> {
     assert_eq!(err.kind(), Some(ErrorKind::TabNotShared));
     let err = agent
         .call::<Click>(&ClickParams {
-            x: BUTTON_CENTRE.0,
-            y: BUTTON_CENTRE.1,
+            x: Some(BUTTON_CENTRE.0),
+            y: Some(BUTTON_CENTRE.1),
             frame_id: None,
             expect: None,
+            ..ClickParams::default()
         })
         .await
         .expect_err("click on an unshared tab");

@@ -5,7 +5,9 @@
 mod bad_input;
 mod cli;
 mod drive;
+mod mcp;
 mod rules;
+mod toolset;
 
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_shared::TabId;

@@ -113,10 +113,11 @@ async fn takeover_releases_the_held_button_and_revokes_the_agent() -> anyhow::Re
     // The agent's next input is refused; its late paired release is a no-op.
     let err = agent
         .call::<Click>(&ClickParams {
-            x,
-            y,
+            x: Some(x),
+            y: Some(y),
             frame_id: None,
             expect: None,
+            ..ClickParams::default()
         })
         .await
         .expect_err("input after takeover");
@@ -137,10 +138,11 @@ async fn takeover_releases_the_held_button_and_revokes_the_agent() -> anyhow::Re
     let (x, y) = centre(&frame);
     agent
         .call::<Click>(&ClickParams {
-            x,
-            y,
+            x: Some(x),
+            y: Some(y),
             frame_id: Some(frame.frame_id),
             expect: None,
+            ..ClickParams::default()
         })
         .await?;
     wait_balance(&browser, &page, (0, 0), "a balanced click").await?;
@@ -211,8 +213,9 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
     let url = browser.fixture.url("/input");
     agent
         .call::<Navigate>(&NavigateParams {
-            url: url.clone(),
+            url: Some(url.clone()),
             expect: None,
+            ..NavigateParams::default()
         })
         .await?;
     assert_eq!(
@@ -239,8 +242,9 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
     assert_eq!(err.kind(), Some(ErrorKind::DeveloperModeOff), "{err}");
     agent
         .call::<Navigate>(&NavigateParams {
-            url: url.clone(),
+            url: Some(url.clone()),
             expect: None,
+            ..NavigateParams::default()
         })
         .await?;
     assert_eq!(
@@ -272,10 +276,11 @@ async fn two_agents_never_share_control() -> anyhow::Result<()> {
     let (x, y) = centre(&b_frame);
     let err = b
         .call::<Click>(&ClickParams {
-            x,
-            y,
+            x: Some(x),
+            y: Some(y),
             frame_id: Some(b_frame.frame_id),
             expect: None,
+            ..ClickParams::default()
         })
         .await
         .expect_err("B has no control");
@@ -286,10 +291,11 @@ async fn two_agents_never_share_control() -> anyhow::Result<()> {
     // A still acts, on its own frame.
     let (x, y) = centre(&frame);
     a.call::<Click>(&ClickParams {
-        x,
-        y,
+        x: Some(x),
+        y: Some(y),
         frame_id: Some(frame.frame_id),
         expect: None,
+        ..ClickParams::default()
     })
     .await?;
     assert_eq!(browser.eval(&page, "__events.length").await?, 2);
@@ -351,18 +357,20 @@ async fn tab_switch_voids_a_slow_action_and_navigation_stales_frames() -> anyhow
     let fresh = agent.call::<Capture>(&CaptureParams::default()).await?;
     agent
         .call::<Navigate>(&NavigateParams {
-            url: browser.fixture.url("/input"),
+            url: Some(browser.fixture.url("/input")),
             expect: None,
+            ..NavigateParams::default()
         })
         .await?;
     let (x, y) = centre(&fresh);
     for old in [frame.frame_id, fresh.frame_id] {
         let err = agent
             .call::<Click>(&ClickParams {
-                x,
-                y,
+                x: Some(x),
+                y: Some(y),
                 frame_id: Some(old),
                 expect: None,
+                ..ClickParams::default()
             })
             .await
             .expect_err("frame taken before a navigation");
@@ -381,10 +389,11 @@ async fn actions_that_expect_another_state_do_nothing() -> anyhow::Result<()> {
     let (browser, page, tab, mut agent, frame) = recorder(LaunchOptions::default()).await?;
     let (x, y) = centre(&frame);
     let click = |expect| ClickParams {
-        x,
-        y,
+        x: Some(x),
+        y: Some(y),
         frame_id: Some(frame.frame_id.clone()),
         expect: Some(expect),
+        ..ClickParams::default()
     };
     let err = agent
         .call::<Click>(&click(Expect {

@@ -1,0 +1,86 @@
+//! The `cotab` tab group as a way to share: a tab the person drags into it
+//! is shared, a shared tab they drag out of it is unshared.
+//!
+//! `chrome.tabs.onUpdated` reports a `groupId` change; this module reads
+//! the tab's group as it is now (not as the event said, which may be stale)
+//! and lets [`crate::state::SharedSet::group_move`] decide. A share that is
+//! refused (the shared-tab limit, a url that may not be shared, a browser
+//! failure) moves the tab back out of the group and is kept as the popup's
+//! `shareError`. The worker's own grouping never loops back here: it groups
+//! a tab while the share is pending and ungroups only tabs already out of
+//! the set.
+
+use super::{share, Worker};
+use crate::chrome::{error_message, tab_groups, tabs};
+use crate::log;
+use crate::messages::TAB_GROUP_ID_NONE;
+use crate::state::{GroupMove, ShareFailure, ShareOrigin, ShareRefusal};
+use cotab_shared::TabId;
+use std::rc::Rc;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::spawn_local;
+
+/// `tab`'s group changed: share or unshare it to match.
+pub(super) fn group_changed(worker: &Rc<Worker>, tab: TabId) {
+    let worker = worker.clone();
+    spawn_local(async move {
+        worker.restored.wait().await;
+        // The worker's own share of this tab is running: its grouping.
+        if worker.shared.borrow().is_pending(tab) {
+            return;
+        }
+        let in_cotab_group = match in_cotab_group(tab).await {
+            Ok(inside) => inside,
+            Err(e) => {
+                log::info(&format!(
+                    "tab {tab} changed group but cannot be read: {}",
+                    error_message(&e)
+                ));
+                return;
+            }
+        };
+        let decision = worker.shared.borrow().group_move(tab, in_cotab_group);
+        match decision {
+            GroupMove::Share => joined(&worker, tab).await,
+            GroupMove::Unshare => match share::unshare_tab(&worker, tab).await {
+                Ok(_) => log::info(&format!(
+                    "tab {tab} left the cotab group and is no longer shared"
+                )),
+                Err(e) => log::warn(&format!("tab {tab} left the cotab group: {e}")),
+            },
+            GroupMove::Nothing => {}
+        }
+    });
+}
+
+/// An unshared tab joined the `cotab` group: share it, or move it back out
+/// and tell the person why.
+async fn joined(worker: &Rc<Worker>, tab: TabId) {
+    match share::share_tab(worker, tab, ShareOrigin::GroupDrag).await {
+        Ok(()) => log::info(&format!("tab {tab} joined the cotab group and is shared")),
+        // Another share of this tab is running; it decides.
+        Err(ShareFailure::Refused(ShareRefusal::Busy)) => {}
+        Err(failure) => {
+            let message = failure.to_string();
+            log::warn(&format!("tab {tab} joined the cotab group: {message}"));
+            worker.share_error.replace(Some(message));
+            // The group must show exactly what is shared. The tab is out of
+            // the set, so the group change this causes is ignored.
+            if let Err(e) = tabs::ungroup(tab).await {
+                log::warn(&format!(
+                    "could not move tab {tab} out of the cotab group: {}",
+                    error_message(&e)
+                ));
+            }
+        }
+    }
+}
+
+/// Whether `tab` is in a `cotab` group now.
+async fn in_cotab_group(tab: TabId) -> Result<bool, JsValue> {
+    let group_id = tabs::get(tab).await?.group_id.unwrap_or(TAB_GROUP_ID_NONE);
+    if group_id == TAB_GROUP_ID_NONE {
+        return Ok(false);
+    }
+    Ok(tab_groups::get(group_id).await?.is_cotab())
+}

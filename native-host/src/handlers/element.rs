@@ -1,0 +1,907 @@
+//! Elements named by snapshot refs, and the input methods that take them.
+//!
+//! A ref becomes an element in three steps, each a CDP call on the tab: the
+//! core maps it to a `backendNodeId` (only the session's latest snapshot,
+//! no navigation since: else `STALE_REF`), `DOM.resolveNode` makes it a
+//! JavaScript object (a node that is gone is `STALE_REF` too), and for
+//! pointer input `DOM.scrollIntoViewIfNeeded` + `DOM.getContentQuads` give
+//! its visible centre, clipped to the viewport (no size: `NOT_INTERACTABLE`),
+//! which `DOM.getNodeForLocation` must hit on the element or inside it
+//! (else covered: `NOT_INTERACTABLE`). A click on a ref is then coordinate
+//! input that needs no frame; presses are recorded before they are sent
+//! and always released, as for every other input.
+
+use super::{aim_of, invalid_params, wire, Cx, Rect};
+use crate::broker::{Fence, Need, NodeRef, PressKind};
+use crate::uploads;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use cotab_shared::controller::{
+    CheckParams, DragParams, Empty, HoverParams, MouseButton, Ref, RpcError, ScrollParams,
+    SelectOptionParams, SelectOptionResult, SetFilesParams,
+};
+use cotab_shared::limits::MAX_HOST_TO_EXTENSION;
+use cotab_shared::native::CommandClass;
+use cotab_shared::ErrorKind;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// An element of the page, resolved from a ref.
+pub(super) struct Element {
+    /// What the ref stands for.
+    pub(super) node: NodeRef,
+    /// Its JavaScript object in the page.
+    pub(super) object_id: String,
+}
+
+/// Is the hit node the element or inside it (through shadow roots)?
+const CONTAINS_FN: &str = "function(hit) { for (let n = hit; n; n = n.parentNode || n.host) { \
+    if (n === this) return true; } return false; }";
+
+/// Checkbox state: `true`/`false`/`"mixed"`, or `null` when the element is
+/// not checkable; and whether it is a radio button.
+const CHECKED_FN: &str = "function() { \
+    const radio = (this instanceof HTMLInputElement && this.type === 'radio') || \
+        this.getAttribute('role') === 'radio' || this.getAttribute('role') === 'menuitemradio'; \
+    if (this instanceof HTMLInputElement && (this.type === 'checkbox' || this.type === 'radio')) \
+        return {state: this.indeterminate ? 'mixed' : this.checked, radio}; \
+    const a = this.getAttribute('aria-checked'); \
+    if (a === 'true' || a === 'false') return {state: a === 'true', radio}; \
+    if (a === 'mixed') return {state: 'mixed', radio}; \
+    return {state: null, radio}; }";
+
+/// Selects options by value, else by label; fires `input` and `change`.
+const SELECT_FN: &str = "function(wanted) { \
+    if (!(this instanceof HTMLSelectElement)) return {error: 'not-select'}; \
+    if (this.disabled) return {error: 'disabled'}; \
+    const opts = Array.from(this.options); const picked = []; \
+    for (const w of wanted) { \
+        const o = opts.find(o => o.value === w) || opts.find(o => o.label === w || o.text.trim() === w); \
+        if (!o) return {error: 'no-option'}; \
+        if (o.disabled) return {error: 'option-disabled'}; \
+        if (!picked.includes(o)) picked.push(o); } \
+    if (picked.length > 1 && !this.multiple) return {error: 'not-multiple'}; \
+    for (const o of opts) o.selected = picked.includes(o); \
+    this.dispatchEvent(new Event('input', {bubbles: true})); \
+    this.dispatchEvent(new Event('change', {bubbles: true})); \
+    return {selected: Array.from(this.selectedOptions).map(o => o.value)}; }";
+
+/// Checks that the focused element takes text; with `clear`, empties it
+/// the way a person would (select all, delete), falling back to the value
+/// setter, with an `input` event either way.
+const PREPARE_TYPING_FN: &str = "function(clear) { \
+    const el = this; \
+    const field = el instanceof HTMLTextAreaElement || (el instanceof HTMLInputElement && \
+        !['checkbox','radio','file','submit','button','reset','image','range','color','hidden'].includes(el.type)); \
+    if (!field && !el.isContentEditable) return 'not-editable'; \
+    if (field && (el.disabled || el.readOnly)) return 'read-only'; \
+    if (!clear) return 'ok'; \
+    if (field) { \
+        if (el.value === '') return 'ok'; \
+        try { el.select(); } catch (e) {} \
+        if (!document.execCommand('delete') || el.value !== '') { \
+            const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
+            Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, ''); \
+            el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'deleteContentBackward'})); } \
+    } else { \
+        const r = document.createRange(); r.selectNodeContents(el); \
+        const s = getSelection(); s.removeAllRanges(); s.addRange(r); \
+        if (!document.execCommand('delete') || el.textContent !== '') { \
+            el.textContent = ''; \
+            el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'deleteContentBackward'})); } \
+    } \
+    return 'ok'; }";
+
+/// `{file, multiple}` of a file input, or `{file: false}`.
+const FILE_INPUT_FN: &str = "function() { \
+    return {file: this instanceof HTMLInputElement && this.type === 'file', multiple: !!this.multiple, \
+            disabled: !!this.disabled}; }";
+
+/// Builds `File`s from base64 bytes in the page and sets them.
+const FILES_FROM_BYTES_FN: &str = "function(files) { \
+    const dt = new DataTransfer(); \
+    for (const f of files) { \
+        const bin = atob(f.data); const bytes = new Uint8Array(bin.length); \
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i); \
+        dt.items.add(new File([bytes], f.name, {type: f.type})); } \
+    this.files = dt.files; \
+    this.dispatchEvent(new Event('input', {bubbles: true})); \
+    this.dispatchEvent(new Event('change', {bubbles: true})); \
+    return this.files.length; }";
+
+/// Whether a drag starting on the element is an HTML5 drag.
+const DRAGGABLE_FN: &str = "function() { \
+    for (let n = this; n; n = n.parentElement) { if (n.draggable) return true; } return false; }";
+
+/// How long a drag of a draggable element waits for the browser to report
+/// it (`Input.dragIntercepted`) before it goes on as a plain mouse drag.
+const DRAG_START_WAIT: Duration = Duration::from_secs(1);
+
+/// Mouse moves between the two ends of a drag.
+const DRAG_STEPS: u32 = 5;
+
+fn not_interactable(why: &str) -> RpcError {
+    wire(ErrorKind::NotInteractable, why)
+}
+
+fn gone(e: RpcError) -> RpcError {
+    if e.kind() == ErrorKind::CommandFailed {
+        wire(
+            ErrorKind::StaleRef,
+            "the element is gone from the page: call page.snapshot again",
+        )
+    } else {
+        e
+    }
+}
+
+/// Area of a quad (shoelace).
+fn area(q: &[(f64, f64); 4]) -> f64 {
+    let mut a = 0.0;
+    for i in 0..4 {
+        let (x1, y1) = q[i];
+        let (x2, y2) = q[(i + 1) % 4];
+        a += x1 * y2 - x2 * y1;
+    }
+    (a / 2.0).abs()
+}
+
+fn quads(v: &Value) -> Vec<[(f64, f64); 4]> {
+    v.get("quads")
+        .and_then(Value::as_array)
+        .map(|qs| {
+            qs.iter()
+                .filter_map(|q| {
+                    let n: Vec<f64> = q.as_array()?.iter().filter_map(Value::as_f64).collect();
+                    (n.len() == 8).then(|| [(n[0], n[1]), (n[2], n[3]), (n[4], n[5]), (n[6], n[7])])
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The visible centre of the first quad with an area, clipped to a
+/// `width`×`height` viewport. `Err` says why there is none.
+pub(super) fn visible_centre(
+    quads: &[[(f64, f64); 4]],
+    width: f64,
+    height: f64,
+) -> Result<(f64, f64), &'static str> {
+    let sized: Vec<_> = quads.iter().filter(|q| area(q) >= 1.0).collect();
+    if sized.is_empty() {
+        return Err("the element has no size");
+    }
+    for q in sized {
+        let clipped = q.map(|(x, y)| (x.clamp(0.0, width), y.clamp(0.0, height)));
+        if area(&clipped) >= 1.0 {
+            let x = clipped.iter().map(|p| p.0).sum::<f64>() / 4.0;
+            let y = clipped.iter().map(|p| p.1).sum::<f64>() / 4.0;
+            return Ok((x, y));
+        }
+    }
+    Err("the element is outside the viewport")
+}
+
+/// The box around every quad, clipped to the viewport.
+fn visible_box(quads: &[[(f64, f64); 4]], width: f64, height: f64) -> Option<Rect> {
+    let points: Vec<(f64, f64)> = quads
+        .iter()
+        .filter(|q| area(q) >= 1.0)
+        .flat_map(|q| q.iter().copied())
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let x0 = points.iter().map(|p| p.0).fold(f64::MAX, f64::min).max(0.0);
+    let y0 = points.iter().map(|p| p.1).fold(f64::MAX, f64::min).max(0.0);
+    let x1 = points
+        .iter()
+        .map(|p| p.0)
+        .fold(f64::MIN, f64::max)
+        .min(width);
+    let y1 = points
+        .iter()
+        .map(|p| p.1)
+        .fold(f64::MIN, f64::max)
+        .min(height);
+    (x1 - x0 >= 1.0 && y1 - y0 >= 1.0).then_some(Rect {
+        x: x0,
+        y: y0,
+        width: x1 - x0,
+        height: y1 - y0,
+    })
+}
+
+/// The layout viewport: size and scroll offset, CSS pixels.
+struct Layout {
+    width: f64,
+    height: f64,
+    page_x: f64,
+    page_y: f64,
+}
+
+impl Cx<'_> {
+    /// The element `r` stands for (`STALE_REF` when it does not stand for
+    /// one any more).
+    pub(super) async fn element(&self, fence: &Fence, r: &Ref) -> Result<Element, RpcError> {
+        let node = self.core(|c| c.resolve_ref(fence, r))?;
+        let v = self
+            .step(
+                fence,
+                "DOM.resolveNode",
+                json!({"backendNodeId": node.backend_node_id}),
+                CommandClass::Observe,
+            )
+            .await
+            .map_err(gone)?;
+        let object_id = v
+            .pointer("/object/objectId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| gone(wire(ErrorKind::CommandFailed, "no object")))?
+            .to_string();
+        Ok(Element { node, object_id })
+    }
+
+    /// Calls `function` on the element (`Runtime.callFunctionOn`,
+    /// `returnByValue`) and returns its value.
+    pub(super) async fn call_on(
+        &self,
+        fence: &Fence,
+        el: &Element,
+        function: &str,
+        args: Vec<Value>,
+        class: CommandClass,
+    ) -> Result<Value, RpcError> {
+        let arguments: Vec<Value> = args.into_iter().map(|v| json!({ "value": v })).collect();
+        let r = self
+            .step(
+                fence,
+                "Runtime.callFunctionOn",
+                json!({"objectId": el.object_id, "functionDeclaration": function,
+                       "arguments": arguments, "returnByValue": true, "awaitPromise": true}),
+                class,
+            )
+            .await
+            .map_err(gone)?;
+        if r.get("exceptionDetails").is_some() {
+            return Err(wire(
+                ErrorKind::CommandFailed,
+                "the page threw while handling the element",
+            ));
+        }
+        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+    }
+
+    async fn layout(&self, fence: &Fence) -> Result<Layout, RpcError> {
+        let m = self
+            .step(
+                fence,
+                "Page.getLayoutMetrics",
+                json!({}),
+                CommandClass::Observe,
+            )
+            .await?;
+        let v = m
+            .get("cssLayoutViewport")
+            .or_else(|| m.get("cssVisualViewport"));
+        let num = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_f64);
+        match (num("clientWidth"), num("clientHeight")) {
+            (Some(width), Some(height)) => Ok(Layout {
+                width,
+                height,
+                page_x: num("pageX").unwrap_or(0.0),
+                page_y: num("pageY").unwrap_or(0.0),
+            }),
+            _ => Err(wire(
+                ErrorKind::CommandFailed,
+                "the browser sent no layout metrics",
+            )),
+        }
+    }
+
+    /// Scrolls the element into view (with `class`) and reads its content
+    /// quads and the viewport.
+    async fn quads_in_view(
+        &self,
+        fence: &Fence,
+        el: &Element,
+        class: CommandClass,
+    ) -> Result<(Vec<[(f64, f64); 4]>, Layout), RpcError> {
+        let id = el.node.backend_node_id;
+        self.step(
+            fence,
+            "DOM.scrollIntoViewIfNeeded",
+            json!({"backendNodeId": id}),
+            class,
+        )
+        .await
+        .map_err(|e| match e.kind() {
+            ErrorKind::CommandFailed => not_interactable("the element is not rendered"),
+            _ => e,
+        })?;
+        let (q, layout) = tokio::join!(
+            self.step(
+                fence,
+                "DOM.getContentQuads",
+                json!({"backendNodeId": id}),
+                CommandClass::Observe,
+            ),
+            self.layout(fence),
+        );
+        let q = q.map_err(|e| match e.kind() {
+            ErrorKind::CommandFailed => not_interactable("the element has no size"),
+            _ => e,
+        })?;
+        Ok((quads(&q), layout?))
+    }
+
+    /// The element's visible centre in viewport CSS pixels, after scrolling
+    /// it into view; with `hit_test`, the point must hit the element (or
+    /// something inside it).
+    pub(super) async fn visible_point(
+        &self,
+        fence: &Fence,
+        el: &Element,
+        class: CommandClass,
+        hit_test: bool,
+    ) -> Result<(f64, f64), RpcError> {
+        let (quads, layout) = self.quads_in_view(fence, el, class).await?;
+        let (x, y) =
+            visible_centre(&quads, layout.width, layout.height).map_err(not_interactable)?;
+        if hit_test {
+            // `DOM.getNodeForLocation` reads document coordinates.
+            let hit = self
+                .step(
+                    fence,
+                    "DOM.getNodeForLocation",
+                    json!({"x": (x + layout.page_x).floor(), "y": (y + layout.page_y).floor(),
+                           "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true}),
+                    CommandClass::Observe,
+                )
+                .await;
+            let covered = || not_interactable("the element is covered by another element");
+            let hit_id = match hit {
+                Ok(v) => v.get("backendNodeId").and_then(Value::as_i64),
+                Err(e) if e.kind() == ErrorKind::CommandFailed => None,
+                Err(e) => return Err(e),
+            }
+            .ok_or_else(covered)?;
+            if hit_id != el.node.backend_node_id {
+                let hit_obj = self
+                    .step(
+                        fence,
+                        "DOM.resolveNode",
+                        json!({"backendNodeId": hit_id}),
+                        CommandClass::Observe,
+                    )
+                    .await
+                    .map_err(|e| match e.kind() {
+                        ErrorKind::CommandFailed => covered(),
+                        _ => e,
+                    })?;
+                let hit_obj = hit_obj
+                    .pointer("/object/objectId")
+                    .cloned()
+                    .ok_or_else(covered)?;
+                let inside = self
+                    .step(
+                        fence,
+                        "Runtime.callFunctionOn",
+                        json!({"objectId": el.object_id, "functionDeclaration": CONTAINS_FN,
+                               "arguments": [{"objectId": hit_obj}], "returnByValue": true}),
+                        CommandClass::Observe,
+                    )
+                    .await;
+                // An answer from another frame's world cannot be compared:
+                // that is something else on top.
+                let inside = match inside {
+                    Ok(v) => v.pointer("/result/value") == Some(&Value::Bool(true)),
+                    Err(e) if e.kind() == ErrorKind::CommandFailed => false,
+                    Err(e) => return Err(e),
+                };
+                if !inside {
+                    return Err(covered());
+                }
+            }
+        }
+        Ok((x, y))
+    }
+
+    /// The element's box in viewport CSS pixels (for a clipped capture),
+    /// after scrolling it into view.
+    pub(super) async fn element_box(&self, fence: &Fence, r: &Ref) -> Result<Rect, RpcError> {
+        let el = self.element(fence, r).await?;
+        // Observe: a capture needs no lease; bringing the element into view
+        // only scrolls (which makes earlier frames stale by geometry).
+        let (quads, layout) = self
+            .quads_in_view(fence, &el, CommandClass::Observe)
+            .await?;
+        if quads.iter().all(|q| area(q) < 1.0) {
+            return Err(not_interactable("the element has no size"));
+        }
+        visible_box(&quads, layout.width, layout.height)
+            .ok_or_else(|| not_interactable("the element is outside the viewport"))
+    }
+
+    /// `input.type` with a ref: the element is brought into view, focused
+    /// and checked to take text (and emptied with `clear`).
+    pub(super) async fn focus_for_typing(
+        &self,
+        fence: &Fence,
+        r: &Ref,
+        clear: bool,
+    ) -> Result<(), RpcError> {
+        let el = self.element(fence, r).await?;
+        self.visible_point(fence, &el, CommandClass::Act, false)
+            .await?;
+        self.step(
+            fence,
+            "DOM.focus",
+            json!({"backendNodeId": el.node.backend_node_id}),
+            CommandClass::Act,
+        )
+        .await
+        .map_err(|e| match e.kind() {
+            ErrorKind::CommandFailed => not_interactable("the element cannot take the focus"),
+            _ => e,
+        })?;
+        let r = self
+            .call_on(
+                fence,
+                &el,
+                PREPARE_TYPING_FN,
+                vec![json!(clear)],
+                CommandClass::Act,
+            )
+            .await?;
+        match r.as_str() {
+            Some("ok") => Ok(()),
+            Some("read-only") => Err(not_interactable("the element is disabled or read-only")),
+            _ => Err(wire(
+                ErrorKind::InvalidRequest,
+                "the element does not take text",
+            )),
+        }
+    }
+}
+
+pub(super) async fn hover(cx: &Cx<'_>, p: HoverParams) -> Result<Empty, RpcError> {
+    let aim = aim_of(p.element, p.x, p.y, p.frame_id)?;
+    let fence = cx.fence(Need::Act)?;
+    let (x, y, _) = cx.aim(&fence, &aim).await?;
+    let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
+    cx.step(
+        &fence,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseMoved", "x": x, "y": y, "button": super::first_button(buttons),
+               "buttons": buttons}),
+        CommandClass::Act,
+    )
+    .await?;
+    Ok(Empty {})
+}
+
+pub(super) async fn select_option(
+    cx: &Cx<'_>,
+    p: SelectOptionParams,
+) -> Result<SelectOptionResult, RpcError> {
+    if p.values.is_empty() {
+        return Err(invalid_params(
+            "invalid params: `params.values` must name at least one option",
+        ));
+    }
+    let fence = cx.fence(Need::Act)?;
+    let el = cx.element(&fence, &p.element).await?;
+    cx.core(|c| c.input(&fence))?;
+    let r = cx
+        .call_on(
+            &fence,
+            &el,
+            SELECT_FN,
+            vec![json!(p.values)],
+            CommandClass::Act,
+        )
+        .await?;
+    match r.get("error").and_then(Value::as_str) {
+        None => {}
+        Some("not-select") => {
+            return Err(wire(
+                ErrorKind::InvalidRequest,
+                "the element is not a <select>",
+            ))
+        }
+        Some("no-option") => {
+            return Err(wire(
+                ErrorKind::InvalidRequest,
+                "the select has no option with that value or label",
+            ))
+        }
+        Some("not-multiple") => {
+            return Err(wire(
+                ErrorKind::InvalidRequest,
+                "the select takes one option only",
+            ))
+        }
+        Some(_) => return Err(not_interactable("the select or the option is disabled")),
+    }
+    let selected = r
+        .get("selected")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(SelectOptionResult { selected })
+}
+
+pub(super) async fn check(cx: &Cx<'_>, p: CheckParams) -> Result<Empty, RpcError> {
+    let fence = cx.fence(Need::Act)?;
+    let el = cx.element(&fence, &p.element).await?;
+    let read = || async {
+        let v = cx
+            .call_on(&fence, &el, CHECKED_FN, vec![], CommandClass::Observe)
+            .await?;
+        let radio = v.get("radio").and_then(Value::as_bool).unwrap_or(false);
+        match v.get("state") {
+            Some(Value::Bool(b)) => Ok((Some(*b), radio)),
+            Some(Value::String(_)) => Ok((None, radio)),
+            _ => Err(wire(
+                ErrorKind::InvalidRequest,
+                "the element is not a checkbox or radio button",
+            )),
+        }
+    };
+    let (state, radio) = read().await?;
+    if state == Some(p.checked) {
+        return Ok(Empty {});
+    }
+    if radio && !p.checked {
+        return Err(wire(
+            ErrorKind::InvalidRequest,
+            "a radio button is unchecked by checking another one",
+        ));
+    }
+    let (x, y) = cx
+        .visible_point(&fence, &el, CommandClass::Act, true)
+        .await?;
+    cx.mouse_click(&fence, (x, y), None, MouseButton::Left, 1, 0)
+        .await?;
+    let (after, _) = read().await?;
+    if after != Some(p.checked) {
+        return Err(wire(
+            ErrorKind::CommandFailed,
+            "the click did not change the element's state",
+        ));
+    }
+    Ok(Empty {})
+}
+
+pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> {
+    let fence = cx.fence(Need::Act)?;
+    let from = cx.element(&fence, &p.from).await?;
+    let to = cx.element(&fence, &p.to).await?;
+    let (ax, ay) = cx
+        .visible_point(&fence, &from, CommandClass::Act, true)
+        .await?;
+    let draggable = cx
+        .call_on(&fence, &from, DRAGGABLE_FN, vec![], CommandClass::Observe)
+        .await?
+        == Value::Bool(true);
+    let button = MouseButton::Left;
+    // Subscribe before pressing so the browser's report cannot slip past.
+    let mut events = cx.broker.lane.subscribe_cdp();
+    if draggable {
+        cx.step(
+            &fence,
+            "Input.setInterceptDrags",
+            json!({"enabled": true}),
+            CommandClass::Act,
+        )
+        .await?;
+    }
+    let guard = cx.begin_press(
+        &fence,
+        None,
+        PressKind::Mouse {
+            button,
+            x: ax,
+            y: ay,
+        },
+    )?;
+    let id = guard.id;
+    let down = async {
+        cx.step(
+            &fence,
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseMoved", "x": ax, "y": ay, "buttons": 0}),
+            CommandClass::Act,
+        )
+        .await?;
+        cx.step(
+            &fence,
+            "Input.dispatchMouseEvent",
+            json!({"type": "mousePressed", "x": ax, "y": ay, "button": "left", "buttons": 1,
+                   "clickCount": 1}),
+            CommandClass::Act,
+        )
+        .await
+    }
+    .await;
+    guard.settle(down.is_ok());
+    let held = super::HeldPress::new(cx.broker, id);
+    let moved = async {
+        down?;
+        // The target may need scrolling too; the button stays held.
+        let (bx, by) = cx
+            .visible_point(&fence, &to, CommandClass::Act, false)
+            .await?;
+        let mut data = None;
+        for step in 1..=DRAG_STEPS {
+            let t = f64::from(step) / f64::from(DRAG_STEPS);
+            let (x, y) = (ax + (bx - ax) * t, ay + (by - ay) * t);
+            let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
+            cx.step(
+                &fence,
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": buttons}),
+                CommandClass::Act,
+            )
+            .await?;
+            while let Ok(ev) = events.try_recv() {
+                if ev.tab_id == fence.tab && ev.method == "Input.dragIntercepted" {
+                    data = ev.params.get("data").cloned();
+                }
+            }
+            if data.is_some() {
+                break;
+            }
+        }
+        if draggable && data.is_none() {
+            let deadline = tokio::time::Instant::now() + DRAG_START_WAIT;
+            let cx2 = Cx {
+                deadline: deadline.min(cx.deadline),
+                ..*cx
+            };
+            if let Ok(ev) = cx2
+                .event(&fence, &mut events, "no drag started", |e| {
+                    e.method == "Input.dragIntercepted"
+                })
+                .await
+            {
+                data = ev.params.get("data").cloned();
+            }
+        }
+        if let Some(data) = data {
+            for kind in ["dragEnter", "dragOver", "drop"] {
+                cx.step(
+                    &fence,
+                    "Input.dispatchDragEvent",
+                    json!({"type": kind, "x": bx, "y": by, "data": data, "modifiers": 0}),
+                    CommandClass::Act,
+                )
+                .await?;
+            }
+        }
+        Ok::<_, RpcError>((bx, by))
+    }
+    .await;
+    // The button goes up whatever happened, at the drop point when known.
+    let released = held.release(cx).await;
+    if draggable {
+        // Interception must not outlive the drag (the person's own drags
+        // would break): turned off with the release class, in its task.
+        cx.broker.send_detached(
+            fence.tab,
+            "Input.setInterceptDrags",
+            json!({"enabled": false}),
+        );
+    }
+    moved?;
+    released?;
+    cx.check(&fence)?;
+    Ok(Empty {})
+}
+
+pub(super) async fn scroll(cx: &Cx<'_>, p: ScrollParams) -> Result<Empty, RpcError> {
+    if let Some(r) = &p.element {
+        if p.x.is_some() || p.y.is_some() || p.delta_x.is_some() || p.delta_y.is_some() {
+            return Err(invalid_params(
+                "invalid params: `params.ref` excludes `params.x`, `params.y`, `params.deltaX` and `params.deltaY`",
+            ));
+        }
+        if p.frame_id.is_some() {
+            return Err(invalid_params(
+                "invalid params: `params.frameId` is only allowed with `params.x` and `params.y`",
+            ));
+        }
+        let fence = cx.fence(Need::Act)?;
+        let el = cx.element(&fence, r).await?;
+        cx.core(|c| c.input(&fence))?;
+        cx.visible_point(&fence, &el, CommandClass::Act, false)
+            .await?;
+        return Ok(Empty {});
+    }
+    let (dx, dy) = (p.delta_x.unwrap_or(0.0), p.delta_y.unwrap_or(0.0));
+    if !dx.is_finite() || !dy.is_finite() {
+        return Err(invalid_params(
+            "invalid params: `params.deltaX` and `params.deltaY` must be finite numbers",
+        ));
+    }
+    if dx == 0.0 && dy == 0.0 {
+        return Err(invalid_params(
+            "invalid params: missing field `params.deltaY` (or `params.deltaX`, or `params.ref`)",
+        ));
+    }
+    let fence = cx.fence(Need::Act)?;
+    let (x, y) = match (p.x, p.y) {
+        (None, None) => {
+            if p.frame_id.is_some() {
+                return Err(invalid_params(
+                    "invalid params: `params.frameId` is only allowed with `params.x` and `params.y`",
+                ));
+            }
+            let g = cx.geometry(&fence).await?;
+            (g.viewport_width / 2.0, g.viewport_height / 2.0)
+        }
+        (x, y) => {
+            let aim = aim_of(None, x, y, p.frame_id)?;
+            let (x, y, _) = cx.aim(&fence, &aim).await?;
+            (x, y)
+        }
+    };
+    cx.core(|c| c.input(&fence))?;
+    cx.step(
+        &fence,
+        "Input.dispatchMouseEvent",
+        json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
+        CommandClass::Act,
+    )
+    .await?;
+    Ok(Empty {})
+}
+
+pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, RpcError> {
+    if p.paths.is_empty() || p.paths.len() > uploads::MAX_FILES {
+        return Err(invalid_params(format!(
+            "invalid params: `params.paths` must list 1 to {} files",
+            uploads::MAX_FILES
+        )));
+    }
+    // Read live, so the person's edits apply without a restart.
+    let config = uploads::load(uploads::config_path().as_deref())?;
+    let files = uploads::check_paths(&p.paths, &config)?;
+    let fence = cx.fence(Need::Act)?;
+    let el = cx.element(&fence, &p.element).await?;
+    let kind = cx
+        .call_on(&fence, &el, FILE_INPUT_FN, vec![], CommandClass::Observe)
+        .await?;
+    if kind.get("file") != Some(&Value::Bool(true)) {
+        return Err(wire(
+            ErrorKind::InvalidRequest,
+            "the element is not a file input",
+        ));
+    }
+    if kind.get("disabled") == Some(&Value::Bool(true)) {
+        return Err(not_interactable("the file input is disabled"));
+    }
+    if files.len() > 1 && kind.get("multiple") != Some(&Value::Bool(true)) {
+        return Err(wire(
+            ErrorKind::InvalidRequest,
+            "the file input takes one file only",
+        ));
+    }
+    cx.core(|c| c.input(&fence))?;
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    let direct = cx
+        .step(
+            &fence,
+            "DOM.setFileInputFiles",
+            json!({"files": names, "backendNodeId": el.node.backend_node_id}),
+            CommandClass::Act,
+        )
+        .await;
+    match direct {
+        Ok(_) => return Ok(Empty {}),
+        Err(e) if e.kind() == ErrorKind::CommandFailed => {
+            tracing::debug!("DOM.setFileInputFiles refused; building the files in the page");
+        }
+        Err(e) => return Err(e),
+    }
+    // The browser refuses file paths from an extension without file
+    // access: send the bytes instead, within the native-message limit.
+    let budget = (MAX_HOST_TO_EXTENSION - 16 * 1024) / 4 * 3;
+    let mut total = 0usize;
+    let mut payload = Vec::new();
+    for f in &files {
+        let meta = std::fs::metadata(f).map_err(|_| {
+            wire(
+                ErrorKind::PathNotAllowed,
+                "a file could not be read for the upload",
+            )
+        })?;
+        total = total.saturating_add(usize::try_from(meta.len()).unwrap_or(usize::MAX));
+        if total > budget {
+            return Err(wire(
+                ErrorKind::InvalidRequest,
+                format!(
+                    "the files are too large to upload through the extension (at most {} KiB in all)",
+                    budget / 1024
+                ),
+            ));
+        }
+        let bytes = std::fs::read(f).map_err(|_| {
+            wire(
+                ErrorKind::PathNotAllowed,
+                "a file could not be read for the upload",
+            )
+        })?;
+        payload.push(json!({
+            "name": f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            "type": uploads::content_type(f),
+            "data": STANDARD.encode(&bytes),
+        }));
+    }
+    let n = cx
+        .call_on(
+            &fence,
+            &el,
+            FILES_FROM_BYTES_FN,
+            vec![Value::Array(payload)],
+            CommandClass::Act,
+        )
+        .await?;
+    if n.as_u64() != Some(files.len() as u64) {
+        return Err(wire(
+            ErrorKind::CommandFailed,
+            "the page did not take the files",
+        ));
+    }
+    Ok(Empty {})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_visible_centre_is_clipped_to_the_viewport() {
+        let q = |x0: f64, y0: f64, x1: f64, y1: f64| [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
+        assert_eq!(
+            visible_centre(&[q(10., 10., 30., 20.)], 100., 100.),
+            Ok((20., 15.))
+        );
+        // Half outside: the centre of the part inside.
+        assert_eq!(
+            visible_centre(&[q(80., 0., 120., 10.)], 100., 100.),
+            Ok((90., 5.))
+        );
+        assert_eq!(
+            visible_centre(&[q(10., 10., 10., 20.)], 100., 100.),
+            Err("the element has no size")
+        );
+        assert_eq!(
+            visible_centre(&[], 100., 100.),
+            Err("the element has no size")
+        );
+        assert_eq!(
+            visible_centre(&[q(0., 200., 10., 220.)], 100., 100.),
+            Err("the element is outside the viewport")
+        );
+        // A zero-size first box (e.g. an empty line) gives way to the next.
+        assert_eq!(
+            visible_centre(&[q(5., 5., 5., 5.), q(0., 0., 10., 10.)], 100., 100.),
+            Ok((5., 5.))
+        );
+        assert_eq!(
+            visible_box(&[q(-10., 10., 30., 20.), q(20., 15., 50., 40.)], 100., 100.),
+            Some(Rect {
+                x: 0.,
+                y: 10.,
+                width: 50.,
+                height: 30.
+            })
+        );
+    }
+}

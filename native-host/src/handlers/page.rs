@@ -1,0 +1,383 @@
+//! The page methods that observe or answer the page rather than give it
+//! input: `page.snapshot`, `page.wait`, `page.console`, `page.dialog`.
+//!
+//! Snapshot, wait and console need no lease (observe); the dialog answer
+//! changes the page and needs the lease.
+
+use super::{invalid_params, wire, Cx};
+use crate::broker::{Fence, Need};
+use crate::outline::{self, AxNode, FrameTree};
+use cotab_shared::controller::{
+    ConsoleParams, ConsoleResult, DialogParams, Empty, RpcError, SnapshotParams, SnapshotResult,
+    WaitParams, WaitResult, WaitUntil,
+};
+use cotab_shared::limits::MAX_DEADLINE_MS;
+use cotab_shared::native::CommandClass;
+use cotab_shared::ErrorKind;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Default and largest `maxChars` of a snapshot.
+pub(super) const DEFAULT_SNAPSHOT_CHARS: usize = 40_000;
+/// Largest `maxChars` of a snapshot.
+pub(super) const MAX_SNAPSHOT_CHARS: usize = 400_000;
+/// Child frames read into one snapshot at most.
+const MAX_SNAPSHOT_FRAMES: usize = 32;
+/// Default `timeoutMs` of `page.wait`.
+const DEFAULT_WAIT_MS: u64 = 30_000;
+/// How often `page.wait` looks at text, refs and selectors.
+const POLL: Duration = Duration::from_millis(100);
+
+fn parse_nodes(v: &Value) -> Vec<AxNode> {
+    v.get("nodes")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| serde_json::from_value(n.clone()).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The frame ids below `tree` (a `FrameTree`), depth first.
+fn child_frames(tree: &Value, out: &mut Vec<String>) {
+    for c in tree
+        .get("childFrames")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(id) = c.pointer("/frame/id").and_then(Value::as_str) {
+            out.push(id.to_string());
+        }
+        child_frames(c, out);
+    }
+}
+
+pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotResult, RpcError> {
+    let max = p.max_chars.unwrap_or(DEFAULT_SNAPSHOT_CHARS);
+    if max == 0 || max > MAX_SNAPSHOT_CHARS {
+        return Err(invalid_params(format!(
+            "invalid params: `params.maxChars` must be 1 to {MAX_SNAPSHOT_CHARS}"
+        )));
+    }
+    let fence = cx.fence(Need::Observe)?;
+    let mark = cx.core(|c| c.snapshot_started(&fence));
+    let observe = |method: &'static str, params: Value| {
+        let fence = &fence;
+        async move { cx.step(fence, method, params, CommandClass::Observe).await }
+    };
+    let tree = observe("Page.getFrameTree", json!({})).await?;
+    let tree = tree.get("frameTree").cloned().unwrap_or(Value::Null);
+    let main_id = tree
+        .pointer("/frame/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let main = observe("Accessibility.getFullAXTree", json!({})).await?;
+    let mut frames = vec![FrameTree {
+        frame_id: main_id,
+        owner: None,
+        nodes: parse_nodes(&main),
+    }];
+    let mut children = Vec::new();
+    child_frames(&tree, &mut children);
+    children.truncate(MAX_SNAPSHOT_FRAMES);
+    for id in children {
+        // A frame in another process (or gone meanwhile) has no tree here:
+        // its <iframe> node stays, empty.
+        let owner = match observe("DOM.getFrameOwner", json!({"frameId": id})).await {
+            Ok(v) => v.get("backendNodeId").and_then(Value::as_i64),
+            Err(e) if e.kind() == ErrorKind::CommandFailed => continue,
+            Err(e) => return Err(e),
+        };
+        match observe("Accessibility.getFullAXTree", json!({"frameId": id})).await {
+            Ok(v) => frames.push(FrameTree {
+                frame_id: id,
+                owner,
+                nodes: parse_nodes(&v),
+            }),
+            Err(e) if e.kind() == ErrorKind::CommandFailed => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let page = cx
+        .read(&fence, "({url: location.href, title: document.title})")
+        .await?;
+    let text = |k: &str| {
+        page.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    // Numbering and storing in one core call: no other snapshot of the
+    // session can take the same numbers.
+    let out = cx.core(|c| {
+        let first = c.next_ref(&fence)?;
+        let out = outline::render(&frames, first, max);
+        c.snapshot_finished(&fence, mark, first, out.refs.clone())?;
+        Ok::<_, cotab_shared::WireError>(out)
+    })?;
+    Ok(SnapshotResult {
+        url: text("url"),
+        title: text("title"),
+        refs: out.refs.len(),
+        text: out.text,
+        truncated: out.truncated,
+    })
+}
+
+fn missing(field: &str) -> RpcError {
+    invalid_params(format!("invalid params: missing field `params.{field}`"))
+}
+
+/// A string as a JavaScript literal (JSON is one).
+fn js_string(s: &str) -> String {
+    Value::String(s.to_string()).to_string()
+}
+
+/// Whether an element is connected and rendered visibly.
+const VISIBLE_FN: &str = "function() { \
+    const el = this.nodeType === 1 ? this : this.parentElement; \
+    if (!el || !el.isConnected) return false; \
+    if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true})) return false; \
+    const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }";
+
+pub(super) async fn wait(cx: &Cx<'_>, p: WaitParams) -> Result<WaitResult, RpcError> {
+    let timeout = p.timeout_ms.unwrap_or(DEFAULT_WAIT_MS);
+    if timeout > MAX_DEADLINE_MS {
+        return Err(invalid_params(format!(
+            "invalid params: `params.timeoutMs` must be at most {MAX_DEADLINE_MS}"
+        )));
+    }
+    match p.until {
+        WaitUntil::Text | WaitUntil::TextGone if p.text.is_none() => return Err(missing("text")),
+        WaitUntil::Ref | WaitUntil::RefGone if p.element.is_none() => return Err(missing("ref")),
+        WaitUntil::Selector | WaitUntil::SelectorGone if p.selector.is_none() => {
+            return Err(missing("selector"))
+        }
+        WaitUntil::Time if p.time_ms.is_none() => return Err(missing("timeMs")),
+        WaitUntil::Time if p.time_ms > Some(MAX_DEADLINE_MS) => {
+            return Err(invalid_params(format!(
+                "invalid params: `params.timeMs` must be at most {MAX_DEADLINE_MS}"
+            )))
+        }
+        _ => {}
+    }
+    let start = Instant::now();
+    let until = start + Duration::from_millis(timeout);
+    // This request's own deadline: the wait's, with room for the last
+    // look to be answered.
+    let cx = Cx {
+        deadline: until + Duration::from_secs(1),
+        ..*cx
+    };
+    let fence = cx.fence(Need::Observe)?;
+    let timed_out = || {
+        wire(
+            ErrorKind::Timeout,
+            format!("the condition did not hold within {timeout} ms"),
+        )
+    };
+    let done = |_: ()| WaitResult {
+        waited_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    match p.until {
+        WaitUntil::Time => {
+            let t = Duration::from_millis(p.time_ms.unwrap_or(0));
+            tokio::time::sleep_until((start + t).min(until)).await;
+            cx.check(&fence)?;
+            if start + t > until {
+                return Err(timed_out());
+            }
+            Ok(done(()))
+        }
+        WaitUntil::Load => {
+            let mut events = cx.broker.lane.subscribe_cdp();
+            let state = cx.read(&fence, "document.readyState").await?;
+            if state.as_str() != Some("complete") {
+                let cx = Cx {
+                    deadline: until,
+                    ..cx
+                };
+                cx.event(&fence, &mut events, "", |e| {
+                    e.method == "Page.loadEventFired"
+                })
+                .await
+                .map_err(|e| {
+                    if e.kind() == ErrorKind::Timeout {
+                        timed_out()
+                    } else {
+                        e
+                    }
+                })?;
+            }
+            Ok(done(()))
+        }
+        WaitUntil::NetworkIdle => {
+            network_idle(&cx, &fence, until).await.map_err(|e| {
+                if e.kind() == ErrorKind::Timeout {
+                    timed_out()
+                } else {
+                    e
+                }
+            })?;
+            Ok(done(()))
+        }
+        _ => loop {
+            if condition(&cx, &fence, &p).await? {
+                return Ok(done(()));
+            }
+            let now = Instant::now();
+            if now >= until {
+                return Err(timed_out());
+            }
+            tokio::time::sleep_until((now + POLL).min(until)).await;
+        },
+    }
+}
+
+/// Waits for `networkIdle` of the main frame's current loader (at once if
+/// it already went idle).
+async fn network_idle(cx: &Cx<'_>, fence: &Fence, until: Instant) -> Result<(), RpcError> {
+    let mut events = cx.broker.lane.subscribe_cdp();
+    let tree = cx
+        .step(fence, "Page.getFrameTree", json!({}), CommandClass::Observe)
+        .await?;
+    let frame = tree
+        .pointer("/frameTree/frame/id")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let loader = tree
+        .pointer("/frameTree/frame/loaderId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let tab = fence.tab;
+    let known = |cx: &Cx<'_>| {
+        cx.core(|c| {
+            let current = c.lifecycle_loader(tab, &frame) == Some(loader.as_str());
+            c.lifecycle_reached(tab, &frame, "networkIdle")
+                .filter(|_| current)
+        })
+    };
+    let reached = match known(cx) {
+        Some(r) => r,
+        None => {
+            // Nothing known of this loader (the daemon started after the
+            // page loaded): enabling lifecycle events again makes the
+            // browser report the ones already reached, before it answers.
+            cx.step(
+                fence,
+                "Page.setLifecycleEventsEnabled",
+                json!({"enabled": true}),
+                CommandClass::Observe,
+            )
+            .await?;
+            known(cx).unwrap_or(false)
+        }
+    };
+    if reached {
+        return Ok(());
+    }
+    let cx = Cx {
+        deadline: until,
+        ..*cx
+    };
+    cx.event(fence, &mut events, "", |e| {
+        e.method == "Page.lifecycleEvent"
+            && e.params.get("name").and_then(Value::as_str) == Some("networkIdle")
+            && e.params.get("frameId").and_then(Value::as_str) == Some(frame.as_str())
+    })
+    .await?;
+    Ok(())
+}
+
+/// One look at a polled condition.
+async fn condition(cx: &Cx<'_>, fence: &Fence, p: &WaitParams) -> Result<bool, RpcError> {
+    let gone = matches!(
+        p.until,
+        WaitUntil::TextGone | WaitUntil::RefGone | WaitUntil::SelectorGone
+    );
+    let present = match p.until {
+        WaitUntil::Text | WaitUntil::TextGone => {
+            let text = js_string(p.text.as_deref().unwrap_or_default());
+            let v = cx
+                .read(
+                    fence,
+                    &format!(
+                        "(() => {{ const b = document.body; return b ? b.innerText.includes({text}) : false; }})()"
+                    ),
+                )
+                .await?;
+            v == Value::Bool(true)
+        }
+        WaitUntil::Selector | WaitUntil::SelectorGone => {
+            let sel = js_string(p.selector.as_deref().unwrap_or_default());
+            let v = cx
+                .read(
+                    fence,
+                    &format!(
+                        "(() => {{ try {{ return document.querySelector({sel}) !== null; }} catch (e) {{ return 'invalid'; }} }})()"
+                    ),
+                )
+                .await?;
+            if v.as_str() == Some("invalid") {
+                return Err(invalid_params(
+                    "invalid params: `params.selector` is not a valid CSS selector",
+                ));
+            }
+            v == Value::Bool(true)
+        }
+        WaitUntil::Ref | WaitUntil::RefGone => {
+            let Some(r) = &p.element else {
+                return Err(missing("ref"));
+            };
+            // A ref that went stale by a navigation is gone from the page;
+            // waiting for it to appear is an error.
+            match cx.element(fence, r).await {
+                Ok(el) => {
+                    cx.call_on(fence, &el, VISIBLE_FN, vec![], CommandClass::Observe)
+                        .await?
+                        == Value::Bool(true)
+                }
+                Err(e) if e.kind() == ErrorKind::StaleRef && gone => false,
+                Err(e) => return Err(e),
+            }
+        }
+        _ => false,
+    };
+    Ok(present != gone)
+}
+
+pub(super) fn console(cx: &Cx<'_>, p: ConsoleParams) -> Result<ConsoleResult, RpcError> {
+    let fence = cx.fence(Need::Observe)?;
+    Ok(cx.core(|c| c.console(&fence, p.since, p.levels.as_deref()))?)
+}
+
+pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Empty, RpcError> {
+    let fence = cx.fence(Need::Act)?;
+    if cx.core(|c| c.dialog(fence.tab).is_none()) {
+        return Err(wire(
+            ErrorKind::InvalidRequest,
+            "no dialog is open on this tab",
+        ));
+    }
+    let mut params = json!({"accept": p.accept});
+    if let (Some(text), Some(obj)) = (p.prompt_text, params.as_object_mut()) {
+        obj.insert("promptText".into(), json!(text));
+    }
+    cx.core(|c| c.input(&fence))?;
+    cx.step(
+        &fence,
+        "Page.handleJavaScriptDialog",
+        params,
+        CommandClass::Act,
+    )
+    .await?;
+    let tab = fence.tab;
+    cx.core(|c| c.on_dialog_closed(tab));
+    Ok(Empty {})
+}

@@ -1,0 +1,1031 @@
+//! What each MCP tool does on the controller link: one daemon session
+//! (agent `cotab-mcp`), the "current tab" the tools act on, and the
+//! mapping of every [`ToolCall`] to protocol methods and back to text (and
+//! an image) for the model.
+//!
+//! A [`Bridge`] owns the [`Client`]; [`spawn`] runs it as one task that
+//! serves requests one at a time and, between them, reads the daemon's
+//! notifications (developer mode, dialogs, closed tabs). It knows nothing
+//! of MCP framing: [`super`] turns its answers into MCP results.
+
+use super::tools::{
+    ButtonArg, ClickArgs, DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs,
+    ImageType, ModifierArg, ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall,
+    TypeArgs, WaitForArgs,
+};
+use super::McpServeError;
+use crate::client::{Client, ClientError};
+use cotab_shared::controller::{
+    Acquire, AgentEvent, Bye, Capture, CaptureParams, ClickParams, CloseTabParams, Console,
+    ConsoleParams, ConsoleResult, CreateTabParams, DialogInfo, DialogKind, DialogParams,
+    DragParams, Empty, Evaluate, EvaluateParams, HoverParams, ImageFormat, Method, Modifier,
+    MouseButton, Navigate, NavigateAction, NavigateParams, Notification, Press, PressParams, Ref,
+    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
+    SnapshotParams, SnapshotResult, Status, TabsClose, TabsCreate, TabsList, TabsListResult,
+    TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
+};
+use cotab_shared::controller::{Resume, ResumeParams};
+use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
+use std::path::{Path, PathBuf};
+use tokio::sync::{mpsc, oneshot};
+
+/// The agent name the MCP server's session shows the person.
+pub(crate) const AGENT_NAME: &str = "cotab-mcp";
+
+/// What a tool answers when it worked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolOutput {
+    /// Markdown for the model.
+    pub(crate) text: String,
+    /// An image: base64 data and its MIME type.
+    pub(crate) image: Option<(String, &'static str)>,
+}
+
+impl ToolOutput {
+    fn text(text: String) -> Self {
+        ToolOutput { text, image: None }
+    }
+}
+
+/// A failed tool: the broker's error kind (when it has one) and a message.
+/// Shown to the model as `KIND: message`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{message}", kind.map(|k| format!("{k}: ")).unwrap_or_default())]
+pub(crate) struct ToolFailure {
+    /// The broker's kind.
+    pub(crate) kind: Option<ErrorKind>,
+    /// What went wrong.
+    pub(crate) message: String,
+}
+
+impl ToolFailure {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ToolFailure {
+            kind: Some(kind),
+            message: message.into(),
+        }
+    }
+
+    fn invalid(message: impl Into<String>) -> Self {
+        ToolFailure::new(ErrorKind::InvalidRequest, message)
+    }
+}
+
+impl From<ClientError> for ToolFailure {
+    fn from(e: ClientError) -> Self {
+        match e {
+            ClientError::Rpc(e) => ToolFailure::new(e.kind(), e.message),
+            ClientError::Closed | ClientError::Io(_) => ToolFailure {
+                kind: None,
+                message: "the connection to the cotab daemon was lost; restart the MCP server"
+                    .into(),
+            },
+            other => ToolFailure {
+                kind: None,
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+/// Which daemon session the server uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Session {
+    /// A new session, ended (`session.bye`) when the MCP client goes.
+    Fresh,
+    /// The session whose ticket is kept in this file: resumed at start
+    /// (its selected tab, lease within the daemon's grace, and snapshot refs
+    /// carry over), left resumable at exit. For one-shot MCP clients that
+    /// start a server per call.
+    Kept(PathBuf),
+}
+
+/// Resumes the session whose ticket `path` holds, or opens one and stores
+/// its ticket there (0600). Returns the resumed session's selected tab.
+async fn resume_or_hello(client: &mut Client, path: &Path) -> Result<Option<TabId>, McpServeError> {
+    if let Ok(text) = std::fs::read_to_string(path) {
+        let params = ResumeParams {
+            protocol_version: PROTOCOL_VERSION,
+            ticket: Ticket(text.trim().to_string()),
+        };
+        match client.call::<Resume>(&params).await {
+            Ok(r) => return Ok(r.selected_tab),
+            Err(e) if e.kind() == Some(ErrorKind::AuthenticationFailed) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let hello = client.hello(AGENT_NAME).await?;
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)?;
+        f.write_all(hello.ticket.0.as_bytes())
+    };
+    write().map_err(|source| McpServeError::SessionFile {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(None)
+}
+
+/// Something the MCP side asks of the bridge task.
+#[derive(Debug)]
+pub(crate) enum Request {
+    /// Run a tool.
+    Tool(ToolCall, oneshot::Sender<Result<ToolOutput, ToolFailure>>),
+    /// Whether developer mode is on now (`host.status`).
+    DeveloperMode(oneshot::Sender<Result<bool, ToolFailure>>),
+    /// End the daemon session and stop.
+    End,
+}
+
+/// The daemon session behind the MCP server.
+#[derive(Debug)]
+pub(crate) struct Bridge {
+    client: Client,
+    /// Notifications `client` read while waiting for responses.
+    forwarded: mpsc::UnboundedReceiver<Value>,
+    /// Whether the session outlives this server.
+    session: Session,
+    /// The tab the tools act on, once one was selected.
+    current: Option<TabId>,
+    /// The dialog open on the current tab, as the daemon announced it.
+    dialog: Option<DialogInfo>,
+    /// Developer mode as last seen.
+    developer_mode: bool,
+    /// Told when developer mode changed (the tool list changes with it).
+    tools_changed: mpsc::UnboundedSender<()>,
+    /// The daemon closed the connection; nothing more to read.
+    closed: bool,
+}
+
+impl Bridge {
+    /// Opens the session on `client` (or resumes the kept one) and reads
+    /// developer mode.
+    pub(crate) async fn open(
+        mut client: Client,
+        session: Session,
+        tools_changed: mpsc::UnboundedSender<()>,
+    ) -> Result<Bridge, McpServeError> {
+        let forwarded = client.forward_notifications();
+        let current = match &session {
+            Session::Fresh => {
+                client.hello(AGENT_NAME).await?;
+                None
+            }
+            Session::Kept(path) => resume_or_hello(&mut client, path).await?,
+        };
+        let status = client.call::<Status>(&Empty {}).await?;
+        Ok(Bridge {
+            client,
+            forwarded,
+            session,
+            current,
+            dialog: None,
+            developer_mode: status.developer_mode,
+            tools_changed,
+            closed: false,
+        })
+    }
+
+    /// Ends a fresh session (`session.bye`), so its lease goes at once
+    /// rather than after the daemon's resume grace. A kept session is left
+    /// resumable.
+    pub(crate) async fn close(mut self) {
+        if !self.closed && self.session == Session::Fresh {
+            // The daemon may be gone already; then there is nothing to end.
+            let _ = self.client.call::<Bye>(&Empty {}).await;
+        }
+    }
+
+    fn on_notification(&mut self, msg: Value) {
+        let Ok(n) = serde_json::from_value::<Notification>(msg) else {
+            return; // A notification this version does not know.
+        };
+        match n.event {
+            AgentEvent::DeveloperModeChanged { enabled } if enabled != self.developer_mode => {
+                self.developer_mode = enabled;
+                // The MCP side may be gone at shutdown; nobody to tell.
+                let _ = self.tools_changed.send(());
+            }
+            AgentEvent::DialogOpened(d) if Some(d.tab_id) == self.current => {
+                self.dialog = Some(d);
+            }
+            AgentEvent::TabClosed { tab_id } if Some(tab_id) == self.current => {
+                self.current = None;
+                self.dialog = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Handles what `client` forwarded during the last calls.
+    fn drain(&mut self) {
+        while let Ok(msg) = self.forwarded.try_recv() {
+            self.on_notification(msg);
+        }
+    }
+
+    async fn developer_mode(&mut self) -> Result<bool, ToolFailure> {
+        let status = self.client.call::<Status>(&Empty {}).await?;
+        self.drain();
+        if status.developer_mode != self.developer_mode {
+            self.developer_mode = status.developer_mode;
+            let _ = self.tools_changed.send(());
+        }
+        Ok(status.developer_mode)
+    }
+
+    /// Selects `tab` and takes control of it. Taking control may fail (the
+    /// person or another agent holds the tab): the selection stands, and
+    /// the returned note says so.
+    async fn select(&mut self, tab: TabId) -> Result<Option<String>, ToolFailure> {
+        self.client
+            .call::<TabsSelect>(&SelectParams { tab_id: tab })
+            .await?;
+        self.current = Some(tab);
+        self.dialog = None;
+        match self.client.call::<Acquire>(&Empty {}).await {
+            Ok(_) => Ok(None),
+            Err(ClientError::Rpc(e)) => Ok(Some(format!(
+                "Could not take control of tab {tab} ({}: {}); actions will fail until it is free.",
+                e.kind(),
+                e.message
+            ))),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The current tab; on the first call, the first shared tab, selected
+    /// and controlled.
+    async fn ensure_tab(&mut self) -> Result<TabId, ToolFailure> {
+        if let Some(tab) = self.current {
+            return Ok(tab);
+        }
+        let list = self.client.call::<TabsList>(&Empty {}).await?;
+        let Some(first) = list.tabs.first() else {
+            return Err(ToolFailure::new(
+                ErrorKind::TabNotShared,
+                "no tab is shared with agents: ask the person to share one from the cotab \
+                 extension",
+            ));
+        };
+        let tab = first.id;
+        self.select(tab).await?;
+        Ok(tab)
+    }
+
+    /// Calls a method that needs no lease, on the current tab.
+    async fn observe<M: Method>(&mut self, params: &M::Params) -> Result<M::Result, ToolFailure> {
+        self.ensure_tab().await?;
+        let r = self.client.call::<M>(params).await;
+        self.drain();
+        Ok(r?)
+    }
+
+    /// Calls an acting method on the current tab. The lease may have gone
+    /// since it was taken (the person took control and handed back): on
+    /// `NO_CONTROL`, which is refused before anything is sent, control is
+    /// taken again once and the call retried.
+    async fn act<M: Method>(&mut self, params: &M::Params) -> Result<M::Result, ToolFailure> {
+        self.ensure_tab().await?;
+        let r = match self.client.call::<M>(params).await {
+            Err(e) if e.kind() == Some(ErrorKind::NoControl) => {
+                self.client.call::<Acquire>(&Empty {}).await?;
+                self.client.call::<M>(params).await
+            }
+            r => r,
+        };
+        self.drain();
+        Ok(r?)
+    }
+
+    /// `result` followed by a fresh snapshot of the current tab, as
+    /// Playwright MCP answers actions, so the model can go on.
+    async fn with_snapshot(&mut self, result: String) -> ToolOutput {
+        let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await;
+        let mut text = format!("### Result\n{result}\n\n");
+        match snapshot {
+            Ok(s) => text.push_str(&page_state(&s, self.dialog.as_ref())),
+            Err(e) => {
+                let _ = writeln!(text, "### Page state\n(no snapshot: {e})");
+                if let Some(d) = &self.dialog {
+                    text.push_str(&modal_state(d));
+                }
+            }
+        }
+        ToolOutput::text(text)
+    }
+
+    /// Runs one tool.
+    pub(crate) async fn run(&mut self, call: ToolCall) -> Result<ToolOutput, ToolFailure> {
+        match call {
+            ToolCall::Tabs(a) => self.tabs(a).await,
+            ToolCall::Navigate(a) => {
+                let r = self.act::<Navigate>(&NavigateParams::to(a.url)).await?;
+                Ok(self
+                    .with_snapshot(format!("Navigated to {} ({})", r.url, r.title))
+                    .await)
+            }
+            ToolCall::NavigateBack(_) => {
+                let r = self
+                    .act::<Navigate>(&NavigateParams {
+                        action: Some(NavigateAction::Back),
+                        ..NavigateParams::default()
+                    })
+                    .await?;
+                Ok(self
+                    .with_snapshot(format!("Went back to {} ({})", r.url, r.title))
+                    .await)
+            }
+            ToolCall::Snapshot(_) => {
+                let s = self.observe::<Snapshot>(&SnapshotParams::default()).await?;
+                Ok(ToolOutput::text(page_state(&s, self.dialog.as_ref())))
+            }
+            ToolCall::Click(a) => {
+                let line = click_line(&a);
+                self.act::<cotab_shared::controller::Click>(&click_params(a))
+                    .await?;
+                Ok(self.with_snapshot(line).await)
+            }
+            ToolCall::Hover(ElementArgs { element, target }) => {
+                self.act::<cotab_shared::controller::Hover>(&HoverParams {
+                    element: Some(Ref(target)),
+                    ..HoverParams::default()
+                })
+                .await?;
+                Ok(self.with_snapshot(format!("Hovered over {element}")).await)
+            }
+            ToolCall::Type(a) => {
+                let line = format!(
+                    "Typed {} character(s) into {}{}",
+                    a.text.chars().count(),
+                    a.element,
+                    if a.submit { " and pressed Enter" } else { "" }
+                );
+                self.act::<Type>(&type_params(a)).await?;
+                Ok(self.with_snapshot(line).await)
+            }
+            ToolCall::PressKey(a) => {
+                let (modifiers, key) = parse_key(&a.key).map_err(ToolFailure::invalid)?;
+                self.act::<Press>(&PressParams {
+                    key,
+                    modifiers,
+                    expect: None,
+                })
+                .await?;
+                Ok(self.with_snapshot(format!("Pressed {}", a.key)).await)
+            }
+            ToolCall::SelectOption(SelectOptionArgs {
+                element,
+                target,
+                values,
+            }) => {
+                let r = self
+                    .act::<SelectOption>(&SelectOptionParams {
+                        element: Ref(target),
+                        values,
+                    })
+                    .await?;
+                Ok(self
+                    .with_snapshot(format!(
+                        "Selected {} in {element}",
+                        quoted_list(&r.selected)
+                    ))
+                    .await)
+            }
+            ToolCall::Drag(DragArgs {
+                start_element,
+                start_ref,
+                end_element,
+                end_ref,
+            }) => {
+                self.act::<cotab_shared::controller::Drag>(&DragParams {
+                    from: Ref(start_ref),
+                    to: Ref(end_ref),
+                })
+                .await?;
+                Ok(self
+                    .with_snapshot(format!("Dragged {start_element} to {end_element}"))
+                    .await)
+            }
+            ToolCall::TakeScreenshot(a) => self.screenshot(a).await,
+            ToolCall::WaitFor(a) => self.wait_for(a).await,
+            ToolCall::HandleDialog(HandleDialogArgs {
+                accept,
+                prompt_text,
+            }) => {
+                self.act::<cotab_shared::controller::Dialog>(&DialogParams {
+                    accept,
+                    prompt_text,
+                })
+                .await?;
+                let what = self
+                    .dialog
+                    .take()
+                    .map(|d| format!("the {} dialog", dialog_kind(d.kind)))
+                    .unwrap_or_else(|| "the dialog".into());
+                let verb = if accept { "Accepted" } else { "Dismissed" };
+                Ok(self.with_snapshot(format!("{verb} {what}")).await)
+            }
+            ToolCall::ConsoleMessages(_) => {
+                let r = self.observe::<Console>(&ConsoleParams::default()).await?;
+                Ok(ToolOutput::text(console_text(&r)))
+            }
+            ToolCall::FileUpload(FileUploadArgs {
+                paths,
+                element,
+                target,
+            }) => {
+                let Some(target) = target else {
+                    return Err(ToolFailure::invalid(
+                        "`ref` is required: the ref of the <input type=file> from browser_snapshot",
+                    ));
+                };
+                let count = paths.len();
+                self.act::<SetFiles>(&SetFilesParams {
+                    element: Ref(target),
+                    paths,
+                })
+                .await?;
+                let on = element.map(|e| format!(" on {e}")).unwrap_or_default();
+                Ok(self.with_snapshot(format!("Set {count} file(s){on}")).await)
+            }
+            ToolCall::Evaluate(a) => self.evaluate(a).await,
+        }
+    }
+
+    async fn tabs(&mut self, a: TabsArgs) -> Result<ToolOutput, ToolFailure> {
+        match a.action {
+            TabsAction::List => {
+                let list = self.client.call::<TabsList>(&Empty {}).await?;
+                self.drain();
+                Ok(ToolOutput::text(format!(
+                    "### Open tabs\n{}",
+                    tabs_text(&list, self.current)
+                )))
+            }
+            TabsAction::New => {
+                let r = self
+                    .client
+                    .call::<TabsCreate>(&CreateTabParams { url: a.url })
+                    .await?;
+                self.current = Some(r.tab_id);
+                self.dialog = None;
+                self.drain();
+                Ok(self
+                    .with_snapshot(format!("Opened tab {} (now the current tab)", r.tab_id))
+                    .await)
+            }
+            TabsAction::Close => {
+                let Some(tab) = self.resolve_tab(&a).await?.or(self.current) else {
+                    return Err(ToolFailure::invalid(
+                        "no current tab: give `index` or `tabId` of the tab to close",
+                    ));
+                };
+                self.client
+                    .call::<TabsClose>(&CloseTabParams { tab_id: Some(tab) })
+                    .await?;
+                if self.current == Some(tab) {
+                    self.current = None;
+                    self.dialog = None;
+                }
+                self.drain();
+                let list = self.client.call::<TabsList>(&Empty {}).await?;
+                Ok(ToolOutput::text(format!(
+                    "### Result\nClosed tab {tab}\n\n### Open tabs\n{}",
+                    tabs_text(&list, self.current)
+                )))
+            }
+            TabsAction::Select => {
+                let Some(tab) = self.resolve_tab(&a).await? else {
+                    return Err(ToolFailure::invalid("`select` needs `index` or `tabId`"));
+                };
+                let note = self.select(tab).await?;
+                let mut line = format!("Selected tab {tab} (now the current tab)");
+                if let Some(note) = note {
+                    line.push('\n');
+                    line.push_str(&note);
+                }
+                Ok(self.with_snapshot(line).await)
+            }
+        }
+    }
+
+    /// The tab `index` or `tabId` names, if either is given.
+    async fn resolve_tab(&mut self, a: &TabsArgs) -> Result<Option<TabId>, ToolFailure> {
+        if let Some(id) = a.tab_id {
+            return Ok(Some(TabId(id)));
+        }
+        let Some(index) = a.index else {
+            return Ok(None);
+        };
+        let list = self.client.call::<TabsList>(&Empty {}).await?;
+        match list.tabs.get(index) {
+            Some(t) => Ok(Some(t.id)),
+            None => Err(ToolFailure::new(
+                ErrorKind::TabNotShared,
+                format!(
+                    "no shared tab at index {index} ({} shared)",
+                    list.tabs.len()
+                ),
+            )),
+        }
+    }
+
+    async fn screenshot(&mut self, a: ScreenshotArgs) -> Result<ToolOutput, ToolFailure> {
+        let format = match a.kind {
+            ImageType::Png => ImageFormat::Png,
+            ImageType::Jpeg => ImageFormat::Jpeg,
+        };
+        let what = match (&a.element, &a.target) {
+            (Some(e), Some(_)) => e.clone(),
+            (None, None) => "the viewport".into(),
+            (None, Some(_)) => "the element".into(),
+            (Some(_), None) => {
+                return Err(ToolFailure::invalid(
+                    "`element` needs the element's `ref` from browser_snapshot",
+                ))
+            }
+        };
+        let r = self
+            .observe::<Capture>(&CaptureParams {
+                format,
+                clip: a.target.map(Ref),
+                ..CaptureParams::default()
+            })
+            .await?;
+        let Some(data) = r.data else {
+            return Err(ToolFailure::new(
+                ErrorKind::CommandFailed,
+                "the capture came back without image data",
+            ));
+        };
+        let mime = match r.format {
+            ImageFormat::Png => "image/png",
+            ImageFormat::Jpeg => "image/jpeg",
+        };
+        Ok(ToolOutput {
+            text: format!(
+                "### Result\nTook a screenshot of {what} ({}x{} {})",
+                r.width,
+                r.height,
+                r.format.as_str()
+            ),
+            image: Some((data, mime)),
+        })
+    }
+
+    async fn wait_for(&mut self, a: WaitForArgs) -> Result<ToolOutput, ToolFailure> {
+        let waits = wait_params(&a)?;
+        let mut waited = 0;
+        for w in &waits {
+            waited += self.observe::<Wait>(w).await?.waited_ms;
+        }
+        let mut what = Vec::new();
+        if let Some(t) = a.time {
+            what.push(format!("{t} s"));
+        }
+        if let Some(t) = &a.text_gone {
+            what.push(format!("\"{t}\" to disappear"));
+        }
+        if let Some(t) = &a.text {
+            what.push(format!("\"{t}\" to appear"));
+        }
+        Ok(self
+            .with_snapshot(format!("Waited for {} ({waited} ms)", what.join(", then ")))
+            .await)
+    }
+
+    async fn evaluate(&mut self, a: EvaluateArgs) -> Result<ToolOutput, ToolFailure> {
+        if !self.developer_mode().await? {
+            return Err(ToolFailure::new(
+                ErrorKind::DeveloperModeOff,
+                "developer mode is off: the person can turn it on in the cotab popup",
+            ));
+        }
+        if a.target.is_some() || a.element.is_some() {
+            return Err(ToolFailure::invalid(
+                "browser_evaluate does not take an element here: find it inside the function \
+                 (e.g. with document.querySelector)",
+            ));
+        }
+        let r = self
+            .act::<Evaluate>(&EvaluateParams {
+                expression: format!("({})()", a.function),
+                await_promise: Some(true),
+            })
+            .await?;
+        if let Some(e) = r.exception {
+            return Err(ToolFailure::new(
+                ErrorKind::CommandFailed,
+                format!("the function threw: {e}"),
+            ));
+        }
+        let value = serde_json::to_string_pretty(&r.value).unwrap_or_else(|_| "null".into());
+        Ok(ToolOutput::text(format!("### Result\n{value}")))
+    }
+}
+
+/// Runs `bridge` as a task serving `requests` until they end, then ends
+/// the session.
+pub(crate) fn spawn(
+    mut bridge: Bridge,
+    mut requests: mpsc::Receiver<Request>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                request = requests.recv() => match request {
+                    None | Some(Request::End) => break,
+                    Some(Request::Tool(call, reply)) => {
+                        // The MCP side may have given up on the call
+                        // (cancelled); the result then has no reader.
+                        let _ = reply.send(bridge.run(call).await);
+                    }
+                    Some(Request::DeveloperMode(reply)) => {
+                        let _ = reply.send(bridge.developer_mode().await);
+                    }
+                },
+                msg = bridge.client.next_message(), if !bridge.closed => match msg {
+                    Ok(msg) if msg.get("id").is_none() => bridge.on_notification(msg),
+                    // A response nobody waits for (a call cancelled before
+                    // its answer): nothing to do with it.
+                    Ok(_) => {}
+                    Err(_) => bridge.closed = true,
+                },
+            }
+        }
+        bridge.close().await;
+    })
+}
+
+fn click_line(a: &ClickArgs) -> String {
+    let what = if a.double_click {
+        "Double-clicked"
+    } else {
+        "Clicked"
+    };
+    let button = match a.button {
+        Some(ButtonArg::Right) => " with the right button",
+        Some(ButtonArg::Middle) => " with the middle button",
+        _ => "",
+    };
+    format!("{what} {}{button}", a.element)
+}
+
+/// The modifier Playwright's `ControlOrMeta` means on this machine.
+fn modifier(m: ModifierArg) -> Modifier {
+    match m {
+        ModifierArg::Alt => Modifier::Alt,
+        ModifierArg::Control => Modifier::Control,
+        ModifierArg::ControlOrMeta if cfg!(target_os = "macos") => Modifier::Meta,
+        ModifierArg::ControlOrMeta => Modifier::Control,
+        ModifierArg::Meta => Modifier::Meta,
+        ModifierArg::Shift => Modifier::Shift,
+    }
+}
+
+/// `input.click` params of a `browser_click`.
+pub(crate) fn click_params(a: ClickArgs) -> ClickParams {
+    ClickParams {
+        button: a.button.map(|b| match b {
+            ButtonArg::Left => MouseButton::Left,
+            ButtonArg::Right => MouseButton::Right,
+            ButtonArg::Middle => MouseButton::Middle,
+        }),
+        click_count: a.double_click.then_some(2),
+        modifiers: a.modifiers.into_iter().map(modifier).collect(),
+        ..ClickParams::on(Ref(a.target))
+    }
+}
+
+/// `input.type` params of a `browser_type`: like Playwright's `fill`, the
+/// text replaces the element's value.
+pub(crate) fn type_params(a: TypeArgs) -> TypeParams {
+    TypeParams {
+        text: a.text,
+        element: Some(Ref(a.target)),
+        clear: true,
+        submit: a.submit,
+        expect: None,
+    }
+}
+
+/// The `page.wait` calls of a `browser_wait_for`, in Playwright's order:
+/// the time, then the text to go, then the text to come.
+pub(crate) fn wait_params(a: &WaitForArgs) -> Result<Vec<WaitParams>, ToolFailure> {
+    let mut waits = Vec::new();
+    if let Some(seconds) = a.time {
+        if !(0.0..=300.0).contains(&seconds) {
+            return Err(ToolFailure::invalid("`time` must be 0 to 300 seconds"));
+        }
+        waits.push(WaitParams {
+            // Rounded to whole milliseconds: the bound above keeps it small.
+            time_ms: Some((seconds * 1000.0).round() as u64),
+            ..WaitParams::until(WaitUntil::Time)
+        });
+    }
+    if let Some(text) = &a.text_gone {
+        waits.push(WaitParams {
+            text: Some(text.clone()),
+            ..WaitParams::until(WaitUntil::TextGone)
+        });
+    }
+    if let Some(text) = &a.text {
+        waits.push(WaitParams {
+            text: Some(text.clone()),
+            ..WaitParams::until(WaitUntil::Text)
+        });
+    }
+    if waits.is_empty() {
+        return Err(ToolFailure::invalid(
+            "give `time`, `text` or `textGone` to wait for",
+        ));
+    }
+    Ok(waits)
+}
+
+/// Splits `Control+Shift+a` into modifiers and key, Playwright's way. A
+/// lone `+` is the key.
+pub(crate) fn parse_key(combo: &str) -> Result<(Vec<Modifier>, String), String> {
+    let (mods, key) = match combo.strip_suffix("++") {
+        Some(mods) => (mods, "+"),
+        None if combo == "+" => ("", "+"),
+        None => combo.rsplit_once('+').unwrap_or(("", combo)),
+    };
+    if key.is_empty() {
+        return Err("`key` names no key".into());
+    }
+    let mut out = Vec::new();
+    for m in mods.split('+').filter(|m| !m.is_empty()) {
+        out.push(match m {
+            "Control" | "Ctrl" => Modifier::Control,
+            "ControlOrMeta" => modifier(ModifierArg::ControlOrMeta),
+            "Shift" => Modifier::Shift,
+            "Alt" | "Option" => Modifier::Alt,
+            "Meta" | "Cmd" | "Command" => Modifier::Meta,
+            _ => {
+                return Err(format!(
+                    "unknown modifier `{m}` (use Control, Shift, Alt, Meta or ControlOrMeta)"
+                ))
+            }
+        });
+    }
+    Ok((out, key.to_string()))
+}
+
+fn dialog_kind(k: DialogKind) -> &'static str {
+    match k {
+        DialogKind::Alert => "alert",
+        DialogKind::Confirm => "confirm",
+        DialogKind::Prompt => "prompt",
+        DialogKind::Beforeunload => "beforeunload",
+    }
+}
+
+fn modal_state(d: &DialogInfo) -> String {
+    format!(
+        "\n### Modal state\n- [\"{}\" dialog with message \"{}\"]: can be handled by the \
+         \"browser_handle_dialog\" tool\n",
+        dialog_kind(d.kind),
+        d.message
+    )
+}
+
+/// The page's url, title and outline, as Playwright MCP shows them.
+pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
+    let mut text = format!(
+        "### Page state\n- Page URL: {}\n- Page Title: {}\n- Page Snapshot:\n```yaml\n{}\n```\n",
+        s.url,
+        s.title,
+        s.text.trim_end()
+    );
+    if s.truncated {
+        text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");
+    }
+    if let Some(d) = dialog {
+        text.push_str(&modal_state(d));
+    }
+    text
+}
+
+fn tabs_text(list: &TabsListResult, current: Option<TabId>) -> String {
+    if list.tabs.is_empty() {
+        return "No tabs are shared: ask the person to share one from the cotab extension.".into();
+    }
+    let mut text = String::new();
+    for (i, t) in list.tabs.iter().enumerate() {
+        let mark = if Some(t.id) == current {
+            " (current)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            text,
+            "- {i}:{mark} [{}] ({}) tabId={}",
+            t.title, t.url, t.id
+        );
+    }
+    text
+}
+
+fn console_text(r: &ConsoleResult) -> String {
+    if r.messages.is_empty() {
+        return "No console messages.".into();
+    }
+    let mut text = String::new();
+    if r.dropped > 0 {
+        let _ = writeln!(text, "({} older message(s) dropped)", r.dropped);
+    }
+    for m in &r.messages {
+        let level = serde_json::to_value(m.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let exception = if m.exception { " (uncaught)" } else { "" };
+        let at = match (&m.url, m.line) {
+            (Some(u), Some(l)) => format!(" @ {u}:{l}"),
+            (Some(u), None) => format!(" @ {u}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(text, "[{}]{exception} {}{at}", level.to_uppercase(), m.text);
+    }
+    text
+}
+
+fn quoted_list(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cotab_shared::controller::{ConsoleLevel, ConsoleMessage};
+    use serde_json::json;
+
+    #[test]
+    fn click_maps_to_input_click_by_ref() {
+        let p = click_params(ClickArgs {
+            element: "Sign in button".into(),
+            target: "e4".into(),
+            double_click: true,
+            button: Some(ButtonArg::Right),
+            modifiers: vec![ModifierArg::Shift, ModifierArg::Control],
+        });
+        assert_eq!(
+            serde_json::to_value(&p).expect("serialises"),
+            json!({"ref":"e4","button":"right","clickCount":2,"modifiers":["Shift","Control"]})
+        );
+        let p = click_params(ClickArgs {
+            element: "x".into(),
+            target: "e1".into(),
+            double_click: false,
+            button: None,
+            modifiers: vec![],
+        });
+        assert_eq!(
+            serde_json::to_value(&p).expect("serialises"),
+            json!({"ref":"e1"})
+        );
+    }
+
+    #[test]
+    fn type_replaces_the_value() {
+        let p = type_params(TypeArgs {
+            element: "Name field".into(),
+            target: "e7".into(),
+            text: "Ada".into(),
+            submit: true,
+        });
+        assert_eq!(
+            serde_json::to_value(&p).expect("serialises"),
+            json!({"text":"Ada","ref":"e7","clear":true,"submit":true})
+        );
+    }
+
+    #[test]
+    fn wait_for_runs_time_then_gone_then_text() {
+        let waits = wait_params(&WaitForArgs {
+            time: Some(1.5),
+            text: Some("Done".into()),
+            text_gone: Some("Loading".into()),
+        })
+        .expect("valid");
+        let waits: Vec<Value> = waits
+            .iter()
+            .map(|w| serde_json::to_value(w).expect("serialises"))
+            .collect();
+        assert_eq!(
+            waits,
+            vec![
+                json!({"until":"time","timeMs":1500}),
+                json!({"until":"textGone","text":"Loading"}),
+                json!({"until":"text","text":"Done"}),
+            ]
+        );
+        let none = WaitForArgs {
+            time: None,
+            text: None,
+            text_gone: None,
+        };
+        assert_eq!(
+            wait_params(&none).map(|_| ()).map_err(|e| e.kind),
+            Err(Some(ErrorKind::InvalidRequest))
+        );
+        let negative = WaitForArgs {
+            time: Some(-1.0),
+            ..none
+        };
+        assert!(wait_params(&negative).is_err());
+    }
+
+    #[test]
+    fn key_combinations() {
+        assert_eq!(parse_key("Enter"), Ok((vec![], "Enter".into())));
+        assert_eq!(parse_key("+"), Ok((vec![], "+".into())));
+        assert_eq!(
+            parse_key("Control+Shift+Tab"),
+            Ok((vec![Modifier::Control, Modifier::Shift], "Tab".into()))
+        );
+        assert_eq!(
+            parse_key("Shift++"),
+            Ok((vec![Modifier::Shift], "+".into()))
+        );
+        assert!(parse_key("Hyper+a").is_err());
+        assert!(parse_key("Control+").is_err());
+    }
+
+    #[test]
+    fn failures_start_with_the_kind() {
+        let e = ToolFailure::from(ClientError::Rpc(cotab_shared::controller::RpcError::new(
+            cotab_shared::controller::SERVER_ERROR,
+            ErrorKind::StaleRef,
+            "take a new snapshot",
+        )));
+        assert_eq!(e.to_string(), "STALE_REF: take a new snapshot");
+        let e = ToolFailure::from(ClientError::Closed);
+        assert!(e.to_string().starts_with("the connection"), "{e}");
+    }
+
+    #[test]
+    fn page_state_shows_url_title_outline_and_dialog() {
+        let s = SnapshotResult {
+            url: "http://a/".into(),
+            title: "A".into(),
+            text: "- button \"Go\" [ref=e1]\n".into(),
+            refs: 1,
+            truncated: false,
+        };
+        let d = DialogInfo {
+            tab_id: TabId(1),
+            kind: DialogKind::Confirm,
+            message: "Sure?".into(),
+            default_prompt: None,
+        };
+        let text = page_state(&s, Some(&d));
+        assert!(
+            text.contains("- Page URL: http://a/\n- Page Title: A\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("```yaml\n- button \"Go\" [ref=e1]\n```"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"confirm\" dialog with message \"Sure?\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn console_lines() {
+        let r = ConsoleResult {
+            messages: vec![ConsoleMessage {
+                seq: 1,
+                level: ConsoleLevel::Error,
+                text: "boom".into(),
+                exception: true,
+                url: Some("http://a/x.js".into()),
+                line: Some(3),
+            }],
+            next: 1,
+            dropped: 0,
+        };
+        assert_eq!(
+            console_text(&r),
+            "[ERROR] (uncaught) boom @ http://a/x.js:3\n"
+        );
+    }
+}

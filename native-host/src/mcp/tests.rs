@@ -1,0 +1,523 @@
+//! The MCP server end to end without a browser: MCP JSON-RPC lines on one
+//! side, a fake daemon speaking the controller protocol on a real Unix
+//! socket on the other. Each test checks which protocol calls a tool makes
+//! and what the model reads back.
+
+use super::{serve_on, Session};
+use cotab_shared::controller::{RpcError, SERVER_ERROR};
+use cotab_shared::ErrorKind;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{split, WriteHalf};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf};
+use tokio::net::UnixListener;
+use tokio::sync::mpsc;
+
+const DEADLINE: Duration = Duration::from_secs(10);
+
+type Responder = dyn Fn(&str, &Value) -> Result<Value, RpcError> + Send + Sync;
+
+/// A daemon that answers each method with `respond` and records every
+/// call; `push` sends it a notification to forward to the client.
+struct FakeDaemon {
+    calls: Arc<Mutex<Vec<(String, Value)>>>,
+    push: mpsc::UnboundedSender<Value>,
+    developer_mode: Arc<AtomicBool>,
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl FakeDaemon {
+    fn start(respond: Arc<Responder>) -> FakeDaemon {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let socket = dir.path().join("agent.sock");
+        let listener = UnixListener::bind(&socket).expect("bind");
+        let calls: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+        let developer_mode = Arc::new(AtomicBool::new(false));
+        let (push, mut pushed) = mpsc::unbounded_channel::<Value>();
+        let (recorded, dev) = (calls.clone(), developer_mode.clone());
+        tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.expect("accept");
+            let (r, mut w) = stream.into_split();
+            let mut lines = BufReader::new(r).lines();
+            loop {
+                tokio::select! {
+                    line = lines.next_line() => {
+                        let Ok(Some(line)) = line else { break };
+                        let req: Value = serde_json::from_str(&line).expect("request is JSON");
+                        let method = req["method"].as_str().unwrap_or_default().to_string();
+                        let params = req.get("params").cloned().unwrap_or(json!({}));
+                        recorded.lock().expect("lock").push((method.clone(), params.clone()));
+                        let outcome = match method.as_str() {
+                            "session.hello" => Ok(json!({"protocolVersion":1,"ticket":"t",
+                                "daemonVersion":"0.1.0","methods":[]})),
+                            "host.status" => Ok(json!({"protocolVersion":1,"daemonVersion":"0.1.0",
+                                "pid":1,"lane":"online","extensionVersion":"0.1.0","sharedTabs":1,
+                                "agents":1,"developerMode":dev.load(Ordering::SeqCst)})),
+                            "session.bye" => Ok(json!({})),
+                            "session.resume" if params["ticket"] == "t" => Ok(json!({
+                                "protocolVersion":1,"selectedTab":8,"selectionRevision":2})),
+                            "session.resume" => Err(RpcError::new(SERVER_ERROR,
+                                ErrorKind::AuthenticationFailed, "unknown ticket")),
+                            m => respond(m, &params),
+                        };
+                        let resp = match outcome {
+                            Ok(result) => json!({"jsonrpc":"2.0","id":req["id"],"result":result}),
+                            Err(e) => json!({"jsonrpc":"2.0","id":req["id"],"error":e}),
+                        };
+                        let mut bytes = resp.to_string().into_bytes();
+                        bytes.push(b'\n');
+                        if w.write_all(&bytes).await.is_err() { break; }
+                    }
+                    Some(n) = pushed.recv() => {
+                        let mut bytes = n.to_string().into_bytes();
+                        bytes.push(b'\n');
+                        if w.write_all(&bytes).await.is_err() { break; }
+                    }
+                }
+            }
+        });
+        FakeDaemon {
+            calls,
+            push,
+            developer_mode,
+            socket,
+            _dir: dir,
+        }
+    }
+
+    /// The calls so far, `session.hello` and `host.status` left out.
+    fn calls(&self) -> Vec<(String, Value)> {
+        self.calls
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|(m, _)| m != "session.hello" && m != "host.status")
+            .cloned()
+            .collect()
+    }
+
+    fn methods(&self) -> Vec<String> {
+        self.calls().into_iter().map(|(m, _)| m).collect()
+    }
+
+    fn clear(&self) {
+        self.calls.lock().expect("lock").clear();
+    }
+}
+
+/// A shared tab 7 whose snapshot has a button `e2`; `e9` is stale.
+fn one_tab() -> Arc<Responder> {
+    Arc::new(|method, params| match method {
+        "tabs.list" => Ok(json!({"tabs":[
+            {"id":7,"url":"http://127.0.0.1/","title":"Fixture","selected":false},
+            {"id":8,"url":"http://127.0.0.1/second","title":"Second","selected":false}]})),
+        "tabs.select" => Ok(json!({"tabId":params["tabId"],"selectionRevision":1})),
+        "control.acquire" => Ok(json!({"tabId":7,"selectionRevision":1})),
+        "page.snapshot" => Ok(json!({"url":"http://127.0.0.1/","title":"Fixture",
+            "text":"- button \"Click me\" [ref=e2]\n- textbox [ref=e3]\n","refs":2,"truncated":false})),
+        "input.click" if params["ref"] == "e9" => Err(RpcError::new(
+            SERVER_ERROR,
+            ErrorKind::StaleRef,
+            "ref e9 is not from the latest snapshot: take a new one",
+        )),
+        "input.click" | "input.type" | "input.press" => Ok(json!({})),
+        "page.capture" => Ok(
+            json!({"format":"png","data":"iVBORw0KGgo=","width":10,"height":8,
+            "devicePixelRatio":1.0,"frameId":"f1","geometry":{"viewportWidth":10.0,
+            "viewportHeight":8.0,"scrollX":0.0,"scrollY":0.0}}),
+        ),
+        "page.evaluate" => Ok(json!({"value":{"answer":42}})),
+        "page.wait" => Ok(json!({"waitedMs":5})),
+        _ => Err(RpcError::new(
+            -32601,
+            ErrorKind::InvalidRequest,
+            "method not found",
+        )),
+    })
+}
+
+/// The MCP client side: JSON-RPC lines over an in-memory pipe.
+struct Mcp {
+    writer: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    notifications: Vec<String>,
+    next_id: i64,
+    server: tokio::task::JoinHandle<Result<(), super::McpServeError>>,
+}
+
+impl Mcp {
+    async fn start(daemon: &FakeDaemon) -> Mcp {
+        Mcp::start_with(daemon, Session::Fresh).await
+    }
+
+    async fn start_with(daemon: &FakeDaemon, session: Session) -> Mcp {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let socket = daemon.socket.clone();
+        let server = tokio::spawn(async move { serve_on(&socket, session, split(theirs)).await });
+        let (r, writer) = split(ours);
+        let mut mcp = Mcp {
+            writer,
+            lines: BufReader::new(r).lines(),
+            notifications: Vec::new(),
+            next_id: 1,
+            server,
+        };
+        let init = mcp
+            .request(
+                "initialize",
+                json!({"protocolVersion":"2025-06-18","capabilities":{},
+                       "clientInfo":{"name":"test","version":"0"}}),
+            )
+            .await;
+        assert_eq!(init["serverInfo"]["name"], "cotab", "{init}");
+        assert_eq!(init["capabilities"]["tools"]["listChanged"], true, "{init}");
+        assert!(init["instructions"]
+            .as_str()
+            .is_some_and(|i| i.contains("browser_snapshot")));
+        mcp.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+            .await;
+        mcp
+    }
+
+    async fn send(&mut self, msg: Value) {
+        let mut bytes = msg.to_string().into_bytes();
+        bytes.push(b'\n');
+        self.writer.write_all(&bytes).await.expect("write");
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(DEADLINE, self.lines.next_line())
+            .await
+            .expect("the server answers in time")
+            .expect("read")
+            .expect("the server is still there");
+        serde_json::from_str(&line).expect("the server writes JSON lines")
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
+            .await;
+        loop {
+            let msg = self.next().await;
+            if msg["id"] == id {
+                assert!(msg.get("error").is_none(), "{method}: {msg}");
+                return msg["result"].clone();
+            }
+            if let Some(m) = msg["method"].as_str() {
+                self.notifications.push(m.to_string());
+            }
+        }
+    }
+
+    async fn tool_names(&mut self) -> Vec<String> {
+        let list = self.request("tools/list", json!({})).await;
+        list["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
+    /// Calls a tool; returns its text and whether it is an error.
+    async fn call(&mut self, name: &str, args: Value) -> (String, bool, Value) {
+        let r = self
+            .request("tools/call", json!({"name":name,"arguments":args}))
+            .await;
+        let text = r["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        (text, r["isError"] == true, r)
+    }
+
+    /// Closes the MCP side and waits for the server to stop.
+    async fn close(self) {
+        drop(self.writer);
+        drop(self.lines);
+        let outcome = tokio::time::timeout(DEADLINE, self.server)
+            .await
+            .expect("the server stops when its client goes")
+            .expect("the server task does not panic");
+        assert!(outcome.is_ok(), "{outcome:?}");
+    }
+}
+
+#[tokio::test]
+async fn snapshot_then_click_by_ref() {
+    let daemon = FakeDaemon::start(one_tab());
+    let mut mcp = Mcp::start(&daemon).await;
+    let hello = daemon.calls.lock().expect("lock")[0].clone();
+    assert_eq!(
+        hello,
+        (
+            "session.hello".to_string(),
+            json!({"protocolVersion":1,"agent":"cotab-mcp"})
+        )
+    );
+
+    let names = mcp.tool_names().await;
+    assert!(names.contains(&"browser_click".to_string()), "{names:?}");
+    assert!(
+        !names.contains(&"browser_evaluate".to_string()),
+        "{names:?}"
+    );
+
+    // The first call selects the first shared tab and takes control.
+    let (text, is_error, _) = mcp.call("browser_snapshot", json!({})).await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("- button \"Click me\" [ref=e2]"), "{text}");
+    assert!(text.contains("- Page URL: http://127.0.0.1/"), "{text}");
+    assert_eq!(
+        daemon.calls(),
+        vec![
+            ("tabs.list".to_string(), json!({})),
+            ("tabs.select".to_string(), json!({"tabId":7})),
+            ("control.acquire".to_string(), json!({})),
+            ("page.snapshot".to_string(), json!({})),
+        ]
+    );
+    daemon.clear();
+
+    // An action answers with its result and a fresh snapshot.
+    let (text, is_error, _) = mcp
+        .call(
+            "browser_click",
+            json!({"element":"Click me button","ref":"e2"}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.starts_with("### Result\nClicked Click me button\n"),
+        "{text}"
+    );
+    assert!(text.contains("[ref=e2]"), "{text}");
+    assert_eq!(
+        daemon.calls(),
+        vec![
+            ("input.click".to_string(), json!({"ref":"e2"})),
+            ("page.snapshot".to_string(), json!({})),
+        ]
+    );
+    daemon.clear();
+
+    // A broker error is a tool error that starts with its kind.
+    let (text, is_error, _) = mcp
+        .call("browser_click", json!({"element":"old button","ref":"e9"}))
+        .await;
+    assert!(is_error);
+    assert!(text.starts_with("STALE_REF: "), "{text}");
+    assert_eq!(daemon.methods(), vec!["input.click"]);
+    daemon.clear();
+
+    mcp.close().await;
+    let bye = daemon.calls.lock().expect("lock").last().cloned();
+    assert_eq!(bye, Some(("session.bye".to_string(), json!({}))));
+}
+
+#[tokio::test]
+async fn developer_mode_changes_the_tool_list() {
+    let daemon = FakeDaemon::start(one_tab());
+    let mut mcp = Mcp::start(&daemon).await;
+
+    let (text, is_error, _) = mcp
+        .call("browser_evaluate", json!({"function":"() => 1"}))
+        .await;
+    assert!(is_error);
+    assert!(text.starts_with("DEVELOPER_MODE_OFF: "), "{text}");
+    assert!(!daemon.methods().contains(&"page.evaluate".to_string()));
+
+    daemon.developer_mode.store(true, Ordering::SeqCst);
+    daemon
+        .push
+        .send(json!({"jsonrpc":"2.0","method":"developerMode.changed","params":{"enabled":true}}))
+        .expect("daemon runs");
+    // The client hears of it without asking.
+    tokio::time::timeout(DEADLINE, async {
+        while !mcp
+            .notifications
+            .iter()
+            .any(|m| m == "notifications/tools/list_changed")
+        {
+            let msg = mcp.next().await;
+            if let Some(m) = msg["method"].as_str() {
+                mcp.notifications.push(m.to_string());
+            }
+        }
+    })
+    .await
+    .expect("tools/list_changed arrives");
+    assert!(mcp
+        .tool_names()
+        .await
+        .contains(&"browser_evaluate".to_string()));
+
+    daemon.clear();
+    let (text, is_error, _) = mcp
+        .call(
+            "browser_evaluate",
+            json!({"function":"() => ({answer: 42})"}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(text.contains("\"answer\": 42"), "{text}");
+    let evaluate = daemon
+        .calls()
+        .into_iter()
+        .find(|(m, _)| m == "page.evaluate")
+        .expect("page.evaluate sent");
+    assert_eq!(
+        evaluate.1,
+        json!({"expression":"(() => ({answer: 42}))()","awaitPromise":true})
+    );
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn screenshot_is_image_content() {
+    let daemon = FakeDaemon::start(one_tab());
+    let mut mcp = Mcp::start(&daemon).await;
+    let (text, is_error, r) = mcp
+        .call(
+            "browser_take_screenshot",
+            json!({"type":"png","element":"the button","ref":"e2"}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(r["content"][1]["type"], "image", "{r}");
+    assert_eq!(r["content"][1]["mimeType"], "image/png", "{r}");
+    assert_eq!(r["content"][1]["data"], "iVBORw0KGgo=", "{r}");
+    let capture = daemon
+        .calls()
+        .into_iter()
+        .find(|(m, _)| m == "page.capture")
+        .expect("page.capture sent");
+    assert_eq!(capture.1, json!({"format":"png","clip":"e2"}));
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn other_tools_map_to_their_methods() {
+    let daemon = FakeDaemon::start(one_tab());
+    let mut mcp = Mcp::start(&daemon).await;
+    mcp.call("browser_snapshot", json!({})).await;
+    daemon.clear();
+
+    let (text, is_error, _) = mcp
+        .call(
+            "browser_type",
+            json!({"element":"name field","ref":"e3","text":"Ada","submit":true}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        daemon.calls()[0],
+        (
+            "input.type".to_string(),
+            json!({"text":"Ada","ref":"e3","clear":true,"submit":true})
+        )
+    );
+    daemon.clear();
+
+    mcp.call("browser_press_key", json!({"key":"Control+a"}))
+        .await;
+    assert_eq!(
+        daemon.calls()[0],
+        (
+            "input.press".to_string(),
+            json!({"key":"a","modifiers":["Control"]})
+        )
+    );
+    daemon.clear();
+
+    mcp.call("browser_wait_for", json!({"text":"Done"})).await;
+    assert_eq!(
+        daemon.calls()[0],
+        (
+            "page.wait".to_string(),
+            json!({"until":"text","text":"Done"})
+        )
+    );
+    daemon.clear();
+
+    let (text, is_error, _) = mcp
+        .call("browser_tabs", json!({"action":"select","index":1}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        daemon.methods(),
+        vec![
+            "tabs.list",
+            "tabs.select",
+            "control.acquire",
+            "page.snapshot"
+        ]
+    );
+    assert_eq!(daemon.calls()[1].1, json!({"tabId":8}));
+    daemon.clear();
+
+    let (text, _, _) = mcp.call("browser_tabs", json!({"action":"list"})).await;
+    assert!(text.contains("- 1: (current) [Second]"), "{text}");
+
+    // Arguments that do not fit the schema are the model's to fix.
+    let (text, is_error, _) = mcp.call("browser_click", json!({"element":"x"})).await;
+    assert!(is_error);
+    assert!(text.starts_with("INVALID_REQUEST: "), "{text}");
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn no_shared_tab_is_a_tool_error() {
+    let daemon = FakeDaemon::start(Arc::new(|method, _| match method {
+        "tabs.list" => Ok(json!({"tabs":[]})),
+        _ => Err(RpcError::new(
+            SERVER_ERROR,
+            ErrorKind::InvalidRequest,
+            "unexpected",
+        )),
+    }));
+    let mut mcp = Mcp::start(&daemon).await;
+    let (text, is_error, _) = mcp.call("browser_snapshot", json!({})).await;
+    assert!(is_error);
+    assert!(text.starts_with("TAB_NOT_SHARED: "), "{text}");
+    mcp.close().await;
+}
+
+#[tokio::test]
+async fn a_kept_session_is_resumed_and_left_resumable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("mcp.ticket");
+
+    // First run: no ticket yet, so a new session whose ticket is stored.
+    let daemon = FakeDaemon::start(one_tab());
+    let mcp = Mcp::start_with(&daemon, Session::Kept(file.clone())).await;
+    mcp.close().await;
+    assert_eq!(std::fs::read_to_string(&file).expect("ticket stored"), "t");
+    let methods: Vec<String> = daemon
+        .calls
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|(m, _)| m.clone())
+        .collect();
+    assert!(
+        methods.contains(&"session.hello".to_string()),
+        "{methods:?}"
+    );
+    assert!(!methods.contains(&"session.bye".to_string()), "{methods:?}");
+
+    // Next run: resumed, its selected tab is the current one at once.
+    let daemon = FakeDaemon::start(one_tab());
+    let mut mcp = Mcp::start_with(&daemon, Session::Kept(file.clone())).await;
+    let (text, is_error, _) = mcp.call("browser_snapshot", json!({})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(daemon.methods(), vec!["session.resume", "page.snapshot"]);
+    mcp.close().await;
+    assert!(!daemon.methods().contains(&"session.bye".to_string()));
+}

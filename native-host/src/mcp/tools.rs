@@ -1,0 +1,633 @@
+//! The MCP tools `cotab mcp` offers: their names (Playwright MCP's), their
+//! arguments as typed structs whose doc comments become the JSON schema's
+//! descriptions, the text an LLM reads about each, and the decoding of a
+//! `tools/call` into a [`ToolCall`].
+//!
+//! This module knows nothing of the daemon: what each tool does is
+//! [`super::bridge`]'s business.
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The tool that needs developer mode; listed only while it is on.
+pub(crate) const EVALUATE: &str = "browser_evaluate";
+
+/// Arguments of tools that take none.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct NoArgs {}
+
+/// What `browser_tabs` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum TabsAction {
+    List,
+    New,
+    Close,
+    Select,
+}
+
+/// Arguments of `browser_tabs`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TabsArgs {
+    /// Operation to perform: `list` the shared tabs, open a `new` one,
+    /// `close` one, or `select` the tab the other tools act on.
+    pub(crate) action: TabsAction,
+    /// Tab index (0-based, as `list` shows it), for `close` and `select`.
+    /// `close` without index or tabId closes the current tab.
+    pub(crate) index: Option<usize>,
+    /// Tab id (as `list` shows it), instead of `index`.
+    pub(crate) tab_id: Option<i32>,
+    /// For `new`: the http(s) URL to open; a blank tab when absent.
+    pub(crate) url: Option<String>,
+}
+
+/// Arguments of `browser_navigate`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct NavigateArgs {
+    /// The URL to navigate to (http or https).
+    pub(crate) url: String,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ButtonArg {
+    Left,
+    Right,
+    Middle,
+}
+
+/// A modifier key, as Playwright names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub(crate) enum ModifierArg {
+    Alt,
+    Control,
+    ControlOrMeta,
+    Meta,
+    Shift,
+}
+
+/// Arguments of `browser_click`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ClickArgs {
+    /// Human-readable element description used to obtain permission to
+    /// interact with the element.
+    pub(crate) element: String,
+    /// Exact target element reference from the page snapshot.
+    #[serde(rename = "ref")]
+    pub(crate) target: String,
+    /// Whether to perform a double click instead of a single click.
+    #[serde(default)]
+    pub(crate) double_click: bool,
+    /// Button to click, defaults to left.
+    pub(crate) button: Option<ButtonArg>,
+    /// Modifier keys to press during the click.
+    #[serde(default)]
+    pub(crate) modifiers: Vec<ModifierArg>,
+}
+
+/// Arguments of `browser_hover`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct ElementArgs {
+    /// Human-readable element description used to obtain permission to
+    /// interact with the element.
+    pub(crate) element: String,
+    /// Exact target element reference from the page snapshot.
+    #[serde(rename = "ref")]
+    pub(crate) target: String,
+}
+
+/// Arguments of `browser_type`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct TypeArgs {
+    /// Human-readable element description used to obtain permission to
+    /// interact with the element.
+    pub(crate) element: String,
+    /// Exact target element reference from the page snapshot.
+    #[serde(rename = "ref")]
+    pub(crate) target: String,
+    /// Text to type into the element; it replaces the element's value.
+    pub(crate) text: String,
+    /// Whether to submit entered text (press Enter after).
+    #[serde(default)]
+    pub(crate) submit: bool,
+}
+
+/// Arguments of `browser_press_key`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct PressKeyArgs {
+    /// Name of the key to press or a character to generate, such as
+    /// `ArrowLeft` or `a`; modifiers first for a combination, such as
+    /// `Control+a` or `Shift+Tab`.
+    pub(crate) key: String,
+}
+
+/// Arguments of `browser_select_option`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct SelectOptionArgs {
+    /// Human-readable element description used to obtain permission to
+    /// interact with the element.
+    pub(crate) element: String,
+    /// Exact target element reference from the page snapshot.
+    #[serde(rename = "ref")]
+    pub(crate) target: String,
+    /// Array of values to select in the dropdown, by value or visible
+    /// label. This can be a single value or multiple values.
+    pub(crate) values: Vec<String>,
+}
+
+/// Arguments of `browser_drag`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DragArgs {
+    /// Human-readable source element description used to obtain the
+    /// permission to interact with the element.
+    pub(crate) start_element: String,
+    /// Exact source element reference from the page snapshot.
+    pub(crate) start_ref: String,
+    /// Human-readable target element description used to obtain the
+    /// permission to interact with the element.
+    pub(crate) end_element: String,
+    /// Exact target element reference from the page snapshot.
+    pub(crate) end_ref: String,
+}
+
+/// An image format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ImageType {
+    #[default]
+    Png,
+    Jpeg,
+}
+
+/// Arguments of `browser_take_screenshot`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScreenshotArgs {
+    /// Image format for the screenshot. Default is png.
+    #[serde(default, rename = "type")]
+    pub(crate) kind: ImageType,
+    /// Human-readable element description used to obtain permission to
+    /// screenshot the element. If not provided, the screenshot is taken of
+    /// the viewport. If element is provided, ref must be provided too.
+    pub(crate) element: Option<String>,
+    /// Exact target element reference from the page snapshot. If not
+    /// provided, the screenshot is taken of the viewport. If ref is
+    /// provided, element must be provided too.
+    #[serde(rename = "ref")]
+    pub(crate) target: Option<String>,
+}
+
+/// Arguments of `browser_wait_for`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WaitForArgs {
+    /// The time to wait in seconds.
+    pub(crate) time: Option<f64>,
+    /// The text to wait for.
+    pub(crate) text: Option<String>,
+    /// The text to wait for to disappear.
+    pub(crate) text_gone: Option<String>,
+}
+
+/// Arguments of `browser_handle_dialog`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct HandleDialogArgs {
+    /// Whether to accept the dialog.
+    pub(crate) accept: bool,
+    /// The text of the prompt in case of a prompt dialog.
+    pub(crate) prompt_text: Option<String>,
+}
+
+/// Arguments of `browser_file_upload`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct FileUploadArgs {
+    /// The absolute paths to the files to upload. Each must be under a
+    /// directory the person allowed for uploads.
+    pub(crate) paths: Vec<String>,
+    /// Human-readable description of the file input.
+    pub(crate) element: Option<String>,
+    /// Exact reference of the `<input type=file>` from the page snapshot.
+    #[serde(rename = "ref")]
+    pub(crate) target: Option<String>,
+}
+
+/// Arguments of `browser_evaluate`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+pub(crate) struct EvaluateArgs {
+    /// `() => { /* code */ }` or `async () => { … }`: a JavaScript function
+    /// run in the page; its return value (JSON) is the result.
+    pub(crate) function: String,
+    /// Human-readable element description (not supported: find the element
+    /// in the function, e.g. with `document.querySelector`).
+    pub(crate) element: Option<String>,
+    /// Element reference (not supported, see `element`).
+    #[serde(rename = "ref")]
+    pub(crate) target: Option<String>,
+}
+
+/// Why a `tools/call` could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ArgsError {
+    /// No tool has that name.
+    #[error("unknown tool")]
+    UnknownTool,
+    /// The arguments do not fit the tool's schema.
+    #[error("invalid arguments for {tool}: {reason}")]
+    Invalid {
+        /// The tool.
+        tool: &'static str,
+        /// serde's account of the mismatch.
+        reason: String,
+    },
+}
+
+fn parse_args<T: DeserializeOwned>(tool: &'static str, args: JsonObject) -> Result<T, ArgsError> {
+    serde_json::from_value(Value::Object(args)).map_err(|e| ArgsError::Invalid {
+        tool,
+        reason: e.to_string(),
+    })
+}
+
+/// The JSON schema of `T` as MCP wants an input schema: an object schema,
+/// every subschema inline, optional fields simply not required (no `null`
+/// type, which clients that coerce command-line values by `type` would not
+/// understand).
+pub(crate) fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    drop_null(&mut schema);
+    unwrap_descriptions(&mut schema);
+    let mut object = match schema {
+        Value::Object(o) => o,
+        _ => JsonObject::new(),
+    };
+    // The struct's own doc line is for Rust readers; the tool's description
+    // speaks for it.
+    object.remove("$schema");
+    object.remove("title");
+    object.remove("description");
+    object
+        .entry("type")
+        .or_insert_with(|| Value::String("object".into()));
+    object
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    Arc::new(object)
+}
+
+/// Removes `null` from the schema's types: an `Option` field is described
+/// by its value's schema and simply left out of `required`.
+fn drop_null(schema: &mut Value) {
+    let Value::Object(object) = schema else {
+        if let Value::Array(items) = schema {
+            items.iter_mut().for_each(drop_null);
+        }
+        return;
+    };
+    if let Some(Value::Array(types)) = object.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            object.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = object.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(alternatives)) = object.get_mut(key) else {
+            continue;
+        };
+        alternatives.retain(|a| a.get("type").is_none_or(|t| t != "null"));
+        if let [Value::Object(only)] = alternatives.as_slice() {
+            let only = only.clone();
+            object.remove(key);
+            for (k, v) in only {
+                object.entry(k).or_insert(v);
+            }
+        }
+    }
+    object.values_mut().for_each(drop_null);
+}
+
+/// Joins the lines of doc-comment descriptions: the model reads one
+/// sentence, not the source's line breaks.
+fn unwrap_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" => {
+                        *text = text.replace('\n', " ");
+                    }
+                    other => unwrap_descriptions(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
+fn tool<T: JsonSchema>(
+    name: &'static str,
+    title: &'static str,
+    read_only: bool,
+    description: &'static str,
+) -> Tool {
+    let annotations = ToolAnnotations::with_title(title)
+        .read_only(read_only)
+        .destructive(false)
+        .open_world(true);
+    Tool::new(name, description, input_schema::<T>()).with_annotations(annotations)
+}
+
+macro_rules! tools {
+    ($( $variant:ident($args:ty) => $name:literal, $title:literal, read_only: $ro:expr, $desc:expr; )*) => {
+        /// A decoded `tools/call`: one variant per tool, arguments typed.
+        #[derive(Debug, Clone, PartialEq)]
+        pub(crate) enum ToolCall {
+            $( $variant($args), )*
+        }
+
+        /// Every tool name, in listing order.
+        #[cfg(test)]
+        pub(crate) const NAMES: &[&str] = &[$($name),*];
+
+        impl ToolCall {
+            /// Decodes the call of tool `name` with `args`.
+            pub(crate) fn parse(name: &str, args: JsonObject) -> Result<ToolCall, ArgsError> {
+                match name {
+                    $( $name => parse_args::<$args>($name, args).map(ToolCall::$variant), )*
+                    _ => Err(ArgsError::UnknownTool),
+                }
+            }
+
+            /// The tool's name.
+            #[cfg(test)]
+            pub(crate) fn name(&self) -> &'static str {
+                match self {
+                    $( ToolCall::$variant(_) => $name, )*
+                }
+            }
+        }
+
+        fn all_tools() -> Vec<Tool> {
+            vec![ $( tool::<$args>($name, $title, $ro, $desc), )* ]
+        }
+    };
+}
+
+tools! {
+    Tabs(TabsArgs) => "browser_tabs", "Manage tabs", read_only: false,
+        "List, create, close, or select a browser tab. Only the tabs the person shared with you \
+         exist for you; a tab you open with `new` is shared with you and becomes the current tab. \
+         `select` makes a tab the current one (the tab every other tool acts on) and takes \
+         control of it.";
+    Navigate(NavigateArgs) => "browser_navigate", "Navigate to a URL", read_only: false,
+        "Navigate the current tab to a URL (http or https only) and wait for it to load. \
+         Answers with a snapshot of the new page.";
+    NavigateBack(NoArgs) => "browser_navigate_back", "Go back", read_only: false,
+        "Go back to the previous page in the current tab's history. Answers with a snapshot.";
+    Snapshot(NoArgs) => "browser_snapshot", "Page snapshot", read_only: true,
+        "Capture an accessibility snapshot of the current page; this is better than a \
+         screenshot. Every element you can act on is listed with a ref such as [ref=e12]: pass \
+         it as `ref` to the other tools. Refs are valid until the next snapshot or navigation.";
+    Click(ClickArgs) => "browser_click", "Click", read_only: false,
+        "Perform a click on a web page element (by its ref from the latest snapshot). Answers \
+         with a fresh snapshot.";
+    Hover(ElementArgs) => "browser_hover", "Hover mouse", read_only: false,
+        "Hover the mouse over an element on the page (by its ref from the latest snapshot).";
+    Type(TypeArgs) => "browser_type", "Type text", read_only: false,
+        "Type text into an editable element (by its ref from the latest snapshot), replacing \
+         its value; `submit` presses Enter afterwards.";
+    PressKey(PressKeyArgs) => "browser_press_key", "Press a key", read_only: false,
+        "Press a key on the keyboard, at the focused element.";
+    SelectOption(SelectOptionArgs) => "browser_select_option", "Select option", read_only: false,
+        "Select an option in a dropdown (a `<select>`, by its ref from the latest snapshot).";
+    Drag(DragArgs) => "browser_drag", "Drag mouse", read_only: false,
+        "Perform drag and drop between two elements (by their refs from the latest snapshot).";
+    TakeScreenshot(ScreenshotArgs) => "browser_take_screenshot", "Take a screenshot", read_only: true,
+        "Take a screenshot of the current tab's viewport, or of one element. You can't perform \
+         actions based on the screenshot: use browser_snapshot for refs.";
+    WaitFor(WaitForArgs) => "browser_wait_for", "Wait for", read_only: true,
+        "Wait for text to appear or disappear or a specified time to pass. Answers with a \
+         snapshot.";
+    HandleDialog(HandleDialogArgs) => "browser_handle_dialog", "Handle a dialog", read_only: false,
+        "Handle a dialog (alert, confirm, prompt, beforeunload) open on the current tab: \
+         actions fail with DIALOG_OPEN until it is handled.";
+    ConsoleMessages(NoArgs) => "browser_console_messages", "Get console messages", read_only: true,
+        "Returns all console messages and uncaught exceptions of the current tab.";
+    FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false,
+        "Set the files of a file input (`<input type=file>`, by its ref from the latest \
+         snapshot).";
+    Evaluate(EvaluateArgs) => "browser_evaluate", "Evaluate JavaScript", read_only: false,
+        "Evaluate a JavaScript function on the current page and return its value. Only \
+         available while the person has turned developer mode on in the cotab popup.";
+}
+
+/// The tools to list: all of them while developer mode is on, all but
+/// [`EVALUATE`] while it is off.
+pub(crate) fn definitions(developer_mode: bool) -> Vec<Tool> {
+    all_tools()
+        .into_iter()
+        .filter(|t| developer_mode || t.name != EVALUATE)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> JsonObject {
+        match v {
+            Value::Object(o) => o,
+            _ => panic!("not an object"),
+        }
+    }
+
+    #[test]
+    fn evaluate_is_listed_only_in_developer_mode() {
+        let off: Vec<_> = definitions(false).into_iter().map(|t| t.name).collect();
+        let on: Vec<_> = definitions(true).into_iter().map(|t| t.name).collect();
+        assert!(!off.iter().any(|n| n == EVALUATE), "{off:?}");
+        assert!(on.iter().any(|n| n == EVALUATE), "{on:?}");
+        assert_eq!(on.len(), NAMES.len());
+        assert_eq!(off.len(), NAMES.len() - 1);
+        for name in [
+            "browser_tabs",
+            "browser_navigate",
+            "browser_navigate_back",
+            "browser_snapshot",
+            "browser_click",
+            "browser_hover",
+            "browser_type",
+            "browser_press_key",
+            "browser_select_option",
+            "browser_drag",
+            "browser_take_screenshot",
+            "browser_wait_for",
+            "browser_handle_dialog",
+            "browser_console_messages",
+            "browser_file_upload",
+        ] {
+            assert!(off.iter().any(|n| n == name), "{name} missing from {off:?}");
+        }
+    }
+
+    #[test]
+    fn every_tool_has_a_description_title_and_object_schema() {
+        for t in definitions(true) {
+            let description = t.description.as_deref().unwrap_or_default();
+            assert!(description.len() > 30, "{}: {description}", t.name);
+            let title = t.annotations.as_ref().and_then(|a| a.title.as_deref());
+            assert!(title.is_some_and(|t| !t.is_empty()), "{}", t.name);
+            assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+            assert!(t.input_schema["properties"].is_object(), "{}", t.name);
+            // The schema is self-contained, so clients need not resolve refs.
+            let text = serde_json::to_string(&*t.input_schema).expect("serialises");
+            assert!(!text.contains("$ref"), "{}: {text}", t.name);
+            assert!(!text.contains("null"), "{}: {text}", t.name);
+            assert!(!text.contains("\\n"), "{}: {text}", t.name);
+        }
+    }
+
+    fn schema_of(name: &str) -> Value {
+        let t = definitions(true)
+            .into_iter()
+            .find(|t| t.name == name)
+            .expect("tool exists");
+        Value::Object((*t.input_schema).clone())
+    }
+
+    #[test]
+    fn click_schema_golden() {
+        let s = schema_of("browser_click");
+        assert_eq!(s["required"], json!(["element", "ref"]));
+        assert_eq!(s["properties"]["ref"]["type"], "string");
+        assert!(s["properties"]["ref"]["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("snapshot")));
+        assert_eq!(s["properties"]["doubleClick"]["type"], "boolean");
+        assert_eq!(s["properties"]["button"]["type"], "string");
+        assert_eq!(
+            s["properties"]["button"]["enum"],
+            json!(["left", "right", "middle"])
+        );
+        assert_eq!(s["properties"]["modifiers"]["type"], "array");
+        assert_eq!(
+            s["properties"]["modifiers"]["items"]["enum"],
+            json!(["Alt", "Control", "ControlOrMeta", "Meta", "Shift"])
+        );
+    }
+
+    #[test]
+    fn other_schemas_name_their_fields_as_playwright_does() {
+        let required = |name: &str| schema_of(name)["required"].clone();
+        assert_eq!(required("browser_tabs"), json!(["action"]));
+        assert_eq!(
+            schema_of("browser_tabs")["properties"]["action"]["enum"],
+            json!(["list", "new", "close", "select"])
+        );
+        assert_eq!(required("browser_navigate"), json!(["url"]));
+        assert_eq!(required("browser_hover"), json!(["element", "ref"]));
+        assert_eq!(required("browser_type"), json!(["element", "ref", "text"]));
+        assert_eq!(required("browser_press_key"), json!(["key"]));
+        assert_eq!(
+            required("browser_select_option"),
+            json!(["element", "ref", "values"])
+        );
+        assert_eq!(
+            required("browser_drag"),
+            json!(["startElement", "startRef", "endElement", "endRef"])
+        );
+        assert_eq!(required("browser_handle_dialog"), json!(["accept"]));
+        assert_eq!(required("browser_file_upload"), json!(["paths"]));
+        assert_eq!(required("browser_evaluate"), json!(["function"]));
+        let shot = schema_of("browser_take_screenshot");
+        assert_eq!(shot["properties"]["type"]["enum"], json!(["png", "jpeg"]));
+        assert!(shot.get("required").is_none_or(|r| r == &json!([])));
+        let wait = schema_of("browser_wait_for");
+        assert_eq!(wait["properties"]["time"]["type"], "number");
+        assert!(wait["properties"]["textGone"].is_object());
+        for name in [
+            "browser_snapshot",
+            "browser_navigate_back",
+            "browser_console_messages",
+        ] {
+            assert_eq!(schema_of(name)["properties"], json!({}), "{name}");
+        }
+    }
+
+    #[test]
+    fn calls_decode_to_typed_arguments() {
+        assert_eq!(
+            ToolCall::parse(
+                "browser_click",
+                args(
+                    json!({"element": "Submit button", "ref": "e4", "doubleClick": true, "modifiers": ["Shift"]})
+                )
+            ),
+            Ok(ToolCall::Click(ClickArgs {
+                element: "Submit button".into(),
+                target: "e4".into(),
+                double_click: true,
+                button: None,
+                modifiers: vec![ModifierArg::Shift],
+            }))
+        );
+        assert_eq!(
+            ToolCall::parse("browser_snapshot", JsonObject::new()),
+            Ok(ToolCall::Snapshot(NoArgs {}))
+        );
+        assert_eq!(
+            ToolCall::parse(
+                "browser_tabs",
+                args(json!({"action": "select", "index": 1}))
+            ),
+            Ok(ToolCall::Tabs(TabsArgs {
+                action: TabsAction::Select,
+                index: Some(1),
+                tab_id: None,
+                url: None,
+            }))
+        );
+        assert_eq!(
+            ToolCall::parse("browser_take_screenshot", JsonObject::new()),
+            Ok(ToolCall::TakeScreenshot(ScreenshotArgs {
+                kind: ImageType::Png,
+                element: None,
+                target: None,
+            }))
+        );
+        assert_eq!(
+            ToolCall::parse("browser_teleport", JsonObject::new()),
+            Err(ArgsError::UnknownTool)
+        );
+        let err = ToolCall::parse("browser_click", args(json!({"element": "x"})))
+            .expect_err("ref is required");
+        assert!(err.to_string().contains("`ref`"), "{err}");
+        assert!(err
+            .to_string()
+            .starts_with("invalid arguments for browser_click"));
+        for name in NAMES {
+            let call = ToolCall::parse(name, JsonObject::new());
+            if let Ok(call) = call {
+                assert_eq!(call.name(), *name);
+            }
+        }
+    }
+}

@@ -1,0 +1,587 @@
+//! The text of `page.snapshot`: CDP accessibility trees (`AXNode`s from
+//! `Accessibility.getFullAXTree`, one tree per frame) → a compact outline,
+//! one node a line, with element refs. Pure: no I/O, no core state.
+//!
+//! A line reads `- role "name" [state…] [ref=eN]: "value"`, indented two
+//! spaces per depth. Ignored nodes and unnamed generic containers are left
+//! out (their children move up); static text that only repeats its
+//! parent's name is dropped. Each child frame's tree hangs under the node of
+//! its `<iframe>` element. Refs go to actionable nodes (buttons, links,
+//! fields, options, …) and to named ones (headings, images, landmarks …),
+//! numbered from the number the core gives; the [`NodeRef`]s are returned
+//! in ref order for the core to store.
+//!
+//! It does not own: reading the trees from the browser, or ref validity
+//! ([`crate::broker`]).
+
+use crate::broker::NodeRef;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// Longest name or value shown, in characters.
+const MAX_NAME: usize = 300;
+
+/// Roles that get a ref even without a name.
+const ACTIONABLE: &[&str] = &[
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "listbox",
+    "option",
+    "checkbox",
+    "radio",
+    "switch",
+    "slider",
+    "spinbutton",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "tab",
+    "treeitem",
+    "gridcell",
+    "columnheader",
+    "rowheader",
+    "scrollbar",
+    "menulistpopup",
+    "popupbutton",
+    "togglebutton",
+    "textfield",
+    "disclosuretriangle",
+];
+
+/// Roles whose value is shown after the line.
+const WITH_VALUE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton", "slider"];
+
+/// Containers left out when unnamed (documents are always left out).
+const COLLAPSED: &[&str] = &["generic", "none", "presentation"];
+
+/// One CDP `AXNode`, the fields the outline reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AxNode {
+    /// Id within its tree.
+    pub node_id: String,
+    /// Ignored for accessibility (hidden, presentational …).
+    #[serde(default)]
+    pub ignored: bool,
+    /// Its role.
+    #[serde(default)]
+    pub role: Option<AxValue>,
+    /// Its accessible name.
+    #[serde(default)]
+    pub name: Option<AxValue>,
+    /// Its value (text fields, sliders …).
+    #[serde(default)]
+    pub value: Option<AxValue>,
+    /// Its states and other properties.
+    #[serde(default)]
+    pub properties: Vec<AxProperty>,
+    /// Children, in order.
+    #[serde(default)]
+    pub child_ids: Vec<String>,
+    /// Its parent.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    /// The DOM node behind it.
+    #[serde(default, rename = "backendDOMNodeId")]
+    pub backend_dom_node_id: Option<i64>,
+}
+
+/// A CDP `AXValue`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AxValue {
+    /// The value.
+    #[serde(default)]
+    pub value: Option<Value>,
+}
+
+/// A CDP `AXProperty`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct AxProperty {
+    /// Its name, e.g. `checked`.
+    pub name: String,
+    /// Its value.
+    pub value: AxValue,
+}
+
+/// The accessibility tree of one frame.
+#[derive(Debug, Clone)]
+pub struct FrameTree {
+    /// The CDP frame id.
+    pub frame_id: String,
+    /// `backendNodeId` of the `<iframe>` element that holds it (none for
+    /// the main frame).
+    pub owner: Option<i64>,
+    /// Its nodes, as `Accessibility.getFullAXTree` returns them.
+    pub nodes: Vec<AxNode>,
+}
+
+/// A rendered outline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outline {
+    /// The text, lines joined with `\n`.
+    pub text: String,
+    /// The element of each ref shown, in ref order.
+    pub refs: Vec<NodeRef>,
+    /// Cut at the character limit.
+    pub truncated: bool,
+}
+
+struct Line {
+    depth: usize,
+    head: String,
+    tail: String,
+    node: Option<NodeRef>,
+}
+
+fn text_of(v: Option<&AxValue>) -> String {
+    match v.and_then(|v| v.value.as_ref()) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// Whitespace collapsed, trimmed, cut at [`MAX_NAME`] characters.
+fn tidy(s: &str) -> String {
+    let mut out = String::new();
+    for (i, word) in s.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    if out.chars().count() > MAX_NAME {
+        out = out.chars().take(MAX_NAME).collect();
+        out.push('…');
+    }
+    out
+}
+
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            _ => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a Value> {
+    n.properties
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(|p| p.value.value.as_ref())
+}
+
+fn truthy(v: Option<&Value>) -> bool {
+    matches!(v, Some(Value::Bool(true))) || v.and_then(Value::as_str) == Some("true")
+}
+
+fn states(n: &AxNode, role: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    match prop(n, "checked") {
+        Some(v) if v.as_str() == Some("mixed") => out.push("mixed".to_string()),
+        Some(v) if truthy(Some(v)) => out.push("checked".to_string()),
+        Some(_) => out.push("unchecked".to_string()),
+        None => {}
+    }
+    if truthy(prop(n, "pressed")) {
+        out.push("pressed".into());
+    }
+    if truthy(prop(n, "disabled")) {
+        out.push("disabled".into());
+    }
+    match prop(n, "expanded") {
+        Some(v) if truthy(Some(v)) => out.push("expanded".into()),
+        Some(_) => out.push("collapsed".into()),
+        None => {}
+    }
+    if truthy(prop(n, "focused")) {
+        out.push("focused".into());
+    }
+    if truthy(prop(n, "selected")) {
+        out.push("selected".into());
+    }
+    if truthy(prop(n, "required")) {
+        out.push("required".into());
+    }
+    if role == "heading" {
+        if let Some(level) = prop(n, "level").and_then(Value::as_f64) {
+            out.push(format!("level={level}"));
+        }
+    }
+    if role == "link" {
+        if let Some(url) = prop(n, "url").and_then(Value::as_str) {
+            if !url.is_empty() {
+                out.push(format!("url={}", tidy(url)));
+            }
+        }
+    }
+    out
+}
+
+struct Item {
+    frame: usize,
+    node: usize,
+    depth: usize,
+    /// The name of the nearest ancestor shown.
+    parent_name: String,
+}
+
+/// Renders `frames` (the main frame first) from ref number `first_ref`
+/// within `max_chars` characters.
+pub fn render(frames: &[FrameTree], first_ref: u64, max_chars: usize) -> Outline {
+    let lines = collect(frames);
+    let mut text = String::new();
+    let mut used = 0usize;
+    let mut refs = Vec::new();
+    let total = lines.len();
+    let mut shown = 0usize;
+    let mut truncated = false;
+    for (i, line) in lines.into_iter().enumerate() {
+        let mut s = "  ".repeat(line.depth);
+        s.push_str("- ");
+        s.push_str(&line.head);
+        if line.node.is_some() {
+            s.push_str(&format!(" [ref=e{}]", first_ref + refs.len() as u64));
+        }
+        s.push_str(&line.tail);
+        let len = s.chars().count() + usize::from(i > 0);
+        // Room for this line and, when more lines follow, for the marker
+        // that would end the outline right after it.
+        let rest = total - i - 1;
+        let reserve = if rest > 0 {
+            marker(rest).chars().count() + 1
+        } else {
+            0
+        };
+        if used + len + reserve > max_chars {
+            truncated = true;
+            break;
+        }
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(&s);
+        used += len;
+        shown += 1;
+        if let Some(n) = line.node {
+            refs.push(n);
+        }
+    }
+    if truncated {
+        let m = marker(total - shown);
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&m);
+    }
+    Outline {
+        text,
+        refs,
+        truncated,
+    }
+}
+
+fn marker(n: usize) -> String {
+    format!("- … (truncated: {n} more nodes)")
+}
+
+fn collect(frames: &[FrameTree]) -> Vec<Line> {
+    let index: Vec<HashMap<&str, usize>> = frames
+        .iter()
+        .map(|f| {
+            f.nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.node_id.as_str(), i))
+                .collect()
+        })
+        .collect();
+    let owners: HashMap<i64, usize> = frames
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter_map(|(i, f)| f.owner.map(|o| (o, i)))
+        .collect();
+    let root = |f: usize| -> Option<usize> {
+        let nodes = &frames.get(f)?.nodes;
+        nodes
+            .iter()
+            .position(|n| n.parent_id.is_none())
+            .or(if nodes.is_empty() { None } else { Some(0) })
+    };
+    let mut lines = Vec::new();
+    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    let mut frames_used: HashSet<usize> = HashSet::new();
+    let mut stack: Vec<Item> = Vec::new();
+    if let Some(r) = root(0) {
+        frames_used.insert(0);
+        stack.push(Item {
+            frame: 0,
+            node: r,
+            depth: 0,
+            parent_name: String::new(),
+        });
+    }
+    // Iterative, so a deeply nested page cannot exhaust the stack.
+    while let Some(item) = stack.pop() {
+        if !seen.insert((item.frame, item.node)) {
+            continue;
+        }
+        let frame = &frames[item.frame];
+        let n = &frame.nodes[item.node];
+        let role = text_of(n.role.as_ref()).to_ascii_lowercase();
+        let name = tidy(&text_of(n.name.as_ref()));
+        if matches!(role.as_str(), "inlinetextbox" | "linebreak") {
+            continue;
+        }
+        let document = matches!(role.as_str(), "rootwebarea" | "webarea");
+        let shown =
+            if n.ignored || document || (name.is_empty() && COLLAPSED.contains(&role.as_str())) {
+                false
+            } else if role == "statictext" {
+                if !name.is_empty() && name != item.parent_name {
+                    lines.push(Line {
+                        depth: item.depth,
+                        head: format!("text {}", quoted(&name)),
+                        tail: String::new(),
+                        node: None,
+                    });
+                }
+                continue;
+            } else {
+                let mut head = if role.is_empty() {
+                    "node".to_string()
+                } else {
+                    role.clone()
+                };
+                if !name.is_empty() {
+                    head.push(' ');
+                    head.push_str(&quoted(&name));
+                }
+                for s in states(n, &role) {
+                    head.push_str(&format!(" [{s}]"));
+                }
+                let mut tail = String::new();
+                if WITH_VALUE.contains(&role.as_str()) {
+                    let v = tidy(&text_of(n.value.as_ref()));
+                    if !v.is_empty() {
+                        tail = format!(": {}", quoted(&v));
+                    }
+                }
+                let wants_ref = ACTIONABLE.contains(&role.as_str()) || !name.is_empty();
+                let node = n
+                    .backend_dom_node_id
+                    .filter(|_| wants_ref)
+                    .map(|id| NodeRef {
+                        frame: frame.frame_id.clone(),
+                        backend_node_id: id,
+                    });
+                lines.push(Line {
+                    depth: item.depth,
+                    head,
+                    tail,
+                    node,
+                });
+                true
+            };
+        let (depth, parent_name) = if shown {
+            (item.depth + 1, name)
+        } else {
+            (item.depth, item.parent_name)
+        };
+        // The frame's content goes after the element's own children: push
+        // it first.
+        if let Some(&child) = n.backend_dom_node_id.and_then(|b| owners.get(&b)) {
+            if frames_used.insert(child) {
+                if let Some(r) = root(child) {
+                    stack.push(Item {
+                        frame: child,
+                        node: r,
+                        depth,
+                        parent_name: parent_name.clone(),
+                    });
+                }
+            }
+        }
+        for id in n.child_ids.iter().rev() {
+            if let Some(&c) = index[item.frame].get(id.as_str()) {
+                stack.push(Item {
+                    frame: item.frame,
+                    node: c,
+                    depth,
+                    parent_name: parent_name.clone(),
+                });
+            }
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn nodes(v: Value) -> Vec<AxNode> {
+        serde_json::from_value(v).expect("AX nodes")
+    }
+
+    fn page() -> Vec<FrameTree> {
+        let main = nodes(json!([
+            {"nodeId": "1", "role": {"value": "RootWebArea"}, "name": {"value": "Sign up"},
+             "childIds": ["2"], "backendDOMNodeId": 1},
+            {"nodeId": "2", "parentId": "1", "role": {"value": "generic"}, "name": {"value": ""},
+             "childIds": ["3", "4", "6", "8", "9", "10", "11", "12", "13"], "backendDOMNodeId": 2},
+            {"nodeId": "3", "parentId": "2", "role": {"value": "heading"}, "name": {"value": "Create an  account"},
+             "properties": [{"name": "level", "value": {"type": "integer", "value": 1}}],
+             "childIds": ["3a"], "backendDOMNodeId": 3},
+            {"nodeId": "3a", "parentId": "3", "role": {"value": "StaticText"}, "name": {"value": "Create an account"}},
+            {"nodeId": "4", "parentId": "2", "role": {"value": "textbox"}, "name": {"value": "Email"},
+             "value": {"type": "string", "value": "a@b.c"},
+             "properties": [{"name": "focused", "value": {"type": "booleanOrUndefined", "value": true}},
+                            {"name": "required", "value": {"type": "boolean", "value": true}}],
+             "backendDOMNodeId": 4},
+            {"nodeId": "6", "parentId": "2", "role": {"value": "checkbox"}, "name": {"value": "I accept \"the\" terms"},
+             "properties": [{"name": "checked", "value": {"type": "tristate", "value": "false"}}],
+             "backendDOMNodeId": 6},
+            {"nodeId": "8", "parentId": "2", "ignored": true, "role": {"value": "none"},
+             "childIds": ["8a"], "backendDOMNodeId": 8},
+            {"nodeId": "8a", "parentId": "8", "role": {"value": "button"}, "name": {"value": "Sign up"},
+             "properties": [{"name": "disabled", "value": {"type": "boolean", "value": true}}],
+             "childIds": ["8b"], "backendDOMNodeId": 9},
+            {"nodeId": "8b", "parentId": "8a", "role": {"value": "StaticText"}, "name": {"value": "Sign up"}},
+            {"nodeId": "9", "parentId": "2", "role": {"value": "link"}, "name": {"value": "Help"},
+             "properties": [{"name": "url", "value": {"type": "string", "value": "http://a/help"}}],
+             "backendDOMNodeId": 10},
+            {"nodeId": "10", "parentId": "2", "role": {"value": "paragraph"}, "name": {"value": ""},
+             "childIds": ["10a"], "backendDOMNodeId": 11},
+            {"nodeId": "10a", "parentId": "10", "role": {"value": "StaticText"}, "name": {"value": "Some text"},
+             "childIds": ["10b"]},
+            {"nodeId": "10b", "parentId": "10a", "role": {"value": "InlineTextBox"}, "name": {"value": "Some text"}},
+            {"nodeId": "11", "parentId": "2", "role": {"value": "combobox"}, "name": {"value": "Country"},
+             "value": {"type": "string", "value": "France"},
+             "properties": [{"name": "expanded", "value": {"type": "booleanOrUndefined", "value": false}}],
+             "backendDOMNodeId": 12},
+            {"nodeId": "12", "parentId": "2", "role": {"value": "Iframe"}, "name": {"value": ""},
+             "backendDOMNodeId": 13},
+            {"nodeId": "13", "parentId": "2", "role": {"value": "button"}, "name": {"value": ""},
+             "backendDOMNodeId": 14}
+        ]));
+        let child = nodes(json!([
+            {"nodeId": "1", "role": {"value": "RootWebArea"}, "name": {"value": "inner"},
+             "childIds": ["2"], "backendDOMNodeId": 100},
+            {"nodeId": "2", "parentId": "1", "role": {"value": "radio"}, "name": {"value": "Inner choice"},
+             "properties": [{"name": "checked", "value": {"type": "tristate", "value": "true"}}],
+             "backendDOMNodeId": 101}
+        ]));
+        vec![
+            FrameTree {
+                frame_id: "MAIN".into(),
+                owner: None,
+                nodes: main,
+            },
+            FrameTree {
+                frame_id: "CHILD".into(),
+                owner: Some(13),
+                nodes: child,
+            },
+        ]
+    }
+
+    const EXPECTED: &str = r#"- heading "Create an account" [level=1] [ref=e5]
+- textbox "Email" [focused] [required] [ref=e6]: "a@b.c"
+- checkbox "I accept \"the\" terms" [unchecked] [ref=e7]
+- button "Sign up" [disabled] [ref=e8]
+- link "Help" [url=http://a/help] [ref=e9]
+- paragraph
+  - text "Some text"
+- combobox "Country" [collapsed] [ref=e10]: "France"
+- iframe
+  - radio "Inner choice" [checked] [ref=e11]
+- button [ref=e12]"#;
+
+    #[test]
+    fn outline_shows_roles_names_states_values_and_refs() {
+        let o = render(&page(), 5, 40_000);
+        assert_eq!(o.text, EXPECTED);
+        assert!(!o.truncated);
+        let ids: Vec<(String, i64)> = o
+            .refs
+            .iter()
+            .map(|r| (r.frame.clone(), r.backend_node_id))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("MAIN".into(), 3),
+                ("MAIN".into(), 4),
+                ("MAIN".into(), 6),
+                ("MAIN".into(), 9),
+                ("MAIN".into(), 10),
+                ("MAIN".into(), 12),
+                ("CHILD".into(), 101),
+                ("MAIN".into(), 14),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_long_outline_is_cut_at_a_line_with_a_marker() {
+        let full = render(&page(), 1, 40_000);
+        let max = 160;
+        let o = render(&page(), 1, max);
+        assert!(o.truncated);
+        assert!(o.text.chars().count() <= max, "{}", o.text);
+        let lines: Vec<&str> = o.text.lines().collect();
+        let last = lines.last().expect("a marker");
+        let shown = lines.len() - 1;
+        let total = full.text.lines().count();
+        assert_eq!(
+            *last,
+            format!("- … (truncated: {} more nodes)", total - shown)
+        );
+        // What is shown is the full outline's beginning, and only its refs
+        // were issued.
+        assert!(full.text.starts_with(&lines[..shown].join("\n")));
+        assert_eq!(
+            o.refs.len(),
+            lines[..shown]
+                .iter()
+                .filter(|l| l.contains("[ref="))
+                .count()
+        );
+        let tiny = render(&page(), 1, 5);
+        assert!(tiny.truncated);
+        assert!(tiny.refs.is_empty());
+    }
+
+    #[test]
+    fn deep_and_cyclic_trees_do_not_overflow_or_loop() {
+        let depth = 50_000;
+        let mut v = Vec::new();
+        for i in 0..depth {
+            v.push(json!({"nodeId": i.to_string(),
+                "parentId": if i == 0 { Value::Null } else { json!((i - 1).to_string()) },
+                "role": {"value": "generic"},
+                "childIds": [((i + 1) % depth).to_string()]}));
+        }
+        let frames = vec![FrameTree {
+            frame_id: "M".into(),
+            owner: None,
+            nodes: nodes(Value::Array(v)),
+        }];
+        let o = render(&frames, 1, 1000);
+        assert_eq!(o.text, "");
+    }
+}

@@ -1,0 +1,169 @@
+//! `cotab mcp` driven by an MCP client nobody here wrote: the MCP
+//! Inspector's CLI (npm `@modelcontextprotocol/inspector`, installed by
+//! `cargo xtask test` under `<target>/mcp-client`), one server process per
+//! call as that CLI runs them, against the real daemon and a shared fixture
+//! page. The page's own state is checked through the harness's CDP oracle.
+
+use cotab_e2e::browser::{Browser, LaunchOptions};
+use cotab_e2e::{binary, target_dir, wait_for};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long one inspector run may take (it starts node and our server).
+const CALL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// The inspector's launcher, as `cargo xtask test` installs it.
+fn inspector() -> anyhow::Result<PathBuf> {
+    let path = target_dir()
+        .join("mcp-client")
+        .join("node_modules")
+        .join(".bin")
+        .join("mcp-inspector");
+    anyhow::ensure!(
+        path.is_file(),
+        "{} is missing: run `cargo xtask test`, which installs the MCP Inspector",
+        path.display()
+    );
+    Ok(path)
+}
+
+/// Runs the inspector's CLI against `cotab mcp` with `args` (its
+/// `--method …` options) and returns the JSON it prints. The session is
+/// kept in a file so the refs of one call's snapshot hold in the next.
+async fn inspect(runtime: &Path, session: &Path, args: &[&str]) -> anyhow::Result<Value> {
+    let cotab = binary("cotab")?;
+    let mut cmd = tokio::process::Command::new(inspector()?);
+    cmd.arg("--cli")
+        .arg(&cotab)
+        .arg("mcp")
+        .arg("--runtime-dir")
+        .arg(runtime)
+        .arg("--session-file")
+        .arg(session)
+        .args(args)
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(CALL_DEADLINE, cmd.output()).await??;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    anyhow::ensure!(
+        out.status.success(),
+        "inspector {args:?} failed: {:?}\nstdout: {stdout}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout)
+        .map_err(|e| anyhow::anyhow!("inspector {args:?} printed no JSON ({e}): {stdout}"))
+}
+
+/// A tool call's text, failing on a tool error.
+async fn call_tool(
+    runtime: &Path,
+    session: &Path,
+    tool: &str,
+    tool_args: &[&str],
+) -> anyhow::Result<String> {
+    let mut args = vec!["--method", "tools/call", "--tool-name", tool];
+    if !tool_args.is_empty() {
+        args.push("--tool-arg");
+        args.extend_from_slice(tool_args);
+    }
+    let r = inspect(runtime, session, &args).await?;
+    anyhow::ensure!(r["isError"] != true, "{tool} failed: {r}");
+    Ok(r["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// The ref on the outline line that contains `needle`.
+fn ref_of(outline: &str, needle: &str) -> Option<String> {
+    let line = outline.lines().find(|l| l.contains(needle))?;
+    let start = line.find("[ref=")? + "[ref=".len();
+    let len = line[start..].find(']')?;
+    Some(line[start..start + len].to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_client_snapshots_and_clicks_by_ref() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/mcp");
+    let page = browser.open_tab(&url).await?;
+    browser.share(&page, &url).await?;
+    let run = browser.runtime_dir.clone();
+    let dir = tempfile::tempdir()?;
+    let session = dir.path().join("mcp.ticket");
+
+    let list = inspect(&run, &session, &["--method", "tools/list"]).await?;
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .map(|tools| tools.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    for expected in [
+        "browser_tabs",
+        "browser_navigate",
+        "browser_navigate_back",
+        "browser_snapshot",
+        "browser_click",
+        "browser_hover",
+        "browser_type",
+        "browser_press_key",
+        "browser_select_option",
+        "browser_drag",
+        "browser_take_screenshot",
+        "browser_wait_for",
+        "browser_handle_dialog",
+        "browser_console_messages",
+        "browser_file_upload",
+    ] {
+        assert!(names.contains(&expected), "{expected} missing: {names:?}");
+    }
+    // Developer mode is off by default: no JavaScript tool.
+    assert!(!names.contains(&"browser_evaluate"), "{names:?}");
+
+    let outline = call_tool(&run, &session, "browser_snapshot", &[]).await?;
+    assert!(outline.contains("Not pressed yet"), "{outline}");
+    let button = ref_of(&outline, "button \"Press me\"")
+        .ok_or_else(|| anyhow::anyhow!("no ref for the button in:\n{outline}"))?;
+
+    let clicked = call_tool(
+        &run,
+        &session,
+        "browser_click",
+        &["element=Press me button", &format!("ref={button}")],
+    )
+    .await?;
+    assert!(clicked.starts_with("### Result\nClicked"), "{clicked}");
+    // The page itself saw the click.
+    wait_for(
+        "the page to count the click",
+        Duration::from_secs(15),
+        || async { Ok((browser.eval(&page, "window.presses").await? == 1).then_some(())) },
+    )
+    .await?;
+
+    let again = call_tool(&run, &session, "browser_snapshot", &[]).await?;
+    assert!(again.contains("Pressed 1 time(s)"), "{again}");
+    assert!(!again.contains("Not pressed yet"), "{again}");
+
+    // A ref from before that snapshot is stale: a tool error with its kind.
+    let stale = inspect(
+        &run,
+        &session,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "browser_click",
+            "--tool-arg",
+            "element=Press me button",
+            &format!("ref={button}"),
+        ],
+    )
+    .await?;
+    if ref_of(&again, "button \"Press me\"").as_deref() != Some(button.as_str()) {
+        assert_eq!(stale["isError"], true, "{stale}");
+        let text = stale["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.starts_with("STALE_REF: "), "{text}");
+    }
+    Ok(())
+}

@@ -1,0 +1,664 @@
+//! The agent toolset in real Chromium (issue 4): an accessibility snapshot
+//! with element refs, input by ref, waits, history, tabs, dialogs, console,
+//! uploads and capture options — each through the agent socket, under the
+//! broker's rules.
+
+use base64::Engine as _;
+use cotab_e2e::browser::{Browser, LaunchOptions, Page};
+use cotab_e2e::wait_for;
+use cotab_host::client::Client;
+use cotab_shared::controller::{
+    Acquire, Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CloseTabParams,
+    Console, ConsoleLevel, ConsoleParams, ConsoleResult, CreateTabParams, Dialog, DialogParams,
+    Drag, DragParams, Empty, Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams,
+    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
+    SnapshotParams, TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait,
+    WaitParams, WaitUntil,
+};
+use cotab_shared::{ErrorKind, TabId};
+use serde_json::Value;
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// A browser with fixture `path` open and shared, and an agent that
+/// selected it and holds its lease.
+async fn on_page(
+    path: &str,
+    options: LaunchOptions,
+) -> anyhow::Result<(Browser, Page, TabId, Client)> {
+    let browser = Browser::launch(options).await?;
+    let url = browser.fixture.url(path);
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let mut agent = browser.agent("toolset").await?;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    Ok((browser, page, tab, agent))
+}
+
+/// The ref on the first outline line that contains `needle`.
+fn find_ref(outline: &str, needle: &str) -> anyhow::Result<Ref> {
+    let line = outline
+        .lines()
+        .find(|l| l.contains(needle) && l.contains("[ref="))
+        .ok_or_else(|| anyhow::anyhow!("no line with {needle:?} in the snapshot:\n{outline}"))?;
+    let start = line
+        .find("[ref=")
+        .ok_or_else(|| anyhow::anyhow!("no ref on {line:?}"))?;
+    let rest = &line[start + 5..];
+    let end = rest
+        .find(']')
+        .ok_or_else(|| anyhow::anyhow!("unterminated ref on {line:?}"))?;
+    Ok(Ref(rest[..end].to_string()))
+}
+
+async fn snapshot(agent: &mut Client) -> anyhow::Result<String> {
+    Ok(agent
+        .call::<Snapshot>(&SnapshotParams::default())
+        .await?
+        .text)
+}
+
+async fn title(browser: &Browser, page: &Page) -> anyhow::Result<Value> {
+    browser.eval(page, "document.title").await
+}
+
+async fn wait_title(browser: &Browser, page: &Page, want: &str) -> anyhow::Result<()> {
+    wait_for(&format!("the title {want:?}"), DEADLINE, || async {
+        Ok((title(browser, page).await? == want).then_some(()))
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_is_filled_and_submitted_by_refs_from_one_snapshot() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/signup", LaunchOptions::default()).await?;
+    let outline = snapshot(&mut agent).await?;
+    assert!(
+        outline.contains("heading \"Create an account\""),
+        "{outline}"
+    );
+    let email = find_ref(&outline, "textbox \"Email\"")?;
+    let password = find_ref(&outline, "textbox \"Password\"")?;
+    let country = find_ref(&outline, "combobox \"Country\"")?;
+    let terms = find_ref(&outline, "checkbox \"I accept the terms\"")?;
+    let submit = find_ref(&outline, "button \"Sign up\"")?;
+
+    let typed = |element: &Ref, text: &str| TypeParams {
+        text: text.into(),
+        element: Some(element.clone()),
+        ..TypeParams::default()
+    };
+    agent
+        .call::<Type>(&typed(&email, "ada@example.org"))
+        .await?;
+    agent
+        .call::<Type>(&typed(&password, "correct horse"))
+        .await?;
+    let chosen = agent
+        .call::<SelectOption>(&SelectOptionParams {
+            element: country.clone(),
+            values: vec!["Japan".into()],
+        })
+        .await?;
+    assert_eq!(chosen.selected, vec!["jp".to_string()]);
+    agent
+        .call::<Check>(&CheckParams {
+            element: terms.clone(),
+            checked: true,
+        })
+        .await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('terms').checked")
+            .await?,
+        true
+    );
+    // Checking what is already checked changes nothing.
+    agent
+        .call::<Check>(&CheckParams {
+            element: terms.clone(),
+            checked: true,
+        })
+        .await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('terms').checked")
+            .await?,
+        true
+    );
+    agent
+        .call::<Click>(&ClickParams::on(submit.clone()))
+        .await?;
+    wait_title(&browser, &page, "Signed up").await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('result').textContent")
+            .await?,
+        "Welcome ada@example.org from jp"
+    );
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('password').value")
+            .await?,
+        "correct horse"
+    );
+
+    // Typing with `clear` replaces the value.
+    agent
+        .call::<Type>(&TypeParams {
+            clear: true,
+            ..typed(&email, "grace@example.org")
+        })
+        .await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('email').value")
+            .await?,
+        "grace@example.org"
+    );
+
+    // A newer snapshot retires the old refs, even for the same element.
+    let newer = snapshot(&mut agent).await?;
+    let err = agent
+        .call::<Click>(&ClickParams::on(submit.clone()))
+        .await
+        .expect_err("old ref");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleRef), "{err}");
+    let submit_now = find_ref(&newer, "button \"Sign up\"")?;
+    assert_ne!(submit_now, submit, "refs are not reused across snapshots");
+
+    // After a navigation, the latest refs are stale too.
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/second")))
+        .await?;
+    let err = agent
+        .call::<Click>(&ClickParams::on(submit_now))
+        .await
+        .expect_err("after navigation");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleRef), "{err}");
+    assert_eq!(title(&browser, &page).await?, "Second page");
+
+    // History: back, forward, reload.
+    let back = agent
+        .call::<Navigate>(&NavigateParams {
+            action: Some(NavigateAction::Back),
+            ..NavigateParams::default()
+        })
+        .await?;
+    assert_eq!(back.url, browser.fixture.url("/signup"));
+    let forward = agent
+        .call::<Navigate>(&NavigateParams {
+            action: Some(NavigateAction::Forward),
+            ..NavigateParams::default()
+        })
+        .await?;
+    assert_eq!(forward.title, "Second page");
+    let reloaded = agent
+        .call::<Navigate>(&NavigateParams {
+            action: Some(NavigateAction::Reload),
+            ..NavigateParams::default()
+        })
+        .await?;
+    assert_eq!(reloaded.url, browser.fixture.url("/second"));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elements_are_scrolled_into_view_dragged_and_refused_when_covered() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/long", LaunchOptions::default()).await?;
+    let outline = snapshot(&mut agent).await?;
+    let bottom = find_ref(&outline, "button \"Bottom button\"")?;
+    agent
+        .call::<Click>(&ClickParams::on(bottom.clone()))
+        .await?;
+    wait_title(&browser, &page, "Bottom clicked").await?;
+    assert!(
+        browser
+            .eval(&page, "scrollY")
+            .await?
+            .as_f64()
+            .unwrap_or(0.0)
+            > 1000.0
+    );
+
+    // Scroll by a wheel delta, then an element into view.
+    agent
+        .call::<Scroll>(&ScrollParams {
+            delta_y: Some(-5000.0),
+            ..ScrollParams::default()
+        })
+        .await?;
+    wait_for("the page to scroll to the top", DEADLINE, || async {
+        Ok((browser.eval(&page, "scrollY").await?.as_f64() == Some(0.0)).then_some(()))
+    })
+    .await?;
+    agent
+        .call::<Scroll>(&ScrollParams {
+            element: Some(bottom),
+            ..ScrollParams::default()
+        })
+        .await?;
+    assert!(
+        browser
+            .eval(&page, "scrollY")
+            .await?
+            .as_f64()
+            .unwrap_or(0.0)
+            > 1000.0
+    );
+
+    // HTML5 drag and drop between two zones.
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/drag")))
+        .await?;
+    let outline = snapshot(&mut agent).await?;
+    let card = find_ref(&outline, "\"Card\"")?;
+    let right = find_ref(&outline, "\"Right zone\"")?;
+    agent
+        .call::<Drag>(&DragParams {
+            from: card,
+            to: right,
+        })
+        .await?;
+    wait_title(&browser, &page, "Dropped in right").await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('item').parentElement.id")
+            .await?,
+        "right"
+    );
+
+    // A covered element and a zero-size one are refused, saying why.
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/covered")))
+        .await?;
+    let outline = snapshot(&mut agent).await?;
+    let under = find_ref(&outline, "\"Hidden action\"")?;
+    let err = agent
+        .call::<Click>(&ClickParams::on(under))
+        .await
+        .expect_err("covered");
+    assert_eq!(err.kind(), Some(ErrorKind::NotInteractable), "{err}");
+    assert!(err.to_string().contains("covered"), "{err}");
+    if let Ok(tiny) = find_ref(&outline, "\"Tiny action\"") {
+        let err = agent
+            .call::<Click>(&ClickParams::on(tiny))
+            .await
+            .expect_err("zero size");
+        assert_eq!(err.kind(), Some(ErrorKind::NotInteractable), "{err}");
+    }
+    assert_eq!(title(&browser, &page).await?, "Covered");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_end_when_the_condition_holds_or_time_out() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/second", LaunchOptions::default()).await?;
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/delayed")))
+        .await?;
+    let waited = agent
+        .call::<Wait>(&WaitParams {
+            text: Some("Ready now".into()),
+            ..WaitParams::until(WaitUntil::Text)
+        })
+        .await?;
+    assert!(waited.waited_ms <= 15_000, "{waited:?}");
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('status').textContent")
+            .await?,
+        "Ready now"
+    );
+    agent
+        .call::<Wait>(&WaitParams {
+            text: Some("Loading".into()),
+            ..WaitParams::until(WaitUntil::TextGone)
+        })
+        .await?;
+    agent
+        .call::<Wait>(&WaitParams {
+            selector: Some("#status".into()),
+            ..WaitParams::until(WaitUntil::Selector)
+        })
+        .await?;
+    agent
+        .call::<Wait>(&WaitParams::until(WaitUntil::Load))
+        .await?;
+    let err = agent
+        .call::<Wait>(&WaitParams {
+            text: Some("This text never appears".into()),
+            timeout_ms: Some(300),
+            ..WaitParams::until(WaitUntil::Text)
+        })
+        .await
+        .expect_err("never");
+    assert_eq!(err.kind(), Some(ErrorKind::Timeout), "{err}");
+    let err = agent
+        .call::<Wait>(&WaitParams::until(WaitUntil::Text))
+        .await
+        .expect_err("no text given");
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dialogs_are_reported_block_actions_and_are_answered() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent) = on_page("/dialogs", LaunchOptions::default()).await?;
+    // A dialog may open while the click that opens it is still answering.
+    let mut seen = agent.forward_notifications();
+    let outline = snapshot(&mut agent).await?;
+    let confirm = find_ref(&outline, "button \"Confirm\"")?;
+    let prompt = find_ref(&outline, "button \"Prompt\"")?;
+
+    // The click opens a confirm: it must not hang.
+    let clicked =
+        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(confirm))).await?;
+    if let Err(e) = clicked {
+        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
+    }
+    let opened = next_notification(&mut agent, &mut seen, "dialog.opened").await?;
+    assert_eq!(opened["params"]["tabId"], tab.0);
+    assert_eq!(opened["params"]["type"], "confirm");
+    assert_eq!(opened["params"]["message"], "Proceed?");
+    // Anything else on the tab is refused while the dialog is open.
+    let err = agent
+        .call::<Snapshot>(&SnapshotParams::default())
+        .await
+        .expect_err("dialog open");
+    assert_eq!(err.kind(), Some(ErrorKind::DialogOpen), "{err}");
+    assert!(err.to_string().contains("confirm"), "{err}");
+    agent
+        .call::<Dialog>(&DialogParams {
+            accept: true,
+            prompt_text: None,
+        })
+        .await?;
+    wait_for("the confirm's result", DEADLINE, || async {
+        Ok((browser
+            .eval(&page, "document.getElementById('out').textContent")
+            .await?
+            == "confirmed")
+            .then_some(()))
+    })
+    .await?;
+
+    // A prompt, answered with text.
+    let clicked =
+        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(prompt))).await?;
+    if let Err(e) = clicked {
+        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
+    }
+    let opened = next_notification(&mut agent, &mut seen, "dialog.opened").await?;
+    assert_eq!(opened["params"]["type"], "prompt");
+    assert_eq!(opened["params"]["defaultPrompt"], "anon");
+    agent
+        .call::<Dialog>(&DialogParams {
+            accept: true,
+            prompt_text: Some("cotab".into()),
+        })
+        .await?;
+    wait_for("the prompt's result", DEADLINE, || async {
+        Ok((browser
+            .eval(&page, "document.getElementById('out').textContent")
+            .await?
+            == "name=cotab")
+            .then_some(()))
+    })
+    .await?;
+    let err = agent
+        .call::<Dialog>(&DialogParams {
+            accept: true,
+            prompt_text: None,
+        })
+        .await
+        .expect_err("no dialog");
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
+    Ok(())
+}
+
+/// The next notification named `method`: one a call already read (and
+/// forwarded to `seen`), or the next one to arrive.
+async fn next_notification(
+    agent: &mut Client,
+    seen: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
+    method: &str,
+) -> anyhow::Result<Value> {
+    while let Ok(msg) = seen.try_recv() {
+        if msg["method"] == method {
+            return Ok(msg);
+        }
+    }
+    let found = tokio::time::timeout(DEADLINE, async {
+        loop {
+            let msg = agent.next_message().await?;
+            if msg["method"] == method {
+                return anyhow::Ok(msg);
+            }
+        }
+    })
+    .await;
+    match found {
+        Ok(r) => r,
+        Err(_) => anyhow::bail!("no {method} notification within {DEADLINE:?}"),
+    }
+}
+
+/// Reads the console until `done` holds for the answer.
+async fn poll_console(
+    agent: &mut Client,
+    params: ConsoleParams,
+    what: &str,
+    done: impl Fn(&ConsoleResult) -> bool,
+) -> anyhow::Result<ConsoleResult> {
+    let start = std::time::Instant::now();
+    loop {
+        let r = agent.call::<Console>(&params).await?;
+        if done(&r) {
+            return Ok(r);
+        }
+        anyhow::ensure!(
+            start.elapsed() < DEADLINE,
+            "timed out waiting for {what}: {r:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn console_messages_and_uncaught_errors_are_read_back() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/second", LaunchOptions::default()).await?;
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/console")))
+        .await?;
+    let all = poll_console(
+        &mut agent,
+        ConsoleParams::default(),
+        "the uncaught error",
+        |r| r.messages.iter().any(|m| m.exception),
+    )
+    .await?;
+    let find = |text: &str| all.messages.iter().find(|m| m.text.contains(text)).cloned();
+    let hello = find("hello from the page").ok_or_else(|| anyhow::anyhow!("no log: {all:?}"))?;
+    assert_eq!(hello.level, ConsoleLevel::Info);
+    assert!(hello.text.contains("42"), "{hello:?}");
+    assert_eq!(
+        find("careful now").map(|m| m.level),
+        Some(ConsoleLevel::Warning)
+    );
+    assert_eq!(
+        find("something bad").map(|m| m.level),
+        Some(ConsoleLevel::Error)
+    );
+    let boom = find("uncaught boom").ok_or_else(|| anyhow::anyhow!("no exception: {all:?}"))?;
+    assert!(
+        boom.exception && boom.level == ConsoleLevel::Error,
+        "{boom:?}"
+    );
+
+    let warnings = agent
+        .call::<Console>(&ConsoleParams {
+            levels: Some(vec![ConsoleLevel::Warning]),
+            since: None,
+        })
+        .await?;
+    assert!(
+        warnings
+            .messages
+            .iter()
+            .all(|m| m.level == ConsoleLevel::Warning),
+        "{warnings:?}"
+    );
+    assert!(!warnings.messages.is_empty());
+
+    // Only what came after the cursor.
+    browser
+        .eval(&page, "document.getElementById('log').click()")
+        .await?;
+    let since = ConsoleParams {
+        levels: None,
+        since: Some(all.next),
+    };
+    let newer = poll_console(&mut agent, since, "the new log line", |r| {
+        !r.messages.is_empty()
+    })
+    .await?;
+    assert_eq!(newer.messages.len(), 1, "{newer:?}");
+    assert_eq!(newer.messages[0].text, "clicked 7");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let allowed = dir.path().join("allowed");
+    std::fs::create_dir(&allowed)?;
+    let file = allowed.join("report.txt");
+    std::fs::write(&file, "quarterly numbers\n")?;
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "not for agents\n")?;
+    std::os::unix::fs::symlink(&secret, allowed.join("link.txt"))?;
+    let config = dir.path().join("config.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({ "uploadDirs": [allowed] }).to_string(),
+    )?;
+    let options = LaunchOptions {
+        env: vec![("COTAB_CONFIG".into(), config.display().to_string())],
+        ..LaunchOptions::default()
+    };
+    let (browser, page, _tab, mut agent) = on_page("/upload", options).await?;
+    let outline = snapshot(&mut agent).await?;
+    let input = find_ref(&outline, "Attachment")?;
+    let upload = |path: &std::path::Path| SetFilesParams {
+        element: input.clone(),
+        paths: vec![path.display().to_string()],
+    };
+    for refused in [
+        secret.clone(),
+        allowed.join("link.txt"),
+        allowed.join("../secret.txt"),
+    ] {
+        let err = agent
+            .call::<SetFiles>(&upload(&refused))
+            .await
+            .expect_err("outside");
+        assert_eq!(err.kind(), Some(ErrorKind::PathNotAllowed), "{err}");
+        assert!(
+            !err.to_string().contains("secret"),
+            "the error echoes the path: {err}"
+        );
+    }
+    agent.call::<SetFiles>(&upload(&file)).await?;
+    wait_title(&browser, &page, "Uploaded report.txt").await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('name').textContent")
+            .await?,
+        "report.txt (18 bytes)"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_are_created_and_closed_and_captures_downscaled_or_unchanged() -> anyhow::Result<()> {
+    let (browser, _page, tab, mut agent) = on_page("/signup", LaunchOptions::default()).await?;
+    let created = agent
+        .call::<TabsCreate>(&CreateTabParams {
+            url: Some(browser.fixture.url("/second")),
+        })
+        .await?;
+    let list = agent.call::<TabsList>(&Empty {}).await?;
+    let new = list
+        .tabs
+        .iter()
+        .find(|t| t.id == created.tab_id)
+        .ok_or_else(|| anyhow::anyhow!("the new tab is not listed: {list:?}"))?;
+    assert!(new.selected);
+    assert_eq!(new.title, "Second page");
+    assert!(snapshot(&mut agent).await?.contains("heading \"Second\""));
+    agent
+        .call::<TabsClose>(&CloseTabParams {
+            tab_id: Some(created.tab_id),
+        })
+        .await?;
+    let ids: Vec<TabId> = agent
+        .call::<TabsList>(&Empty {})
+        .await?
+        .tabs
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(ids, vec![tab]);
+
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let small = agent
+        .call::<Capture>(&CaptureParams {
+            max_width: Some(640),
+            ..CaptureParams::default()
+        })
+        .await?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(small.data.as_deref().unwrap_or_default())?;
+    let image = image::load_from_memory(&bytes)?;
+    assert_eq!(image.width(), 640);
+    assert_eq!((small.width, small.height), (image.width(), image.height()));
+
+    let first = agent.call::<Capture>(&CaptureParams::default()).await?;
+    assert!(first.data.is_some() && !first.unchanged);
+    let again = agent
+        .call::<Capture>(&CaptureParams {
+            known_frame_id: Some(first.frame_id.clone()),
+            ..CaptureParams::default()
+        })
+        .await?;
+    assert!(again.unchanged, "an identical page was captured as changed");
+    assert!(again.data.is_none());
+    assert_eq!(again.frame_id, first.frame_id);
+
+    // Once the page changes, the capture carries an image again.
+    let outline = snapshot(&mut agent).await?;
+    let email = find_ref(&outline, "textbox \"Email\"")?;
+    agent
+        .call::<Type>(&TypeParams {
+            text: "visible change".into(),
+            element: Some(email),
+            ..TypeParams::default()
+        })
+        .await?;
+    let changed = agent
+        .call::<Capture>(&CaptureParams {
+            known_frame_id: Some(first.frame_id),
+            ..CaptureParams::default()
+        })
+        .await?;
+    assert!(!changed.unchanged && changed.data.is_some());
+    Ok(())
+}
