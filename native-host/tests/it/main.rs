@@ -6,3 +6,4 @@ mod agent;
 mod binaries;
 mod control;
 mod harness;
+mod limits;
