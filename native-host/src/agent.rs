@@ -8,7 +8,8 @@
 //! gets one error response and closes this connection only. Captures also
 //! take a media permit (per connection and daemon-wide); past any limit a
 //! request gets `BUSY` at once. Notifications the broker core addresses to
-//! a session go only to the connection holding it.
+//! a session go only to the connection holding it (not to one it was
+//! resumed away from).
 
 use crate::codec::{LineCodec, LineCodecError};
 use crate::handlers::{dispatch, Broker, ConnState};
@@ -72,7 +73,7 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
         tokio::select! {
             _ = shutdown.cancelled() => break End::Abort,
             ev = events.recv(), if events_open => match ev {
-                Ok(ev) if conn.has_session() => {
+                Ok(ev) if conn.bound_session(&broker).is_some() => {
                     if let Some(l) = line(&Notification::new(ev)) {
                         // A full channel means a slow reader: notifications
                         // are best effort and never block the daemon.
@@ -84,7 +85,7 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
             },
             note = notes.recv(), if notes_open => match note {
                 Ok((to, ev)) => {
-                    let mine = conn.session_id();
+                    let mine = conn.bound_session(&broker);
                     let wanted = mine.is_some() && (to.is_none() || to == mine);
                     if let (true, Some(l)) = (wanted, line(&Notification::new(ev))) {
                         // Best effort, as above.

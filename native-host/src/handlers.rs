@@ -330,9 +330,14 @@ impl ConnState {
         *self.session()
     }
 
-    /// Whether a session is attached.
-    pub fn has_session(&self) -> bool {
-        self.session().is_some()
+    /// The attached session if it is still bound to this connection: once
+    /// another connection resumed it, this one has no session (no calls,
+    /// no notifications).
+    pub fn bound_session(&self, broker: &Broker) -> Option<SessionId> {
+        let sid = self.session_id()?;
+        broker
+            .with_core(|c| c.is_bound(sid, self.id))
+            .then_some(sid)
     }
 
     /// Lets the connection's session go: it stays resumable, keeping its
@@ -495,7 +500,7 @@ struct Cx<'a> {
 
 impl Cx<'_> {
     fn sid(&self) -> Result<SessionId, RpcError> {
-        self.conn.session_id().ok_or_else(|| {
+        self.conn.bound_session(self.broker).ok_or_else(|| {
             wire(
                 ErrorKind::AuthenticationFailed,
                 "no session: call session.hello or session.resume first",

@@ -14,7 +14,7 @@
 
 use cotab_shared::controller::{AgentEvent, LaneState};
 use cotab_shared::limits::MAX_HOST_TO_EXTENSION;
-use cotab_shared::native::{Command, Event, HostToExtension, Outcome, TabInfo};
+use cotab_shared::native::{Command, CommandClass, Event, HostToExtension, Outcome, TabInfo};
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -297,6 +297,12 @@ impl Lane {
     /// Absent lane: `LANE_ABSENT` at once. Offline lane: waits for the same
     /// lane to come back, else `RUNTIME_LOST` at the deadline. A frame over
     /// the limit is refused before anything is sent.
+    ///
+    /// While the lane is offline, reads and paired releases wait for the
+    /// same browser to come back (until the deadline); commands that act or
+    /// run privileged code fail at once: losing the lane revoked every
+    /// lease, so sending them later would act without authority (a key
+    /// pressed after its record was dropped would stay down).
     pub async fn call(&self, command: Command, deadline: Instant) -> CallResult {
         let mut expected: Option<LaneId> = None;
         loop {
@@ -309,6 +315,9 @@ impl Lane {
                             ErrorKind::LaneAbsent,
                             "no browser is connected: open the browser with the cotab extension",
                         )),
+                        LaneState::Offline if !waits_for_lane(&command) => {
+                            return Err(lost_authority());
+                        }
                         LaneState::Offline => {
                             if expected.is_none() {
                                 expected = g.lane_id.clone();
@@ -351,6 +360,9 @@ impl Lane {
                 // The connection is closing and never got the frame: wait
                 // for the lane to change and try again.
                 self.lock().pending.remove(id);
+                if !waits_for_lane(&command) {
+                    return Err(lost_authority());
+                }
                 if tokio::time::timeout_at(deadline, changes.changed())
                     .await
                     .is_err()
@@ -442,6 +454,23 @@ fn shared_changes(old: &[TabInfo], new: &[TabInfo]) -> Vec<AgentEvent> {
         }
     }
     out
+}
+
+/// Whether `command` may wait for an offline lane to come back.
+fn waits_for_lane(command: &Command) -> bool {
+    match command {
+        Command::Cdp { class, .. } => {
+            matches!(class, CommandClass::Observe | CommandClass::Release)
+        }
+        _ => true,
+    }
+}
+
+fn lost_authority() -> WireError {
+    WireError::new(
+        ErrorKind::RuntimeLost,
+        "the browser lane went away, and control with it: acquire again once it is back",
+    )
 }
 
 #[cfg(test)]
@@ -538,6 +567,36 @@ mod tests {
         let id = request_id(&rx.recv().await.expect("frame"));
         lane.complete(generation, id, Outcome::Result(json!(1)));
         assert_eq!(call.await.expect("task"), Ok(json!(1)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_offline_lane_refuses_actions_at_once_but_lets_reads_and_releases_wait() {
+        let lane = Arc::new(Lane::default());
+        let (generation, _rx) = online(&lane);
+        lane.detach(generation);
+        let cdp = |class| Command::Cdp {
+            tab_id: TabId(1),
+            method: "Input.dispatchKeyEvent".into(),
+            params: json!({"type": "keyDown"}),
+            class,
+        };
+        for class in [CommandClass::Act, CommandClass::Privileged] {
+            let start = Instant::now();
+            let err = lane.call(cdp(class), far()).await.expect_err("offline");
+            assert_eq!(err.kind, ErrorKind::RuntimeLost);
+            // At once: the (paused) clock did not move to any deadline.
+            assert_eq!(Instant::now(), start, "{class:?} waited for the lane");
+        }
+        // A release waits for the same browser and then goes through.
+        let l = lane.clone();
+        let release = tokio::spawn(async move { l.call(cdp(CommandClass::Release), far()).await });
+        tokio::task::yield_now().await;
+        let (generation, mut rx) = online(&lane);
+        let frame = rx.recv().await.expect("frame");
+        lane.complete(generation, request_id(&frame), Outcome::Result(json!({})));
+        assert_eq!(release.await.expect("task"), Ok(json!({})));
+        // Only the release was sent: the refused actions left no frame.
+        assert!(rx.try_recv().is_err());
     }
 
     #[tokio::test]

@@ -275,7 +275,10 @@ struct Tab {
     human: bool,
     /// The agent holding the lease, and the lease's epoch.
     lease: Option<(SessionId, u64)>,
-    /// Main-frame navigations seen.
+    /// Navigation mark: a fresh value of the core's clock at every
+    /// main-frame navigation, whenever the tab is (re)shared and whenever
+    /// the browser lane drops (navigations are not seen while it is gone),
+    /// so a frame's mark matches only if none of those happened since.
     nav: u64,
     /// Input counter; `last_input` says who acted at which count.
     seq: u64,
@@ -318,6 +321,7 @@ pub struct Core {
     next_press: u64,
     next_epoch: u64,
     next_frame: u64,
+    nav_clock: u64,
     last_controllers: Option<Vec<TabControl>>,
     effects: Vec<Effect>,
 }
@@ -344,6 +348,7 @@ impl Core {
             next_press: 1,
             next_epoch: 1,
             next_frame: 1,
+            nav_clock: 0,
             last_controllers: None,
             effects: Vec::new(),
         }
@@ -406,6 +411,12 @@ impl Core {
             Some(s) if s.link == Link::Bound(conn) => Ok(s),
             _ => Err(no_session()),
         }
+    }
+
+    /// Whether `sid` is bound to `conn` (a session resumed elsewhere is no
+    /// longer the old connection's).
+    pub fn is_bound(&self, sid: SessionId, conn: ConnId) -> bool {
+        self.bound(sid, conn).is_ok()
     }
 
     /// The selected tab and revision of a bound session.
@@ -835,6 +846,12 @@ impl Core {
 
     // ---- input ----------------------------------------------------------
 
+    /// A navigation mark never used before (see [`Tab`]'s `nav`).
+    fn fresh_nav(&mut self) -> u64 {
+        self.nav_clock += 1;
+        self.nav_clock
+    }
+
     fn mark_input(&mut self, tab: TabId, who: Actor) {
         if let Some(t) = self.tabs.get_mut(&tab) {
             t.seq += 1;
@@ -1145,7 +1162,20 @@ impl Core {
         }
         self.pages.retain(|id, _| tabs.iter().any(|t| t.id == *id));
         for info in tabs {
-            let tab = self.tabs.entry(info.id).or_default();
+            if !self.tabs.contains_key(&info.id) {
+                // A tab shared (again): no frame from before may match.
+                let nav = self.fresh_nav();
+                self.tabs.insert(
+                    info.id,
+                    Tab {
+                        nav,
+                        ..Tab::default()
+                    },
+                );
+            }
+            let Some(tab) = self.tabs.get_mut(&info.id) else {
+                continue;
+            };
             if info.human_control && !tab.human {
                 tab.human = true;
                 self.revoke_tab(info.id, RevokeReason::Human, false, true);
@@ -1176,8 +1206,9 @@ impl Core {
 
     /// A main-frame navigation on `tab`: every frame of it goes stale.
     pub fn on_main_frame_navigated(&mut self, tab: TabId) {
+        let nav = self.fresh_nav();
         if let Some(t) = self.tabs.get_mut(&tab) {
-            t.nav += 1;
+            t.nav = nav;
         }
     }
 
@@ -1240,12 +1271,17 @@ impl Core {
     }
 
     /// The browser connection dropped (or was replaced): held input records
-    /// are dropped, every lease revoked (`laneLost`), developer mode is off.
+    /// are dropped, every lease revoked (`laneLost`), developer mode is off,
+    /// and every frame goes stale (what happens meanwhile is not seen).
     pub fn on_lane_lost(&mut self) {
         self.lane_online = false;
         let tabs: Vec<TabId> = self.tabs.keys().copied().collect();
         for t in tabs {
             self.revoke_tab(t, RevokeReason::LaneLost, true, true);
+            let nav = self.fresh_nav();
+            if let Some(tab) = self.tabs.get_mut(&t) {
+                tab.nav = nav;
+            }
         }
         self.release_where(|_| true, true);
         // Open dialogs are reported again by the next connection's

@@ -14,7 +14,7 @@
 //!
 //! Like the rest of the core it does no I/O and never awaits.
 
-use super::{err, Core, Fence, Frame, Link};
+use super::{err, Core, Fence, Frame};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::controller::{
     AgentEvent, ConsoleLevel, ConsoleMessage, ConsoleResult, DialogInfo, FrameGeometry, FrameId,
@@ -524,13 +524,6 @@ impl Core {
             }
             s.snapshots.remove(&tab);
         }
-    }
-
-    /// Whether a session is bound to a connection (for tests).
-    pub fn is_bound(&self, sid: SessionId) -> bool {
-        self.sessions
-            .get(&sid)
-            .is_some_and(|s| matches!(s.link, Link::Bound(_)))
     }
 }
 

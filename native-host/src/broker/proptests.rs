@@ -11,6 +11,19 @@
 //!   of its tab (actions are begin/end pairs; the end is the fence check).
 //! - Privileged calls never start while developer mode is off, and never
 //!   publish across a switch-off.
+//! - An acting call publishes, and admits input with the fence it took,
+//!   only while its session kept the lease it had when it started (no
+//!   revocation and re-acquire in between).
+//! - After every step, a press still held or being sent belongs to a
+//!   session that holds the lease of its tab; every other press was
+//!   released exactly once.
+//!
+//! Purely random sequences rarely line up a race, so the generator also
+//! draws *races*: a session takes control, starts an action (or a press),
+//! something happens (a `select` of any tab, the same one included, a
+//! takeover, a release and re-acquire, developer mode off and on, a lane
+//! loss, an unshare …), then the action goes on (input with its old fence)
+//! and ends.
 
 use super::*;
 use proptest::prelude::*;
@@ -29,7 +42,11 @@ enum Op {
     AgentRelease(usize, u8),
     Click(usize),
     Capture(usize),
-    BeginAction(usize, bool),
+    BeginAction(usize, Need),
+    /// Input with the fence of the n-th most recent action in flight
+    /// (kind: 0..3 a press, 3 plain input, 4 a mouse move).
+    ActionInput(usize, u8),
+    /// Ends the n-th most recent action in flight.
     EndAction(usize),
     Bye(usize),
     Disconnect(usize),
@@ -45,6 +62,10 @@ enum Op {
     LaneOnline,
 }
 
+fn need() -> impl Strategy<Value = Need> {
+    prop_oneof![Just(Need::Observe), Just(Need::Act), Just(Need::Privileged)]
+}
+
 fn op() -> impl Strategy<Value = Op> {
     let a = 0..AGENTS;
     let t = 0..TABS.len();
@@ -58,7 +79,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (a.clone(), 0u8..3).prop_map(|(a, k)| Op::AgentRelease(a, k)),
         2 => a.clone().prop_map(Op::Click),
         1 => a.clone().prop_map(Op::Capture),
-        4 => (a.clone(), any::<bool>()).prop_map(|(a, p)| Op::BeginAction(a, p)),
+        4 => (a.clone(), need()).prop_map(|(a, n)| Op::BeginAction(a, n)),
+        2 => (0usize..4, 0u8..5).prop_map(|(n, k)| Op::ActionInput(n, k)),
         4 => (0usize..8).prop_map(Op::EndAction),
         1 => a.clone().prop_map(Op::Bye),
         1 => a.clone().prop_map(Op::Disconnect),
@@ -73,6 +95,89 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::LaneLost),
         1 => Just(Op::LaneOnline),
     ]
+}
+
+/// What happens to agent `a` (on tab `t`; `u` is any tab) while its action
+/// or press is in flight.
+fn interference(a: usize, t: usize) -> impl Strategy<Value = Vec<Op>> {
+    let b = (a + 1) % AGENTS;
+    let u = 0..TABS.len();
+    prop_oneof![
+        1 => Just(vec![]),
+        // The same tab included: only the revision tells.
+        4 => u.clone().prop_map(move |u| vec![Op::Select(a, u)]),
+        1 => u.clone().prop_map(move |u| vec![Op::Select(a, u), Op::Acquire(a)]),
+        2 => Just(vec![Op::Human(t, true)]),
+        2 => Just(vec![Op::Human(t, true), Op::Human(t, false), Op::Acquire(a)]),
+        2 => Just(vec![Op::Release(a), Op::Acquire(a)]),
+        1 => Just(vec![Op::Release(a), Op::Acquire(b)]),
+        2 => Just(vec![Op::Developer(false)]),
+        2 => Just(vec![Op::Developer(false), Op::Developer(true)]),
+        1 => Just(vec![Op::LaneLost, Op::LaneOnline, Op::Acquire(a)]),
+        1 => Just(vec![Op::Unshare(t), Op::Reshare(t), Op::Acquire(a)]),
+        1 => Just(vec![Op::Disconnect(a), Op::Advance(2500), Op::Resume(a), Op::Acquire(a)]),
+        1 => Just(vec![Op::Disconnect(a), Op::Resume(a)]),
+        1 => Just(vec![Op::Bye(a), Op::Hello(a)]),
+        1 => Just(vec![Op::Navigate(t)]),
+        1 => u.prop_map(Op::Close).prop_map(|o| vec![o]),
+    ]
+}
+
+/// A race: agent `a` takes control of tab `t` and starts an action or a
+/// press, something interferes, then the action goes on and ends (or the
+/// press settles and the agent releases it).
+fn race() -> impl Strategy<Value = Vec<Op>> {
+    (0..AGENTS, 0..TABS.len())
+        .prop_flat_map(|(a, t)| {
+            (
+                Just((a, t)),
+                need(),
+                interference(a, t),
+                proptest::option::of(0u8..5),
+                0u8..3,
+                any::<bool>(),
+                any::<bool>(),
+            )
+        })
+        .prop_map(|((a, t), need, mid, input, k, press, ok)| {
+            let mut v = vec![
+                Op::Hello(a),
+                Op::Developer(true),
+                Op::Select(a, t),
+                Op::Acquire(a),
+            ];
+            if press {
+                // The interference comes while the press is being sent, or
+                // once it is held (`ok` picks, and whether the send worked).
+                v.push(Op::BeginPress(a, k));
+                if ok {
+                    v.push(Op::SettlePress(0, true));
+                    v.extend(mid);
+                } else {
+                    v.extend(mid);
+                    v.push(Op::SettlePress(0, k != 0));
+                }
+                v.push(Op::AgentRelease(a, k));
+            } else {
+                v.push(Op::BeginAction(a, need));
+                v.extend(mid);
+                v.extend(input.map(|k| Op::ActionInput(0, k)));
+                v.push(Op::EndAction(0));
+            }
+            v
+        })
+}
+
+/// Random steps with races mixed in.
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(
+        prop_oneof![
+            3 => op().prop_map(|o| vec![o]),
+            1 => race(),
+        ],
+        1..40,
+    )
+    .prop_map(|chunks| chunks.into_iter().flatten().collect())
 }
 
 fn kind_of(k: u8) -> PressKind {
@@ -105,6 +210,8 @@ fn target_of_k(k: u8) -> ReleaseTarget {
 #[derive(Debug, Clone)]
 struct InFlight {
     fence: Fence,
+    /// The session's lease grant at the start (acting calls).
+    grant: u64,
     revision: u64,
     takeovers: u64,
     dev_offs: u64,
@@ -116,6 +223,9 @@ struct Agent {
     ticket: Ticket,
     /// The tab the model believes this agent controls.
     authorized: Option<TabId>,
+    /// Counts the leases granted to this agent; a fence must not outlive
+    /// its grant.
+    grants: u64,
     revision: u64,
 }
 
@@ -154,6 +264,7 @@ impl World {
                     conn: None,
                     ticket: Ticket(format!("ticket-{i}")),
                     authorized: None,
+                    grants: 0,
                     revision: 0,
                 })
                 .collect(),
@@ -182,6 +293,60 @@ impl World {
             })
             .collect();
         self.core.on_shared(&list);
+    }
+
+    /// Index of the n-th most recent of `len` entries.
+    fn recent(len: usize, n: usize) -> usize {
+        len - 1 - n % len
+    }
+
+    fn agent_of(&self, sid: SessionId) -> Option<usize> {
+        self.agents.iter().position(|a| a.sid == Some(sid))
+    }
+
+    /// Input was admitted with an acting `fence` that agent `i` took under
+    /// its lease grant `grant`: it still holds that very lease.
+    fn admitted_with(&self, i: usize, fence: &Fence, grant: u64) {
+        self.admitted(i, fence.tab);
+        assert_eq!(
+            self.agents[i].grants, grant,
+            "input admitted with a fence from an earlier lease"
+        );
+    }
+
+    /// After every step: a press still held or being sent belongs to a
+    /// session holding the lease of its tab; a press being sent is one the
+    /// model is sending; every other press was released exactly once.
+    fn check_presses(&self) {
+        for n in 1..self.core.next_press {
+            let id = PressId(n);
+            let released = self.releases.get(&id).copied().unwrap_or(0);
+            match self.core.presses.get(&id) {
+                Some(p) if matches!(p.state, PressState::Held | PressState::Sending) => {
+                    assert_eq!(released, 0, "press {n} released but still recorded as held");
+                    let i = self.agent_of(p.session).expect("a press of a live session");
+                    assert_eq!(
+                        self.agents[i].authorized,
+                        Some(p.tab),
+                        "press {n} still held after its session lost control"
+                    );
+                    let lease = self.core.tabs.get(&p.tab).and_then(|t| t.lease);
+                    assert_eq!(
+                        lease.map(|(s, _)| s),
+                        Some(p.session),
+                        "press {n} held without the lease"
+                    );
+                    if p.state == PressState::Sending {
+                        assert!(self.sending.contains(&id), "press {n} sending twice");
+                    }
+                }
+                Some(p) if matches!(p.state, PressState::RevokedWhileSending { .. }) => {
+                    assert_eq!(released, 0, "press {n} released while still being sent");
+                    assert!(self.sending.contains(&id), "press {n} never settles");
+                }
+                _ => assert_eq!(released, 1, "press {n} not released exactly once"),
+            }
+        }
     }
 
     fn count(&mut self, press: PressId) {
@@ -263,6 +428,9 @@ impl World {
                                 assert_ne!(other.authorized, Some(tab), "two controllers");
                             }
                         }
+                        if self.agents[i].authorized != Some(tab) {
+                            self.agents[i].grants += 1;
+                        }
                         self.agents[i].authorized = Some(tab);
                     }
                 }
@@ -289,7 +457,7 @@ impl World {
             }
             Op::SettlePress(n, ok) => {
                 if !self.sending.is_empty() {
-                    let id = self.sending.remove(n % self.sending.len());
+                    let id = self.sending.remove(Self::recent(self.sending.len(), n));
                     self.core.press_settled(id, ok);
                 }
             }
@@ -334,22 +502,20 @@ impl World {
                     }
                 }
             }
-            Op::BeginAction(i, privileged) => {
+            Op::BeginAction(i, need) => {
                 if let Some((sid, conn)) = self.bound(i) {
-                    let need = if privileged {
-                        Need::Privileged
-                    } else {
-                        Need::Act
-                    };
                     if let Ok(fence) = self.core.fence(sid, conn, need) {
-                        if privileged {
+                        if need == Need::Privileged {
                             assert!(
                                 self.dev,
                                 "a privileged call started with developer mode off"
                             );
                         }
-                        self.admitted(i, fence.tab);
+                        if need != Need::Observe {
+                            self.admitted(i, fence.tab);
+                        }
                         self.inflight.push(InFlight {
+                            grant: self.agents[i].grants,
                             takeovers: self.takeovers.get(&fence.tab).copied().unwrap_or(0),
                             revision: self.agents[i].revision,
                             dev_offs: self.dev_offs,
@@ -358,24 +524,54 @@ impl World {
                     }
                 }
             }
+            Op::ActionInput(n, k) => {
+                if !self.inflight.is_empty() {
+                    let a = self.inflight[Self::recent(self.inflight.len(), n)].clone();
+                    let i = self.agent_of(a.fence.session);
+                    // Handlers send input only under an acting fence.
+                    let admitted = a.fence.lease.is_some()
+                        && match k {
+                            0..=2 => match self.core.begin_press(&a.fence, None, kind_of(k)) {
+                                Ok(id) => {
+                                    self.sending.push(id);
+                                    true
+                                }
+                                Err(_) => false,
+                            },
+                            3 => self.core.input(&a.fence).is_ok(),
+                            _ => self.core.mouse_moved(&a.fence, 2.0, 2.0).is_ok(),
+                        };
+                    if admitted {
+                        let i = i.expect("input admitted for a live session");
+                        self.admitted_with(i, &a.fence, a.grant);
+                        assert_eq!(
+                            self.agents[i].revision, a.revision,
+                            "input admitted across a revision change"
+                        );
+                    }
+                }
+            }
             Op::EndAction(n) => {
                 if !self.inflight.is_empty() {
-                    let a = self.inflight.remove(n % self.inflight.len());
+                    let a = self.inflight.remove(Self::recent(self.inflight.len(), n));
                     if self.core.check(&a.fence).is_ok() {
-                        let agent = self
-                            .agents
-                            .iter()
-                            .find(|x| x.sid == Some(a.fence.session))
-                            .expect("a live session");
+                        let i = self.agent_of(a.fence.session).expect("a live session");
                         assert_eq!(
-                            agent.revision, a.revision,
+                            self.agents[i].revision, a.revision,
                             "published across a revision change"
                         );
-                        assert_eq!(
-                            self.takeovers.get(&a.fence.tab).copied().unwrap_or(0),
-                            a.takeovers,
-                            "published across a takeover"
-                        );
+                        if a.fence.lease.is_some() {
+                            assert_eq!(
+                                self.takeovers.get(&a.fence.tab).copied().unwrap_or(0),
+                                a.takeovers,
+                                "published across a takeover"
+                            );
+                            assert_eq!(
+                                (self.agents[i].authorized, self.agents[i].grants),
+                                (Some(a.fence.tab), a.grant),
+                                "published without holding the lease throughout"
+                            );
+                        }
                         if a.fence.dev.is_some() {
                             assert!(
                                 self.dev && self.dev_offs == a.dev_offs,
@@ -467,6 +663,7 @@ impl World {
             }
         }
         self.drain();
+        self.check_presses();
     }
 
     /// Ends every send, then loses the lane: every press must be released
@@ -493,7 +690,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
-    fn broker_invariants_hold(ops in proptest::collection::vec(op(), 1..80)) {
+    fn broker_invariants_hold(ops in ops()) {
         let mut w = World::new();
         for o in ops {
             w.step(o);
@@ -509,7 +706,7 @@ fn the_model_sees_a_publication_across_a_reselect() {
         Op::Hello(0),
         Op::Select(0, 0),
         Op::Acquire(0),
-        Op::BeginAction(0, false),
+        Op::BeginAction(0, Need::Act),
         Op::Select(0, 0),
         Op::EndAction(0),
         Op::BeginPress(0, 0),

@@ -611,3 +611,35 @@ fn lane_loss_drops_input_and_revokes_leases() {
     assert!(!c.developer_mode());
     assert_eq!(kind(c.fence(a, A, Need::Act)), ErrorKind::NoControl);
 }
+
+// ---- review findings -----------------------------------------------------
+
+/// Review finding: a tab shared again after an unshare started over with
+/// fresh navigation and input counters, so a frame captured before the
+/// unshare (the person may have navigated meanwhile, unseen) passed as
+/// fresh.
+#[test]
+fn a_frame_from_before_an_unshare_is_stale_once_the_tab_is_shared_again() {
+    let (mut c, s) = setup();
+    let id = frame(&mut c, s, A);
+    c.on_shared(&[tab(2, false)]);
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.acquire(s, A).expect("acquire again");
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    assert_eq!(kind(c.frame_for(&f, Some(&id))), ErrorKind::StaleFrame);
+    assert_eq!(kind(c.frame_for(&f, None)), ErrorKind::StaleFrame);
+}
+
+/// Review finding: no navigation is seen while no browser is connected, so
+/// a frame from before a lane loss must not pass as fresh after it.
+#[test]
+fn a_frame_from_before_a_lane_loss_is_stale_once_the_browser_is_back() {
+    let (mut c, s) = setup();
+    let id = frame(&mut c, s, A);
+    c.on_lane_lost();
+    c.on_lane_online();
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.acquire(s, A).expect("acquire again");
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    assert_eq!(kind(c.frame_for(&f, Some(&id))), ErrorKind::StaleFrame);
+}

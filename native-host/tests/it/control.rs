@@ -7,10 +7,10 @@ use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Evaluate, EvaluateParams,
     ImageFormat, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseDown, MouseUp, MouseUpParams,
-    PointerParams, SelectParams, TabsSelect, Type, TypeParams,
+    PointerParams, Resume, ResumeParams, SelectParams, Status, TabsSelect, Type, TypeParams,
 };
 use cotab_shared::native::{CommandClass, Event, Holder, SharedTabs, TabInfo};
-use cotab_shared::{ErrorKind, TabId};
+use cotab_shared::{ErrorKind, TabId, PROTOCOL_VERSION};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -363,4 +363,57 @@ async fn captures_past_the_media_budget_are_busy() {
         .expect("sent");
     let r = response(&mut a, 5).await;
     assert!(r["result"]["pid"].is_number(), "{r}");
+}
+
+/// Review finding: after another connection resumed the session, the old
+/// connection still answered `host.status` as if it had a session, and
+/// still received the session's notifications (`control.revoked`
+/// included).
+#[tokio::test]
+async fn a_connection_whose_session_was_resumed_elsewhere_has_no_session() {
+    let d = Daemon::start().await;
+    let ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
+    let mut old = d.client().await;
+    let hello = old.hello("alpha").await.expect("hello");
+    old.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    old.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let mut new = d.client().await;
+    new.call::<Resume>(&ResumeParams {
+        protocol_version: PROTOCOL_VERSION,
+        ticket: hello.ticket,
+    })
+    .await
+    .expect("resumed");
+    let err = old
+        .call::<Status>(&Empty {})
+        .await
+        .expect_err("the session moved");
+    assert_eq!(err.kind(), Some(ErrorKind::AuthenticationFailed));
+
+    ext.event(Event::Shared(SharedTabs {
+        tabs: vec![human(7, true), tab(9)],
+    }));
+    let n = notification(&mut new, "control.revoked").await;
+    assert_eq!(n, json!({"tabId": 7, "reason": "human"}));
+    // Up to the answers of two later requests, the old connection gets no
+    // notification at all.
+    for id in [300, 301] {
+        old.send_raw(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"host.status"}}"#
+        ))
+        .await
+        .expect("sent");
+        loop {
+            let msg = tokio::time::timeout(WAIT, old.next_message())
+                .await
+                .expect("in time")
+                .expect("message");
+            assert!(msg.get("method").is_none(), "the old connection got {msg}");
+            if msg["id"] == id {
+                break;
+            }
+        }
+    }
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::UnixStream;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::{mpsc, Notify, Semaphore};
 use tokio_util::codec::Framed;
 use tokio_util::sync::CancellationToken;
 
@@ -144,6 +144,10 @@ pub(crate) struct Script {
     /// CDP methods whose answer waits for their gate (other commands are
     /// answered meanwhile).
     pub(crate) gates: HashMap<String, Arc<Notify>>,
+    /// CDP methods whose every answer waits for a permit of its semaphore
+    /// (the permit is used up): `add_permits(n)` releases `n` answers,
+    /// whether or not they arrived yet.
+    pub(crate) held: HashMap<String, Arc<Semaphore>>,
 }
 
 pub(crate) fn tab(id: i32) -> TabInfo {
@@ -420,15 +424,25 @@ async fn serve(
                 Err(e) => Outcome::Error(e),
             },
         };
-        let gate = match &command {
-            Command::Cdp { method, .. } => script.gates.get(method).cloned(),
-            _ => None,
+        let (gate, held) = match &command {
+            Command::Cdp { method, .. } => (
+                script.gates.get(method).cloned(),
+                script.held.get(method).cloned(),
+            ),
+            _ => (None, None),
         };
         let hold_load = script.hold_load.clone();
         let out = out.clone();
         let answer = async move {
             if let Some(gate) = gate {
                 gate.notified().await;
+            }
+            if let Some(held) = held {
+                // Closed only if the test drops it, which ends the answer.
+                let Ok(permit) = held.acquire().await else {
+                    return;
+                };
+                permit.forget();
             }
             for event in before {
                 let _ = out.send(ExtensionToHost::Event { event });
@@ -442,7 +456,7 @@ async fn serve(
                 let _ = out.send(ExtensionToHost::Event { event });
             }
         };
-        if script.gates.is_empty() && script.hold_load.is_none() {
+        if script.gates.is_empty() && script.held.is_empty() && script.hold_load.is_none() {
             answer.await;
         } else {
             tokio::spawn(answer);

@@ -6,4 +6,5 @@ mod agent;
 mod binaries;
 mod control;
 mod harness;
+mod limits;
 mod toolset;
