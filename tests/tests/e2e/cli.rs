@@ -94,3 +94,78 @@ async fn cli_drives_a_shared_tab() -> anyhow::Result<()> {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not running"));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_snapshot_click_by_ref_downscaled_screenshot_and_wait_progress() -> anyhow::Result<()> {
+    let browser = cotab_e2e::browser::Browser::launch(Default::default()).await?;
+    let url = browser.fixture.url("/signup");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let run = browser.runtime_dir.clone();
+    ok(&cotab(&run, &["select", &tab.to_string()])?);
+
+    // `cotab snapshot` prints the outline; `cotab click eN` clicks a ref.
+    let outline = ok(&cotab(&run, &["snapshot"])?);
+    let line = outline
+        .lines()
+        .find(|l| l.contains("checkbox \"I accept the terms\""))
+        .ok_or_else(|| anyhow::anyhow!("no checkbox in:\n{outline}"))?;
+    let start = line
+        .find("[ref=")
+        .ok_or_else(|| anyhow::anyhow!("no ref: {line}"))?
+        + 5;
+    let r = &line[start..start + line[start..].find(']').unwrap_or(0)];
+    ok(&cotab(&run, &["click", r])?);
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('terms').checked")
+            .await?,
+        true
+    );
+
+    // `cotab screenshot --max-width 800` writes an image that wide.
+    let dir = tempfile::tempdir()?;
+    let shot = dir.path().join("small.png");
+    let shown = ok(&cotab(
+        &run,
+        &[
+            "screenshot",
+            "-o",
+            shot.to_str().unwrap_or_default(),
+            "--format",
+            "png",
+            "--max-width",
+            "800",
+        ],
+    )?);
+    assert!(shown.contains("800x"), "{shown}");
+    let png = std::fs::read(&shot)?;
+    assert_eq!(&png[1..4], b"PNG");
+    assert_eq!(
+        u32::from_be_bytes([png[16], png[17], png[18], png[19]]),
+        800
+    );
+
+    // A wait longer than a second says what it waits for; a short one does not.
+    let out = cotab(&run, &["wait", "time", "1500"])?;
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("waiting for"),
+        "{out:?}"
+    );
+    let out = cotab(&run, &["wait", "text", "Create an account"])?;
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("waiting for"),
+        "{out:?}"
+    );
+    // A stale ref is a typed error with exit code 1.
+    ok(&cotab(&run, &["snapshot"])?);
+    let out = cotab(&run, &["click", r])?;
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("STALE_REF"),
+        "{out:?}"
+    );
+    Ok(())
+}

@@ -662,3 +662,39 @@ async fn tabs_are_created_and_closed_and_captures_downscaled_or_unchanged() -> a
     assert!(!changed.unchanged && changed.data.is_some());
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_the_person_moves_into_the_group_is_shared() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent) = on_page("/signup", LaunchOptions::default()).await?;
+    let other_url = browser.fixture.url("/second");
+    let _other = browser.open_tab(&other_url).await?;
+    let popup = browser.open_popup().await?;
+    let other_tab = browser.tab_id_in_popup(&popup, &other_url).await?;
+    // What a drag into the group does: the tab joins the `cotab` group.
+    let joined = format!(
+        "chrome.tabs.get({tab}).then(t => chrome.tabs.group({{tabIds: [{other_tab}], groupId: t.groupId}}))"
+    );
+    browser.eval(&popup, &joined).await?;
+    browser.close(&popup).await?;
+    browser.activate(&page).await?;
+    let listed = {
+        let start = std::time::Instant::now();
+        loop {
+            let list = agent.call::<TabsList>(&Empty {}).await?;
+            if list.tabs.iter().any(|t| t.id == other_tab) {
+                break list;
+            }
+            anyhow::ensure!(
+                start.elapsed() < DEADLINE,
+                "the grouped tab never appeared: {list:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    assert_eq!(listed.tabs.len(), 2, "{listed:?}");
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: other_tab })
+        .await?;
+    assert!(snapshot(&mut agent).await?.contains("heading \"Second\""));
+    Ok(())
+}
