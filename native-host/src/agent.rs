@@ -4,12 +4,18 @@
 //! The reader decodes lines ([`LineCodec`]) into calls
 //! (`cotab_shared::controller`), runs each call in its own task under the
 //! in-flight limits, and hands every outgoing line to one writer task
-//! through a channel, so responses never interleave. A line over the limit
-//! gets one error response and closes this connection only. Captures also
-//! take a media permit (per connection and daemon-wide); past any limit a
-//! request gets `BUSY` at once. Notifications the broker core addresses to
-//! a session go only to the connection holding it (not to one it was
-//! resumed away from).
+//! through a bounded queue, so responses never interleave. A line over the
+//! limit gets one error response and closes this connection only. Captures
+//! also take a media permit (per connection and daemon-wide); past any
+//! limit a request gets `BUSY` at once. Notifications the broker core
+//! addresses to a session go only to the connection holding it (not to one
+//! it was resumed away from).
+//!
+//! Slow peers cost one connection, never the daemon: a partial line that
+//! waits longer than [`AgentConfig::line_idle`] for its newline closes the
+//! connection, and so does an agent that stops reading (a response finding
+//! the outgoing queue full, or one outgoing line unread for the same
+//! deadline). Nothing here ever awaits the agent while holding the reader.
 
 use crate::codec::{LineCodec, LineCodecError};
 use crate::handlers::{dispatch, Broker, ConnState};
@@ -17,24 +23,67 @@ use cotab_shared::controller::{
     decode_line, Call, Notification, Response, RpcError, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR,
 };
 use cotab_shared::limits::{
-    MAX_CONTROLLER_LINE, MAX_IN_FLIGHT_PER_CONNECTION, MAX_MEDIA_IN_FLIGHT_PER_CONNECTION,
+    LINE_IDLE_MS, MAX_CONTROLLER_LINE, MAX_IN_FLIGHT_PER_CONNECTION,
+    MAX_MEDIA_IN_FLIGHT_PER_CONNECTION, MAX_QUEUED_LINES_PER_CONNECTION,
 };
 use cotab_shared::{ErrorKind, RequestId};
-use futures_util::{SinkExt, StreamExt};
+use futures_util::{SinkExt, Stream};
 use serde::Serialize;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{broadcast, mpsc, Semaphore};
 use tokio::task::JoinSet;
-use tokio_util::bytes::Bytes;
+use tokio::time::{Instant, Sleep};
+use tokio_util::bytes::{Bytes, BytesMut};
 use tokio_util::codec::{FramedRead, FramedWrite};
 use tokio_util::sync::CancellationToken;
+
+/// Settings of every agent connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// How long a partial line may wait for its newline, and one outgoing
+    /// line for the agent to read it, before the connection is closed.
+    pub line_idle: Duration,
+    /// Outgoing lines queued per connection (see
+    /// [`MAX_QUEUED_LINES_PER_CONNECTION`]); at least 2.
+    pub out_queue: usize,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            line_idle: Duration::from_millis(LINE_IDLE_MS),
+            out_queue: MAX_QUEUED_LINES_PER_CONNECTION,
+        }
+    }
+}
+
+impl AgentConfig {
+    /// Settings from the environment: `COTAB_LINE_IDLE_MS` (default
+    /// [`LINE_IDLE_MS`]).
+    pub fn from_env() -> Self {
+        let line_idle = std::env::var("COTAB_LINE_IDLE_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(Duration::from_millis(LINE_IDLE_MS), Duration::from_millis);
+        AgentConfig {
+            line_idle,
+            ..AgentConfig::default()
+        }
+    }
+}
 
 /// How the reader loop ended.
 enum End {
     /// The agent closed its side: finish the calls in flight, then close.
     Eof,
-    /// Close now (line too long, I/O error, shutdown).
+    /// Close now (line too long, I/O error, stalled peer, shutdown).
     Abort,
 }
 
@@ -44,23 +93,163 @@ fn line<T: Serialize>(msg: &T) -> Option<Bytes> {
     serde_json::to_vec(msg).ok().map(Bytes::from)
 }
 
+/// The sending side of a connection's outgoing queue. Sending never
+/// waits: a response that finds the queue full closes the connection (the
+/// agent stopped reading), a notification that finds it half full is
+/// dropped (best effort).
+#[derive(Clone)]
+struct Outbox {
+    tx: mpsc::Sender<Bytes>,
+    /// Cancelled to close this connection at once.
+    closing: CancellationToken,
+    /// Free slots a notification leaves for responses.
+    reserve: usize,
+    conn: u64,
+}
+
+impl Outbox {
+    fn respond(&self, l: Bytes) {
+        match self.tx.try_send(l) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                tracing::warn!(
+                    conn = self.conn,
+                    "the agent does not read its responses; closing the connection"
+                );
+                self.closing.cancel();
+            }
+            // The writer is gone: the connection is closing anyway.
+            Err(TrySendError::Closed(_)) => {}
+        }
+    }
+
+    fn notify(&self, l: Bytes) {
+        if self.tx.capacity() > self.reserve {
+            // The check above leaves room, and a concurrent response taking
+            // it only costs this best-effort notification.
+            let _ = self.tx.try_send(l);
+        }
+    }
+}
+
+/// What the line reader produced.
+enum Read {
+    /// A complete line, or why the stream broke.
+    Line(Result<BytesMut, LineCodecError>),
+    /// The agent closed its side.
+    Eof,
+    /// A partial line waited longer than the idle deadline.
+    Stalled,
+}
+
+/// Lines from the agent, with the partial-line deadline: the clock starts
+/// when bytes of a line are buffered without their newline and stops with
+/// each complete line. An empty buffer is never timed.
+struct LineReader {
+    lines: FramedRead<OwnedReadHalf, LineCodec>,
+    idle: Duration,
+    /// When the current partial line was first seen.
+    since: Option<Instant>,
+    timer: Pin<Box<Sleep>>,
+}
+
+impl LineReader {
+    fn new(read: OwnedReadHalf, idle: Duration) -> Self {
+        LineReader {
+            lines: FramedRead::new(read, LineCodec::new(MAX_CONTROLLER_LINE)),
+            idle,
+            since: None,
+            timer: Box::pin(tokio::time::sleep(idle)),
+        }
+    }
+
+    /// Cancel-safe: all state lives in `self`.
+    fn next(&mut self) -> impl Future<Output = Read> + '_ {
+        std::future::poll_fn(|cx| self.poll_read(cx))
+    }
+
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<Read> {
+        match Pin::new(&mut self.lines).poll_next(cx) {
+            Poll::Ready(Some(r)) => {
+                self.since = None;
+                return Poll::Ready(Read::Line(r));
+            }
+            Poll::Ready(None) => return Poll::Ready(Read::Eof),
+            Poll::Pending => {}
+        }
+        if self.lines.read_buffer().is_empty() {
+            self.since = None;
+            return Poll::Pending;
+        }
+        if self.since.is_none() {
+            let now = Instant::now();
+            self.since = Some(now);
+            self.timer.as_mut().reset(now + self.idle);
+        }
+        self.timer.as_mut().poll(cx).map(|()| Read::Stalled)
+    }
+}
+
+/// Writes queued lines until the queue closes or `closing` fires. A write
+/// the agent does not take within `stall` (it stopped reading) or a failed
+/// one closes the connection.
+async fn write_lines(
+    write: OwnedWriteHalf,
+    mut rx: mpsc::Receiver<Bytes>,
+    stall: Duration,
+    closing: CancellationToken,
+) {
+    let mut sink = FramedWrite::new(write, LineCodec::new(usize::MAX));
+    loop {
+        let l = tokio::select! {
+            _ = closing.cancelled() => return,
+            l = rx.recv() => match l {
+                Some(l) => l,
+                None => return,
+            },
+        };
+        let sent = tokio::select! {
+            _ = closing.cancelled() => return,
+            r = tokio::time::timeout(stall, sink.send(l)) => r,
+        };
+        if !matches!(sent, Ok(Ok(()))) {
+            if sent.is_err() {
+                tracing::warn!("the agent stopped reading; closing the connection");
+            }
+            closing.cancel();
+            return;
+        }
+    }
+}
+
 /// Serves one agent connection until it closes or `shutdown` fires.
-pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: CancellationToken) {
+pub async fn serve(
+    broker: Arc<Broker>,
+    stream: UnixStream,
+    config: AgentConfig,
+    shutdown: CancellationToken,
+) {
     let conn = Arc::new(ConnState::new(broker.next_conn_id()));
     broker.update_counts(|c| c.agents += 1);
     tracing::debug!(conn = conn.id.0, "agent connected");
 
     let (read, write) = stream.into_split();
-    let mut lines = FramedRead::new(read, LineCodec::new(MAX_CONTROLLER_LINE));
-    let (out, mut out_rx) = mpsc::channel::<Bytes>(64);
-    let writer = tokio::spawn(async move {
-        let mut sink = FramedWrite::new(write, LineCodec::new(usize::MAX));
-        while let Some(l) = out_rx.recv().await {
-            if sink.send(l).await.is_err() {
-                break;
-            }
-        }
-    });
+    let mut lines = LineReader::new(read, config.line_idle);
+    let closing = shutdown.child_token();
+    let capacity = config.out_queue.max(2);
+    let (tx, out_rx) = mpsc::channel::<Bytes>(capacity);
+    let out = Outbox {
+        tx,
+        closing: closing.clone(),
+        reserve: capacity / 2,
+        conn: conn.id.0,
+    };
+    let writer = tokio::spawn(write_lines(
+        write,
+        out_rx,
+        config.line_idle,
+        closing.clone(),
+    ));
 
     let per_conn = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
     let mut events = broker.subscribe_agent_events();
@@ -71,13 +260,12 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
     let mut tasks = JoinSet::new();
     let end = loop {
         tokio::select! {
-            _ = shutdown.cancelled() => break End::Abort,
+            // Shutdown, or the writer or a response gave up on the agent.
+            _ = closing.cancelled() => break End::Abort,
             ev = events.recv(), if events_open => match ev {
                 Ok(ev) if conn.bound_session(&broker).is_some() => {
                     if let Some(l) = line(&Notification::new(ev)) {
-                        // A full channel means a slow reader: notifications
-                        // are best effort and never block the daemon.
-                        let _ = out.try_send(l);
+                        out.notify(l);
                     }
                 }
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
@@ -88,8 +276,7 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
                     let mine = conn.bound_session(&broker);
                     let wanted = mine.is_some() && (to.is_none() || to == mine);
                     if let (true, Some(l)) = (wanted, line(&Notification::new(ev))) {
-                        // Best effort, as above.
-                        let _ = out.try_send(l);
+                        out.notify(l);
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {
@@ -100,19 +287,23 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
             // Reap finished request tasks so the set does not grow.
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             next = lines.next() => match next {
-                None => break End::Eof,
-                Some(Err(LineCodecError::TooLong)) => {
+                Read::Eof => break End::Eof,
+                Read::Stalled => {
+                    tracing::warn!(conn = conn.id.0, "a partial line stalled; closing the connection");
+                    break End::Abort;
+                }
+                Read::Line(Err(LineCodecError::TooLong)) => {
                     tracing::warn!(conn = conn.id.0, "line too long; closing the connection");
                     let err = RpcError::new(INVALID_REQUEST, ErrorKind::InvalidRequest, "line too long");
                     if let Some(l) = line(&Response::err(None, err)) {
-                        // The writer is alive until `out` is dropped below.
-                        let _ = out.send(l).await;
+                        // The writer flushes it before it ends (below).
+                        out.respond(l);
                     }
                     break End::Abort;
                 }
-                Some(Err(LineCodecError::Io(_))) => break End::Abort,
-                Some(Ok(bytes)) => {
-                    handle_line(&broker, &conn, [&per_conn, &media], &out, &mut tasks, &bytes).await;
+                Read::Line(Err(LineCodecError::Io(_))) => break End::Abort,
+                Read::Line(Ok(bytes)) => {
+                    handle_line(&broker, &conn, [&per_conn, &media], &out, &mut tasks, &bytes);
                 }
             },
         }
@@ -122,34 +313,30 @@ pub async fn serve(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellati
         End::Abort => tasks.shutdown().await,
     }
     drop(out);
-    // The writer ends once every sender is gone; a panic there only loses
-    // output for a connection that is closing anyway.
+    // The writer ends once every sender is gone (after flushing, within its
+    // stall deadline) or at once when `closing` fired; a panic there only
+    // loses output for a connection that is closing anyway.
     let _ = writer.await;
     conn.close(&broker);
     broker.update_counts(|c| c.agents -= 1);
     tracing::debug!(conn = conn.id.0, "agent disconnected");
 }
 
-async fn respond(
-    out: &mpsc::Sender<Bytes>,
-    id: Option<RequestId>,
-    outcome: Result<serde_json::Value, RpcError>,
-) {
+fn respond(out: &Outbox, id: Option<RequestId>, outcome: Result<serde_json::Value, RpcError>) {
     let resp = match outcome {
         Ok(v) => Response::ok(id, v),
         Err(e) => Response::err(id, e),
     };
     if let Some(l) = line(&resp) {
-        // The writer only goes away when the connection is closing.
-        let _ = out.send(l).await;
+        out.respond(l);
     }
 }
 
-async fn handle_line(
+fn handle_line(
     broker: &Arc<Broker>,
     conn: &Arc<ConnState>,
     [per_conn, media]: [&Arc<Semaphore>; 2],
-    out: &mpsc::Sender<Bytes>,
+    out: &Outbox,
     tasks: &mut JoinSet<()>,
     bytes: &[u8],
 ) {
@@ -159,21 +346,21 @@ async fn handle_line(
             ErrorKind::InvalidRequest,
             "parse error: the line is not UTF-8",
         );
-        return respond(out, None, Err(err)).await;
+        return respond(out, None, Err(err));
     };
     if text.trim().is_empty() {
         return;
     }
     let env = match decode_line(text) {
         Ok(env) => env,
-        Err((id, err)) => return respond(out, id, Err(err)).await,
+        Err((id, err)) => return respond(out, id, Err(err)),
     };
     let id = env.id.clone();
     let call = match Call::parse(&env.method, env.params) {
         Ok(call) => call,
         Err(err) => {
             if id.is_some() {
-                respond(out, id, Err(err)).await;
+                respond(out, id, Err(err));
             }
             return;
         }
@@ -201,7 +388,7 @@ async fn handle_line(
                 ErrorKind::Busy,
                 "too many requests in flight; retry later",
             );
-            respond(out, id, Err(err)).await;
+            respond(out, id, Err(err));
         }
         return;
     };
@@ -211,7 +398,7 @@ async fn handle_line(
         let result = dispatch(&broker, &conn, call).await;
         drop(permits);
         if id.is_some() {
-            respond(&out, id, result).await;
+            respond(&out, id, result);
         }
     });
 }

@@ -48,13 +48,15 @@ pub struct DaemonConfig {
     pub default_deadline: Duration,
     /// How long a disconnected session keeps its lease and held input.
     pub resume_grace: Duration,
+    /// Settings of agent connections (slow and non-reading peers).
+    pub agent: agent::AgentConfig,
 }
 
 impl DaemonConfig {
     /// Settings from the environment: [`crate::default_runtime_dir`],
     /// `COTAB_IDLE_EXIT_SECS` (default 600), `COTAB_DEADLINE_MS`
-    /// (default [`DEFAULT_DEADLINE_MS`]) and `COTAB_RESUME_GRACE_MS`
-    /// (default [`RESUME_GRACE_MS`]).
+    /// (default [`DEFAULT_DEADLINE_MS`]), `COTAB_RESUME_GRACE_MS`
+    /// (default [`RESUME_GRACE_MS`]) and [`agent::AgentConfig::from_env`].
     pub fn from_env() -> Self {
         let num = |name: &str| {
             std::env::var(name)
@@ -70,6 +72,7 @@ impl DaemonConfig {
             resume_grace: Duration::from_millis(
                 num("COTAB_RESUME_GRACE_MS").unwrap_or(RESUME_GRACE_MS),
             ),
+            agent: agent::AgentConfig::from_env(),
         }
     }
 }
@@ -92,9 +95,16 @@ pub enum DaemonError {
     /// The runtime directory is unsafe or unusable.
     #[error(transparent)]
     RuntimeDir(#[from] RuntimeDirError),
-    /// A socket path is taken by something we must not remove.
-    #[error("{0} exists and is not a socket of ours; refusing to replace it")]
-    ForeignPath(PathBuf),
+    /// A socket path is taken by something we must not remove: someone
+    /// else may have planted it, so it is neither followed, reused nor
+    /// deleted.
+    #[error("{path} is {found}, not a socket of ours; refusing to use or remove it")]
+    ForeignPath {
+        /// The socket path.
+        path: PathBuf,
+        /// What is there instead.
+        found: Found,
+    },
     /// A file or socket operation failed.
     #[error("{path}: {source}")]
     Io {
@@ -103,6 +113,37 @@ pub enum DaemonError {
         /// The failure.
         source: io::Error,
     },
+}
+
+/// What occupies a socket path the daemon did not create.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Found {
+    /// A symbolic link (never followed).
+    Symlink,
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A socket owned by another uid.
+    ForeignSocket {
+        /// Its owner.
+        owner: u32,
+    },
+    /// A fifo, device or other special file.
+    Other,
+}
+
+impl std::fmt::Display for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Found::Symlink => f.write_str("a symlink"),
+            Found::File => f.write_str("a regular file"),
+            Found::Directory => f.write_str("a directory"),
+            Found::ForeignSocket { owner } => write!(f, "a socket owned by uid {owner}"),
+            Found::Other => f.write_str("a special file"),
+        }
+    }
 }
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> DaemonError + '_ {
@@ -119,11 +160,26 @@ fn clear_stale_socket(path: &Path) -> Result<(), DaemonError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(io_at(path)(e)),
         Ok(meta) => {
-            if meta.file_type().is_socket() && meta.uid() == nix::unistd::getuid().as_raw() {
-                fs::remove_file(path).map_err(io_at(path))
+            let kind = meta.file_type();
+            let found = if kind.is_symlink() {
+                Found::Symlink
+            } else if kind.is_file() {
+                Found::File
+            } else if kind.is_dir() {
+                Found::Directory
+            } else if kind.is_socket() && meta.uid() == nix::unistd::getuid().as_raw() {
+                // A socket of ours left by a daemon that died: we hold the
+                // lock, so no live daemon listens on it.
+                return fs::remove_file(path).map_err(io_at(path));
+            } else if kind.is_socket() {
+                Found::ForeignSocket { owner: meta.uid() }
             } else {
-                Err(DaemonError::ForeignPath(path.to_path_buf()))
-            }
+                Found::Other
+            };
+            Err(DaemonError::ForeignPath {
+                path: path.to_path_buf(),
+                found,
+            })
         }
     }
 }
@@ -189,11 +245,9 @@ pub async fn run(
     let pid_path = dir.join(PID_FILE);
     let host_path = dir.join(HOST_SOCKET);
     let agent_path = dir.join(AGENT_SOCKET);
-    let _cleanup = Cleanup(vec![
-        pid_path.clone(),
-        host_path.clone(),
-        agent_path.clone(),
-    ]);
+    // Only what this run created is removed on exit: a path that was
+    // refused (someone else's file, link or socket) is left alone.
+    let mut cleanup = Cleanup(vec![pid_path.clone()]);
     {
         // A pid file left by a dead daemon is simply overwritten: we hold
         // the lock, so it cannot be a live one's.
@@ -207,7 +261,9 @@ pub async fn run(
         writeln!(f, "{}", std::process::id()).map_err(io_at(&pid_path))?;
     }
     let host = bind_private(&host_path)?;
+    cleanup.0.push(host_path);
     let agents = bind_private(&agent_path)?;
+    cleanup.0.push(agent_path);
     tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
 
     let broker = Arc::new(Broker::new(
@@ -244,7 +300,7 @@ pub async fn run(
             },
             r = agents.accept() => match r {
                 Ok((stream, _)) if peer_is_us(&stream) => {
-                    tokio::spawn(agent::serve(broker.clone(), stream, conns.clone()));
+                    tokio::spawn(agent::serve(broker.clone(), stream, config.agent, conns.clone()));
                 }
                 Ok(_) => tracing::warn!("refused an agent connection from another user"),
                 Err(e) => tracing::warn!(error = %e, "accept failed on agent.sock"),

@@ -26,6 +26,7 @@ use crate::broker::{
 };
 use crate::keys;
 use crate::lane::{CdpEvent, Lane};
+use crate::redact;
 use crate::session::{mint_ticket, ConnId, SessionId};
 use crate::validate::{check_navigate_url, image_size};
 use base64::engine::general_purpose::STANDARD;
@@ -1665,17 +1666,42 @@ async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcE
             CommandClass::Privileged,
         )
         .await?;
+    let known = page_secrets(cx, fence.tab).await;
     let exception = r.get("exceptionDetails").map(|d| {
-        d.pointer("/exception/description")
+        let text = d
+            .pointer("/exception/description")
             .or_else(|| d.get("text"))
             .and_then(Value::as_str)
-            .unwrap_or("the expression threw")
-            .to_string()
+            .unwrap_or("the expression threw");
+        redact::redact_str(text, &known)
     });
-    Ok(EvaluateResult {
-        value: r.pointer("/result/value").cloned().unwrap_or(Value::Null),
-        exception,
-    })
+    let mut value = r.pointer("/result/value").cloned().unwrap_or(Value::Null);
+    redact::redact(&mut value, &known);
+    Ok(EvaluateResult { value, exception })
+}
+
+/// The page's secrets right now (password field values, cookie values
+/// scripts can read), for [`redact`]: an observe-class scan sent after a
+/// developer-mode call returns, so it sees what the person typed even if
+/// the call waited for it. A scan that fails (the page navigated away or
+/// closed, a dialog opened, the lane went) yields nothing and the result
+/// still goes through the key and shape rules: the call has already acted,
+/// and failing it now would hide that outcome.
+async fn page_secrets(cx: &Cx<'_>, tab: TabId) -> redact::Known {
+    let scan = cx
+        .cdp(
+            tab,
+            "Runtime.evaluate",
+            json!({"expression": redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true}),
+            CommandClass::Observe,
+        )
+        .await;
+    match scan {
+        Ok(r) if r.get("exceptionDetails").is_none() => {
+            redact::Known::from_scan(r.pointer("/result/value"))
+        }
+        _ => redact::Known::default(),
+    }
 }
 
 fn valid_cdp_method(m: &str) -> bool {
@@ -1700,6 +1726,10 @@ async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
     }
     let fence = cx.fence(Need::Privileged)?;
     cx.core(|c| c.input(&fence))?;
-    cx.step(&fence, &p.method, params, CommandClass::Privileged)
-        .await
+    let mut r = cx
+        .step(&fence, &p.method, params, CommandClass::Privileged)
+        .await?;
+    let known = page_secrets(cx, fence.tab).await;
+    redact::redact(&mut r, &known);
+    Ok(r)
 }

@@ -26,7 +26,9 @@ struct Manifest<'a> {
     path: &'a str,
     #[serde(rename = "type")]
     kind: &'a str,
-    allowed_origins: Vec<String>,
+    /// Exactly one origin, by type: the manifest can name no other
+    /// extension and no pattern.
+    allowed_origins: [String; 1],
 }
 
 /// The manifest's JSON for an executable at `exe_path`.
@@ -37,7 +39,7 @@ pub fn manifest_json(exe_path: &Path) -> String {
         description: "cotab: share browser tabs with an AI agent",
         path: &path,
         kind: "stdio",
-        allowed_origins: vec![cotab_shared::extension_origin(cotab_shared::EXTENSION_ID)],
+        allowed_origins: [cotab_shared::extension_origin(cotab_shared::EXTENSION_ID)],
     };
     // Serialising a struct of strings cannot fail.
     serde_json::to_string_pretty(&m).unwrap_or_default()

@@ -12,7 +12,8 @@
 //! - [`session`], [`lane`], [`keys`], [`validate`], [`outline`],
 //!   [`uploads`]: ids and tickets, the browser lane, the key table, url and
 //!   image checks, the snapshot's text, the upload directories.
-//! - [`handlers`]: one function per controller method.
+//! - [`handlers`]: one function per controller method; [`redact`]: the
+//!   secrets taken out of developer-mode results before agents see them.
 //! - [`agent`], [`daemon`], [`relay`]: the socket and process edges.
 //! - [`client`]: the agent side of the controller link (used by `cotab`).
 //! - [`mcp`]: `cotab mcp`, an MCP server (stdio) whose browser tools drive
@@ -32,6 +33,7 @@ pub mod keys;
 pub mod lane;
 pub mod mcp;
 pub mod outline;
+pub mod redact;
 pub mod relay;
 pub mod runtime;
 pub mod session;

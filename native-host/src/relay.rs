@@ -54,12 +54,17 @@ pub enum RelayError {
 
 /// Connects to the daemon in `runtime_dir`, starting `exe daemon` when
 /// nothing listens, and retrying with backoff for [`CONNECT_PATIENCE`].
+///
+/// The runtime directory is checked (ours, 0700, not a symlink) before the
+/// first connection attempt: the default `/tmp/cotab-<uid>` is a name
+/// anyone can create first, and a socket there could be another user's
+/// daemon, waiting for the page data the browser sends.
 pub async fn connect_or_start(runtime_dir: &Path, exe: &Path) -> Result<UnixStream, RelayError> {
+    prepare_runtime_dir(runtime_dir)?;
     let sock = runtime_dir.join(HOST_SOCKET);
     if let Ok(s) = UnixStream::connect(&sock).await {
         return Ok(s);
     }
-    prepare_runtime_dir(runtime_dir)?;
     start_daemon(runtime_dir, exe).map_err(RelayError::Spawn)?;
     let give_up = tokio::time::Instant::now() + CONNECT_PATIENCE;
     let mut wait = Duration::from_millis(10);

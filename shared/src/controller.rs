@@ -1652,4 +1652,145 @@ mod tests {
                    "extensionVersion":"0.1.0","sharedTabs":1,"agents":2,"developerMode":false})
         );
     }
+
+    /// The controller link's decoders, fed anything, return a value or a
+    /// typed error and never panic; errors never echo submitted values;
+    /// what the response and notification decoders accept round-trips.
+    mod bad_input {
+        use super::*;
+        use crate::arbitrary::{almost_json, json, nested, tagged, WORDS};
+        use proptest::prelude::*;
+
+        /// What submitted values are replaced with, to look for echoes.
+        const MARK: &str = "ZQXJ";
+
+        fn codes() -> [i64; 5] {
+            [
+                PARSE_ERROR,
+                INVALID_REQUEST,
+                METHOD_NOT_FOUND,
+                INVALID_PARAMS,
+                SERVER_ERROR,
+            ]
+        }
+
+        /// Decodes a line the way the daemon does; `Err` is the error
+        /// response it would send.
+        fn decode(line: &str) -> Result<Option<Call>, RpcError> {
+            let env = decode_line(line).map_err(|(_, e)| e)?;
+            Call::parse(&env.method, env.params).map(Some)
+        }
+
+        fn survives<T>(bytes: &[u8])
+        where
+            T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+        {
+            if let Ok(msg) = serde_json::from_slice::<T>(bytes) {
+                let text = serde_json::to_string(&msg).expect("serialises");
+                serde_json::from_str::<T>(&text).expect("reads back");
+            }
+        }
+
+        fn round_trips<T>(v: Value) -> Result<(), TestCaseError>
+        where
+            T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+        {
+            if let Ok(msg) = serde_json::from_value::<T>(v) {
+                let again = serde_json::to_value(&msg).expect("serialises");
+                let back: T = serde_json::from_value(again).expect("reads back");
+                prop_assert_eq!(back, msg);
+            }
+            Ok(())
+        }
+
+        /// Every string value becomes [`MARK`], and so does every key that
+        /// is not one of cotab's field names.
+        fn mark(v: Value) -> Value {
+            match v {
+                Value::String(_) => Value::from(MARK),
+                Value::Array(a) => Value::Array(a.into_iter().map(mark).collect()),
+                Value::Object(m) => Value::Object(
+                    m.into_iter()
+                        .map(|(k, v)| {
+                            let known = WORDS.contains(&k.as_str());
+                            (if known { k } else { MARK.into() }, mark(v))
+                        })
+                        .collect(),
+                ),
+                other => other,
+            }
+        }
+
+        #[test]
+        fn deep_nesting_is_a_parse_error_not_a_stack_overflow() {
+            // Issue 5: 100 000 `[`, bare and inside the params of a valid
+            // envelope.
+            let deep = nested(100_000, "");
+            let err = decode(&deep).expect_err("refused");
+            assert_eq!(err.code, PARSE_ERROR);
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"cdp.send","params":{{"method":"m","params":{deep}}}}}"#
+            );
+            let err = decode(&line).expect_err("refused");
+            assert_eq!(err.code, PARSE_ERROR);
+            // Just under the limit is fine as far as the envelope goes.
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"cdp.send","params":{{"method":"m","params":{{"a":{}0{}}}}}}}"#,
+                "[".repeat(100),
+                "]".repeat(100)
+            );
+            assert!(decode(&line).is_ok(), "{line}");
+            // A bare array is refused at its first byte; the same depth
+            // inside a member reaches the recursion limit.
+            assert!(serde_json::from_str::<Response>(&deep).is_err());
+            assert!(serde_json::from_str::<Notification>(&deep).is_err());
+            let resp = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{deep}}}"#);
+            let e = serde_json::from_str::<Response>(&resp).expect_err("refused");
+            assert!(e.to_string().contains("recursion limit"), "{e}");
+            let note = format!(r#"{{"jsonrpc":"2.0","method":"tab.updated","params":{deep}}}"#);
+            let e = serde_json::from_str::<Notification>(&note).expect_err("refused");
+            assert!(e.to_string().contains("recursion limit"), "{e}");
+        }
+
+        proptest! {
+            #[test]
+            fn any_line_decodes_or_gets_a_json_rpc_error(bytes in almost_json()) {
+                if let Ok(line) = std::str::from_utf8(&bytes) {
+                    if let Err(e) = decode(line) {
+                        prop_assert!(codes().contains(&e.code), "{:?}", e);
+                    }
+                }
+                survives::<Response>(&bytes);
+                survives::<Notification>(&bytes);
+            }
+
+            #[test]
+            fn request_shaped_lines_never_echo_submitted_values(
+                method in proptest::sample::select(Call::METHODS),
+                params in json(),
+                id in prop_oneof![Just(json!(1)), Just(json!("a")), Just(json!(null)), json()],
+            ) {
+                let params = mark(params);
+                let line = json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string();
+                if let Err(e) = decode(&line) {
+                    prop_assert!(codes().contains(&e.code), "{:?}", e);
+                    prop_assert!(!e.message.contains(MARK), "{} echoes a value: {}", line, e.message);
+                }
+            }
+
+            #[test]
+            fn response_and_notification_shaped_json_round_trips(
+                resp in tagged("jsonrpc"),
+                note in tagged("method"),
+                any in json(),
+            ) {
+                for v in [resp, note, any] {
+                    round_trips::<Response>(v.clone())?;
+                    round_trips::<Notification>(v.clone())?;
+                    survives::<Response>(v.to_string().as_bytes());
+                    survives::<Notification>(v.to_string().as_bytes());
+                }
+            }
+        }
+    }
 }

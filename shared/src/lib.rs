@@ -11,6 +11,8 @@
 //! the only crate that knows the JSON shapes: the host and the extension
 //! exchange typed values from here and never build JSON by hand.
 
+#[cfg(test)]
+mod arbitrary;
 pub mod controller;
 pub mod error;
 pub mod ids;

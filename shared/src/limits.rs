@@ -61,3 +61,16 @@ pub const MAX_URL: usize = 8 * 1024;
 
 /// Tabs of one lane that may be shared with agents at once.
 pub const MAX_SHARED_TABS: usize = 16;
+
+/// How long a partial controller line (bytes without their newline) may
+/// wait for the rest, in milliseconds; past it the daemon closes that
+/// connection. The same deadline bounds how long one outgoing line may wait
+/// for the agent to read it. An idle connection with nothing pending is
+/// never closed for it.
+pub const LINE_IDLE_MS: u64 = 30_000;
+
+/// Outgoing lines queued for one agent connection. A response that finds
+/// the queue full means the agent stopped reading: that connection is
+/// dropped. Notifications use only the first half, so they alone never
+/// cause it.
+pub const MAX_QUEUED_LINES_PER_CONNECTION: usize = 256;

@@ -507,4 +507,93 @@ mod tests {
             prop_assert_eq!(&frame[4..4 + len], &payload[..]);
         }
     }
+
+    /// Every deserialiser of the native link, fed anything, returns a
+    /// value or an error and never panics; what it accepts serialises and
+    /// reads back to the same value.
+    mod bad_input {
+        use super::*;
+        use crate::arbitrary::{almost_json, json, nested, tagged};
+
+        fn survives<T>(bytes: &[u8])
+        where
+            T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+        {
+            if let Ok(msg) = serde_json::from_slice::<T>(bytes) {
+                let text = serde_json::to_string(&msg).expect("serialises");
+                serde_json::from_str::<T>(&text).expect("reads back");
+            }
+        }
+
+        fn round_trips<T>(v: Value) -> Result<(), TestCaseError>
+        where
+            T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+        {
+            if let Ok(msg) = serde_json::from_value::<T>(v) {
+                let again = serde_json::to_value(&msg).expect("serialises");
+                let back: T = serde_json::from_value(again).expect("reads back");
+                prop_assert_eq!(back, msg);
+            }
+            Ok(())
+        }
+
+        #[test]
+        fn deep_nesting_is_a_typed_error_not_a_stack_overflow() {
+            // Issue 5: serde_json's recursion limit refuses it at depth 128.
+            let deep = nested(100_000, "");
+            let event = format!(
+                r#"{{"type":"event","event":{{"kind":"cdp","tabId":1,"method":"m","params":{deep}}}}}"#
+            );
+            // A bare array is refused at its first byte; the same depth
+            // inside a member reaches the recursion limit.
+            assert!(serde_json::from_str::<ExtensionToHost>(&deep).is_err());
+            assert!(serde_json::from_str::<HostToExtension>(&deep).is_err());
+            let e = serde_json::from_str::<ExtensionToHost>(&event).expect_err("refused");
+            assert!(e.to_string().contains("recursion limit"), "{e}");
+            let request = format!(
+                r#"{{"type":"request","id":1,"command":{{"op":"cdp","tabId":1,"method":"m","params":{deep}}}}}"#
+            );
+            let e = serde_json::from_str::<HostToExtension>(&request).expect_err("refused");
+            assert!(e.to_string().contains("recursion limit"), "{e}");
+        }
+
+        #[test]
+        fn invalid_utf8_is_a_typed_error() {
+            let bytes = b"{\"type\":\"hello\",\"version\":\"\xff\"}";
+            assert!(serde_json::from_slice::<ExtensionToHost>(bytes).is_err());
+        }
+
+        proptest! {
+            #[test]
+            fn any_bytes_never_panic(bytes in almost_json()) {
+                survives::<HostToExtension>(&bytes);
+                survives::<ExtensionToHost>(&bytes);
+            }
+
+            #[test]
+            fn message_shaped_json_never_panics_and_round_trips(
+                msg in tagged("type"),
+                command in tagged("op"),
+                event in tagged("kind"),
+            ) {
+                let mut with_parts = msg.clone();
+                if let Value::Object(m) = &mut with_parts {
+                    m.insert("command".into(), command);
+                    m.insert("event".into(), event);
+                }
+                for v in [msg, with_parts] {
+                    round_trips::<HostToExtension>(v.clone())?;
+                    round_trips::<ExtensionToHost>(v.clone())?;
+                    survives::<HostToExtension>(v.to_string().as_bytes());
+                    survives::<ExtensionToHost>(v.to_string().as_bytes());
+                }
+            }
+
+            #[test]
+            fn any_json_never_panics(v in json()) {
+                round_trips::<HostToExtension>(v.clone())?;
+                round_trips::<ExtensionToHost>(v)?;
+            }
+        }
+    }
 }

@@ -559,6 +559,18 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         .clone()
         .unwrap_or_else(cotab_host::default_runtime_dir);
     let sock = runtime_dir.join(AGENT_SOCKET);
+    // Talk only to a daemon in a directory that is ours alone: someone else
+    // could have prepared a lookalike (e.g. in a shared /tmp) to collect
+    // what agents send.
+    match cotab_host::runtime::check_runtime_dir(&runtime_dir, nix::unistd::getuid().as_raw()) {
+        Ok(()) => {}
+        Err(cotab_host::runtime::RuntimeDirError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Err(Failure::NotRunning(sock));
+        }
+        Err(e) => return Err(Failure::Other(anyhow::anyhow!("refusing to connect: {e}"))),
+    }
     if let Cmd::Mcp { session_file } = &cli.command {
         // The MCP server opens its own session (agent `cotab-mcp`), not the
         // CLI's.

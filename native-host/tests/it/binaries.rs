@@ -372,3 +372,34 @@ async fn an_idle_daemon_exits_by_itself() {
     assert!(!rt.join(PID_FILE).exists(), "pid file removed");
     assert!(!rt.join(HOST_SOCKET).exists(), "socket removed");
 }
+
+/// Issue 5: the CLI talks only to a daemon in a directory that is ours
+/// alone; a lookalike with open permissions is refused before connecting.
+#[tokio::test]
+async fn the_cli_refuses_a_runtime_dir_others_could_have_prepared() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = dir.path().join("run");
+    std::fs::create_dir(&rt).expect("mkdir");
+    std::fs::set_permissions(&rt, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // Something listens, as a planted daemon would.
+    let _listener = UnixListener::bind(rt.join(AGENT_SOCKET)).expect("bind");
+    let out = cli(&rt, &["status"]).await;
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refusing to connect") && stderr.contains("0700"),
+        "{stderr}"
+    );
+
+    // A symlinked directory is refused too.
+    std::fs::set_permissions(&rt, std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&rt, &link).expect("symlink");
+    let out = cli(&link, &["status"]).await;
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("symlink"),
+        "{out:?}"
+    );
+}

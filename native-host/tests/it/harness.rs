@@ -1,6 +1,7 @@
 //! Test harness: an in-process daemon in a temporary runtime directory and
 //! a scripted fake extension.
 
+use cotab_host::agent::AgentConfig;
 use cotab_host::client::Client;
 use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
@@ -57,6 +58,20 @@ impl Daemon {
     }
 
     pub(crate) async fn start_with(default_deadline: Duration, resume_grace: Duration) -> Daemon {
+        Daemon::start_config(default_deadline, resume_grace, AgentConfig::default()).await
+    }
+
+    /// A daemon whose agent connections use `agent` (short idle deadlines,
+    /// small outgoing queues).
+    pub(crate) async fn start_with_agent(agent: AgentConfig) -> Daemon {
+        Daemon::start_config(Duration::from_secs(10), Duration::from_secs(10), agent).await
+    }
+
+    async fn start_config(
+        default_deadline: Duration,
+        resume_grace: Duration,
+        agent: AgentConfig,
+    ) -> Daemon {
         let dir = tempfile::tempdir().expect("tempdir");
         let runtime_dir = dir.path().join("rt");
         let token = CancellationToken::new();
@@ -65,6 +80,7 @@ impl Daemon {
             idle_exit: Duration::from_secs(600),
             default_deadline,
             resume_grace,
+            agent,
         };
         tokio::spawn(daemon::run(config, token.clone()));
         let d = Daemon { dir, token };
@@ -175,6 +191,7 @@ pub(crate) struct FakeExt {
     /// Every `controllers` message it received, in order.
     pub(crate) controllers: mpsc::UnboundedReceiver<Vec<TabControl>>,
     events: mpsc::UnboundedSender<ExtensionToHost>,
+    raw: mpsc::UnboundedSender<Vec<u8>>,
     task: tokio::task::JoinHandle<()>,
     writer: tokio::task::JoinHandle<()>,
 }
@@ -213,15 +230,17 @@ impl FakeExt {
         let (tx, received) = mpsc::unbounded_channel();
         let (ctx, controllers) = mpsc::unbounded_channel();
         let (events, events_rx) = mpsc::unbounded_channel();
+        let (raw, mut raw_rx) = mpsc::unbounded_channel::<Vec<u8>>();
         let (mut sink, frames) = framed.split();
         let mut out_rx = events_rx;
         let writer = tokio::spawn(async move {
-            while let Some(msg) = out_rx.recv().await {
-                if sink
-                    .send(serde_json::to_vec(&msg).expect("json"))
-                    .await
-                    .is_err()
-                {
+            loop {
+                let payload = tokio::select! {
+                    Some(msg) = out_rx.recv() => serde_json::to_vec(&msg).expect("json"),
+                    Some(bytes) = raw_rx.recv() => bytes,
+                    else => break,
+                };
+                if sink.send(payload).await.is_err() {
                     break;
                 }
             }
@@ -231,9 +250,16 @@ impl FakeExt {
             received,
             controllers,
             events,
+            raw,
             task,
             writer,
         }
+    }
+
+    /// Sends `payload` as one native-messaging frame, whatever it holds
+    /// (for tests of bad input from the browser side).
+    pub(crate) fn send_raw(&self, payload: Vec<u8>) {
+        self.raw.send(payload).expect("fake still running");
     }
 
     /// Sends an event to the daemon, as the extension would.

@@ -3,8 +3,10 @@
 //! binaries for the relay, daemon and CLI roles.
 
 mod agent;
+mod bad_input;
 mod binaries;
 mod control;
 mod harness;
 mod limits;
+mod security;
 mod toolset;

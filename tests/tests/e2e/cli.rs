@@ -87,8 +87,13 @@ async fn cli_drives_a_shared_tab() -> anyhow::Result<()> {
     let out = cotab(&run, &["press", "NoSuchKey"])?;
     assert_eq!(out.status.code(), Some(1));
 
-    // No daemon: exit code 3 and a message that says what to do.
+    // No daemon in a private directory: exit code 3 and a message that says
+    // what to do.
     let empty = tempfile::tempdir()?;
+    std::fs::set_permissions(
+        empty.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )?;
     let out = cotab(empty.path(), &["status"])?;
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("not running"));
