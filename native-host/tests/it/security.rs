@@ -145,8 +145,9 @@ try:
     s.connect(sys.argv[1])
 except OSError as e:
     print(e, file=sys.stderr); sys.exit(3)
-s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"session.hello","params":{"protocolVersion":1,"agent":"x"}}\n')
 try:
+    # The daemon may hang up before the line is even written.
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"session.hello","params":{"protocolVersion":1,"agent":"x"}}\n')
     data = s.recv(4096)
 except OSError as e:
     print(e, file=sys.stderr); sys.exit(4)
