@@ -5,9 +5,12 @@
 //! - `test`: everything CI checks ([`mod@test`]).
 //! - `demo`: start Chromium with cotab, share a demo page and drive it as an
 //!   agent ([`demo`]).
+//! - `load`: the release daemon under many agents at once, checked for lost
+//!   or duplicated answers and exact `BUSY` counts ([`load`]).
 
 pub mod build_extension;
 mod demo;
+mod load;
 mod setup;
 mod test;
 mod tidy;
@@ -16,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load>";
 
 fn main() -> ExitCode {
     match run() {
@@ -48,6 +51,7 @@ fn run() -> Result<()> {
             eprintln!("cargo xtask demo took {:.0?}", start.elapsed());
             Ok(())
         }
+        Some("load") => load::run_load(&root),
         Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }

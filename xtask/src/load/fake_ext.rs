@@ -1,0 +1,171 @@
+//! The load run's fake extension: one peer on `host.sock` that speaks the
+//! real native-messaging framing ([`NativeCodec`]) and the real messages
+//! ([`cotab_shared::native`]).
+//!
+//! It says hello, checks the welcome, then answers `listShared` with one
+//! shared tab and every `cdp` command with a small canned result. While it
+//! is *holding*, answers wait (nothing is dropped); releasing the hold sends
+//! every waiting answer. It owns no assertion about the daemon beyond the
+//! handshake: the load driver checks what agents see.
+
+use anyhow::{bail, Context, Result};
+use base64::Engine as _;
+use cotab_host::codec::NativeCodec;
+use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
+use cotab_shared::native::{
+    Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo,
+};
+use cotab_shared::{ErrorKind, LaneId, WireError, PROTOCOL_VERSION};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::UnixStream;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_util::codec::Framed;
+
+/// A fake extension connected to the daemon; disconnects on drop.
+pub(crate) struct FakeExt {
+    hold: watch::Sender<bool>,
+    received: Arc<AtomicUsize>,
+    reader: JoinHandle<()>,
+    writer: JoinHandle<()>,
+}
+
+impl FakeExt {
+    /// Connects to `host_sock`, says hello, checks the welcome, then serves
+    /// `tab` as the one shared tab.
+    pub(crate) async fn connect(host_sock: &Path, tab: TabInfo) -> Result<FakeExt> {
+        let stream = UnixStream::connect(host_sock)
+            .await
+            .with_context(|| format!("connecting to {}", host_sock.display()))?;
+        let mut framed = Framed::new(
+            stream,
+            NativeCodec::new(MAX_HOST_TO_EXTENSION, MAX_EXTENSION_TO_HOST),
+        );
+        let hello = ExtensionToHost::Hello {
+            protocol_version: PROTOCOL_VERSION,
+            lane_id: LaneId("lane-load".into()),
+            extension_id: cotab_shared::EXTENSION_ID.into(),
+            version: "0.0.1".into(),
+        };
+        framed.send(serde_json::to_vec(&hello)?).await?;
+        let welcome = tokio::time::timeout(Duration::from_secs(10), framed.next())
+            .await
+            .context("no welcome within 10 s")?
+            .context("the daemon closed host.sock before its welcome")??;
+        match serde_json::from_slice(&welcome)? {
+            HostToExtension::Welcome { protocol_version }
+                if protocol_version == PROTOCOL_VERSION => {}
+            other => bail!("expected a welcome, got {other:?}"),
+        }
+
+        let (hold, hold_rx) = watch::channel(false);
+        let received = Arc::new(AtomicUsize::new(0));
+        let (out, mut out_rx) = mpsc::unbounded_channel::<ExtensionToHost>();
+        let (mut sink, mut frames) = framed.split();
+        let writer = tokio::spawn(async move {
+            while let Some(msg) = out_rx.recv().await {
+                let Ok(bytes) = serde_json::to_vec(&msg) else {
+                    break;
+                };
+                if sink.send(bytes).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let counter = received.clone();
+        let reader = tokio::spawn(async move {
+            while let Some(Ok(frame)) = frames.next().await {
+                let Ok(HostToExtension::Request { id, command }) = serde_json::from_slice(&frame)
+                else {
+                    // `controllers` updates (and anything else) need no answer.
+                    continue;
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+                let response = ExtensionToHost::Response {
+                    id,
+                    outcome: answer(&command, &tab),
+                };
+                let mut hold = hold_rx.clone();
+                let out = out.clone();
+                tokio::spawn(async move {
+                    // The sender lives as long as the fake; if it is gone the
+                    // fake is being dropped and the answer does not matter.
+                    if hold.wait_for(|held| !*held).await.is_ok() {
+                        // The writer ends only when the fake is dropped.
+                        let _ = out.send(response);
+                    }
+                });
+            }
+        });
+        Ok(FakeExt {
+            hold,
+            received,
+            reader,
+            writer,
+        })
+    }
+
+    /// Holds every answer from now on (`true`), or sends the held ones and
+    /// answers at once again (`false`).
+    pub(crate) fn hold(&self, held: bool) {
+        self.hold.send_replace(held);
+    }
+
+    /// How many requests it has received so far.
+    pub(crate) fn received(&self) -> usize {
+        self.received.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for FakeExt {
+    fn drop(&mut self) {
+        self.reader.abort();
+        self.writer.abort();
+    }
+}
+
+/// The canned answer to `command`.
+fn answer(command: &Command, tab: &TabInfo) -> Outcome {
+    match command {
+        Command::ListShared => Outcome::Result(json!(SharedTabs {
+            tabs: vec![tab.clone()]
+        })),
+        Command::Cdp { method, params, .. } => Outcome::Result(cdp(method, params)),
+        other => Outcome::Error(WireError::new(
+            ErrorKind::CommandFailed,
+            format!("the load fake does not do {other:?}"),
+        )),
+    }
+}
+
+/// A small CDP result: enough for `page.capture` (a PNG header, the device
+/// pixel ratio, the layout metrics), `{}` for anything else.
+fn cdp(method: &str, params: &Value) -> Value {
+    match method {
+        "Page.captureScreenshot" => {
+            let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
+            json!({"data": data})
+        }
+        "Page.getLayoutMetrics" => json!({"cssVisualViewport": {
+            "clientWidth": 100, "clientHeight": 50, "pageX": 0, "pageY": 0, "zoom": 1}}),
+        "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
+            json!({"result": {"type": "number", "value": 1}})
+        }
+        "Runtime.evaluate" => json!({"result": {"type": "undefined"}}),
+        _ => json!({}),
+    }
+}
+
+/// The header of a 100×50 PNG: all the daemon reads of a capture.
+fn png_100x50() -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    b.extend_from_slice(&100u32.to_be_bytes());
+    b.extend_from_slice(&50u32.to_be_bytes());
+    b.extend_from_slice(&[8, 2, 0, 0, 0]);
+    b
+}
