@@ -70,6 +70,43 @@ pub fn extension_dir() -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// How long a polling loop pauses between two looks.
+const POLL_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The deadline of a polling loop whose probe needs `&mut` state (an agent
+/// connection), which [`wait_for`]'s closure cannot borrow:
+/// `let d = Deadline::new(what, limit); loop { …look…; d.next().await?; }`.
+pub struct Deadline {
+    what: String,
+    limit: Duration,
+    start: Instant,
+}
+
+impl Deadline {
+    /// Starts the clock for waiting for `what`.
+    pub fn new(what: impl Into<String>, limit: Duration) -> Deadline {
+        Deadline {
+            what: what.into(),
+            limit,
+            start: Instant::now(),
+        }
+    }
+
+    /// Fails once the deadline has passed (with `last`, what the last look
+    /// saw); otherwise pauses before the next look.
+    pub async fn next(&self, last: impl std::fmt::Debug) -> Result<()> {
+        if self.start.elapsed() > self.limit {
+            bail!(
+                "timed out after {:?} waiting for {}; last seen: {last:?}",
+                self.limit,
+                self.what
+            );
+        }
+        tokio::time::sleep(POLL_INTERVAL).await;
+        Ok(())
+    }
+}
+
 /// Polls `probe` until it yields `Some`, or fails after `deadline` saying
 /// what was awaited. Used to wait for an observable state change, never as
 /// a fixed sleep.
@@ -78,22 +115,13 @@ where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<Option<T>>>,
 {
-    let start = Instant::now();
-    let mut last_error = None;
+    let clock = Deadline::new(what, deadline);
     loop {
-        match probe().await {
+        let last = match probe().await {
             Ok(Some(v)) => return Ok(v),
-            Ok(None) => {}
-            Err(e) => last_error = Some(e),
-        }
-        if start.elapsed() > deadline {
-            match last_error {
-                Some(e) => {
-                    bail!("timed out after {deadline:?} waiting for {what}; last error: {e:#}")
-                }
-                None => bail!("timed out after {deadline:?} waiting for {what}"),
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+            Ok(None) => "the condition not yet met".to_string(),
+            Err(e) => format!("error: {e:#}"),
+        };
+        clock.next(last).await?;
     }
 }

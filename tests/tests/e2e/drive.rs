@@ -4,13 +4,14 @@
 use crate::shared_fixture;
 use base64::Engine as _;
 use cotab_e2e::fixture::{BUTTON_CENTRE, FIELD_CENTRE};
+use cotab_e2e::Deadline;
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, AgentTab, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, Navigate,
     NavigateParams, Press, PressParams, SelectParams, TabsList, TabsSelect, Type, TypeParams,
 };
 use cotab_shared::{ErrorKind, TabId};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const DEADLINE: Duration = Duration::from_secs(15);
 
@@ -21,14 +22,13 @@ async fn wait_tab(
     what: &str,
     done: impl Fn(&AgentTab) -> bool,
 ) -> anyhow::Result<AgentTab> {
-    let start = Instant::now();
+    let clock = Deadline::new(what, DEADLINE);
     loop {
         let list = agent.call::<TabsList>(&Empty {}).await?;
-        if let Some(t) = list.tabs.into_iter().find(|t| t.id == tab && done(t)) {
-            return Ok(t);
+        if let Some(t) = list.tabs.iter().find(|t| t.id == tab && done(t)) {
+            return Ok(t.clone());
         }
-        anyhow::ensure!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        clock.next(list).await?;
     }
 }
 

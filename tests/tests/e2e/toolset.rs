@@ -5,7 +5,7 @@
 
 use base64::Engine as _;
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
-use cotab_e2e::wait_for;
+use cotab_e2e::{wait_for, Deadline};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CloseTabParams,
@@ -455,17 +455,13 @@ async fn poll_console(
     what: &str,
     done: impl Fn(&ConsoleResult) -> bool,
 ) -> anyhow::Result<ConsoleResult> {
-    let start = std::time::Instant::now();
+    let clock = Deadline::new(what, DEADLINE);
     loop {
         let r = agent.call::<Console>(&params).await?;
         if done(&r) {
             return Ok(r);
         }
-        anyhow::ensure!(
-            start.elapsed() < DEADLINE,
-            "timed out waiting for {what}: {r:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        clock.next(r).await?;
     }
 }
 
@@ -678,17 +674,13 @@ async fn a_tab_the_person_moves_into_the_group_is_shared() -> anyhow::Result<()>
     browser.close(&popup).await?;
     browser.activate(&page).await?;
     let listed = {
-        let start = std::time::Instant::now();
+        let clock = Deadline::new("the grouped tab to be listed", DEADLINE);
         loop {
             let list = agent.call::<TabsList>(&Empty {}).await?;
             if list.tabs.iter().any(|t| t.id == other_tab) {
                 break list;
             }
-            anyhow::ensure!(
-                start.elapsed() < DEADLINE,
-                "the grouped tab never appeared: {list:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            clock.next(list).await?;
         }
     };
     assert_eq!(listed.tabs.len(), 2, "{listed:?}");
