@@ -103,6 +103,14 @@ pub const SIGNUP: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A page that embeds the sign-up form in a same-origin iframe.
+pub const FRAMED: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Framed</title></head>
+<body><h1>Outer page</h1>
+<iframe id="inner" src="/signup" title="Embedded form" style="width:600px;height:500px;border:0"></iframe>
+</body></html>
+"#;
+
 /// A long page with a button far below the fold.
 pub const LONG: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Long page</title></head>
@@ -270,6 +278,7 @@ impl Fixture {
                         "/input" => (200, INPUT),
                         "/signup" => (200, SIGNUP),
                         "/long" => (200, LONG),
+                        "/framed" => (200, FRAMED),
                         "/drag" => (200, DRAG),
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),

@@ -690,3 +690,29 @@ async fn a_tab_the_person_moves_into_the_group_is_shared() -> anyhow::Result<()>
     assert!(snapshot(&mut agent).await?.contains("heading \"Second\""));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elements_inside_an_iframe_are_in_the_snapshot_and_act_by_ref() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/framed", LaunchOptions::default()).await?;
+    let clock = Deadline::new("the iframe's form in the snapshot", DEADLINE);
+    let outline = loop {
+        let text = snapshot(&mut agent).await?;
+        if text.contains("button \"Sign up\"") {
+            break text;
+        }
+        clock.next(text).await?;
+    };
+    assert!(outline.contains("heading \"Outer page\""), "{outline}");
+    let terms = find_ref(&outline, "checkbox \"I accept the terms\"")?;
+    agent.call::<Click>(&ClickParams::on(terms)).await?;
+    assert_eq!(
+        browser
+            .eval(
+                &page,
+                "document.getElementById('inner').contentDocument.getElementById('terms').checked"
+            )
+            .await?,
+        true
+    );
+    Ok(())
+}
