@@ -258,7 +258,10 @@ async fn cli(rt: &Path, args: &[&str]) -> std::process::Output {
 
 #[tokio::test]
 async fn cli_without_a_daemon_exits_3() {
+    use std::os::unix::fs::PermissionsExt;
+    // A private directory (tempdir's mode follows the umask) with no socket.
     let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
     let out = cli(tmp.path(), &["tabs"]).await;
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("the cotab daemon is not running"));
