@@ -254,6 +254,21 @@ impl InFlight {
         )
     }
 
+    /// `tab`'s page went away while commands ran on it (closed, crashed,
+    /// detached): fails every one of them with `UNKNOWN_OUTCOME` (each may
+    /// or may not have run). Returns how many.
+    pub fn abort_all_on(&mut self, tab: TabId, why: &str) -> usize {
+        self.abort_where(
+            |e| e.tab == tab,
+            || {
+                WireError::new(
+                    ErrorKind::UnknownOutcome,
+                    format!("{why} while the command ran on tab {tab}; it may or may not have run"),
+                )
+            },
+        )
+    }
+
     fn abort_where(
         &mut self,
         matches: impl Fn(&Entry) -> bool,
@@ -406,6 +421,20 @@ mod tests {
         in_flight.finish(observe_key);
         assert_eq!(in_flight.len(), 2);
         assert_eq!(in_flight.abort_actions_on(TabId(1)), 0);
+
+        assert_eq!(in_flight.abort_all_on(TabId(1), "the page crashed"), 1);
+        match poll_abort(&release_1) {
+            Poll::Ready(e) => {
+                assert_eq!(e.kind, ErrorKind::UnknownOutcome);
+                assert_eq!(
+                    e.message,
+                    "the page crashed while the command ran on tab 1; it may or may not have run"
+                );
+            }
+            Poll::Pending => panic!("the release was not aborted"),
+        }
+        assert!(poll_abort(&act_2).is_pending());
+        assert_eq!(in_flight.len(), 1);
     }
 
     #[test]

@@ -9,10 +9,11 @@
 //!
 //! # Code map
 //!
-//! - [`state`], [`control`], [`policy`], [`messages`], [`popup_model`]:
-//!   target-independent logic (shared-set and human-control bookkeeping,
-//!   backoff, event decisions, command-class rules, the in-flight registry,
-//!   blocked urls, popup messages and rows), tested with plain `cargo test`.
+//! - [`state`], [`control`], [`held`], [`policy`], [`messages`],
+//!   [`popup_model`]: target-independent logic (shared-set and
+//!   human-control bookkeeping, backoff, event decisions, command-class
+//!   rules, the in-flight registry, the held-input ledger, blocked urls,
+//!   popup messages and rows), tested with plain `cargo test`.
 //! - `chrome` (wasm32 only): thin `chrome.*` bindings, one module per
 //!   namespace.
 //! - `worker` (wasm32 only): the service worker — native link, host
@@ -48,6 +49,7 @@
 //!   `chrome.storage.local`; clicking it writes that key.
 
 pub mod control;
+pub mod held;
 pub mod messages;
 pub mod policy;
 pub mod popup_model;

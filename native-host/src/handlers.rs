@@ -213,6 +213,7 @@ impl Broker {
                 let tab = *tab_id;
                 let text = |k: &str| params.get(k).and_then(Value::as_str).unwrap_or_default();
                 match method.as_str() {
+                    "Inspector.targetCrashed" => self.with_core(|c| c.on_page_crashed(tab)),
                     "Page.frameNavigated" => {
                         let main_frame = params
                             .get("frame")

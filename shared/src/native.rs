@@ -293,6 +293,7 @@ pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     "Runtime.consoleAPICalled",
     "Runtime.exceptionThrown",
     "Input.dragIntercepted",
+    "Inspector.targetCrashed",
 ];
 
 /// CDP commands (method, params as JSON text) the extension sends on every
@@ -301,6 +302,8 @@ pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
     ("Page.enable", "{}"),
     ("Page.setLifecycleEventsEnabled", r#"{"enabled":true}"#),
     ("Runtime.enable", "{}"),
+    // `Inspector.targetCrashed`: a crashed page's commands never settle.
+    ("Inspector.enable", "{}"),
 ];
 
 #[cfg(test)]

@@ -39,6 +39,18 @@ pub(crate) fn on_message() -> Result<ChromeEvent, JsValue> {
     event(&["runtime", "onMessage"])
 }
 
+/// `chrome.runtime.onInstalled`: `(details)`, `details.reason` one of
+/// `install`, `update` (also an unpacked extension's reload),
+/// `chrome_update`, `shared_module_update`.
+pub(crate) fn on_installed() -> Result<ChromeEvent, JsValue> {
+    event(&["runtime", "onInstalled"])
+}
+
+/// `chrome.runtime.onStartup`: the browser profile started.
+pub(crate) fn on_startup() -> Result<ChromeEvent, JsValue> {
+    event(&["runtime", "onStartup"])
+}
+
 /// `chrome.runtime.id`.
 pub(crate) fn id() -> Result<String, JsValue> {
     lookup(&["runtime", "id"])?

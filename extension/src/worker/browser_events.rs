@@ -1,9 +1,11 @@
 //! Browser events about shared tabs: CDP events to forward, debugger
-//! detaches, tab closes, url/title updates and moves between tab groups
-//! (handed to [`super::group_moves`]). The decisions are
-//! [`crate::state::SharedSet`]'s; this module only wires the listeners.
+//! detaches, tab closes, renderer crashes, url/title updates and moves
+//! between tab groups (handed to [`super::group_moves`]). The share
+//! decisions are [`crate::state::SharedSet`]'s; this module wires the
+//! listeners, fails commands in flight on a page that went away and hands
+//! held input to [`super::held_input`].
 
-use super::{group_moves, link, Worker};
+use super::{group_moves, held_input, link, Worker};
 use crate::chrome::{debugger, error_message, from_js, tabs, ChromeEvent};
 use crate::log;
 use cotab_shared::native::{Event, ExtensionToHost};
@@ -13,6 +15,17 @@ use std::rc::Rc;
 use wasm_bindgen::closure::WasmClosure;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+
+/// `chrome.debugger.onDetach`'s reason when the tab closed (or navigated to
+/// a page the debugger may not attach to).
+const TARGET_CLOSED: &str = "target_closed";
+
+/// CDP event: the page's renderer crashed (needs `Inspector.enable`).
+const TARGET_CRASHED: &str = "Inspector.targetCrashed";
+
+/// CDP event: a crashed page was loaded again.
+const TARGET_RELOADED_AFTER_CRASH: &str = "Inspector.targetReloadedAfterCrash";
 
 /// Adds `listener` to `event` and leaks it on purpose.
 pub(super) fn listen<T: ?Sized + WasmClosure>(
@@ -46,8 +59,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
         debugger::on_detach(),
         Closure::<dyn FnMut(JsValue, String)>::new(move |source: JsValue, reason: String| {
             if let Some(tab) = debugger::source_tab(&source) {
-                let effects = w.shared.borrow_mut().on_detach(tab, &reason);
-                w.apply(effects);
+                on_detach(&w, tab, &reason);
             }
         }),
     );
@@ -56,7 +68,11 @@ pub(super) fn register(worker: &Rc<Worker>) {
         "chrome.tabs.onRemoved",
         tabs::on_removed(),
         Closure::<dyn FnMut(i32, JsValue)>::new(move |tab_id: i32, _info: JsValue| {
-            let effects = w.shared.borrow_mut().on_removed(TabId(tab_id));
+            let tab = TabId(tab_id);
+            let effects = w.shared.borrow_mut().on_removed(tab);
+            w.in_flight.borrow_mut().abort_all_on(tab, "the tab closed");
+            w.crashed.borrow_mut().remove(&tab);
+            held_input::forget(&w, tab);
             w.apply(effects);
         }),
     );
@@ -80,10 +96,59 @@ pub(super) fn register(worker: &Rc<Worker>) {
     );
 }
 
+/// The debugger of `tab` was detached by the browser (`reason`
+/// `target_closed`) or by someone else (`canceled_by_user`: the person, or
+/// DevTools): the tab is no longer shared, its commands in flight fail, and
+/// what the page holds is released through a short-lived session of its
+/// own unless the page is gone.
+pub(super) fn on_detach(worker: &Rc<Worker>, tab: TabId, reason: &str) {
+    let effects = worker.shared.borrow_mut().on_detach(tab, reason);
+    if effects.is_empty() {
+        return;
+    }
+    worker
+        .in_flight
+        .borrow_mut()
+        .abort_all_on(tab, "the debugger was detached");
+    worker.crashed.borrow_mut().remove(&tab);
+    worker.apply(effects);
+    if reason == TARGET_CLOSED {
+        held_input::forget(worker, tab);
+    } else {
+        let worker = worker.clone();
+        spawn_local(async move { held_input::release_detached(&worker, tab).await });
+    }
+}
+
+/// The page's renderer crashed: commands in flight on it never settle by
+/// themselves, so they fail now; what it held is gone with it; commands
+/// fail at once until the tab is reloaded or navigated.
+fn on_crash(worker: &Rc<Worker>, tab: TabId) {
+    if !worker.shared.borrow().contains(tab) {
+        return;
+    }
+    worker.crashed.borrow_mut().insert(tab);
+    let aborted = worker
+        .in_flight
+        .borrow_mut()
+        .abort_all_on(tab, "the page crashed");
+    held_input::forget(worker, tab);
+    log::warn(&format!(
+        "the page in tab {tab} crashed ({aborted} command(s) in flight failed)"
+    ));
+}
+
 fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: JsValue) {
     let Some(tab) = debugger::source_tab(source) else {
         return;
     };
+    match method.as_str() {
+        TARGET_CRASHED => on_crash(worker, tab),
+        TARGET_RELOADED_AFTER_CRASH => {
+            worker.crashed.borrow_mut().remove(&tab);
+        }
+        _ => {}
+    }
     if !worker.shared.borrow().forwards_cdp_event(tab, &method) {
         return;
     }

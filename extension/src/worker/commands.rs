@@ -10,7 +10,7 @@
 //!
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
-use super::{agent_tabs, cdp, developer_mode, link, shared_tabs, Worker};
+use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
 use crate::control::{admit, developer_mode_off, Admission};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{Command, CommandClass, ExtensionToHost, Outcome};
@@ -79,10 +79,20 @@ async fn cdp_command(
         // The person may have taken control during the read.
         check(worker, tab, class)?;
     }
+    if worker.crashed.borrow().contains(&tab) {
+        if !RECOVERS_FROM_CRASH.contains(&method) {
+            return Err(WireError::new(
+                ErrorKind::CommandFailed,
+                format!("the page in tab {tab} crashed; reload it or navigate away first"),
+            ));
+        }
+        worker.crashed.borrow_mut().remove(&tab);
+    }
     // No await between the last check and the registration: a takeover or
     // a developer-mode change either came before (and was seen above) or
     // comes after and aborts this command.
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
+    held_input::before_send(worker, tab, method, params);
     let call = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
     let aborted = pin!(abort.wait());
     let result = match select(call, aborted).await {
@@ -90,5 +100,11 @@ async fn cdp_command(
         Either::Right((reason, _)) => Err(reason),
     };
     worker.in_flight.borrow_mut().finish(key);
+    if result.is_ok() {
+        held_input::after_send(worker, tab, method, params);
+    }
     result
 }
+
+/// The commands that may go to a crashed page: they load it again.
+const RECOVERS_FROM_CRASH: [&str; 2] = ["Page.reload", "Page.navigate"];

@@ -9,7 +9,7 @@
 //! posted while no port is open are dropped: the next hello and shared list
 //! resynchronise the host.
 
-use super::{commands, developer_mode, send_shared, Worker};
+use super::{commands, developer_mode, held_input, send_shared, Worker};
 use crate::chrome::runtime::{self, Port};
 use crate::chrome::{error_message, from_js, storage, to_js};
 use crate::log;
@@ -119,6 +119,9 @@ fn disconnected(worker: &Rc<Worker>, generation: u64, reason: String) {
         // The old port's listeners may be running right now (this is called
         // from its onDisconnect); they are dropped here, in a later task.
         drop(old);
+        // The daemon dropped what agents held when it lost this link; the
+        // pages still hold it.
+        held_input::release_all(&worker).await;
         TimeoutFuture::new(delay).await;
         connect(worker).await;
     });

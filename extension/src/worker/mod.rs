@@ -9,8 +9,10 @@
 //! group), [`takeover`] (the person
 //! takes control back, from the popup or the keyboard), [`developer_mode`]
 //! (the switch read live, and what turning it off undoes),
-//! [`browser_events`] (debugger and tab events) and [`popup_api`] (requests
-//! from the popup). Nothing here is shared with the popup page, which talks
+//! [`browser_events`] (debugger and tab events, renderer crashes),
+//! [`held_input`] (releases of held input the daemon cannot send),
+//! [`lifecycle`] (why the worker started, the wake-up alarm, the test-only
+//! detach hook) and [`popup_api`] (requests from the popup). Nothing here is shared with the popup page, which talks
 //! to the worker through `chrome.runtime.sendMessage` and
 //! `chrome.storage.local` only.
 
@@ -20,6 +22,8 @@ mod cdp;
 mod commands;
 mod developer_mode;
 mod group_moves;
+mod held_input;
+mod lifecycle;
 mod link;
 mod popup_api;
 mod share;
@@ -27,12 +31,14 @@ mod takeover;
 
 use crate::chrome::{error_message, storage, tabs};
 use crate::control::InFlight;
+use crate::held::{HeldInput, StoredEntry};
 use crate::log;
-use crate::state::{Effect, Gate, Link, SharedSet};
+use crate::state::{Effect, Gate, Link, Persisted, SharedSet};
 use cotab_shared::native::{Event, ExtensionToHost, Holder, SharedTabs, TabInfo};
 use cotab_shared::{LaneId, TabId};
+use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 
@@ -71,6 +77,38 @@ pub(crate) struct Worker {
     /// Why the last tab dragged into the `cotab` group was not shared;
     /// cleared when a tab is shared. Shown in the popup.
     share_error: RefCell<Option<String>>,
+    /// Input sent to pages and not yet released ([`crate::held`]).
+    held: RefCell<HeldInput>,
+    /// Shared tabs whose renderer crashed and that were not loaded again.
+    crashed: RefCell<BTreeSet<TabId>>,
+    /// Why the worker started, once the browser said.
+    start: lifecycle::Start,
+}
+
+/// What the worker saves, in one write per storage area: the shared set
+/// and human-control flags ([`Persisted`]) and the held-input ledger.
+/// `chrome.storage.session` survives worker restarts;
+/// `chrome.storage.local` also survives a reload of the extension.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Saved {
+    /// [`Persisted::shared_tabs`].
+    #[serde(default)]
+    shared_tabs: Vec<i32>,
+    /// [`Persisted::human_control`].
+    #[serde(default)]
+    human_control: Vec<i32>,
+    #[serde(default)]
+    held_input: Vec<StoredEntry>,
+}
+
+impl Saved {
+    /// The storage keys [`Saved`] reads and writes.
+    const KEYS: [&'static str; 3] = ["sharedTabs", "humanControl", "heldInput"];
+
+    fn is_empty(&self) -> bool {
+        self.shared_tabs.is_empty() && self.held_input.is_empty()
+    }
 }
 
 /// Starts the worker. Every listener is registered before this returns:
@@ -91,7 +129,11 @@ pub(crate) fn start() {
         reattach_again: Cell::new(false),
         developer_off_epoch: Cell::new(0),
         share_error: RefCell::new(None),
+        held: RefCell::new(HeldInput::default()),
+        crashed: RefCell::new(BTreeSet::new()),
+        start: lifecycle::Start::default(),
     });
+    lifecycle::register(&worker);
     browser_events::register(&worker);
     popup_api::register(&worker);
     takeover::register(&worker);
@@ -117,22 +159,47 @@ impl Worker {
         }
     }
 
-    /// Writes the shared set and its human-control flags to
-    /// `chrome.storage.session` ([`crate::state::Persisted`]). The snapshot
-    /// is taken now and written in call order, so a later write always holds
-    /// the later set.
+    /// The shared set, its human-control flags and the held-input ledger
+    /// as saved.
+    fn saved(&self) -> Saved {
+        let Persisted {
+            shared_tabs,
+            human_control,
+        } = self.shared.borrow().persisted();
+        Saved {
+            shared_tabs,
+            human_control,
+            held_input: self.held.borrow().to_stored(),
+        }
+    }
+
+    /// Writes [`Worker::saved`] to `chrome.storage.session` and
+    /// `chrome.storage.local`. The snapshot is taken now and written in call
+    /// order, so a later write always holds the later state.
     fn persist(&self) {
-        let saved = self.shared.borrow().persisted();
+        let saved = self.saved();
         spawn_local(async move {
-            let result = match storage::session() {
-                Ok(area) => area.set_items(&saved).await,
-                Err(e) => Err(e),
+            let write = |area: Result<storage::StorageArea, wasm_bindgen::JsValue>| {
+                let saved = &saved;
+                async move {
+                    match area {
+                        Ok(area) => area.set_items(saved).await,
+                        Err(e) => Err(e),
+                    }
+                }
             };
-            if let Err(e) = result {
-                log::warn(&format!(
-                    "could not save the shared tabs: {}",
-                    error_message(&e)
-                ));
+            // Both writes are issued in this first poll, so each area sees
+            // the writes in call order.
+            let (session, local) =
+                futures_util::future::join(write(storage::session()), write(storage::local()))
+                    .await;
+            for (name, result) in [("session", session), ("local", local)] {
+                if let Err(e) = result {
+                    log::warn(&format!(
+                        "could not save the shared tabs ({name}): {}",
+                        error_message(&e)
+                    ));
+                }
             }
         });
     }

@@ -16,11 +16,14 @@
 //! this causes is never mistaken for the person's
 //! ([`crate::state::SharedSet::group_move`]).
 
-use super::{cdp, Worker};
+use super::lifecycle::StartReason;
+use super::{cdp, held_input, Saved, Worker};
 use crate::chrome::{debugger, error_message, storage, tab_groups, tabs};
+use crate::held::HeldInput;
 use crate::log;
+use crate::messages::TAB_GROUP_ID_NONE;
 use crate::state::{
-    enable_commands, is_already_attached, Effect, Persisted, ShareFailure, ShareOrigin, ShareStart,
+    enable_commands, is_already_attached, Effect, ShareFailure, ShareOrigin, ShareStart,
 };
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
 use std::rc::Rc;
@@ -101,6 +104,10 @@ pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool,
         return Ok(false);
     }
     worker.apply(vec![Effect::Persist, Effect::SendShared]);
+    // The daemon's releases cannot reach an unshared tab: send them before
+    // the debugger goes.
+    held_input::release_tab(worker, tab).await;
+    worker.crashed.borrow_mut().remove(&tab);
     detach(tab).await;
     Ok(true)
 }
@@ -175,24 +182,26 @@ async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> 
     tab_groups::update(group_id, TAB_GROUP_TITLE, TAB_GROUP_COLOR).await
 }
 
-/// Restores the shared set and the person's control flags from
-/// `chrome.storage.session` after a worker (re)start: re-attaches every tab
-/// that still exists, drops the others, saves the result and opens the
-/// `restored` gate.
+/// Restores the shared set, the person's control flags and the held-input
+/// ledger after a worker (re)start: re-attaches every tab that still exists,
+/// drops the others, saves the result, opens the `restored` gate and
+/// releases what the pages still hold (the daemon forgot it when the
+/// worker's native link dropped).
+///
+/// After a worker restart the state comes from `chrome.storage.session`.
+/// After a reload or update of the extension that area is empty, and the
+/// state comes from `chrome.storage.local`, for tabs still in the `cotab`
+/// group only. After a browser start tab ids mean nothing, and the stored
+/// state is dropped ([`super::lifecycle`]).
 pub(crate) async fn restore(worker: Rc<Worker>) {
-    let saved = match load_saved().await {
-        Ok(saved) => saved,
-        Err(e) => {
-            log::warn(&format!("could not read the shared tabs: {e}"));
-            Persisted::default()
-        }
-    };
+    let (saved, source) = load_saved(&worker).await;
+    *worker.held.borrow_mut() = HeldInput::from_stored(saved.held_input.clone());
     let mut kept = Vec::with_capacity(saved.shared_tabs.len());
     for tab in saved.shared_tabs.iter().copied().map(TabId) {
         if !worker.shared.borrow().restore_wanted(tab) {
             continue;
         }
-        match reattach(tab).await {
+        match reattach(tab, source).await {
             Ok(()) => kept.push(tab),
             Err(e) => log::info(&format!("no longer sharing tab {tab}: {e}")),
         }
@@ -202,32 +211,83 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
     for tab in gone {
         detach(tab).await;
     }
-    if worker.shared.borrow().persisted() != saved {
+    if worker.saved() != saved || source == Source::Reload {
         worker.persist();
     }
     worker.restored.open();
     if !saved.shared_tabs.is_empty() {
         let set = worker.shared.borrow();
         log::info(&format!(
-            "restored shared tabs {:?}, the person controls {:?}",
+            "restored shared tabs {:?} ({source:?}), the person controls {:?}",
             set.ids(),
             set.human_ids()
         ));
     }
+    held_input::release_all(&worker).await;
 }
 
-async fn load_saved() -> Result<Persisted, String> {
-    let area = storage::session().map_err(|e| error_message(&e))?;
-    area.get_items(&Persisted::KEYS)
-        .await
-        .map_err(|e| error_message(&e))
+/// Where a restore's state came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// `chrome.storage.session`: the worker restarted.
+    WorkerRestart,
+    /// `chrome.storage.local`: the extension was reloaded or updated.
+    Reload,
+    /// Nothing to restore.
+    Nothing,
 }
 
-/// Re-attaches a tab of the persisted set (an existing session is ours).
-async fn reattach(tab: TabId) -> Result<(), String> {
-    tabs::get(tab)
+async fn load_saved(worker: &Worker) -> (Saved, Source) {
+    let read = |area: Result<storage::StorageArea, wasm_bindgen::JsValue>| async move {
+        let saved: Result<Saved, String> = match area {
+            Ok(area) => area
+                .get_items(&Saved::KEYS)
+                .await
+                .map_err(|e| error_message(&e)),
+            Err(e) => Err(error_message(&e)),
+        };
+        saved.unwrap_or_else(|e| {
+            log::warn(&format!("could not read the shared tabs: {e}"));
+            Saved::default()
+        })
+    };
+    let session = read(storage::session()).await;
+    if !session.is_empty() {
+        return (session, Source::WorkerRestart);
+    }
+    let local = read(storage::local()).await;
+    if local.is_empty() {
+        return (Saved::default(), Source::Nothing);
+    }
+    match worker.start.reason().await {
+        StartReason::Reloaded => (local, Source::Reload),
+        reason => {
+            log::info(&format!(
+                "not restoring the shared tabs of an earlier browser run ({reason:?})"
+            ));
+            // Saved so the dropped state is not read again.
+            worker.persist();
+            (Saved::default(), Source::Nothing)
+        }
+    }
+}
+
+/// Re-attaches a tab of the saved set (an existing session is ours). After
+/// a reload only a tab still in the `cotab` group counts: the group is what
+/// the person sees shared.
+async fn reattach(tab: TabId, source: Source) -> Result<(), String> {
+    let info = tabs::get(tab)
         .await
         .map_err(|e| format!("the tab is gone: {}", error_message(&e)))?;
+    if source == Source::Reload {
+        let group = info.group_id.unwrap_or(TAB_GROUP_ID_NONE);
+        let cotab = tab_groups::query(TAB_GROUP_TITLE, info.window_id)
+            .await
+            .map_err(|e| error_message(&e))?;
+        if group == TAB_GROUP_ID_NONE || !cotab.iter().any(|g| g.id == group) {
+            return Err("it left the cotab group".to_owned());
+        }
+    }
     attach(tab, true).await?;
     if let Err(e) = enable(tab).await {
         log::warn(&e);

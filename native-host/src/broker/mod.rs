@@ -1212,6 +1212,18 @@ impl Core {
         }
     }
 
+    /// `tab`'s renderer crashed: what it held is gone with it (dropped,
+    /// nothing to send: a late paired release is answered
+    /// `alreadyReleased`), every frame of it is stale and its dialog gone.
+    /// The lease stays: the agent may reload the page and go on.
+    pub fn on_page_crashed(&mut self, tab: TabId) {
+        self.release_where(|p| p.tab == tab, true);
+        self.on_main_frame_navigated(tab);
+        if let Some(p) = self.pages.get_mut(&tab) {
+            p.dialog = None;
+        }
+    }
+
     /// How many main-frame navigations `tab` has seen (refs and frames
     /// compare it).
     pub fn nav_count(&self, tab: TabId) -> Option<u64> {

@@ -643,3 +643,33 @@ fn a_frame_from_before_a_lane_loss_is_stale_once_the_browser_is_back() {
     let f = c.fence(s, A, Need::Act).expect("fence");
     assert_eq!(kind(c.frame_for(&f, Some(&id))), ErrorKind::StaleFrame);
 }
+
+#[test]
+fn a_crash_drops_the_tabs_presses_and_keeps_the_lease() {
+    let (mut c, a) = setup();
+    let f = c.fence(a, A, Need::Act).expect("fence");
+    let id = c.begin_press(&f, None, key("a")).expect("press");
+    c.press_settled(id, true);
+    c.take_effects();
+    let nav = c.nav_count(TabId(1));
+    c.on_page_crashed(TabId(2));
+    assert_eq!(c.held_count(), 1, "another tab's crash changes nothing");
+    c.on_page_crashed(TabId(1));
+    let effects = c.take_effects();
+    assert!(
+        releases(&effects).is_empty(),
+        "nothing is sent to a dead page"
+    );
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::Dropped(d) if *d == id)));
+    assert_eq!(c.held_count(), 0);
+    assert_ne!(
+        c.nav_count(TabId(1)),
+        nav,
+        "frames of the crashed page are stale"
+    );
+    // The lease stays: the agent may press again after a reload.
+    let f = c.fence(a, A, Need::Act).expect("still in control");
+    c.begin_press(&f, None, key("a")).expect("press again");
+}

@@ -1,0 +1,406 @@
+//! The extension's own ledger of input it sent that a page still holds: a
+//! key down without its key up, a mouse button pressed and not released, a
+//! touch begun and not ended.
+//!
+//! The daemon pairs every press with its release (DESIGN §2, "Paired input
+//! releases"), but only while it can reach the page. When the native link
+//! drops, the worker restarts, the extension reloads, the person unshares a
+//! tab or the debugger is detached from outside, the daemon cannot send the
+//! release any more; the extension then sends it itself from this ledger.
+//! Detaching a debugger sends no key up, so without it the page would keep
+//! the key held.
+//!
+//! The ledger is built from the CDP commands themselves, whichever path
+//! sent them (cotab's input methods or an agent's raw `cdp.send`): a press
+//! is recorded before it is sent (it may run even if its answer never
+//! comes), a release is forgotten once the browser accepted it. It is small
+//! and serialisable, so the worker keeps it in `chrome.storage` across
+//! restarts and reloads.
+
+use cotab_shared::TabId;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// `Input.dispatchKeyEvent`.
+pub const KEY_EVENT: &str = "Input.dispatchKeyEvent";
+/// `Input.dispatchMouseEvent`.
+pub const MOUSE_EVENT: &str = "Input.dispatchMouseEvent";
+/// `Input.dispatchTouchEvent`.
+pub const TOUCH_EVENT: &str = "Input.dispatchTouchEvent";
+
+/// Key fields copied from a key down into its key up.
+const KEY_FIELDS: [&str; 5] = [
+    "key",
+    "code",
+    "windowsVirtualKeyCode",
+    "nativeVirtualKeyCode",
+    "location",
+];
+
+/// What one tab holds. A handful of entries at most, so plain vectors (a
+/// map type per entry kind would cost the worker's wasm more than it saves).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabHeld {
+    /// Held keys by `code` (else `key`), each with its key-up params.
+    #[serde(default)]
+    pub keys: Vec<(String, Value)>,
+    /// Held mouse buttons by name, each with the pointer's last position.
+    #[serde(default)]
+    pub buttons: Vec<(String, (f64, f64))>,
+    /// Whether a touch is in progress.
+    #[serde(default)]
+    pub touch: bool,
+}
+
+impl TabHeld {
+    fn is_empty(&self) -> bool {
+        self.keys.is_empty() && self.buttons.is_empty() && !self.touch
+    }
+}
+
+/// Sets `key` to `value`; returns whether `key` is new.
+fn put<V>(entries: &mut Vec<(String, V)>, key: String, value: V) -> bool {
+    match entries.iter_mut().find(|(k, _)| *k == key) {
+        Some(entry) => {
+            entry.1 = value;
+            false
+        }
+        None => {
+            entries.push((key, value));
+            true
+        }
+    }
+}
+
+/// Removes `key`; returns whether it was there.
+fn take<V>(entries: &mut Vec<(String, V)>, key: &str) -> bool {
+    let before = entries.len();
+    entries.retain(|(k, _)| k != key);
+    entries.len() != before
+}
+
+/// One tab's entry as stored: `[tabId, held]`.
+pub type StoredEntry = (i32, TabHeld);
+
+/// Held input per tab, in the order tabs first held something.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HeldInput {
+    tabs: Vec<(TabId, TabHeld)>,
+}
+
+/// What a command does to the ledger.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// Not input, or input that holds nothing (a move, a wheel, text).
+    Other,
+    /// A press: recorded before it is sent.
+    Press,
+    /// A release: forgotten once sent.
+    Release,
+}
+
+/// The identity of a key in `Input.dispatchKeyEvent` params.
+fn key_id(params: &Value) -> Option<String> {
+    let field = |name: &str| {
+        params
+            .get(name)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    field("code").or_else(|| field("key")).map(str::to_owned)
+}
+
+fn point(params: &Value) -> (f64, f64) {
+    let coord = |name: &str| params.get(name).and_then(Value::as_f64).unwrap_or(0.0);
+    (coord("x"), coord("y"))
+}
+
+fn button(params: &Value) -> String {
+    params
+        .get("button")
+        .and_then(Value::as_str)
+        .unwrap_or("left")
+        .to_owned()
+}
+
+/// Classifies a CDP command.
+pub fn classify(method: &str, params: &Value) -> Input {
+    let kind = params.get("type").and_then(Value::as_str).unwrap_or("");
+    match (method, kind) {
+        (KEY_EVENT, "keyDown" | "rawKeyDown") if key_id(params).is_some() => Input::Press,
+        (KEY_EVENT, "keyUp") if key_id(params).is_some() => Input::Release,
+        (MOUSE_EVENT, "mousePressed") => Input::Press,
+        (MOUSE_EVENT, "mouseReleased") => Input::Release,
+        (TOUCH_EVENT, "touchStart") => Input::Press,
+        (TOUCH_EVENT, "touchEnd" | "touchCancel") => Input::Release,
+        _ => Input::Other,
+    }
+}
+
+impl HeldInput {
+    /// Notes a command about to be sent to `tab`. Returns whether the set
+    /// of held input changed (so it should be saved); a pointer move only
+    /// updates where a held button would be released.
+    pub fn before_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
+        if classify(method, params) != Input::Press {
+            if method == MOUSE_EVENT
+                && params.get("type").and_then(Value::as_str) == Some("mouseMoved")
+            {
+                if let Some(held) = self.get_mut(tab) {
+                    let at = point(params);
+                    for (_, pos) in &mut held.buttons {
+                        *pos = at;
+                    }
+                }
+            }
+            return false;
+        }
+        if self.get_mut(tab).is_none() {
+            self.tabs.push((tab, TabHeld::default()));
+        }
+        let Some(held) = self.get_mut(tab) else {
+            return false;
+        };
+        match method {
+            KEY_EVENT => {
+                let Some(id) = key_id(params) else {
+                    return false;
+                };
+                let mut up = Map::new();
+                up.insert("type".into(), json!("keyUp"));
+                for field in KEY_FIELDS {
+                    if let Some(v) = params.get(field) {
+                        up.insert(field.into(), v.clone());
+                    }
+                }
+                put(&mut held.keys, id, Value::Object(up))
+            }
+            MOUSE_EVENT => put(&mut held.buttons, button(params), point(params)),
+            _ => !std::mem::replace(&mut held.touch, true),
+        }
+    }
+
+    /// Notes a command the browser accepted. Returns whether the set of
+    /// held input changed.
+    pub fn after_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
+        if classify(method, params) != Input::Release {
+            return false;
+        }
+        let Some(held) = self.get_mut(tab) else {
+            return false;
+        };
+        let changed = match method {
+            KEY_EVENT => key_id(params).is_some_and(|id| take(&mut held.keys, &id)),
+            MOUSE_EVENT => take(&mut held.buttons, &button(params)),
+            _ => std::mem::replace(&mut held.touch, false),
+        };
+        if held.is_empty() {
+            self.forget(tab);
+        }
+        changed
+    }
+
+    /// The commands that release everything `tab` holds, in a safe order
+    /// (touch, buttons, then keys so modifiers go up last), and forgets
+    /// them.
+    pub fn take_releases(&mut self, tab: TabId) -> Vec<(&'static str, Value)> {
+        let Some(at) = self.tabs.iter().position(|(t, _)| *t == tab) else {
+            return Vec::new();
+        };
+        let (_, held) = self.tabs.remove(at);
+        let mut out = Vec::new();
+        if held.touch {
+            out.push((TOUCH_EVENT, json!({"type": "touchEnd", "touchPoints": []})));
+        }
+        for (button, (x, y)) in held.buttons {
+            out.push((
+                MOUSE_EVENT,
+                json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "clickCount": 1}),
+            ));
+        }
+        out.extend(held.keys.into_iter().map(|(_, up)| (KEY_EVENT, up)));
+        out
+    }
+
+    /// Forgets what `tab` holds (its page is gone). Returns whether it held
+    /// anything.
+    pub fn forget(&mut self, tab: TabId) -> bool {
+        let before = self.tabs.len();
+        self.tabs.retain(|(t, _)| *t != tab);
+        self.tabs.len() != before
+    }
+
+    /// The tabs holding input.
+    pub fn tabs(&self) -> Vec<TabId> {
+        self.tabs.iter().map(|(t, _)| *t).collect()
+    }
+
+    /// Whether nothing is held anywhere.
+    pub fn is_empty(&self) -> bool {
+        self.tabs.is_empty()
+    }
+
+    /// The ledger as stored.
+    pub fn to_stored(&self) -> Vec<StoredEntry> {
+        self.tabs.iter().map(|(t, h)| (t.0, h.clone())).collect()
+    }
+
+    /// A ledger read back from storage; empty and repeated entries are
+    /// dropped.
+    pub fn from_stored(stored: Vec<StoredEntry>) -> HeldInput {
+        let mut held = HeldInput::default();
+        for (tab, entry) in stored {
+            if !entry.is_empty() && held.get_mut(TabId(tab)).is_none() {
+                held.tabs.push((TabId(tab), entry));
+            }
+        }
+        held
+    }
+
+    fn get_mut(&mut self, tab: TabId) -> Option<&mut TabHeld> {
+        self.tabs
+            .iter_mut()
+            .find(|(t, _)| *t == tab)
+            .map(|(_, held)| held)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: TabId = TabId(4);
+
+    fn key_down(key: &str, code: &str) -> Value {
+        json!({"type": "rawKeyDown", "key": key, "code": code, "windowsVirtualKeyCode": 65,
+               "nativeVirtualKeyCode": 65, "modifiers": 2, "text": "a"})
+    }
+
+    #[test]
+    fn a_key_down_is_released_with_its_own_identity_and_no_modifiers() {
+        let mut held = HeldInput::default();
+        assert!(held.before_send(T, KEY_EVENT, &key_down("a", "KeyA")));
+        // A repeat holds nothing more.
+        assert!(!held.before_send(T, KEY_EVENT, &key_down("a", "KeyA")));
+        assert_eq!(held.tabs(), vec![T]);
+        assert_eq!(
+            held.take_releases(T),
+            vec![(
+                KEY_EVENT,
+                json!({"type": "keyUp", "key": "a", "code": "KeyA",
+                       "windowsVirtualKeyCode": 65, "nativeVirtualKeyCode": 65})
+            )]
+        );
+        assert!(held.is_empty());
+        assert!(held.take_releases(T).is_empty());
+    }
+
+    #[test]
+    fn a_sent_release_clears_only_its_own_press() {
+        let mut held = HeldInput::default();
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        held.before_send(T, KEY_EVENT, &key_down("Shift", "ShiftLeft"));
+        held.before_send(
+            T,
+            MOUSE_EVENT,
+            &json!({"type": "mousePressed", "x": 5, "y": 6, "button": "left"}),
+        );
+        // A release only counts once the browser took it.
+        assert!(!held.before_send(
+            T,
+            KEY_EVENT,
+            &json!({"type": "keyUp", "key": "a", "code": "KeyA"})
+        ));
+        assert!(held.after_send(
+            T,
+            KEY_EVENT,
+            &json!({"type": "keyUp", "key": "a", "code": "KeyA"})
+        ));
+        assert!(!held.after_send(
+            T,
+            KEY_EVENT,
+            &json!({"type": "keyUp", "key": "a", "code": "KeyA"})
+        ));
+        assert!(!held.after_send(
+            T,
+            MOUSE_EVENT,
+            &json!({"type": "mouseReleased", "button": "right"})
+        ));
+        // A move carries a held button along.
+        held.before_send(
+            T,
+            MOUSE_EVENT,
+            &json!({"type": "mouseMoved", "x": 50, "y": 60}),
+        );
+        let releases = held.take_releases(T);
+        assert_eq!(releases.len(), 2);
+        assert_eq!(
+            releases[0],
+            (
+                MOUSE_EVENT,
+                json!({"type": "mouseReleased", "x": 50.0, "y": 60.0, "button": "left", "clickCount": 1})
+            )
+        );
+        assert_eq!(releases[1].1["code"], "ShiftLeft");
+    }
+
+    #[test]
+    fn touches_and_other_input_and_other_tabs() {
+        let mut held = HeldInput::default();
+        assert!(!held.before_send(T, "Input.insertText", &json!({"text": "x"})));
+        assert!(!held.before_send(T, MOUSE_EVENT, &json!({"type": "mouseWheel"})));
+        assert!(!held.before_send(T, "Runtime.evaluate", &json!({"expression": "1"})));
+        assert!(held.is_empty());
+        assert!(held.before_send(
+            T,
+            TOUCH_EVENT,
+            &json!({"type": "touchStart", "touchPoints": [{"x": 1, "y": 1}]})
+        ));
+        assert!(held.before_send(
+            TabId(9),
+            MOUSE_EVENT,
+            &json!({"type": "mousePressed", "button": "middle"})
+        ));
+        assert!(held.after_send(
+            TabId(9),
+            MOUSE_EVENT,
+            &json!({"type": "mouseReleased", "button": "middle"})
+        ));
+        assert_eq!(held.tabs(), vec![T]);
+        assert_eq!(
+            held.take_releases(T),
+            vec![(TOUCH_EVENT, json!({"type": "touchEnd", "touchPoints": []}))]
+        );
+    }
+
+    #[test]
+    fn a_key_without_identity_is_not_input_that_holds() {
+        let mut held = HeldInput::default();
+        assert_eq!(
+            classify(KEY_EVENT, &json!({"type": "keyDown", "text": "x"})),
+            Input::Other
+        );
+        assert!(!held.before_send(T, KEY_EVENT, &json!({"type": "keyDown", "key": ""})));
+        assert!(held.is_empty());
+    }
+
+    #[test]
+    fn the_ledger_survives_storage_and_forgetting_a_tab() {
+        let mut held = HeldInput::default();
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        held.before_send(
+            TabId(7),
+            MOUSE_EVENT,
+            &json!({"type": "mousePressed", "x": 1, "y": 2}),
+        );
+        let stored = serde_json::to_value(held.to_stored()).expect("json");
+        let back: Vec<StoredEntry> = serde_json::from_value(stored).expect("json");
+        let mut back = HeldInput::from_stored(back);
+        assert_eq!(back, held);
+        assert!(back.forget(TabId(7)));
+        assert!(!back.forget(TabId(7)));
+        assert_eq!(back.tabs(), vec![T]);
+        assert!(HeldInput::from_stored(vec![(3, TabHeld::default())]).is_empty());
+    }
+}

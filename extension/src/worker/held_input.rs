@@ -1,0 +1,98 @@
+//! Sends the releases of [`crate::held`]'s ledger when the daemon cannot:
+//! the native link dropped (the daemon forgot what agents held when it lost
+//! the lane), the worker restarted or the extension reloaded (the ledger
+//! comes back from `chrome.storage`), the person unshared the tab (before
+//! the debugger detaches), or the debugger was detached from outside cotab
+//! (attach, release, detach again). A closed or crashed tab's entries are
+//! forgotten: its page is gone.
+
+use super::{cdp, share, Worker};
+use crate::log;
+use cotab_shared::TabId;
+use serde_json::Value;
+
+/// Deadline of each release command, in milliseconds: short, as nothing
+/// waits on it but the page's sake.
+const RELEASE_DEADLINE_MS: u64 = 2_000;
+
+/// Notes a command about to be sent to `tab`: a press is recorded (and
+/// saved) before it is sent.
+pub(super) fn before_send(worker: &Worker, tab: TabId, method: &str, params: &Value) {
+    if worker.held.borrow_mut().before_send(tab, method, params) {
+        worker.persist();
+    }
+}
+
+/// Notes a command the browser accepted: a release forgets its press.
+pub(super) fn after_send(worker: &Worker, tab: TabId, method: &str, params: &Value) {
+    if worker.held.borrow_mut().after_send(tab, method, params) {
+        worker.persist();
+    }
+}
+
+/// Sends the releases of everything `tab` holds through its debugger
+/// session, and forgets them. Returns how many were sent.
+pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
+    let releases = worker.held.borrow_mut().take_releases(tab);
+    if releases.is_empty() {
+        return 0;
+    }
+    worker.persist();
+    let mut sent = 0;
+    for (method, params) in &releases {
+        match cdp::send(tab, method, params, RELEASE_DEADLINE_MS).await {
+            Ok(_) => sent += 1,
+            Err(e) => log::warn(&format!(
+                "could not release held input on tab {tab}: {}",
+                e.message
+            )),
+        }
+    }
+    log::info(&format!(
+        "released {sent} of {} held input(s) on tab {tab}",
+        releases.len()
+    ));
+    sent
+}
+
+/// Releases what every shared tab holds, and forgets what other tabs hold
+/// (no debugger session to send through).
+pub(super) async fn release_all(worker: &Worker) {
+    let tabs = worker.held.borrow().tabs();
+    for tab in tabs {
+        if worker.shared.borrow().contains(tab) {
+            release_tab(worker, tab).await;
+        } else if worker.held.borrow_mut().forget(tab) {
+            worker.persist();
+        }
+    }
+}
+
+/// The debugger of `tab` was detached by someone else: attach once more
+/// just to release what the page holds, then detach.
+pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
+    if !worker.held.borrow().tabs().contains(&tab) {
+        return;
+    }
+    match share::attach(tab, false).await {
+        Ok(()) => {
+            release_tab(worker, tab).await;
+            share::detach(tab).await;
+        }
+        Err(e) => {
+            log::warn(&format!(
+                "tab {tab} keeps input held: cannot attach to release it: {e}"
+            ));
+            if worker.held.borrow_mut().forget(tab) {
+                worker.persist();
+            }
+        }
+    }
+}
+
+/// `tab`'s page is gone (closed, crashed): nothing to release any more.
+pub(super) fn forget(worker: &Worker, tab: TabId) {
+    if worker.held.borrow_mut().forget(tab) {
+        worker.persist();
+    }
+}

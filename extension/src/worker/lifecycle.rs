@@ -1,0 +1,139 @@
+//! The worker's life: why it started (a fresh start of the browser profile,
+//! the extension installed, updated or reloaded, or only the worker woken
+//! again), a periodic alarm that wakes it after the browser stopped it, and
+//! the test-only path that simulates the person detaching the debugger.
+//!
+//! Why the worker started decides what [`super::share::restore`] trusts:
+//! after a worker restart `chrome.storage.session` holds the shared set;
+//! after a reload or update that area is empty, and the set in
+//! `chrome.storage.local` is restored (tab ids still name the same tabs in
+//! the same browser run); after the browser started, tab ids are new and
+//! the stored set is dropped.
+
+use super::{browser_events, Worker};
+use crate::chrome::{alarms, error_message, from_js, runtime};
+use crate::log;
+use crate::state::Gate;
+use cotab_shared::TabId;
+use serde::Deserialize;
+use std::cell::Cell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// Name of the wake-up alarm.
+const WAKE_ALARM: &str = "cotab-wake";
+
+/// Period of the wake-up alarm in minutes (the browser's minimum).
+const WAKE_PERIOD_MINUTES: f64 = 0.5;
+
+/// How long a fresh start waits for the browser to say why it started the
+/// worker, in milliseconds.
+pub(super) const START_REASON_WAIT_MS: u32 = 1_000;
+
+/// Why the extension's worker runs, as far as the browser said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartReason {
+    /// Nothing said yet (or only woken again).
+    Unknown,
+    /// `onInstalled` with reason `update`: the extension was updated or
+    /// reloaded while the browser ran; tab ids are still valid.
+    Reloaded,
+    /// The browser profile started, or the extension was installed or the
+    /// browser updated: tab ids from before mean nothing.
+    Fresh,
+}
+
+/// What the browser told the worker about its start.
+#[derive(Default)]
+pub(crate) struct Start {
+    reason: Cell<Option<StartReason>>,
+    told: Gate,
+}
+
+impl Start {
+    fn tell(&self, reason: StartReason) {
+        if self.reason.get().is_none() {
+            self.reason.set(Some(reason));
+        }
+        self.told.open();
+    }
+
+    /// Waits up to [`START_REASON_WAIT_MS`] for the browser's word.
+    pub(crate) async fn reason(&self) -> StartReason {
+        let told = std::pin::pin!(self.told.wait());
+        let timer = std::pin::pin!(gloo_timers::future::TimeoutFuture::new(
+            START_REASON_WAIT_MS
+        ));
+        futures_util::future::select(told, timer).await;
+        self.reason.get().unwrap_or(StartReason::Unknown)
+    }
+}
+
+#[derive(Deserialize)]
+struct InstalledDetails {
+    reason: String,
+}
+
+/// Registers `onInstalled`, `onStartup` and the alarm (all in the first
+/// turn), and the test-only detach hook.
+pub(super) fn register(worker: &Rc<Worker>) {
+    let w = worker.clone();
+    browser_events::listen(
+        "chrome.runtime.onInstalled",
+        runtime::on_installed(),
+        Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
+            let reason = match from_js::<InstalledDetails>(details) {
+                Ok(d) if d.reason == "update" => StartReason::Reloaded,
+                _ => StartReason::Fresh,
+            };
+            w.start.tell(reason);
+        }),
+    );
+    let w = worker.clone();
+    browser_events::listen(
+        "chrome.runtime.onStartup",
+        runtime::on_startup(),
+        Closure::<dyn FnMut()>::new(move || w.start.tell(StartReason::Fresh)),
+    );
+    // The alarm's only job is to wake a worker the browser stopped: the
+    // worker's top level reconnects the native link.
+    browser_events::listen(
+        "chrome.alarms.onAlarm",
+        alarms::on_alarm(),
+        Closure::<dyn FnMut(JsValue)>::new(|_alarm: JsValue| {}),
+    );
+    if let Err(e) = alarms::create(WAKE_ALARM, WAKE_PERIOD_MINUTES) {
+        log::warn(&format!(
+            "no wake-up alarm: {}; a stopped worker waits for a browser event",
+            error_message(&e)
+        ));
+    }
+    install_test_hook(worker);
+}
+
+/// Test-only: `cotabSimulateOutsideDetach(tabId)` on the worker's global
+/// detaches cotab's debugger from the tab and handles it exactly as a
+/// `chrome.debugger.onDetach` with reason `canceled_by_user` (which headless
+/// Chromium cannot produce). Only code already running inside the worker
+/// (the extension itself, or a DevTools client attached to it) can call it.
+fn install_test_hook(worker: &Rc<Worker>) {
+    let w = worker.clone();
+    let hook = Closure::<dyn FnMut(i32) -> js_sys::Promise>::new(move |tab: i32| {
+        let w = w.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let tab = TabId(tab);
+            super::share::detach(tab).await;
+            browser_events::on_detach(&w, tab, "canceled_by_user");
+            Ok(JsValue::UNDEFINED)
+        })
+    });
+    let set = js_sys::Reflect::set(
+        &js_sys::global(),
+        &JsValue::from_str("cotabSimulateOutsideDetach"),
+        hook.as_ref(),
+    );
+    if let Err(e) = set {
+        log::warn(&format!("no test hook: {}", error_message(&e)));
+    }
+    hook.forget();
+}
