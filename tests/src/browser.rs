@@ -57,8 +57,101 @@ pub struct Browser {
     /// The daemon's runtime directory (`COTAB_RUNTIME_DIR`).
     pub runtime_dir: PathBuf,
     child: Child,
+    chromium: PathBuf,
+    extension: PathBuf,
+    options: LaunchOptions,
     // Kept for its Drop, which deletes the profile and runtime directory.
     _root: tempfile::TempDir,
+}
+
+/// An agent connected to the daemon at `socket` with an open session
+/// (for tasks that cannot borrow the [`Browser`]).
+pub async fn agent_at(socket: &Path, name: &str) -> Result<Client> {
+    let mut client = Client::connect(socket).await?;
+    client
+        .call::<Hello>(&HelloParams {
+            protocol_version: PROTOCOL_VERSION,
+            agent: name.into(),
+        })
+        .await?;
+    Ok(client)
+}
+
+/// Starts Chromium on the profile under `root` and connects to it over CDP.
+async fn start_chromium(
+    chromium: &Path,
+    extension: &Path,
+    root: &Path,
+    options: &LaunchOptions,
+) -> Result<(Child, Cdp)> {
+    let profile = root.join("profile");
+    let runtime_dir = root.join("run");
+    let mut cmd = Command::new(chromium);
+    if !options.headed {
+        cmd.arg("--headless=new");
+    }
+    cmd.args([
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--remote-debugging-port=0",
+        "--window-size=1280,900",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()))
+    .arg(format!("--load-extension={}", extension.display()))
+    .arg("about:blank")
+    // The browser passes its environment to the native host it starts,
+    // so the relay and the daemon use this test's runtime directory.
+    .env("COTAB_RUNTIME_DIR", &runtime_dir)
+    .env(
+        "COTAB_LOG",
+        std::env::var("COTAB_LOG").unwrap_or_else(|_| "debug".into()),
+    )
+    .env("COTAB_IDLE_EXIT_SECS", "120")
+    .envs(options.env.iter().map(|(k, v)| (k, v)))
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(root.join("chromium.log"))?,
+    );
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("starting {}", chromium.display()))?;
+
+    let port_file = profile.join("DevToolsActivePort");
+    let ws = wait_for(
+        "Chromium's DevToolsActivePort",
+        STARTUP_DEADLINE,
+        || async {
+            let Ok(text) = fs::read_to_string(&port_file) else {
+                return Ok(None);
+            };
+            let mut lines = text.lines();
+            match (lines.next(), lines.next()) {
+                (Some(port), Some(path)) => Ok(Some(format!("ws://127.0.0.1:{port}{path}"))),
+                _ => Ok(None),
+            }
+        },
+    )
+    .await;
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
+    let cdp = Cdp::connect(&ws).await?;
+    Ok((child, cdp))
 }
 
 impl Browser {
@@ -71,7 +164,14 @@ impl Browser {
         let root = tempfile::Builder::new().prefix("cotab-e2e-").tempdir()?;
         let profile = root.path().join("profile");
         let runtime_dir = root.path().join("run");
-        fs::create_dir_all(&profile)?;
+        fs::create_dir_all(profile.join("Default"))?;
+        // chrome://extensions' developer mode: without it, an unpacked
+        // extension the browser reloads (as a person's Reload click does)
+        // comes back disabled as an "unsupported developer extension".
+        fs::write(
+            profile.join("Default").join("Preferences"),
+            r#"{"extensions":{"ui":{"developer_mode":true}}}"#,
+        )?;
         fs::create_dir(&runtime_dir)?;
         fs::set_permissions(&runtime_dir, fs::Permissions::from_mode(0o700))?;
 
@@ -88,67 +188,132 @@ impl Browser {
         }
 
         let fixture = Fixture::start()?;
-        let mut cmd = Command::new(&chromium);
-        if !options.headed {
-            cmd.arg("--headless=new");
-        }
-        cmd.args([
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--remote-debugging-port=0",
-            "--window-size=1280,900",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--load-extension={}", extension.display()))
-        .arg("about:blank")
-        // The browser passes its environment to the native host it starts,
-        // so the relay and the daemon use this test's runtime directory.
-        .env("COTAB_RUNTIME_DIR", &runtime_dir)
-        .env(
-            "COTAB_LOG",
-            std::env::var("COTAB_LOG").unwrap_or_else(|_| "debug".into()),
-        )
-        .env("COTAB_IDLE_EXIT_SECS", "120")
-        .envs(options.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(fs::File::create(root.path().join("chromium.log"))?);
-        let child = cmd
-            .spawn()
-            .with_context(|| format!("starting {}", chromium.display()))?;
-
-        let port_file = profile.join("DevToolsActivePort");
-        let ws = wait_for(
-            "Chromium's DevToolsActivePort",
-            STARTUP_DEADLINE,
-            || async {
-                let Ok(text) = fs::read_to_string(&port_file) else {
-                    return Ok(None);
-                };
-                let mut lines = text.lines();
-                match (lines.next(), lines.next()) {
-                    (Some(port), Some(path)) => Ok(Some(format!("ws://127.0.0.1:{port}{path}"))),
-                    _ => Ok(None),
-                }
-            },
-        )
-        .await?;
-        let cdp = Cdp::connect(&ws).await?;
+        let (child, cdp) = start_chromium(&chromium, &extension, root.path(), &options).await?;
         let browser = Browser {
             cdp,
             fixture,
             runtime_dir,
             child,
+            chromium,
+            extension,
+            options,
             _root: root,
         };
         browser.wait_lane_online().await?;
         Ok(browser)
+    }
+
+    /// The whole browser exits (SIGTERM, as when the person quits) and
+    /// starts again with the same profile; the daemon is left running.
+    /// Waits until the extension's lane is online again.
+    pub async fn restart(&mut self) -> Result<()> {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)?;
+        let deadline = crate::Deadline::new("the browser to exit", STARTUP_DEADLINE);
+        while self.child.try_wait()?.is_none() {
+            deadline.next("still running").await?;
+        }
+        // A fresh DevToolsActivePort is how the new browser is found.
+        let _ = fs::remove_file(self._root.path().join("profile").join("DevToolsActivePort"));
+        let (child, cdp) = start_chromium(
+            &self.chromium,
+            &self.extension,
+            self._root.path(),
+            &self.options,
+        )
+        .await?;
+        self.child = child;
+        self.cdp = cdp;
+        self.wait_lane_online().await
+    }
+
+    /// The pids of the native-messaging relays the browser started for this
+    /// browser's runtime directory (`cotab-host chrome-extension://…`).
+    pub fn relay_pids(&self) -> Vec<i32> {
+        let want = format!("COTAB_RUNTIME_DIR={}", self.runtime_dir.display());
+        let Ok(entries) = fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        let mut pids: Vec<i32> = entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                let mut args = cmdline.split(|b| *b == 0);
+                let is_relay = args
+                    .nth(1)
+                    .is_some_and(|a| a.starts_with(b"chrome-extension://"));
+                let environ = fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                is_relay && environ.split(|b| *b == 0).any(|v| v == want.as_bytes())
+            })
+            .collect();
+        pids.sort_unstable();
+        pids
+    }
+
+    /// The daemon's pid, from its pid file.
+    pub fn daemon_pid(&self) -> Option<i32> {
+        fs::read_to_string(self.runtime_dir.join("daemon.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Evaluates `expression` (awaiting a promise) in the extension's
+    /// service worker, then detaches again: a CDP session on the worker
+    /// would keep it alive.
+    pub async fn in_worker(&self, expression: &str) -> Result<Value> {
+        let url = format!("chrome-extension://{EXTENSION_ID}/background.js");
+        let target = wait_for(
+            "the extension's service worker",
+            STARTUP_DEADLINE,
+            || async {
+                let targets = self.cdp.send("Target.getTargets", json!({})).await?;
+                Ok(targets["targetInfos"].as_array().and_then(|list| {
+                    list.iter()
+                        .find(|t| t["type"] == "service_worker" && t["url"] == url.as_str())
+                        .and_then(|t| t["targetId"].as_str().map(str::to_owned))
+                }))
+            },
+        )
+        .await?;
+        let session = self.cdp.attach(&target).await?;
+        let value = self.cdp.eval(&session, expression).await;
+        self.cdp
+            .send("Target.detachFromTarget", json!({"sessionId": session}))
+            .await?;
+        value
+    }
+
+    /// Stops every service worker, the extension's among them, as the
+    /// browser does to an idle worker (`ServiceWorker.stopAllWorkers`
+    /// through `page`'s session).
+    pub async fn stop_workers(&self, page: &Page) -> Result<()> {
+        for method in [
+            "ServiceWorker.enable",
+            "ServiceWorker.stopAllWorkers",
+            "ServiceWorker.disable",
+        ] {
+            self.cdp
+                .send_to(Some(&page.session), method, json!({}))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Reloads the extension as the person's Reload click in
+    /// chrome://extensions does.
+    pub async fn reload_extension(&self) -> Result<()> {
+        let page = self.open_tab("chrome://extensions").await?;
+        let reload = format!(
+            "chrome.developerPrivate.reload('{EXTENSION_ID}', {{failQuietly: false}}).then(() => true)"
+        );
+        let r = self.eval(&page, &reload).await;
+        self.close(&page).await?;
+        if r? != Value::Bool(true) {
+            bail!("chrome.developerPrivate.reload did not succeed");
+        }
+        Ok(())
     }
 
     /// Path of the agent socket.
@@ -189,14 +354,7 @@ impl Browser {
 
     /// An agent connected to the daemon with an open session.
     pub async fn agent(&self, name: &str) -> Result<Client> {
-        let mut client = Client::connect(&self.agent_socket()).await?;
-        client
-            .call::<Hello>(&HelloParams {
-                protocol_version: PROTOCOL_VERSION,
-                agent: name.into(),
-            })
-            .await?;
-        Ok(client)
+        agent_at(&self.agent_socket(), name).await
     }
 
     /// Opens `url` in a new tab of the browser window and returns the CDP
@@ -221,6 +379,19 @@ impl Browser {
         })
         .await?;
         Ok(page)
+    }
+
+    /// A new CDP session of the harness on an open tab (e.g. after its
+    /// renderer crashed and the page loaded again).
+    pub async fn attach_page(&self, target_id: &str) -> Result<Page> {
+        let session = self.cdp.attach(target_id).await?;
+        self.cdp
+            .send_to(Some(&session), "Runtime.enable", json!({}))
+            .await?;
+        Ok(Page {
+            target_id: target_id.to_owned(),
+            session,
+        })
     }
 
     /// Opens the real popup page as a tab.
@@ -366,6 +537,23 @@ impl Browser {
     /// session (not through cotab).
     pub async fn eval(&self, page: &Page, expression: &str) -> Result<Value> {
         self.cdp.eval(&page.session, expression).await
+    }
+
+    /// Keys and buttons the input recorder page (`/input`) sees held.
+    pub async fn balance(&self, page: &Page) -> Result<(i64, i64)> {
+        let b = self.eval(page, "balance()").await?;
+        Ok((
+            b["keys"].as_i64().unwrap_or(-99),
+            b["buttons"].as_i64().unwrap_or(-99),
+        ))
+    }
+
+    /// Waits until the input recorder page sees `want` (keys, buttons) held.
+    pub async fn wait_balance(&self, page: &Page, want: (i64, i64), what: &str) -> Result<()> {
+        wait_for(what, STARTUP_DEADLINE, || async {
+            Ok((self.balance(page).await? == want).then_some(()))
+        })
+        .await
     }
 
     /// The daemon's log, for failure reports.

@@ -5,6 +5,7 @@
 mod bad_input;
 mod cli;
 mod drive;
+mod faults;
 mod mcp;
 mod rules;
 mod toolset;

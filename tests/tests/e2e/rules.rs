@@ -38,27 +38,6 @@ async fn recorder(
     Ok((browser, page, tab, agent, frame))
 }
 
-/// Keys and buttons the page sees held.
-async fn balance(browser: &Browser, page: &Page) -> anyhow::Result<(i64, i64)> {
-    let b = browser.eval(page, "balance()").await?;
-    Ok((
-        b["keys"].as_i64().unwrap_or(-99),
-        b["buttons"].as_i64().unwrap_or(-99),
-    ))
-}
-
-async fn wait_balance(
-    browser: &Browser,
-    page: &Page,
-    want: (i64, i64),
-    what: &str,
-) -> anyhow::Result<()> {
-    wait_for(what, DEADLINE, || async {
-        Ok((balance(browser, page).await? == want).then_some(()))
-    })
-    .await
-}
-
 /// The next notification named `method`.
 async fn notification(agent: &mut Client, method: &str) -> anyhow::Result<Value> {
     let found = tokio::time::timeout(DEADLINE, async {
@@ -93,17 +72,15 @@ async fn takeover_releases_the_held_button_and_revokes_the_agent() -> anyhow::Re
             expect: None,
         })
         .await?;
-    wait_balance(&browser, &page, (0, 1), "the page to see the button held").await?;
+    browser
+        .wait_balance(&page, (0, 1), "the page to see the button held")
+        .await?;
 
     // The person takes control in the real popup.
     browser.take_control(&page, tab).await?;
-    wait_balance(
-        &browser,
-        &page,
-        (0, 0),
-        "the page to see the button released",
-    )
-    .await?;
+    browser
+        .wait_balance(&page, (0, 0), "the page to see the button released")
+        .await?;
     let revoked = notification(&mut agent, "control.revoked").await?;
     assert_eq!(
         revoked["params"],
@@ -145,7 +122,9 @@ async fn takeover_releases_the_held_button_and_revokes_the_agent() -> anyhow::Re
             ..ClickParams::default()
         })
         .await?;
-    wait_balance(&browser, &page, (0, 0), "a balanced click").await?;
+    browser
+        .wait_balance(&page, (0, 0), "a balanced click")
+        .await?;
     let events_after = browser.eval(&page, "__events.length").await?;
     assert_eq!(
         events_after.as_i64(),
@@ -169,9 +148,13 @@ async fn a_dropped_agents_held_key_is_released() -> anyhow::Result<()> {
             expect: None,
         })
         .await?;
-    wait_balance(&browser, &page, (1, 0), "the page to see the key held").await?;
+    browser
+        .wait_balance(&page, (1, 0), "the page to see the key held")
+        .await?;
     drop(agent);
-    wait_balance(&browser, &page, (0, 0), "the page to see the key released").await?;
+    browser
+        .wait_balance(&page, (0, 0), "the page to see the key released")
+        .await?;
     let log = browser.eval(&page, "JSON.stringify(__events)").await?;
     assert!(
         log.as_str()
@@ -285,7 +268,7 @@ async fn two_agents_never_share_control() -> anyhow::Result<()> {
         .await
         .expect_err("B has no control");
     assert_eq!(err.kind(), Some(ErrorKind::NoControl), "{err}");
-    assert_eq!(balance(&browser, &page).await?, (0, 0));
+    assert_eq!(browser.balance(&page).await?, (0, 0));
     assert_eq!(browser.eval(&page, "__events.length").await?, 0);
 
     // A still acts, on its own frame.
