@@ -18,7 +18,7 @@ use cotab_shared::controller::{
     PointerParams, Resume, ResumeParams, SelectParams, Status, TabsList, TabsSelect, Wait,
     WaitParams, WaitResult, WaitUntil,
 };
-use cotab_shared::{ErrorKind, TabId, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use serde_json::{json, Value};
@@ -41,6 +41,7 @@ struct Scene {
     page: Page,
     tab: TabId,
     agent: Client,
+    ticket: Ticket,
 }
 
 async fn holding(options: LaunchOptions) -> anyhow::Result<Scene> {
@@ -48,7 +49,14 @@ async fn holding(options: LaunchOptions) -> anyhow::Result<Scene> {
     let url = browser.fixture.url("/input");
     let page = browser.open_tab(&url).await?;
     let tab = browser.share(&page, &url).await?;
-    let mut agent = browser.agent("agent-a").await?;
+    let mut agent = Client::connect(&browser.agent_socket()).await?;
+    let ticket = agent
+        .call::<Hello>(&HelloParams {
+            protocol_version: PROTOCOL_VERSION,
+            agent: "agent-a".into(),
+        })
+        .await?
+        .ticket;
     agent
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;
@@ -60,6 +68,7 @@ async fn holding(options: LaunchOptions) -> anyhow::Result<Scene> {
         page,
         tab,
         agent,
+        ticket,
     })
 }
 
@@ -246,7 +255,18 @@ async fn lane_comes_back(mut s: Scene, limit: Duration) -> anyhow::Result<Browse
         .wait_balance(&s.page, (0, 0), "the held input to be released")
         .await?;
     listed(&s.browser, &[s.tab]).await?;
-    carries_on(&s.browser, &s.page, &mut s.agent).await?;
+    // The daemon survived: an agent whose own connection dropped meanwhile
+    // resumes its session, selection included, on a new one.
+    drop(s.agent);
+    let mut agent = Client::connect(&s.browser.agent_socket()).await?;
+    let resumed = agent
+        .call::<Resume>(&ResumeParams {
+            protocol_version: PROTOCOL_VERSION,
+            ticket: s.ticket,
+        })
+        .await?;
+    assert_eq!(resumed.selected_tab, Some(s.tab));
+    carries_on(&s.browser, &s.page, &mut agent).await?;
     Ok(s.browser)
 }
 
