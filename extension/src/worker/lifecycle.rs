@@ -11,11 +11,10 @@
 //! the stored set is dropped.
 
 use super::{browser_events, Worker};
-use crate::chrome::{alarms, error_message, from_js, runtime};
+use crate::chrome::{alarms, error_message, runtime};
 use crate::log;
 use crate::state::Gate;
 use cotab_shared::TabId;
-use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -69,11 +68,6 @@ impl Start {
     }
 }
 
-#[derive(Deserialize)]
-struct InstalledDetails {
-    reason: String,
-}
-
 /// Registers `onInstalled`, `onStartup` and the alarm (all in the first
 /// turn), and the test-only detach hook.
 pub(super) fn register(worker: &Rc<Worker>) {
@@ -82,9 +76,13 @@ pub(super) fn register(worker: &Rc<Worker>) {
         "chrome.runtime.onInstalled",
         runtime::on_installed(),
         Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
-            let reason = match from_js::<InstalledDetails>(details) {
-                Ok(d) if d.reason == "update" => StartReason::Reloaded,
-                _ => StartReason::Fresh,
+            let reason = js_sys::Reflect::get(&details, &JsValue::from_str("reason"))
+                .ok()
+                .and_then(|r| r.as_string());
+            let reason = if reason.as_deref() == Some("update") {
+                StartReason::Reloaded
+            } else {
+                StartReason::Fresh
             };
             w.start.tell(reason);
         }),
@@ -112,20 +110,20 @@ pub(super) fn register(worker: &Rc<Worker>) {
 }
 
 /// Test-only: `cotabSimulateOutsideDetach(tabId)` on the worker's global
-/// detaches cotab's debugger from the tab and handles it exactly as a
+/// (returns at once; the work follows) detaches cotab's debugger from the
+/// tab and handles it exactly as a
 /// `chrome.debugger.onDetach` with reason `canceled_by_user` (which headless
 /// Chromium cannot produce). Only code already running inside the worker
 /// (the extension itself, or a DevTools client attached to it) can call it.
 fn install_test_hook(worker: &Rc<Worker>) {
     let w = worker.clone();
-    let hook = Closure::<dyn FnMut(i32) -> js_sys::Promise>::new(move |tab: i32| {
+    let hook = Closure::<dyn FnMut(i32)>::new(move |tab: i32| {
         let w = w.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
+        wasm_bindgen_futures::spawn_local(async move {
             let tab = TabId(tab);
             super::share::detach(tab).await;
             browser_events::on_detach(&w, tab, "canceled_by_user");
-            Ok(JsValue::UNDEFINED)
-        })
+        });
     });
     let set = js_sys::Reflect::set(
         &js_sys::global(),
