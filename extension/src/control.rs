@@ -269,6 +269,20 @@ impl InFlight {
         )
     }
 
+    /// The native link dropped: fails every command with `UNKNOWN_OUTCOME`.
+    /// Returns how many.
+    pub fn abort_all(&mut self, why: &str) -> usize {
+        self.abort_where(
+            |_| true,
+            || {
+                WireError::new(
+                    ErrorKind::UnknownOutcome,
+                    format!("{why} while the command ran; it may or may not have run"),
+                )
+            },
+        )
+    }
+
     fn abort_where(
         &mut self,
         matches: impl Fn(&Entry) -> bool,
@@ -435,6 +449,12 @@ mod tests {
         }
         assert!(poll_abort(&act_2).is_pending());
         assert_eq!(in_flight.len(), 1);
+        assert_eq!(in_flight.abort_all("the native link dropped"), 1);
+        match poll_abort(&act_2) {
+            Poll::Ready(e) => assert_eq!(e.kind, ErrorKind::UnknownOutcome),
+            Poll::Pending => panic!("the action was not aborted"),
+        }
+        assert!(in_flight.is_empty());
     }
 
     #[test]

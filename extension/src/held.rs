@@ -51,11 +51,37 @@ pub struct TabHeld {
     /// Whether a touch is in progress.
     #[serde(default)]
     pub touch: bool,
+    /// Entries whose release is being sent right now ([`entry_id`]): not
+    /// sent again by [`HeldInput::take_releases`]. Not saved.
+    #[serde(skip)]
+    releasing: Vec<String>,
 }
 
 impl TabHeld {
     fn is_empty(&self) -> bool {
         self.keys.is_empty() && self.buttons.is_empty() && !self.touch
+    }
+}
+
+/// How a sent command ended, for the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// The browser ran it.
+    Accepted,
+    /// The browser refused it: it did not run.
+    Refused,
+    /// No answer (timeout, abort): it may have run.
+    Unknown,
+}
+
+/// The ledger entry a press or release names: `key:<code>`, `button:<name>`
+/// or `touch`.
+fn entry_id(method: &str, params: &Value) -> Option<String> {
+    match method {
+        KEY_EVENT => key_id(params).map(|id| format!("key:{id}")),
+        MOUSE_EVENT => Some(format!("button:{}", button(params))),
+        TOUCH_EVENT => Some("touch".to_owned()),
+        _ => None,
     }
 }
 
@@ -143,6 +169,12 @@ impl HeldInput {
     /// of held input changed (so it should be saved); a pointer move only
     /// updates where a held button would be released.
     pub fn before_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
+        if classify(method, params) == Input::Release {
+            if let (Some(held), Some(id)) = (self.get_mut(tab), entry_id(method, params)) {
+                held.releasing.push(id);
+            }
+            return false;
+        }
         if classify(method, params) != Input::Press {
             if method == MOUSE_EVENT
                 && params.get("type").and_then(Value::as_str) == Some("mouseMoved")
@@ -181,15 +213,25 @@ impl HeldInput {
         }
     }
 
-    /// Notes a command the browser accepted. Returns whether the set of
-    /// held input changed.
-    pub fn after_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
+    /// Notes how a command ended. A release the browser refused leaves its
+    /// press held (a later fault sends it again); one that ran, or may have,
+    /// forgets it, so the page never sees a second one. Returns whether the
+    /// set of held input changed.
+    pub fn after_send(&mut self, tab: TabId, method: &str, params: &Value, sent: Sent) -> bool {
         if classify(method, params) != Input::Release {
             return false;
         }
         let Some(held) = self.get_mut(tab) else {
             return false;
         };
+        if let Some(id) = entry_id(method, params) {
+            if let Some(at) = held.releasing.iter().position(|r| *r == id) {
+                held.releasing.remove(at);
+            }
+        }
+        if sent == Sent::Refused {
+            return false;
+        }
         let changed = match method {
             KEY_EVENT => key_id(params).is_some_and(|id| take(&mut held.keys, &id)),
             MOUSE_EVENT => take(&mut held.buttons, &button(params)),
@@ -202,24 +244,32 @@ impl HeldInput {
     }
 
     /// The commands that release everything `tab` holds, in a safe order
-    /// (touch, buttons, then keys so modifiers go up last), and forgets
-    /// them.
+    /// (touch, buttons, then keys, the first pressed last, so a modifier
+    /// held before a key goes up after it), and forgets them. An entry
+    /// whose release is being sent already is left to that release.
     pub fn take_releases(&mut self, tab: TabId) -> Vec<(&'static str, Value)> {
         let Some(at) = self.tabs.iter().position(|(t, _)| *t == tab) else {
             return Vec::new();
         };
         let (_, held) = self.tabs.remove(at);
+        let pending = |id: String| held.releasing.contains(&id);
         let mut out = Vec::new();
-        if held.touch {
+        if held.touch && !pending("touch".to_owned()) {
             out.push((TOUCH_EVENT, json!({"type": "touchEnd", "touchPoints": []})));
         }
-        for (button, (x, y)) in held.buttons {
-            out.push((
-                MOUSE_EVENT,
-                json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "clickCount": 1}),
-            ));
+        for (button, (x, y)) in &held.buttons {
+            if !pending(format!("button:{button}")) {
+                out.push((
+                    MOUSE_EVENT,
+                    json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "clickCount": 1}),
+                ));
+            }
         }
-        out.extend(held.keys.into_iter().map(|(_, up)| (KEY_EVENT, up)));
+        for (id, up) in held.keys.iter().rev() {
+            if !pending(format!("key:{id}")) {
+                out.push((KEY_EVENT, up.clone()));
+            }
+        }
         out
     }
 
@@ -296,36 +346,29 @@ mod tests {
         assert!(held.take_releases(T).is_empty());
     }
 
+    fn key_up(key: &str, code: &str) -> Value {
+        json!({"type": "keyUp", "key": key, "code": code})
+    }
+
     #[test]
     fn a_sent_release_clears_only_its_own_press() {
         let mut held = HeldInput::default();
-        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
         held.before_send(T, KEY_EVENT, &key_down("Shift", "ShiftLeft"));
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
         held.before_send(
             T,
             MOUSE_EVENT,
             &json!({"type": "mousePressed", "x": 5, "y": 6, "button": "left"}),
         );
         // A release only counts once the browser took it.
-        assert!(!held.before_send(
-            T,
-            KEY_EVENT,
-            &json!({"type": "keyUp", "key": "a", "code": "KeyA"})
-        ));
-        assert!(held.after_send(
-            T,
-            KEY_EVENT,
-            &json!({"type": "keyUp", "key": "a", "code": "KeyA"})
-        ));
-        assert!(!held.after_send(
-            T,
-            KEY_EVENT,
-            &json!({"type": "keyUp", "key": "a", "code": "KeyA"})
-        ));
+        assert!(!held.before_send(T, KEY_EVENT, &key_up("a", "KeyA")));
+        assert!(held.after_send(T, KEY_EVENT, &key_up("a", "KeyA"), Sent::Accepted));
+        assert!(!held.after_send(T, KEY_EVENT, &key_up("a", "KeyA"), Sent::Accepted));
         assert!(!held.after_send(
             T,
             MOUSE_EVENT,
-            &json!({"type": "mouseReleased", "button": "right"})
+            &json!({"type": "mouseReleased", "button": "right"}),
+            Sent::Accepted
         ));
         // A move carries a held button along.
         held.before_send(
@@ -343,6 +386,55 @@ mod tests {
             )
         );
         assert_eq!(releases[1].1["code"], "ShiftLeft");
+    }
+
+    #[test]
+    fn keys_go_up_in_reverse_order_of_their_presses() {
+        let mut held = HeldInput::default();
+        held.before_send(T, KEY_EVENT, &key_down("Shift", "ShiftLeft"));
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        let codes: Vec<Value> = held
+            .take_releases(T)
+            .into_iter()
+            .map(|(_, up)| up["code"].clone())
+            .collect();
+        assert_eq!(codes, vec![json!("KeyA"), json!("ShiftLeft")]);
+    }
+
+    #[test]
+    fn a_release_on_its_way_is_not_sent_twice() {
+        let mut held = HeldInput::default();
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        held.before_send(
+            T,
+            MOUSE_EVENT,
+            &json!({"type": "mousePressed", "button": "left"}),
+        );
+        // The daemon's key up is in flight when a fault asks for releases:
+        // only the button is released by the ledger.
+        held.before_send(T, KEY_EVENT, &key_up("a", "KeyA"));
+        let releases = held.take_releases(T);
+        assert_eq!(releases.len(), 1);
+        assert_eq!(releases[0].0, MOUSE_EVENT);
+        assert!(!held.after_send(T, KEY_EVENT, &key_up("a", "KeyA"), Sent::Accepted));
+        assert!(held.is_empty());
+    }
+
+    #[test]
+    fn a_refused_release_keeps_its_press_and_an_unanswered_one_does_not() {
+        let mut held = HeldInput::default();
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        held.before_send(T, KEY_EVENT, &key_up("a", "KeyA"));
+        assert!(!held.after_send(T, KEY_EVENT, &key_up("a", "KeyA"), Sent::Refused));
+        assert_eq!(
+            held.take_releases(T).len(),
+            1,
+            "sent again at the next fault"
+        );
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        held.before_send(T, KEY_EVENT, &key_up("a", "KeyA"));
+        assert!(held.after_send(T, KEY_EVENT, &key_up("a", "KeyA"), Sent::Unknown));
+        assert!(held.is_empty(), "it may have run: never a second key up");
     }
 
     #[test]
@@ -365,7 +457,8 @@ mod tests {
         assert!(held.after_send(
             TabId(9),
             MOUSE_EVENT,
-            &json!({"type": "mouseReleased", "button": "middle"})
+            &json!({"type": "mouseReleased", "button": "middle"}),
+            Sent::Accepted
         ));
         assert_eq!(held.tabs(), vec![T]);
         assert_eq!(

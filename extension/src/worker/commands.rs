@@ -23,6 +23,9 @@ use std::rc::Rc;
 /// Runs one request (after the shared set is restored) and sends its
 /// response.
 pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command) {
+    // The native link this request came on; a command still waiting when
+    // it drops is not sent (the daemon already forgot it).
+    let link = worker.generation.get();
     worker.restored.wait().await;
     let outcome = match command {
         Command::ListShared => list_shared(&worker).await,
@@ -31,7 +34,7 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command) {
             method,
             params,
             class,
-        } => outcome(cdp_command(&worker, tab_id, &method, &params, class).await),
+        } => outcome(cdp_command(&worker, link, tab_id, &method, &params, class).await),
         Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
         Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
     };
@@ -63,6 +66,7 @@ fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, 
 /// tabs are never touched.
 async fn cdp_command(
     worker: &Worker,
+    link: u64,
     tab: TabId,
     method: &str,
     params: &Value,
@@ -88,9 +92,15 @@ async fn cdp_command(
         }
         worker.crashed.borrow_mut().remove(&tab);
     }
-    // No await between the last check and the registration: a takeover or
-    // a developer-mode change either came before (and was seen above) or
-    // comes after and aborts this command.
+    if worker.generation.get() != link {
+        return Err(WireError::new(
+            ErrorKind::RuntimeLost,
+            "the native link dropped before the command was sent; it did not run",
+        ));
+    }
+    // No await between the last check and the registration: a takeover, a
+    // developer-mode change or a link drop either came before (and was
+    // seen above) or comes after and aborts this command.
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
     held_input::before_send(worker, tab, method, params);
     let call = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
@@ -100,9 +110,7 @@ async fn cdp_command(
         Either::Right((reason, _)) => Err(reason),
     };
     worker.in_flight.borrow_mut().finish(key);
-    if result.is_ok() {
-        held_input::after_send(worker, tab, method, params);
-    }
+    held_input::after_send(worker, tab, method, params, &result);
     result
 }
 

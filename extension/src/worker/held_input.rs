@@ -7,8 +7,9 @@
 //! forgotten: its page is gone.
 
 use super::{cdp, share, Worker};
+use crate::held::Sent;
 use crate::log;
-use cotab_shared::TabId;
+use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 
 /// Deadline of each release command, in milliseconds: short, as nothing
@@ -23,9 +24,25 @@ pub(super) fn before_send(worker: &Worker, tab: TabId, method: &str, params: &Va
     }
 }
 
-/// Notes a command the browser accepted: a release forgets its press.
-pub(super) fn after_send(worker: &Worker, tab: TabId, method: &str, params: &Value) {
-    if worker.held.borrow_mut().after_send(tab, method, params) {
+/// Notes how a command ended: a release that ran, or may have, forgets
+/// its press.
+pub(super) fn after_send(
+    worker: &Worker,
+    tab: TabId,
+    method: &str,
+    params: &Value,
+    result: &Result<Value, WireError>,
+) {
+    let sent = match result {
+        Ok(_) => Sent::Accepted,
+        Err(e) if e.kind == ErrorKind::CommandFailed => Sent::Refused,
+        Err(_) => Sent::Unknown,
+    };
+    if worker
+        .held
+        .borrow_mut()
+        .after_send(tab, method, params, sent)
+    {
         worker.persist();
     }
 }
@@ -56,8 +73,10 @@ pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
 }
 
 /// Releases what every shared tab holds, and forgets what other tabs hold
-/// (no debugger session to send through).
+/// (no debugger session to send through). Waits for the restore, whose
+/// shared set says which tabs are shared.
 pub(super) async fn release_all(worker: &Worker) {
+    worker.restored.wait().await;
     let tabs = worker.held.borrow().tabs();
     for tab in tabs {
         if worker.shared.borrow().contains(tab) {
@@ -74,6 +93,8 @@ pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
     if !worker.held.borrow().tabs().contains(&tab) {
         return;
     }
+    // A share of the tab waits for this session to end.
+    worker.releasing_detached.borrow_mut().insert(tab);
     match share::attach(tab, false).await {
         Ok(()) => {
             release_tab(worker, tab).await;
@@ -88,6 +109,7 @@ pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
             }
         }
     }
+    worker.releasing_detached.borrow_mut().remove(&tab);
 }
 
 /// `tab`'s page is gone (closed, crashed): nothing to release any more.

@@ -26,8 +26,9 @@ const WAKE_ALARM: &str = "cotab-wake";
 const WAKE_PERIOD_MINUTES: f64 = 0.5;
 
 /// How long a fresh start waits for the browser to say why it started the
-/// worker, in milliseconds.
-pub(super) const START_REASON_WAIT_MS: u32 = 1_000;
+/// worker, in milliseconds. The whole window is waited out unless the
+/// browser says it started: `onStartup` may follow `onInstalled`.
+pub(super) const START_REASON_WAIT_MS: u32 = 3_000;
 
 /// Why the extension's worker runs, as far as the browser said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,24 +47,29 @@ pub(crate) enum StartReason {
 #[derive(Default)]
 pub(crate) struct Start {
     reason: Cell<Option<StartReason>>,
-    told: Gate,
+    fresh: Gate,
 }
 
 impl Start {
+    /// Notes what the browser said; a fresh start wins over a reload (an
+    /// update applied as the browser starts fires both).
     fn tell(&self, reason: StartReason) {
-        if self.reason.get().is_none() {
+        if self.reason.get() != Some(StartReason::Fresh) {
             self.reason.set(Some(reason));
         }
-        self.told.open();
+        if reason == StartReason::Fresh {
+            self.fresh.open();
+        }
     }
 
-    /// Waits up to [`START_REASON_WAIT_MS`] for the browser's word.
+    /// Waits out [`START_REASON_WAIT_MS`] (or until the browser says it
+    /// started) and says why the worker runs.
     pub(crate) async fn reason(&self) -> StartReason {
-        let told = std::pin::pin!(self.told.wait());
+        let fresh = std::pin::pin!(self.fresh.wait());
         let timer = std::pin::pin!(gloo_timers::future::TimeoutFuture::new(
             START_REASON_WAIT_MS
         ));
-        futures_util::future::select(told, timer).await;
+        futures_util::future::select(fresh, timer).await;
         self.reason.get().unwrap_or(StartReason::Unknown)
     }
 }

@@ -109,6 +109,11 @@ fn disconnected(worker: &Rc<Worker>, generation: u64, reason: String) {
         }
     };
     let delay = worker.link.borrow_mut().disconnected(reason.clone());
+    // Nobody waits for their answers any more.
+    worker
+        .in_flight
+        .borrow_mut()
+        .abort_all("the native link dropped");
     // The daemon's word on who controls what ends with the link.
     worker.holders.borrow_mut().clear();
     log::warn(&format!(

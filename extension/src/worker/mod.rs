@@ -83,6 +83,9 @@ pub(crate) struct Worker {
     crashed: RefCell<BTreeSet<TabId>>,
     /// Why the worker started, once the browser said.
     start: lifecycle::Start,
+    /// Tabs whose debugger was detached from outside and that hold a
+    /// session of ours only to release their held input.
+    releasing_detached: RefCell<BTreeSet<TabId>>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -132,6 +135,7 @@ pub(crate) fn start() {
         held: RefCell::new(HeldInput::default()),
         crashed: RefCell::new(BTreeSet::new()),
         start: lifecycle::Start::default(),
+        releasing_detached: RefCell::new(BTreeSet::new()),
     });
     lifecycle::register(&worker);
     browser_events::register(&worker);

@@ -51,6 +51,7 @@ pub(crate) async fn share_tab(
     origin: ShareOrigin,
 ) -> Result<(), ShareFailure> {
     worker.restored.wait().await;
+    wait_for_release_session(worker, tab).await;
     let start = worker
         .shared
         .borrow_mut()
@@ -77,6 +78,22 @@ pub(crate) async fn share_tab(
     worker.share_error.replace(None);
     Ok(())
 }
+
+/// Waits (briefly) while [`held_input::release_detached`] holds a debugger
+/// session on `tab` only to release its held input.
+async fn wait_for_release_session(worker: &Worker, tab: TabId) {
+    for _ in 0..RELEASE_SESSION_POLLS {
+        if !worker.releasing_detached.borrow().contains(&tab) {
+            return;
+        }
+        gloo_timers::future::TimeoutFuture::new(RELEASE_SESSION_POLL_MS).await;
+    }
+}
+
+/// How often and how many times a share polls for a release session to end
+/// (at most about 5 s: each release has a 2 s deadline).
+const RELEASE_SESSION_POLL_MS: u32 = 25;
+const RELEASE_SESSION_POLLS: u32 = 200;
 
 /// Stops sharing `tab` at the person's request from the popup, and takes
 /// it out of the `cotab` group.
@@ -214,6 +231,16 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
     if worker.saved() != saved || source == Source::Reload {
         worker.persist();
     }
+    // Release before anything else may reach the tabs: a press an agent
+    // makes once the gate opens must not be taken for an old one.
+    let kept = worker.shared.borrow().ids().to_vec();
+    for tab in kept {
+        held_input::release_tab(&worker, tab).await;
+    }
+    let others = worker.held.borrow().tabs();
+    for tab in others {
+        held_input::forget(&worker, tab);
+    }
     worker.restored.open();
     if !saved.shared_tabs.is_empty() {
         let set = worker.shared.borrow();
@@ -223,7 +250,6 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
             set.human_ids()
         ));
     }
-    held_input::release_all(&worker).await;
 }
 
 /// Where a restore's state came from.

@@ -106,6 +106,24 @@ fn centre(frame: &CaptureResult) -> (f64, f64) {
     (f64::from(frame.width) / 2.0, f64::from(frame.height) / 2.0)
 }
 
+/// The held key and button were released, each exactly once: the page
+/// holds nothing, and saw one `a` key up and one mouse up. (A later
+/// duplicate would also break [`carries_on`]'s count.)
+async fn released_once(browser: &Browser, page: &Page) -> anyhow::Result<()> {
+    browser
+        .wait_balance(page, (0, 0), "the held input to be released")
+        .await?;
+    let ups = browser
+        .eval(
+            page,
+            "[__events.filter(e => e.type === 'keyup' && e.key === 'a').length, \
+              __events.filter(e => e.type === 'mouseup').length]",
+        )
+        .await?;
+    assert_eq!(ups, json!([1, 1]), "one key up and one mouse up");
+    Ok(())
+}
+
 /// Reads notifications until every method of `want` was seen (in any
 /// order); returns all of them.
 async fn notifications(
@@ -251,9 +269,7 @@ async fn lane_comes_back(mut s: Scene, limit: Duration) -> anyhow::Result<Browse
         params_of(&seen, "control.revoked"),
         &json!({"tabId": s.tab.0, "reason": "laneLost"})
     );
-    s.browser
-        .wait_balance(&s.page, (0, 0), "the held input to be released")
-        .await?;
+    released_once(&s.browser, &s.page).await?;
     listed(&s.browser, &[s.tab]).await?;
     // The daemon survived: an agent whose own connection dropped meanwhile
     // resumes its session, selection included, on a new one.
@@ -410,9 +426,7 @@ async fn the_debugger_detached_from_outside() -> anyhow::Result<()> {
         &json!({"tabId": s.tab.0, "reason": "unshared"})
     );
     // The extension attached once more only to release what the page held.
-    s.browser
-        .wait_balance(&s.page, (0, 0), "the held input to be released")
-        .await?;
+    released_once(&s.browser, &s.page).await?;
     ended_with(pending, &TAB_GONE_ERRORS).await?;
     listed(&s.browser, &[]).await?;
     // The person shares it again and the agent goes on.
@@ -431,9 +445,7 @@ async fn the_person_unshares_a_tab_holding_input() -> anyhow::Result<()> {
     s.browser.unshare(&s.page, s.tab).await?;
     // The extension released before its debugger left: the daemon's own
     // release could not have reached an unshared tab.
-    s.browser
-        .wait_balance(&s.page, (0, 0), "the held input to be released")
-        .await?;
+    released_once(&s.browser, &s.page).await?;
     let seen = notifications(&mut s.agent, &["control.revoked"], DEADLINE).await?;
     assert_eq!(
         params_of(&seen, "control.revoked"),
@@ -489,9 +501,7 @@ async fn the_daemon_killed_and_started_again() -> anyhow::Result<()> {
     // The extension reconnects; its relay starts a new daemon.
     browser.wait_lane_online().await?;
     assert_ne!(browser.daemon_pid(), Some(daemon));
-    browser
-        .wait_balance(&page, (0, 0), "the held input to be released")
-        .await?;
+    released_once(&browser, &page).await?;
     listed(&browser, &[tab]).await?;
 
     // The old ticket died with the daemon: a clear error, then a new
