@@ -927,7 +927,7 @@ fn print_report(
     rss_end: Option<u64>,
 ) {
     println!();
-    println!("| method | requests | ok | errors by kind | p50 | p99 | max |");
+    println!("| method | answered | ok | errors by kind | p50 | p99 | max |");
     println!("|---|---:|---:|---|---:|---:|---:|");
     let mut total = 0;
     for (op, m) in &f.methods {

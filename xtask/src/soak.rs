@@ -32,8 +32,8 @@ use tokio::time::Instant;
 const DEFAULT_MINUTES: u64 = 30;
 /// How often the relay's pid is looked at between two status lines.
 const RELAY_CHECK: Duration = Duration::from_secs(5);
-/// Between two status probes.
-const MINUTE: Duration = Duration::from_secs(60);
+/// Between two status probes, in seconds.
+const MINUTE_SECS: u64 = 60;
 
 /// Runs `cargo xtask soak`.
 pub(crate) fn run_soak(root: &Path, args: &[String]) -> Result<()> {
@@ -169,7 +169,7 @@ async fn watch(browser: &Browser, minutes: u64) -> Result<()> {
 
     let start = Instant::now();
     for minute in 1..=minutes {
-        let mark = start + MINUTE * minute as u32;
+        let mark = start + Duration::from_secs(MINUTE_SECS.saturating_mul(minute));
         // The relay, every few seconds: a restart in between shows too.
         loop {
             let now = Instant::now();
