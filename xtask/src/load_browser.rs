@@ -377,8 +377,8 @@ struct Conn {
     writer: OwnedWriteHalf,
     ledger: Shared<Ledger<Entry>>,
     next_id: i64,
-    /// Clicks and presses answered with a result: the page must have seen
-    /// each.
+    /// Key and button events the page must have recorded: two for each
+    /// click or press answered with a result.
     recorded_events: Arc<AtomicUsize>,
     reader: JoinHandle<()>,
 }
