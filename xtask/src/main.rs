@@ -7,11 +7,18 @@
 //!   agent ([`demo`]).
 //! - `load`: the release daemon under many agents at once, checked for lost
 //!   or duplicated answers and exact `BUSY` counts ([`load`]).
+//! - `load-browser [--secs N]`: 8 agents on 16 shared tabs of real headless
+//!   Chromium, checked for exactly-once answers and errors
+//!   ([`load_browser`]).
+//! - `soak [--minutes N]`: an idle shared browser must keep its extension's
+//!   service worker and native port ([`soak`]).
 
 pub mod build_extension;
 mod demo;
 mod load;
+mod load_browser;
 mod setup;
+mod soak;
 mod test;
 mod tidy;
 
@@ -19,7 +26,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N]>";
 
 fn main() -> ExitCode {
     match run() {
@@ -52,6 +59,8 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some("load") => load::run_load(&root),
+        Some("load-browser") => load_browser::run_load_browser(&root, &args[1..]),
+        Some("soak") => soak::run_soak(&root, &args[1..]),
         Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }
