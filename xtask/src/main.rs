@@ -7,7 +7,10 @@
 //!   agent ([`demo`]).
 //! - `load`: the release daemon under many agents at once, checked for lost
 //!   or duplicated answers and exact `BUSY` counts ([`load`]).
+//! - `bench`: cotab side by side with direct CDP on one browser, the daemon
+//!   alone, the extension's size and start-up ([`mod@bench`]).
 
+mod bench;
 pub mod build_extension;
 mod demo;
 mod load;
@@ -19,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | bench>";
 
 fn main() -> ExitCode {
     match run() {
@@ -52,6 +55,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some("load") => load::run_load(&root),
+        Some("bench") => bench::run_bench(&root),
         Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }
