@@ -5,7 +5,8 @@
 //! `build-extension`, `cotab-host` with `--release`), then:
 //!
 //! - item 4: runs the daemon alone with the load run's fake extension, 1
-//!   and 64 agents ([`daemon`]);
+//!   and 64 agents ([`daemon`]), and the relay alone with an echoing
+//!   stand-in for the daemon ([`relay`]);
 //! - items 1, 2, 3 and 5: launches one headless Chromium with the
 //!   extension, shares one fixture page and compares round trips, captures
 //!   and worker restarts ([`browser`]);
@@ -19,6 +20,7 @@
 
 mod browser;
 mod daemon;
+mod relay;
 mod stats;
 
 use crate::build_extension;
@@ -86,9 +88,9 @@ impl Row {
                 None => String::new(),
             },
             Sample::Daemon(f) => format!(
-                "{} agents: {:.0} requests/s, peak RSS {}",
-                f.agents,
+                "{:.0} requests/s, daemon CPU {:.0} µs/request, peak RSS {}",
                 f.per_second,
+                f.cpu_us_per_request,
                 mib(f.peak_rss_kib)
             ),
             _ => String::new(),
@@ -109,6 +111,7 @@ impl Row {
             v["requests"] = json!(f.requests);
             v["requestsPerSecond"] = json!(f.per_second.round());
             v["peakRssKiB"] = json!(f.peak_rss_kib);
+            v["daemonCpuMicrosPerRequest"] = json!(round3(f.cpu_us_per_request));
         }
         v
     }
@@ -125,8 +128,14 @@ fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
-/// Runs the whole bench.
-pub(crate) fn run_bench(root: &Path) -> Result<()> {
+/// Runs the whole bench, or only its `daemon` or `browser` part.
+pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
+    let (daemon_part, browser_part) = match only {
+        None => (true, true),
+        Some("daemon") => (true, false),
+        Some("browser") => (false, true),
+        Some(other) => anyhow::bail!("unknown bench part `{other}` (daemon or browser)"),
+    };
     eprintln!("cargo xtask bench: building the extension and cotab-host in release");
     let dist = build_extension::run(root)?;
     run(
@@ -140,8 +149,8 @@ pub(crate) fn run_bench(root: &Path) -> Result<()> {
     let host = release.join("cotab-host");
 
     let mut rows = Vec::new();
-    eprintln!("item 4: the daemon alone with a fake extension");
-    for agents in [1, 64] {
+    for agents in [1, 64].into_iter().filter(|_| daemon_part) {
+        eprintln!("item 4: the daemon alone with a fake extension, {agents} agent(s)");
         let f = daemon::run(&host, agents)?;
         rows.push(Row::new(
             "4",
@@ -151,13 +160,26 @@ pub(crate) fn run_bench(root: &Path) -> Result<()> {
         ));
     }
 
-    eprintln!("items 1, 2, 3, 5: headless Chromium");
-    crate::setup::ensure_chromium()?;
-    let mut figures = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?
-        .block_on(browser::run())?;
-    rows.append(&mut figures.rows);
+    if daemon_part {
+        eprintln!("item 4: the relay alone");
+        rows.extend(
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(relay::run(&host))?,
+        );
+    }
+
+    let mut figures = browser::BrowserFigures::default();
+    if browser_part {
+        eprintln!("items 1, 2, 3, 5: headless Chromium");
+        crate::setup::ensure_chromium()?;
+        figures = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(browser::run())?;
+        rows.append(&mut figures.rows);
+    }
 
     let wasm = std::fs::read(dist.join("cotab_extension_bg.wasm")).context("reading the wasm")?;
     let wasm_gzip = gzip_len(&wasm)?;

@@ -22,7 +22,8 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | bench>";
+const USAGE: &str =
+    "usage: cargo xtask <build-extension | test | demo | load | bench [daemon | browser]>";
 
 fn main() -> ExitCode {
     match run() {
@@ -55,7 +56,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some("load") => load::run_load(&root),
-        Some("bench") => bench::run_bench(&root),
+        Some("bench") => bench::run_bench(&root, args.get(1).map(String::as_str)),
         Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }

@@ -40,6 +40,7 @@ const VIEWPORT: (u32, u32) = (1280, 720);
 const RESTART_DEADLINE: Duration = Duration::from_secs(30);
 
 /// What the browser part measured.
+#[derive(Default)]
 pub(crate) struct BrowserFigures {
     pub(crate) rows: Vec<Row>,
     pub(crate) chromium: String,

@@ -33,6 +33,8 @@ pub(crate) struct DaemonFigures {
     pub(crate) per_second: f64,
     pub(crate) latency: Summary,
     pub(crate) peak_rss_kib: u64,
+    /// The daemon's CPU time (all threads) per measured request.
+    pub(crate) cpu_us_per_request: f64,
 }
 
 /// Runs the daemon with `agents` agents and measures it.
@@ -70,10 +72,13 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize) -> Result<DaemonFigure
             async move { conn.run(warm_until, stop_at).await },
         ));
     }
+    tokio::time::sleep_until(warm_until).await;
+    let cpu_before = cpu_ns(daemon.pid())?;
     let mut latencies = Vec::new();
     for t in tasks {
         latencies.extend(t.await??);
     }
+    let cpu = cpu_ns(daemon.pid())?.saturating_sub(cpu_before);
     daemon.check_alive()?;
     let peak_rss_kib = daemon.peak_rss_kib()?;
     let requests = latencies.len();
@@ -83,7 +88,28 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize) -> Result<DaemonFigure
         per_second: requests as f64 / MEASURE.as_secs_f64(),
         latency: Summary::of(&latencies).context("no request was measured")?,
         peak_rss_kib,
+        cpu_us_per_request: cpu as f64 / 1e3 / requests.max(1) as f64,
     })
+}
+
+/// CPU time of every thread of `pid` so far, in nanoseconds (the first
+/// field of each `/proc/<pid>/task/<tid>/schedstat`).
+fn cpu_ns(pid: u32) -> Result<u64> {
+    let dir = format!("/proc/{pid}/task");
+    let mut total = 0;
+    for task in std::fs::read_dir(&dir).with_context(|| format!("reading {dir}"))? {
+        let path = task?.path().join("schedstat");
+        // A thread that ended meanwhile has no file any more.
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        total += text
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .with_context(|| format!("no CPU time in {}", path.display()))?;
+    }
+    Ok(total)
 }
 
 /// One agent connection with its session and selected tab.
