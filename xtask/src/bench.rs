@@ -136,13 +136,18 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
         Some("browser") => (false, true),
         Some(other) => anyhow::bail!("unknown bench part `{other}` (daemon or browser)"),
     };
+    if cfg!(debug_assertions) {
+        // The agents, the fake extension and the CDP client run in this
+        // process: built without optimisation they, not cotab, would be
+        // what is measured.
+        eprintln!("cargo xtask bench: building xtask in release and running it");
+        run(cargo(root).args(["build", "-p", "xtask", "--release"]))?;
+        let exe = cotab_e2e::target_dir().join("release").join("xtask");
+        return run(Command::new(exe).arg("bench").args(only));
+    }
     eprintln!("cargo xtask bench: building the extension and cotab-host in release");
     let dist = build_extension::run(root)?;
-    run(
-        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .current_dir(root)
-            .args(["build", "-p", "cotab-host", "--bins", "--release"]),
-    )?;
+    run(cargo(root).args(["build", "-p", "cotab-host", "--bins", "--release"]))?;
     let release = cotab_e2e::target_dir().join("release");
     // The harness starts the host binaries from here (no thread runs yet).
     std::env::set_var("COTAB_BIN_DIR", &release);
@@ -205,6 +210,12 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {}", path.display());
     Ok(())
+}
+
+fn cargo(root: &Path) -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(root);
+    c
 }
 
 /// Gzip (default level) size of `bytes`, as a server or store would send it.
