@@ -154,15 +154,25 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
     let host = release.join("cotab-host");
 
     let mut rows = Vec::new();
+    // With a baseline binary, each daemon run is followed by the same run
+    // of the baseline.
+    let baseline = std::env::var_os("COTAB_BENCH_BASELINE").map(std::path::PathBuf::from);
     for agents in [1, 64].into_iter().filter(|_| daemon_part) {
         eprintln!("item 4: the daemon alone with a fake extension, {agents} agent(s)");
-        let f = daemon::run(&host, agents)?;
-        rows.push(Row::new(
-            "4",
-            &format!("`tabs.list` back to back, {agents} agent(s)"),
-            "daemon + fake extension",
-            Sample::Daemon(f),
-        ));
+        let runs = [
+            (Some(&host), "daemon + fake extension"),
+            (baseline.as_ref(), "baseline daemon (COTAB_BENCH_BASELINE)"),
+        ];
+        for (binary, path) in runs {
+            let Some(binary) = binary else { continue };
+            let f = daemon::run(binary, agents)?;
+            rows.push(Row::new(
+                "4",
+                &format!("`tabs.list` back to back, {agents} agent(s)"),
+                path,
+                Sample::Daemon(f),
+            ));
+        }
     }
 
     if daemon_part {
@@ -277,7 +287,7 @@ fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Ta
             met: s.median <= 5.0 && u == n && bytes == 0.0,
         });
     }
-    for r in rows {
+    for r in rows.iter().filter(|r| r.path == "daemon + fake extension") {
         if let Sample::Daemon(f) = &r.sample {
             if f.agents == 64 {
                 t.push(Target {

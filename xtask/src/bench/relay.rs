@@ -5,7 +5,8 @@
 //! the relay twice, as a command and its answer do.
 //!
 //! With `COTAB_BENCH_BASELINE` naming another `cotab-host` binary, that
-//! one runs too, in interleaved rounds, as a before/after comparison.
+//! one runs too, in interleaved rounds (alternating which goes first), as
+//! a before/after comparison.
 
 use super::{Row, Sample};
 use anyhow::{bail, Context, Result};
@@ -98,11 +99,19 @@ pub(crate) async fn run(binary: &Path) -> Result<Vec<Row>> {
     }
     let mut back = Vec::new();
     for round in 0..WARM_UP + ROUNDS {
+        // A B, then B A: whichever goes second waits on a process that
+        // idled longer, so the order alternates.
+        if round % 2 == 1 {
+            relays.reverse();
+        }
         for (_, relay, samples) in &mut relays {
             let d = relay.round_trip(&frame, &mut back).await?;
             if round >= WARM_UP {
                 samples.push(d);
             }
+        }
+        if round % 2 == 1 {
+            relays.reverse();
         }
     }
     let mut rows = Vec::new();
