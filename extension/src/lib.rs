@@ -70,6 +70,7 @@ mod worker;
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn worker_main() {
+    log::mark("rustStartMs");
     log::install_panic_hook();
     worker::start();
 }

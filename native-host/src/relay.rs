@@ -18,11 +18,13 @@ use crate::runtime::{prepare_runtime_dir, RuntimeDirError, HOST_SOCKET, LOG_FILE
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use futures_util::StreamExt;
 use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::unix::pipe;
 use tokio::net::UnixStream;
 use tokio_util::codec::{FramedRead, FramedWrite};
 
@@ -135,9 +137,29 @@ where
 
 /// The whole relay role after the origin check: connect (or start) and
 /// pump stdio.
+///
+/// The browser hands the relay pipes; they are read and written
+/// non-blocking on the runtime's reactor. `tokio::io::stdin`/`stdout`
+/// instead run every read and write on the blocking thread pool, a thread
+/// hand-off each way for every frame; they remain the fallback when stdin
+/// or stdout is not a pipe.
 pub async fn run(runtime_dir: &Path, exe: &Path) -> Result<(), RelayError> {
     let socket = connect_or_start(runtime_dir, exe).await?;
-    pump(tokio::io::stdin(), tokio::io::stdout(), socket).await
+    match stdio_pipes() {
+        Some((input, output)) => pump(input, output, socket).await,
+        None => pump(tokio::io::stdin(), tokio::io::stdout(), socket).await,
+    }
+}
+
+/// Our stdin and stdout as non-blocking pipe ends, if both are pipes.
+/// Duplicates of fds 0 and 1 (they share the open file description, so
+/// fds 0 and 1 become non-blocking too; nothing else uses them).
+fn stdio_pipes() -> Option<(pipe::Receiver, pipe::Sender)> {
+    let input = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let input = pipe::Receiver::from_owned_fd(input).ok()?;
+    let output = pipe::Sender::from_owned_fd(output).ok()?;
+    Some((input, output))
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! `cargo xtask build-extension`: builds the extension crate for wasm32,
-//! runs wasm-bindgen in-process and assembles `dist/extension/`.
+//! `cargo xtask build-extension`: builds the extension crate for wasm32
+//! (profile `wasm-release`), runs wasm-bindgen in-process and assembles
+//! `dist/extension/`.
 //!
 //! The output is what Chromium loads unpacked: the generated bindings
 //! (`cotab_extension.js`, `cotab_extension_bg.wasm`), the wasm bytes embedded
@@ -16,6 +17,10 @@ use std::process::Command;
 
 /// The wasm target the extension is built for.
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
+/// The Cargo profile of the wasm build (size-optimised release, see the
+/// workspace's `Cargo.toml`).
+const PROFILE: &str = "wasm-release";
 
 /// Stem of the generated files (the crate name with underscores).
 const STEM: &str = "cotab_extension";
@@ -109,7 +114,7 @@ pub(crate) fn ensure_wasm_target() -> Result<()> {
     Ok(())
 }
 
-/// Builds the extension crate in release mode and returns its `.wasm`.
+/// Builds the extension crate with [`PROFILE`] and returns its `.wasm`.
 fn build_wasm(root: &Path) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(&cargo)
@@ -120,7 +125,8 @@ fn build_wasm(root: &Path) -> Result<PathBuf> {
             "cotab-extension",
             "--target",
             WASM_TARGET,
-            "--release",
+            "--profile",
+            PROFILE,
         ])
         .status()
         .context("running cargo build for the extension")?;
@@ -129,7 +135,7 @@ fn build_wasm(root: &Path) -> Result<PathBuf> {
     }
     let wasm = target_dir(root)?
         .join(WASM_TARGET)
-        .join("release")
+        .join(PROFILE)
         .join(format!("{STEM}.wasm"));
     if !wasm.is_file() {
         bail!("expected {} after the build", wasm.display());

@@ -13,7 +13,7 @@
 //! It owns no daemon logic: it drives the real binary over its sockets.
 //! See `docs/reliability.md`.
 
-mod fake_ext;
+pub(crate) mod fake_ext;
 
 use crate::setup::run;
 use anyhow::{bail, Context, Result};
@@ -135,13 +135,13 @@ pub(crate) fn run_load(root: &Path) -> Result<()> {
 }
 
 /// The daemon's process; killed on drop.
-struct DaemonProcess {
+pub(crate) struct DaemonProcess {
     child: Child,
-    runtime_dir: PathBuf,
+    pub(crate) runtime_dir: PathBuf,
 }
 
 impl DaemonProcess {
-    fn start(binary: &Path, runtime_dir: &Path) -> Result<DaemonProcess> {
+    pub(crate) fn start(binary: &Path, runtime_dir: &Path) -> Result<DaemonProcess> {
         let child = Command::new(binary)
             .args(["daemon", "--foreground"])
             .env("COTAB_RUNTIME_DIR", runtime_dir)
@@ -158,12 +158,12 @@ impl DaemonProcess {
         })
     }
 
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Fails if the daemon has exited.
-    fn check_alive(&mut self) -> Result<()> {
+    pub(crate) fn check_alive(&mut self) -> Result<()> {
         match self.child.try_wait()? {
             Some(status) => bail!("the daemon exited: {status}"),
             None => Ok(()),
@@ -171,17 +171,27 @@ impl DaemonProcess {
     }
 
     /// Resident memory in KiB (`VmRSS` in `/proc/<pid>/status`).
-    fn rss_kib(&self) -> Result<u64> {
+    pub(crate) fn rss_kib(&self) -> Result<u64> {
+        self.status_kib("VmRSS")
+    }
+
+    /// Peak resident memory so far in KiB (`VmHWM`).
+    pub(crate) fn peak_rss_kib(&self) -> Result<u64> {
+        self.status_kib("VmHWM")
+    }
+
+    /// A `kB` field of `/proc/<pid>/status`.
+    fn status_kib(&self, field: &str) -> Result<u64> {
         let path = format!("/proc/{}/status", self.pid());
         let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
         status
             .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .with_context(|| format!("no VmRSS in {path}"))
+            .with_context(|| format!("no {field} in {path}"))
     }
 
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         // SIGKILL of our own child: the run is over and the temporary
         // runtime directory goes with it, so a graceful stop buys nothing.
         // Failing means it already exited.
@@ -428,7 +438,7 @@ fn request_id(round: usize, agent: usize, k: usize) -> i64 {
 }
 
 /// One request as a line, newline included.
-fn request_line<M: Method>(id: i64, params: &M::Params) -> Result<Vec<u8>> {
+pub(crate) fn request_line<M: Method>(id: i64, params: &M::Params) -> Result<Vec<u8>> {
     let mut line = serde_json::to_vec(&OutgoingRequest {
         jsonrpc: "2.0",
         id: RequestId::Number(id),
@@ -639,7 +649,7 @@ async fn one_round(
 }
 
 /// Waits until `sock` accepts a connection.
-async fn wait_for_socket(daemon: &mut DaemonProcess, sock: &Path) -> Result<()> {
+pub(crate) async fn wait_for_socket(daemon: &mut DaemonProcess, sock: &Path) -> Result<()> {
     let give_up = Instant::now() + WAIT;
     loop {
         if UnixStream::connect(sock).await.is_ok() {

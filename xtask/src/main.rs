@@ -12,7 +12,10 @@
 //!   ([`load_browser`]).
 //! - `soak [--minutes N]`: an idle shared browser must keep its extension's
 //!   service worker and native port ([`soak`]).
+//! - `bench`: cotab side by side with direct CDP on one browser, the daemon
+//!   alone, the extension's size and start-up ([`mod@bench`]).
 
+mod bench;
 pub mod build_extension;
 mod demo;
 mod load;
@@ -26,7 +29,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N]>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser]>";
 
 fn main() -> ExitCode {
     match run() {
@@ -61,6 +64,7 @@ fn run() -> Result<()> {
         Some("load") => load::run_load(&root),
         Some("load-browser") => load_browser::run_load_browser(&root, &args[1..]),
         Some("soak") => soak::run_soak(&root, &args[1..]),
+        Some("bench") => bench::run_bench(&root, args.get(1).map(String::as_str)),
         Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }

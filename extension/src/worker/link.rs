@@ -85,6 +85,7 @@ async fn open(worker: &Rc<Worker>, generation: u64) -> Result<(), JsValue> {
     port.on_disconnect()
         .add_listener(on_disconnect.as_ref().unchecked_ref())?;
     port.post_message(&to_js(&hello)?)?;
+    log::mark("firstNativeMessageMs");
     *worker.port.borrow_mut() = Some(PortHandle {
         port,
         generation,

@@ -59,7 +59,12 @@ fn relay(origin: &str) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let rt = match runtime() {
+    // One thread: the relay only copies frames, and a second worker
+    // thread only adds hand-offs between them to every frame's path.
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!(error = %e, "cannot start the runtime");

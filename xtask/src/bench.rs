@@ -1,0 +1,405 @@
+//! `cargo xtask bench`: cotab side by side with direct CDP on the same
+//! browser, the daemon alone, and the extension's size and start-up.
+//!
+//! It builds what it measures in release (the extension with
+//! `build-extension`, `cotab-host` with `--release`), then:
+//!
+//! - item 4: runs the daemon alone with the load run's fake extension, 1
+//!   and 64 agents ([`daemon`]), and the relay alone with an echoing
+//!   stand-in for the daemon ([`relay`]);
+//! - items 1, 2, 3 and 5: launches one headless Chromium with the
+//!   extension, shares one fixture page and compares round trips, captures
+//!   and worker restarts ([`browser`]);
+//! - item 5: reads the size of the built wasm (raw and gzip).
+//!
+//! It prints a markdown table and the targets of issue 6 with the measured
+//! value and whether each is met, and writes the same as JSON to
+//! `target/bench/bench.json`. A missed target is reported, never an
+//! error; a failure to measure is. It is never part of `cargo xtask test`.
+//! See `docs/benchmarks.md`.
+
+mod browser;
+mod daemon;
+mod relay;
+mod stats;
+
+use crate::build_extension;
+use crate::setup::run;
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use stats::{ms, round3, Summary};
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// What one row measured.
+pub(crate) enum Sample {
+    /// Round-trip times.
+    Latency(Vec<Duration>),
+    /// Times already in milliseconds.
+    Millis(Vec<f64>),
+    /// Capture times and the image bytes of each capture.
+    Frames(Vec<Duration>, Vec<usize>),
+    /// A daemon run.
+    Daemon(daemon::DaemonFigures),
+}
+
+/// One line of the table.
+pub(crate) struct Row {
+    item: &'static str,
+    what: String,
+    path: &'static str,
+    sample: Sample,
+}
+
+impl Row {
+    pub(crate) fn new(item: &'static str, what: &str, path: &'static str, sample: Sample) -> Row {
+        Row {
+            item,
+            what: what.into(),
+            path,
+            sample,
+        }
+    }
+
+    pub(crate) fn summary(&self) -> Option<Summary> {
+        match &self.sample {
+            Sample::Latency(d) | Sample::Frames(d, _) => Summary::of(d),
+            Sample::Millis(v) => Summary::of_ms(v),
+            Sample::Daemon(f) => Some(f.latency.clone()),
+        }
+    }
+
+    /// Frames per second (one capture after the other) and mean bytes.
+    fn frames(&self) -> Option<(f64, f64)> {
+        let Sample::Frames(d, bytes) = &self.sample else {
+            return None;
+        };
+        let s = Summary::of(d)?;
+        let mean_bytes = bytes.iter().sum::<usize>() as f64 / bytes.len().max(1) as f64;
+        Some((1000.0 / s.mean, mean_bytes))
+    }
+
+    fn other(&self) -> String {
+        match &self.sample {
+            Sample::Frames(..) => match self.frames() {
+                Some((fps, bytes)) => format!("{fps:.1} frames/s, {bytes:.0} bytes/frame"),
+                None => String::new(),
+            },
+            Sample::Daemon(f) => format!(
+                "{:.0} requests/s, daemon CPU {:.0} µs/request, peak RSS {}",
+                f.per_second,
+                f.cpu_us_per_request,
+                mib(f.peak_rss_kib)
+            ),
+            _ => String::new(),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let mut v = json!({"item": self.item, "what": self.what, "path": self.path});
+        if let Some(s) = self.summary() {
+            v["latency"] = s.to_json();
+        }
+        if let Some((fps, bytes)) = self.frames() {
+            v["framesPerSecond"] = json!(round3(fps));
+            v["bytesPerFrame"] = json!(bytes.round());
+        }
+        if let Sample::Daemon(f) = &self.sample {
+            v["agents"] = json!(f.agents);
+            v["requests"] = json!(f.requests);
+            v["requestsPerSecond"] = json!(f.per_second.round());
+            v["peakRssKiB"] = json!(f.peak_rss_kib);
+            v["daemonCpuMicrosPerRequest"] = json!(round3(f.cpu_us_per_request));
+        }
+        v
+    }
+}
+
+/// One target of the issue, judged.
+struct Target {
+    what: &'static str,
+    measured: String,
+    met: bool,
+}
+
+fn mib(kib: u64) -> String {
+    format!("{:.1} MiB", kib as f64 / 1024.0)
+}
+
+/// Runs the whole bench, or only its `daemon` or `browser` part.
+pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
+    let (daemon_part, browser_part) = match only {
+        None => (true, true),
+        Some("daemon") => (true, false),
+        Some("browser") => (false, true),
+        Some(other) => anyhow::bail!("unknown bench part `{other}` (daemon or browser)"),
+    };
+    if cfg!(debug_assertions) {
+        // The agents, the fake extension and the CDP client run in this
+        // process: built without optimisation they, not cotab, would be
+        // what is measured.
+        eprintln!("cargo xtask bench: building xtask in release and running it");
+        run(cargo(root).args(["build", "-p", "xtask", "--release"]))?;
+        let exe = cotab_e2e::target_dir().join("release").join("xtask");
+        return run(Command::new(exe).arg("bench").args(only));
+    }
+    eprintln!("cargo xtask bench: building the extension and cotab-host in release");
+    let dist = build_extension::run(root)?;
+    run(cargo(root).args(["build", "-p", "cotab-host", "--bins", "--release"]))?;
+    let release = cotab_e2e::target_dir().join("release");
+    // The harness starts the host binaries from here (no thread runs yet).
+    std::env::set_var("COTAB_BIN_DIR", &release);
+    let host = release.join("cotab-host");
+
+    let mut rows = Vec::new();
+    // With a baseline binary, each daemon run is followed by the same run
+    // of the baseline.
+    let baseline = std::env::var_os("COTAB_BENCH_BASELINE").map(std::path::PathBuf::from);
+    for agents in [1, 64].into_iter().filter(|_| daemon_part) {
+        eprintln!("item 4: the daemon alone with a fake extension, {agents} agent(s)");
+        let runs = [
+            (Some(&host), "daemon + fake extension"),
+            (baseline.as_ref(), "baseline daemon (COTAB_BENCH_BASELINE)"),
+        ];
+        for (binary, path) in runs {
+            let Some(binary) = binary else { continue };
+            let f = daemon::run(binary, agents)?;
+            rows.push(Row::new(
+                "4",
+                &format!("`tabs.list` back to back, {agents} agent(s)"),
+                path,
+                Sample::Daemon(f),
+            ));
+        }
+    }
+
+    if daemon_part {
+        eprintln!("item 4: the relay alone");
+        rows.extend(
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(relay::run(&host))?,
+        );
+    }
+
+    let mut figures = browser::BrowserFigures::default();
+    if browser_part {
+        eprintln!("items 1, 2, 3, 5: headless Chromium");
+        crate::setup::ensure_chromium()?;
+        figures = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+            .block_on(browser::run())?;
+        rows.append(&mut figures.rows);
+    }
+
+    let wasm = std::fs::read(dist.join("cotab_extension_bg.wasm")).context("reading the wasm")?;
+    let wasm_gzip = gzip_len(&wasm)?;
+
+    let targets = judge(&rows, wasm.len(), &figures);
+    let machine = machine(&figures.chromium);
+    let report = render(&rows, wasm.len(), wasm_gzip, &figures, &targets, &machine);
+    print!("{report}");
+
+    let out = cotab_e2e::target_dir().join("bench");
+    std::fs::create_dir_all(&out)?;
+    let json = json!({
+        "command": "cargo xtask bench",
+        "machine": machine,
+        "captureSize": [figures.capture_size.0, figures.capture_size.1],
+        "unchangedCaptures": {"unchanged": figures.unchanged.0, "sent": figures.unchanged.1},
+        "wasm": {"rawBytes": wasm.len(), "gzipBytes": wasm_gzip},
+        "rows": rows.iter().map(Row::to_json).collect::<Vec<_>>(),
+        "targets": targets.iter().map(|t| json!({"target": t.what, "measured": t.measured, "met": t.met})).collect::<Vec<_>>(),
+    });
+    let path = out.join("bench.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+fn cargo(root: &Path) -> Command {
+    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    c.current_dir(root);
+    c
+}
+
+/// Gzip (default level) size of `bytes`, as a server or store would send it.
+fn gzip_len(bytes: &[u8]) -> Result<usize> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes)?;
+    Ok(enc.finish()?.len())
+}
+
+fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Target> {
+    let find = |what: &str, path: &str| browser::summary_of(rows, what, path);
+    let mut t = Vec::new();
+    let direct = find("`Runtime.evaluate` `1+1`", "direct CDP");
+    let cotab = find("`page.evaluate` `1+1`", "cotab");
+    if let (Some(d), Some(c)) = (&direct, &cotab) {
+        t.push(Target {
+            what: "`page.evaluate` p50 ≤ direct CDP p50 + 1.0 ms",
+            measured: format!(
+                "{} vs {} + 1.0 ms (+{})",
+                ms(c.median),
+                ms(d.median),
+                ms(c.median - d.median)
+            ),
+            met: c.median <= d.median + 1.0,
+        });
+        t.push(Target {
+            what: "`page.evaluate` p99 ≤ 3 × its p50",
+            measured: format!("{} vs 3 × {}", ms(c.p99), ms(c.median)),
+            met: c.p99 <= 3.0 * c.median,
+        });
+    }
+    let frames = |what: &str, path: &str| {
+        rows.iter()
+            .find(|r| r.what == what && r.path == path)
+            .and_then(Row::frames)
+    };
+    if let (Some((d, _)), Some((c, _))) = (
+        frames("`Page.captureScreenshot` jpeg q80", "direct CDP"),
+        frames("`page.capture` jpeg q80", "cotab"),
+    ) {
+        t.push(Target {
+            what: "capture rate ≥ 95 % of direct CDP's",
+            measured: format!("{c:.1} vs {d:.1} frames/s ({:.0} %)", 100.0 * c / d),
+            met: c >= 0.95 * d,
+        });
+    }
+    let unchanged_what = "`page.capture` with `knownFrameId`, page unchanged";
+    if let (Some(s), Some((_, bytes))) = (
+        find(unchanged_what, "cotab"),
+        frames(unchanged_what, "cotab"),
+    ) {
+        let (u, n) = figures.unchanged;
+        t.push(Target {
+            what: "unchanged capture ≤ 5 ms p50 and no image bytes",
+            measured: format!(
+                "{} p50, {u} of {n} unchanged, {bytes:.0} bytes/frame",
+                ms(s.median)
+            ),
+            met: s.median <= 5.0 && u == n && bytes == 0.0,
+        });
+    }
+    for r in rows.iter().filter(|r| r.path == "daemon + fake extension") {
+        if let Sample::Daemon(f) = &r.sample {
+            if f.agents == 64 {
+                t.push(Target {
+                    what: "daemon alone ≥ 50,000 requests/s (64 agents)",
+                    measured: format!("{:.0} requests/s", f.per_second),
+                    met: f.per_second >= 50_000.0,
+                });
+                t.push(Target {
+                    what: "daemon alone < 30 MiB RSS with 64 agents",
+                    measured: format!("peak {}", mib(f.peak_rss_kib)),
+                    met: f.peak_rss_kib < 30 * 1024,
+                });
+            }
+            t.push(Target {
+                what: if f.agents == 1 {
+                    "daemon alone p99 < 1 ms (1 agent)"
+                } else {
+                    "daemon alone p99 < 1 ms (64 agents)"
+                },
+                measured: ms(f.latency.p99),
+                met: f.latency.p99 < 1.0,
+            });
+        }
+    }
+    if let Some(s) = find("worker time origin → first native message", "extension") {
+        t.push(Target {
+            what: "worker start to first native message < 50 ms",
+            measured: format!("{} p50, {} max", ms(s.median), ms(s.max)),
+            met: s.median < 50.0,
+        });
+    }
+    t.push(Target {
+        what: "wasm < 400 KiB raw",
+        measured: format!("{wasm} bytes ({:.1} KiB)", wasm as f64 / 1024.0),
+        met: wasm < 400 * 1024,
+    });
+    t
+}
+
+/// What the figures ran on.
+fn machine(chromium: &str) -> Value {
+    let cpus = std::thread::available_parallelism().map_or(0, usize::from);
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|m| m.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|k| k.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    json!({"cpus": cpus, "cpuModel": model, "kernel": kernel, "chromium": chromium})
+}
+
+fn render(
+    rows: &[Row],
+    wasm: usize,
+    wasm_gzip: usize,
+    figures: &browser::BrowserFigures,
+    targets: &[Target],
+    machine: &Value,
+) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(
+        s,
+        "\n## cargo xtask bench\n\nMachine: {} CPUs ({}), Linux {}, {}; capture size {}×{}.\n",
+        machine["cpus"],
+        machine["cpuModel"].as_str().unwrap_or("?"),
+        machine["kernel"].as_str().unwrap_or("?"),
+        figures.chromium,
+        figures.capture_size.0,
+        figures.capture_size.1,
+    );
+    let _ = writeln!(
+        s,
+        "| item | measurement | path | N | median | p90 | p99 | max | other |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---|");
+    for r in rows {
+        let Some(x) = r.summary() else { continue };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.item,
+            r.what,
+            r.path,
+            x.n,
+            ms(x.median),
+            ms(x.p90),
+            ms(x.p99),
+            ms(x.max),
+            r.other()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| 5 | extension wasm | size | | | | | | {wasm} bytes raw ({:.1} KiB), {wasm_gzip} bytes gzip |",
+        wasm as f64 / 1024.0
+    );
+    let _ = writeln!(s, "\n| target | measured | met |\n|---|---|---|");
+    for t in targets {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            t.what,
+            t.measured,
+            if t.met { "yes" } else { "**no**" }
+        );
+    }
+    s
+}

@@ -1,0 +1,458 @@
+//! Bench items 1, 2, 3 and 5 (worker): one headless Chromium with the
+//! release build of cotab, one fixture page shared through the real popup,
+//! developer mode switched on through the real popup, and one agent on the
+//! daemon's socket. Direct CDP goes over the browser's own WebSocket (the
+//! harness's connection, a flat session on the same page).
+//!
+//! Every comparison runs in interleaved rounds (A, B, A, B, …) after a
+//! warm-up whose samples are dropped, so drift (CPU frequency, the other
+//! work on the machine) lands on both sides alike.
+
+use super::stats::Summary;
+use super::{Row, Sample};
+use anyhow::{anyhow, bail, Context, Result};
+use base64::Engine as _;
+use cotab_e2e::browser::{Browser, LaunchOptions, Page};
+use cotab_host::client::Client;
+use cotab_shared::controller::{
+    Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Empty, Evaluate,
+    EvaluateParams, ImageFormat, MouseMove, PointerParams, SelectParams, Snapshot, SnapshotParams,
+    Status, TabsList, TabsSelect,
+};
+use cotab_shared::EXTENSION_ID;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// Rounds dropped before measuring.
+const WARM_UP: usize = 30;
+/// Measured rounds of the round-trip comparisons.
+const ROUNDS: usize = 500;
+/// Measured rounds of the snapshot.
+const SNAPSHOT_ROUNDS: usize = 100;
+/// Warm-up and measured rounds of the captures (each ≈ 70 ms).
+const CAPTURE_WARM_UP: usize = 5;
+const CAPTURE_ROUNDS: usize = 40;
+/// Worker restarts measured.
+const RESTARTS: usize = 8;
+/// Viewport of the capture comparison, in CSS pixels (device scale 1).
+const VIEWPORT: (u32, u32) = (1280, 720);
+/// Deadline for a restarted worker to serve again.
+const RESTART_DEADLINE: Duration = Duration::from_secs(30);
+
+/// What the browser part measured.
+#[derive(Default)]
+pub(crate) struct BrowserFigures {
+    pub(crate) rows: Vec<Row>,
+    pub(crate) chromium: String,
+    /// Capture size as cotab reported it.
+    pub(crate) capture_size: (u32, u32),
+    /// Captures with `knownFrameId` answered `unchanged`, of those sent.
+    pub(crate) unchanged: (usize, usize),
+}
+
+/// Launches the browser and runs every browser item.
+pub(crate) async fn run() -> Result<BrowserFigures> {
+    let browser = Browser::launch(LaunchOptions {
+        headed: false,
+        // Per-request debug lines in the daemon's log are not part of the
+        // path being measured.
+        env: vec![("COTAB_LOG".into(), "warn".into())],
+    })
+    .await?;
+    let version = browser.cdp.send("Browser.getVersion", json!({})).await?;
+    let chromium = version["product"].as_str().unwrap_or("unknown").to_string();
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let mut agent = browser.agent("bench").await?;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+
+    // The same viewport for both CDP clients: whichever override the page
+    // applies, both capture the same pixels.
+    let metrics = json!({"width": VIEWPORT.0, "height": VIEWPORT.1,
+        "deviceScaleFactor": 1, "mobile": false});
+    direct(
+        &browser,
+        &page,
+        "Emulation.setDeviceMetricsOverride",
+        metrics.clone(),
+    )
+    .await?;
+    agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Emulation.setDeviceMetricsOverride".into(),
+            params: Some(metrics),
+        })
+        .await?;
+
+    let mut rows = Vec::new();
+    rows.extend(evaluate(&browser, &page, &mut agent).await?);
+    rows.extend(mouse_move(&browser, &page, &mut agent).await?);
+    rows.push(snapshot(&mut agent).await?);
+    let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
+    rows.extend(capture_rows);
+    rows.extend(restarts(&browser, &page, &mut agent).await?);
+    Ok(BrowserFigures {
+        rows,
+        chromium,
+        capture_size,
+        unchanged,
+    })
+}
+
+/// One direct CDP command on the page's flat session.
+async fn direct(browser: &Browser, page: &Page, method: &str, params: Value) -> Result<Value> {
+    browser
+        .cdp
+        .send_to(Some(&page.session), method, params)
+        .await
+}
+
+/// Times one future.
+async fn timed<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<(Duration, T)> {
+    let start = Instant::now();
+    let v = f.await?;
+    Ok((start.elapsed(), v))
+}
+
+/// Item 1: a trivial `Runtime.evaluate`, direct vs `page.evaluate`.
+async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    let expression = "1+1";
+    let params = EvaluateParams {
+        expression: expression.into(),
+        await_promise: None,
+    };
+    // What the daemon sends for `page.evaluate`, minus the redaction scan.
+    let raw = json!({"expression": expression, "returnByValue": true, "awaitPromise": true});
+    let scan = json!({"expression": cotab_host::redact::PAGE_SECRETS_EXPRESSION,
+        "returnByValue": true});
+    let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut e = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        let (da, r) = timed(direct(browser, page, "Runtime.evaluate", raw.clone())).await?;
+        if r["result"]["value"] != 2 {
+            bail!("direct Runtime.evaluate returned {r}");
+        }
+        let (db, r) = timed(async { Ok(agent.call::<Evaluate>(&params).await?) }).await?;
+        if r.value != 2 {
+            bail!("page.evaluate returned {:?}", r.value);
+        }
+        // Where the time goes: the agent socket and the daemon alone, then
+        // one trip over the native link to the worker and back (no CDP).
+        let (dc, _) = timed(async { Ok(agent.call::<Status>(&Empty {}).await?) }).await?;
+        let (dd, _) = timed(async { Ok(agent.call::<TabsList>(&Empty {}).await?) }).await?;
+        // The redaction scan `page.evaluate` sends after the call, direct.
+        let (de, _) = timed(direct(browser, page, "Runtime.evaluate", scan.clone())).await?;
+        if round >= WARM_UP {
+            e.push(de);
+            a.push(da);
+            b.push(db);
+            c.push(dc);
+            d.push(dd);
+        }
+    }
+    Ok(vec![
+        Row::new(
+            "1",
+            "`Runtime.evaluate` `1+1`",
+            "direct CDP",
+            Sample::Latency(a),
+        ),
+        Row::new("1", "`page.evaluate` `1+1`", "cotab", Sample::Latency(b)),
+        Row::new(
+            "1",
+            "`host.status` (agent socket and daemon only)",
+            "cotab",
+            Sample::Latency(c),
+        ),
+        Row::new(
+            "1",
+            "`tabs.list` (one native-messaging trip to the worker, no CDP)",
+            "cotab",
+            Sample::Latency(d),
+        ),
+        Row::new(
+            "1",
+            "`Runtime.evaluate` of the redaction scan that follows `page.evaluate`",
+            "direct CDP",
+            Sample::Latency(e),
+        ),
+    ])
+}
+
+/// Item 2: a non-privileged action reaching the page: a mouse move.
+async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    let frame = agent
+        .call::<Capture>(&CaptureParams::default())
+        .await?
+        .frame_id;
+    let points = [(100.0, 100.0), (300.0, 200.0)];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for round in 0..WARM_UP + ROUNDS {
+        let (x, y) = points[round % 2];
+        let (da, _) = timed(direct(
+            browser,
+            page,
+            "Input.dispatchMouseEvent",
+            json!({"type": "mouseMoved", "x": x, "y": y}),
+        ))
+        .await?;
+        let params = PointerParams {
+            x,
+            y,
+            frame_id: Some(frame.clone()),
+            button: None,
+            expect: None,
+        };
+        let (db, _) = timed(async { Ok(agent.call::<MouseMove>(&params).await?) }).await?;
+        if round >= WARM_UP {
+            a.push(da);
+            b.push(db);
+        }
+    }
+    Ok(vec![
+        Row::new(
+            "2",
+            "`Input.dispatchMouseEvent` mouseMoved",
+            "direct CDP",
+            Sample::Latency(a),
+        ),
+        Row::new("2", "`input.mouseMove`", "cotab", Sample::Latency(b)),
+    ])
+}
+
+/// Item 2: a snapshot of the tiny fixture page.
+async fn snapshot(agent: &mut Client) -> Result<Row> {
+    let mut v = Vec::new();
+    for round in 0..WARM_UP.min(10) + SNAPSHOT_ROUNDS {
+        let (d, r) = timed(async {
+            Ok(agent
+                .call::<Snapshot>(&SnapshotParams { max_chars: None })
+                .await?)
+        })
+        .await?;
+        if r.refs == 0 {
+            bail!("the snapshot found no element: {}", r.text);
+        }
+        if round >= 10 {
+            v.push(d);
+        }
+    }
+    Ok(Row::new(
+        "2",
+        "`page.snapshot` of the fixture page",
+        "cotab",
+        Sample::Latency(v),
+    ))
+}
+
+fn decoded_len(data: &str) -> Result<usize> {
+    Ok(base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .context("a capture that is not base64")?
+        .len())
+}
+
+/// Item 3: JPEG q80 captures, direct vs `page.capture`, and `page.capture`
+/// with `knownFrameId` on the unchanged page.
+async fn captures(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+) -> Result<(Vec<Row>, (u32, u32), (usize, usize))> {
+    let jpeg = CaptureParams {
+        format: ImageFormat::Jpeg,
+        quality: Some(80),
+        ..CaptureParams::default()
+    };
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut a_bytes, mut b_bytes, mut c_bytes) = (Vec::new(), Vec::new(), Vec::new());
+    let mut size = (0, 0);
+    let mut unchanged = 0;
+    for round in 0..CAPTURE_WARM_UP + CAPTURE_ROUNDS {
+        let measured = round >= CAPTURE_WARM_UP;
+        let (da, r) = timed(direct(
+            browser,
+            page,
+            "Page.captureScreenshot",
+            json!({"format": "jpeg", "quality": 80}),
+        ))
+        .await?;
+        let bytes = decoded_len(r["data"].as_str().context("no data in the capture")?)?;
+        let (db, r): (_, CaptureResult) =
+            timed(async { Ok(agent.call::<Capture>(&jpeg).await?) }).await?;
+        let data = r.data.as_deref().context("page.capture without data")?;
+        size = (r.width, r.height);
+        let cotab_bytes = decoded_len(data)?;
+        let known = CaptureParams {
+            known_frame_id: Some(r.frame_id),
+            ..jpeg.clone()
+        };
+        let (dc, r): (_, CaptureResult) =
+            timed(async { Ok(agent.call::<Capture>(&known).await?) }).await?;
+        let again = match r.data.as_deref() {
+            Some(d) => decoded_len(d)?,
+            None => 0,
+        };
+        if measured {
+            a.push(da);
+            b.push(db);
+            c.push(dc);
+            a_bytes.push(bytes);
+            b_bytes.push(cotab_bytes);
+            c_bytes.push(again);
+            unchanged += usize::from(r.unchanged);
+        }
+    }
+    if size != VIEWPORT {
+        eprintln!(
+            "note: page.capture returned {}×{}, not the {}×{} asked for",
+            size.0, size.1, VIEWPORT.0, VIEWPORT.1
+        );
+    }
+    let rows = vec![
+        Row::new(
+            "3",
+            "`Page.captureScreenshot` jpeg q80",
+            "direct CDP",
+            Sample::Frames(a, a_bytes),
+        ),
+        Row::new(
+            "3",
+            "`page.capture` jpeg q80",
+            "cotab",
+            Sample::Frames(b, b_bytes),
+        ),
+        Row::new(
+            "3",
+            "`page.capture` with `knownFrameId`, page unchanged",
+            "cotab",
+            Sample::Frames(c, c_bytes),
+        ),
+    ];
+    Ok((rows, size, (unchanged, CAPTURE_ROUNDS)))
+}
+
+/// The extension's service worker target, if it runs.
+async fn worker_target(browser: &Browser) -> Result<Option<String>> {
+    let targets = browser.cdp.send("Target.getTargets", json!({})).await?;
+    let prefix = format!("chrome-extension://{EXTENSION_ID}/");
+    Ok(targets["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| {
+            t["type"] == "service_worker"
+                && t["url"].as_str().is_some_and(|u| u.starts_with(&prefix))
+        })
+        .and_then(|t| t["targetId"].as_str().map(str::to_owned)))
+}
+
+/// The worker's start-up marks (`self.cotabTiming`), read through a CDP
+/// session that is closed again at once (an open one keeps a worker
+/// alive).
+async fn worker_timing(browser: &Browser) -> Result<Value> {
+    let target = worker_target(browser)
+        .await?
+        .context("the extension's service worker is not running")?;
+    let session = browser.cdp.attach(&target).await?;
+    let r = browser
+        .cdp
+        .send_to(
+            Some(&session),
+            "Runtime.evaluate",
+            json!({"expression": "self.cotabTiming ?? null", "returnByValue": true}),
+        )
+        .await;
+    browser
+        .cdp
+        .send("Target.detachFromTarget", json!({"sessionId": session}))
+        .await?;
+    Ok(r?["result"]["value"].clone())
+}
+
+/// Item 5: the worker's start (time origin → Rust start → first native
+/// message), and the time from `ServiceWorker.stopAllWorkers` to the
+/// restarted worker answering an agent's `tabs.list`. A tab opened in the
+/// background right after the stop wakes the worker (`tabs.onUpdated`),
+/// as any browser event would.
+async fn restarts(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    let mut rust_start = Vec::new();
+    let mut first_message = Vec::new();
+    let mut serving = Vec::new();
+    let mut record = |timing: &Value| -> Result<()> {
+        let num = |k: &str| {
+            timing[k]
+                .as_f64()
+                .ok_or_else(|| anyhow!("the worker recorded no {k}: {timing}"))
+        };
+        rust_start.push(num("rustStartMs")?);
+        first_message.push(num("firstNativeMessageMs")?);
+        Ok(())
+    };
+    // The worker the browser started with.
+    record(&worker_timing(browser).await?)?;
+    direct(browser, page, "ServiceWorker.enable", json!({})).await?;
+    for _ in 0..RESTARTS {
+        let start = Instant::now();
+        direct(browser, page, "ServiceWorker.stopAllWorkers", json!({})).await?;
+        let wake = browser
+            .cdp
+            .send(
+                "Target.createTarget",
+                json!({"url": "about:blank", "background": true}),
+            )
+            .await?;
+        // Any answer after the stop came from a new worker; the old lane's
+        // loss may fail the first tries.
+        loop {
+            match agent.call::<TabsList>(&Empty {}).await {
+                Ok(list) if !list.tabs.is_empty() => break,
+                Ok(_) | Err(_) if start.elapsed() < RESTART_DEADLINE => {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                Ok(_) => bail!("the restarted worker shares no tab"),
+                Err(e) => bail!("the worker did not serve again within {RESTART_DEADLINE:?}: {e}"),
+            }
+        }
+        serving.push(start.elapsed().as_secs_f64() * 1e3);
+        if let Some(id) = wake["targetId"].as_str() {
+            browser
+                .cdp
+                .send("Target.closeTarget", json!({"targetId": id}))
+                .await?;
+        }
+        record(&worker_timing(browser).await?)?;
+    }
+    Ok(vec![
+        Row::new(
+            "5",
+            "worker time origin → Rust start (`initSync` done)",
+            "extension",
+            Sample::Millis(rust_start),
+        ),
+        Row::new(
+            "5",
+            "worker time origin → first native message",
+            "extension",
+            Sample::Millis(first_message),
+        ),
+        Row::new(
+            "5",
+            "`ServiceWorker.stopAllWorkers` → `tabs.list` served",
+            "cotab",
+            Sample::Millis(serving),
+        ),
+    ])
+}
+
+/// The summary of a row's latencies (for targets).
+pub(crate) fn summary_of(rows: &[Row], what: &str, path: &str) -> Option<Summary> {
+    rows.iter()
+        .find(|r| r.what == what && r.path == path)
+        .and_then(Row::summary)
+}

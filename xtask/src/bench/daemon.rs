@@ -1,0 +1,214 @@
+//! Bench item 4: the daemon alone. The release `cotab-host daemon` with the
+//! load run's fake extension on `host.sock` (real native-messaging framing,
+//! no browser) and 1 or 64 agents on `agent.sock`, each agent sending
+//! `tabs.list` back to back (one request in flight per agent; each asks the
+//! fake extension `listShared` once). A fresh daemon per agent count, so the
+//! peak resident memory (`VmHWM`) belongs to that run alone.
+
+use super::stats::Summary;
+use crate::load::fake_ext::FakeExt;
+use crate::load::{request_line, wait_for_socket, DaemonProcess};
+use anyhow::{bail, Context, Result};
+use cotab_shared::controller::{Empty, Hello, HelloParams, SelectParams, TabsList, TabsSelect};
+use cotab_shared::native::TabInfo;
+use cotab_shared::{TabId, PROTOCOL_VERSION};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::time::Instant;
+
+/// Time each agent runs before measuring starts.
+const WARM_UP: Duration = Duration::from_millis(500);
+/// Time measured.
+const MEASURE: Duration = Duration::from_secs(3);
+/// The fake extension's one tab.
+const TAB: i32 = 1;
+
+/// One daemon run's figures.
+pub(crate) struct DaemonFigures {
+    pub(crate) agents: usize,
+    pub(crate) requests: usize,
+    pub(crate) per_second: f64,
+    pub(crate) latency: Summary,
+    pub(crate) peak_rss_kib: u64,
+    /// The daemon's CPU time (all threads) per measured request.
+    pub(crate) cpu_us_per_request: f64,
+}
+
+/// Runs the daemon with `agents` agents and measures it.
+pub(crate) fn run(binary: &Path, agents: usize) -> Result<DaemonFigures> {
+    let dir = tempfile::Builder::new().prefix("cotab-bench").tempdir()?;
+    let mut daemon = DaemonProcess::start(binary, &dir.path().join("rt"))?;
+    // One thread for every agent and the fake extension: the daemon gets
+    // the other core.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = rt.block_on(drive(&mut daemon, agents));
+    daemon.stop();
+    result
+}
+
+async fn drive(daemon: &mut DaemonProcess, agents: usize) -> Result<DaemonFigures> {
+    let host_sock = daemon.runtime_dir.join(cotab_host::runtime::HOST_SOCKET);
+    let agent_sock = daemon.runtime_dir.join(cotab_host::runtime::AGENT_SOCKET);
+    wait_for_socket(daemon, &agent_sock).await?;
+    let tab = TabInfo {
+        id: TabId(TAB),
+        url: "http://example.test/bench".into(),
+        title: "Bench".into(),
+        human_control: false,
+    };
+    let _fake = FakeExt::connect(&host_sock, tab).await?;
+    let start = Instant::now();
+    let warm_until = start + WARM_UP;
+    let stop_at = warm_until + MEASURE;
+    let mut tasks = Vec::with_capacity(agents);
+    for i in 0..agents {
+        let mut conn = AgentConn::connect(&agent_sock, i).await?;
+        tasks.push(tokio::spawn(
+            async move { conn.run(warm_until, stop_at).await },
+        ));
+    }
+    tokio::time::sleep_until(warm_until).await;
+    let cpu_before = cpu_ns(daemon.pid())?;
+    let mut latencies = Vec::new();
+    for t in tasks {
+        latencies.extend(t.await??);
+    }
+    let cpu = cpu_ns(daemon.pid())?.saturating_sub(cpu_before);
+    daemon.check_alive()?;
+    let peak_rss_kib = daemon.peak_rss_kib()?;
+    let requests = latencies.len();
+    Ok(DaemonFigures {
+        agents,
+        requests,
+        per_second: requests as f64 / MEASURE.as_secs_f64(),
+        latency: Summary::of(&latencies).context("no request was measured")?,
+        peak_rss_kib,
+        cpu_us_per_request: cpu as f64 / 1e3 / requests.max(1) as f64,
+    })
+}
+
+/// CPU time of every thread of `pid` so far, in nanoseconds (the first
+/// field of each `/proc/<pid>/task/<tid>/schedstat`).
+fn cpu_ns(pid: u32) -> Result<u64> {
+    let dir = format!("/proc/{pid}/task");
+    let mut total = 0;
+    for task in std::fs::read_dir(&dir).with_context(|| format!("reading {dir}"))? {
+        let path = task?.path().join("schedstat");
+        // A thread that ended meanwhile has no file any more.
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        total += text
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .with_context(|| format!("no CPU time in {}", path.display()))?;
+    }
+    Ok(total)
+}
+
+/// One agent connection with its session and selected tab.
+struct AgentConn {
+    index: usize,
+    writer: tokio::net::unix::OwnedWriteHalf,
+    reader: BufReader<tokio::net::unix::OwnedReadHalf>,
+    next_id: i64,
+    line: String,
+}
+
+impl AgentConn {
+    async fn connect(sock: &Path, index: usize) -> Result<AgentConn> {
+        let stream = UnixStream::connect(sock)
+            .await
+            .with_context(|| format!("connecting to {}", sock.display()))?;
+        let (r, w) = stream.into_split();
+        let mut conn = AgentConn {
+            index,
+            writer: w,
+            reader: BufReader::new(r),
+            next_id: 1,
+            line: String::new(),
+        };
+        let hello = HelloParams {
+            protocol_version: PROTOCOL_VERSION,
+            agent: format!("bench-{index}"),
+        };
+        let id = conn.next();
+        conn.writer
+            .write_all(&request_line::<Hello>(id, &hello)?)
+            .await?;
+        conn.answer(id).await?;
+        let id = conn.next();
+        conn.writer
+            .write_all(&request_line::<TabsSelect>(
+                id,
+                &SelectParams { tab_id: TabId(TAB) },
+            )?)
+            .await?;
+        conn.answer(id).await?;
+        Ok(conn)
+    }
+
+    fn next(&mut self) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Reads lines until the answer to `id`; fails on an error answer.
+    async fn answer(&mut self, id: i64) -> Result<()> {
+        loop {
+            self.line.clear();
+            let n = tokio::time::timeout(
+                Duration::from_secs(10),
+                self.reader.read_line(&mut self.line),
+            )
+            .await
+            .with_context(|| format!("agent {}: no answer within 10 s", self.index))??;
+            if n == 0 {
+                bail!("agent {}: the daemon closed the connection", self.index);
+            }
+            let v: Value = serde_json::from_str(&self.line)
+                .with_context(|| format!("agent {}: not JSON", self.index))?;
+            if v.get("id").is_none() {
+                continue; // A notification.
+            }
+            if v["id"] != id {
+                bail!(
+                    "agent {}: an answer for {} while waiting for {id}",
+                    self.index,
+                    v["id"]
+                );
+            }
+            if let Some(e) = v.get("error") {
+                bail!("agent {}: request {id} failed: {e}", self.index);
+            }
+            return Ok(());
+        }
+    }
+
+    /// Sends `tabs.list` back to back until `stop_at`; returns the
+    /// latencies of the requests sent after `warm_until`.
+    async fn run(&mut self, warm_until: Instant, stop_at: Instant) -> Result<Vec<Duration>> {
+        let mut latencies = Vec::new();
+        loop {
+            let sent = Instant::now();
+            if sent >= stop_at {
+                return Ok(latencies);
+            }
+            let id = self.next();
+            self.writer
+                .write_all(&request_line::<TabsList>(id, &Empty {})?)
+                .await?;
+            self.answer(id).await?;
+            if sent >= warm_until {
+                latencies.push(sent.elapsed());
+            }
+        }
+    }
+}
