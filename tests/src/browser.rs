@@ -498,6 +498,13 @@ impl Browser {
     /// Flips the popup's developer-mode switch to `on`.
     pub async fn set_developer_mode(&self, page: &Page, on: bool) -> Result<()> {
         let popup = self.open_popup().await?;
+        // A click before the popup's code listens would flip the checkbox
+        // and write nothing: wait for its first render (the tab rows).
+        wait_for("the popup to render", STARTUP_DEADLINE, || async {
+            let ready = "document.querySelector('li[data-tab-id]') !== null";
+            Ok((self.cdp.eval(&popup.session, ready).await? == Value::Bool(true)).then_some(()))
+        })
+        .await?;
         let toggle = format!(
             "(() => {{ const s = document.getElementById('developer-mode'); if (!s) return null; \
              if (s.checked !== {on}) s.click(); return s.checked; }})()"
@@ -510,6 +517,18 @@ impl Browser {
                     (self.cdp.eval(&popup.session, &toggle).await? == Value::Bool(on))
                         .then_some(()),
                 )
+            },
+        )
+        .await?;
+        // The click writes the switch asynchronously; closing the popup
+        // before the write lands would lose it.
+        let stored =
+            "chrome.storage.local.get('developerMode').then(r => r.developerMode === true)";
+        wait_for(
+            "the developer-mode switch to be stored",
+            STARTUP_DEADLINE,
+            || async {
+                Ok((self.cdp.eval(&popup.session, stored).await? == Value::Bool(on)).then_some(()))
             },
         )
         .await?;

@@ -221,17 +221,30 @@ async fn ended_with(
 async fn carries_on(browser: &Browser, page: &Page, agent: &mut Client) -> anyhow::Result<()> {
     let before = browser.eval(page, "__events.length").await?;
     agent.call::<Acquire>(&Empty {}).await?;
-    let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
-    let (x, y) = centre(&frame);
-    agent
-        .call::<Click>(&ClickParams {
-            x: Some(x),
-            y: Some(y),
-            frame_id: Some(frame.frame_id),
-            expect: None,
-            ..ClickParams::default()
-        })
-        .await?;
+    // A page that just loaded again may still settle (STALE_FRAME): as an
+    // agent would, capture again and aim anew.
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
+        let (x, y) = centre(&frame);
+        let clicked = agent
+            .call::<Click>(&ClickParams {
+                x: Some(x),
+                y: Some(y),
+                frame_id: Some(frame.frame_id),
+                expect: None,
+                ..ClickParams::default()
+            })
+            .await;
+        match clicked {
+            Err(e) if e.kind() == Some(ErrorKind::StaleFrame) && attempts < 3 => continue,
+            r => {
+                r?;
+                break;
+            }
+        }
+    }
     browser
         .wait_balance(page, (0, 0), "a balanced click")
         .await?;
