@@ -9,11 +9,13 @@
 //! writes `chrome.storage.local` itself and the worker reacts to the change.
 
 use cotab_shared::native::TabControl;
+use cotab_shared::tagged::Tagged;
 use cotab_shared::TabId;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
-/// A request from the popup to the service worker.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A request from the popup to the service worker. (Deserialised by hand
+/// with [`Tagged`], which keeps serde's content buffering out of the wasm.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum PopupRequest {
     /// `{"type":"getState"}`, answered with a [`PopupState`].
@@ -44,6 +46,30 @@ pub enum PopupRequest {
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
+}
+
+impl<'de> Deserialize<'de> for PopupRequest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut t = Tagged::read(d, "type")?;
+        Ok(match t.tag.as_str() {
+            "getState" => PopupRequest::GetState,
+            "share" => PopupRequest::Share {
+                tab_id: t.field("tabId")?,
+            },
+            "unshare" => PopupRequest::Unshare {
+                tab_id: t.field("tabId")?,
+            },
+            "takeControl" => PopupRequest::TakeControl {
+                tab_id: t.field("tabId")?,
+            },
+            "handBack" => PopupRequest::HandBack {
+                tab_id: t.field("tabId")?,
+            },
+            _ => {
+                return Err(t.unknown(&["getState", "share", "unshare", "takeControl", "handBack"]))
+            }
+        })
+    }
 }
 
 /// The worker's state as the popup shows it.

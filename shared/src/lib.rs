@@ -18,6 +18,7 @@ pub mod error;
 pub mod ids;
 pub mod limits;
 pub mod native;
+pub mod tagged;
 
 pub use error::{ErrorKind, WireError};
 pub use ids::{LaneId, RequestId, TabId, Ticket};

@@ -9,7 +9,8 @@
 
 use crate::error::WireError;
 use crate::ids::{LaneId, TabId};
-use serde::{Deserialize, Serialize};
+use crate::tagged::Tagged;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 /// Why a frame was refused.
@@ -61,8 +62,9 @@ pub fn encode_frame(payload: &[u8], limit: usize) -> Result<Vec<u8>, FrameError>
     Ok(out)
 }
 
-/// A message from the daemon to the extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A message from the daemon to the extension. (Deserialised by hand, in
+/// [`crate::tagged`]'s way, with the same shape.)
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum HostToExtension {
     /// Answer to the extension's [`ExtensionToHost::Hello`].
@@ -87,8 +89,9 @@ pub enum HostToExtension {
     },
 }
 
-/// A command the daemon asks the extension to run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A command the daemon asks the extension to run. (Deserialised by hand,
+/// with the same shape.)
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum Command {
     /// List the shared tabs. Result: [`SharedTabs`].
@@ -149,7 +152,8 @@ pub enum CommandClass {
 }
 
 /// Who controls a shared tab, as the daemon tells the extension.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// (Deserialised by hand, with the same shape.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Holder {
     /// Nobody holds the control lease.
@@ -161,6 +165,61 @@ pub enum Holder {
         /// The agent's name from `session.hello`.
         name: String,
     },
+}
+
+impl<'de> Deserialize<'de> for HostToExtension {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut t = Tagged::read(d, "type")?;
+        Ok(match t.tag.as_str() {
+            "welcome" => HostToExtension::Welcome {
+                protocol_version: t.field("protocolVersion")?,
+            },
+            "controllers" => HostToExtension::Controllers {
+                tabs: t.field("tabs")?,
+            },
+            "request" => HostToExtension::Request {
+                id: t.field("id")?,
+                command: t.field("command")?,
+            },
+            _ => return Err(t.unknown(&["welcome", "controllers", "request"])),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Command {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut t = Tagged::read(d, "op")?;
+        Ok(match t.tag.as_str() {
+            "listShared" => Command::ListShared,
+            "cdp" => Command::Cdp {
+                tab_id: t.field("tabId")?,
+                method: t.field("method")?,
+                params: t.field_or_default("params")?,
+                class: t.field_or_default("class")?,
+            },
+            "createTab" => Command::CreateTab {
+                url: t.field_or_default("url")?,
+            },
+            "closeTab" => Command::CloseTab {
+                tab_id: t.field("tabId")?,
+            },
+            _ => return Err(t.unknown(&["listShared", "cdp", "createTab", "closeTab"])),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Holder {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut t = Tagged::read(d, "kind")?;
+        Ok(match t.tag.as_str() {
+            "nobody" => Holder::Nobody,
+            "human" => Holder::Human,
+            "agent" => Holder::Agent {
+                name: t.field("name")?,
+            },
+            _ => return Err(t.unknown(&["nobody", "human", "agent"])),
+        })
+    }
 }
 
 /// One shared tab's controller.
