@@ -64,6 +64,46 @@ pub struct Browser {
     _root: tempfile::TempDir,
 }
 
+/// Whether a process is the relay started for `runtime_dir`'s browser: its
+/// program is `cotab-host`, its first argument the extension's origin, and
+/// its environment names that runtime directory (other browsers with cotab
+/// may run on the same machine).
+fn is_relay(cmdline: &[u8], environ: &[u8], runtime_dir: &Path) -> bool {
+    let mut argv = cmdline.split(|b| *b == 0);
+    let program_ok = argv
+        .next()
+        .is_some_and(|a| a == b"cotab-host" || a.ends_with(b"/cotab-host"));
+    let origin_ok = argv
+        .next()
+        .is_some_and(|a| a.starts_with(b"chrome-extension://"));
+    let mut want = b"COTAB_RUNTIME_DIR=".to_vec();
+    want.extend_from_slice(runtime_dir.as_os_str().as_encoded_bytes());
+    program_ok && origin_ok && environ.split(|b| *b == 0).any(|e| e == want.as_slice())
+}
+
+/// The pids of the relays started for `runtime_dir`'s browser, from
+/// `/proc`. A process that exits between the listing and the reads, or is
+/// unreadable, is not ours.
+pub fn relay_pids(runtime_dir: &Path) -> Vec<i32> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut pids: Vec<i32> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let (Ok(cmdline), Ok(environ)) = (
+                fs::read(format!("/proc/{pid}/cmdline")),
+                fs::read(format!("/proc/{pid}/environ")),
+            ) else {
+                return false;
+            };
+            is_relay(&cmdline, &environ, runtime_dir)
+        })
+        .collect();
+    pids.sort_unstable();
+    pids
+}
+
 /// An agent connected to the daemon at `socket` with an open session
 /// (for tasks that cannot borrow the [`Browser`]).
 pub async fn agent_at(socket: &Path, name: &str) -> Result<Client> {
@@ -230,24 +270,7 @@ impl Browser {
     /// The pids of the native-messaging relays the browser started for this
     /// browser's runtime directory (`cotab-host chrome-extension://…`).
     pub fn relay_pids(&self) -> Vec<i32> {
-        let want = format!("COTAB_RUNTIME_DIR={}", self.runtime_dir.display());
-        let Ok(entries) = fs::read_dir("/proc") else {
-            return Vec::new();
-        };
-        let mut pids: Vec<i32> = entries
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-            .filter(|pid| {
-                let cmdline = fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                let mut args = cmdline.split(|b| *b == 0);
-                let is_relay = args
-                    .nth(1)
-                    .is_some_and(|a| a.starts_with(b"chrome-extension://"));
-                let environ = fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-                is_relay && environ.split(|b| *b == 0).any(|v| v == want.as_bytes())
-            })
-            .collect();
-        pids.sort_unstable();
-        pids
+        relay_pids(&self.runtime_dir)
     }
 
     /// The daemon's pid, from its pid file.
@@ -575,6 +598,17 @@ impl Browser {
         .await
     }
 
+    /// Prints the last `lines` lines of the daemon's log to stderr, for a
+    /// failed run.
+    pub fn print_daemon_log_tail(&self, lines: usize) {
+        let log = self.daemon_log();
+        let tail: Vec<&str> = log.lines().rev().take(lines).collect();
+        eprintln!("--- daemon log (last lines) ---");
+        for l in tail.iter().rev() {
+            eprintln!("{l}");
+        }
+    }
+
     /// The daemon's log, for failure reports.
     pub fn daemon_log(&self) -> String {
         fs::read_to_string(self.runtime_dir.join("daemon.log")).unwrap_or_default()
@@ -610,4 +644,49 @@ pub struct Page {
     pub target_id: String,
     /// Flat CDP session id.
     pub session: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nul(parts: &[&str]) -> Vec<u8> {
+        let mut v = parts.join("\0").into_bytes();
+        v.push(0);
+        v
+    }
+
+    #[test]
+    fn the_relay_is_recognised_by_program_origin_and_runtime_dir() {
+        let dir = Path::new("/tmp/cotab-e2e-x/run");
+        let env = nul(&["HOME=/root", "COTAB_RUNTIME_DIR=/tmp/cotab-e2e-x/run"]);
+        let relay = nul(&[
+            "/work/target/release/cotab-host",
+            "chrome-extension://abc/",
+            "--parent-window=0",
+        ]);
+        assert!(is_relay(&relay, &env, dir));
+        // The daemon, another runtime directory, another program.
+        assert!(!is_relay(
+            &nul(&["/work/target/release/cotab-host", "daemon"]),
+            &env,
+            dir
+        ));
+        assert!(!is_relay(
+            &relay,
+            &nul(&["COTAB_RUNTIME_DIR=/tmp/cotab-e2e-y/run"]),
+            dir
+        ));
+        assert!(!is_relay(
+            &relay,
+            &nul(&["COTAB_RUNTIME_DIR=/tmp/cotab-e2e-x/run/sub"]),
+            dir
+        ));
+        assert!(!is_relay(
+            &nul(&["/usr/bin/not-cotab-host", "chrome-extension://abc/"]),
+            &env,
+            dir
+        ));
+        assert!(!is_relay(b"", b"", dir));
+    }
 }

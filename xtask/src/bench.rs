@@ -24,6 +24,7 @@ mod relay;
 mod stats;
 
 use crate::build_extension;
+use crate::load::mib;
 use crate::setup::run;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
@@ -122,10 +123,6 @@ struct Target {
     what: &'static str,
     measured: String,
     met: bool,
-}
-
-fn mib(kib: u64) -> String {
-    format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
 /// Runs the whole bench, or only its `daemon` or `browser` part.

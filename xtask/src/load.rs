@@ -180,15 +180,8 @@ impl DaemonProcess {
         self.status_kib("VmHWM")
     }
 
-    /// A `kB` field of `/proc/<pid>/status`.
     fn status_kib(&self, field: &str) -> Result<u64> {
-        let path = format!("/proc/{}/status", self.pid());
-        let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .with_context(|| format!("no {field} in {path}"))
+        status_kib(self.pid(), field)
     }
 
     pub(crate) fn stop(&mut self) {
@@ -669,14 +662,34 @@ pub(crate) async fn wait_for_socket(daemon: &mut DaemonProcess, sock: &Path) -> 
 fn percentile(samples: &[Duration], p: usize) -> String {
     let mut v = samples.to_vec();
     v.sort();
-    if v.is_empty() {
-        return "–".into();
+    match nearest_rank(&v, p) {
+        Some(d) => format!("{:.1} ms", d.as_secs_f64() * 1000.0),
+        None => "–".into(),
     }
-    let rank = (p * v.len()).div_ceil(100).max(1);
-    format!("{:.1} ms", v[rank - 1].as_secs_f64() * 1000.0)
 }
 
-fn mib(kib: u64) -> String {
+/// The `p`-th percentile by nearest rank of `sorted` (ascending).
+pub(crate) fn nearest_rank(sorted: &[Duration], p: usize) -> Option<Duration> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (p * sorted.len()).div_ceil(100).clamp(1, sorted.len());
+    Some(sorted[rank - 1])
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`VmRSS`, `VmHWM`).
+pub(crate) fn status_kib(pid: u32, field: &str) -> Result<u64> {
+    let path = format!("/proc/{pid}/status");
+    let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .with_context(|| format!("no {field} in {path}"))
+}
+
+/// KiB as MiB with one decimal.
+pub(crate) fn mib(kib: u64) -> String {
     format!("{:.1} MiB", kib as f64 / 1024.0)
 }
 
@@ -709,5 +722,9 @@ mod tests {
         assert_eq!(percentile(&v, 50), "50.0 ms");
         assert_eq!(percentile(&v, 99), "99.0 ms");
         assert_eq!(percentile(&[], 50), "–");
+        assert_eq!(nearest_rank(&v, 100), Some(Duration::from_millis(100)));
+        let one = [Duration::from_millis(7)];
+        assert_eq!(nearest_rank(&one, 99), Some(one[0]));
+        assert_eq!(nearest_rank(&[], 50), None);
     }
 }

@@ -22,6 +22,7 @@
 //! and after. See `docs/reliability.md`.
 
 use crate::build_extension::ensure_wasm_target;
+use crate::load::{mib, nearest_rank};
 use crate::setup::{ensure_chromium, run};
 use anyhow::{bail, Context, Result};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
@@ -309,15 +310,6 @@ impl<T> Ledger<T> {
     fn outstanding(&self) -> usize {
         self.outstanding.len()
     }
-}
-
-/// The `p`-th percentile by nearest rank of `sorted` (ascending).
-fn percentile(sorted: &[Duration], p: usize) -> Option<Duration> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = (p * sorted.len()).div_ceil(100).clamp(1, sorted.len());
-    Some(sorted[rank - 1])
 }
 
 fn ms(d: Option<Duration>) -> String {
@@ -761,13 +753,7 @@ pub(crate) fn daemon_pid(runtime_dir: &Path) -> Result<u32> {
 
 /// `VmRSS` of `pid` in KiB.
 pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .with_context(|| format!("no VmRSS in {path}"))
+    crate::load::status_kib(pid, "VmRSS")
 }
 
 /// `host.status` from a fresh connection and session, ended with
@@ -784,10 +770,6 @@ pub(crate) async fn probe_status(sock: &Path) -> Result<StatusResult> {
     Ok(status)
 }
 
-fn mib(kib: u64) -> String {
-    format!("{:.1} MiB", kib as f64 / 1024.0)
-}
-
 async fn drive(duration: Duration) -> Result<()> {
     let browser = Browser::launch(LaunchOptions {
         // Per-request debug lines would cost the daemon more than the load.
@@ -797,12 +779,7 @@ async fn drive(duration: Duration) -> Result<()> {
     .await?;
     let result = drive_browser(&browser, duration).await;
     if result.is_err() {
-        let log = browser.daemon_log();
-        let tail: Vec<&str> = log.lines().rev().take(20).collect();
-        eprintln!("--- daemon log (last lines) ---");
-        for l in tail.iter().rev() {
-            eprintln!("{l}");
-        }
+        browser.print_daemon_log_tail(20);
     }
     result
 }
@@ -948,8 +925,8 @@ fn print_report(
             op.method(),
             m.answered,
             m.ok,
-            ms(percentile(&sorted, 50)),
-            ms(percentile(&sorted, 99)),
+            ms(nearest_rank(&sorted, 50)),
+            ms(nearest_rank(&sorted, 99)),
             ms(sorted.last().copied()),
         );
     }
@@ -1013,18 +990,6 @@ mod tests {
         assert_eq!(l.sent(2, "reuse after answer"), Err(LedgerError::Reused(2)));
         assert_eq!(l.answered(1), Ok("a"));
         assert_eq!(l.outstanding(), 0);
-    }
-
-    #[test]
-    fn percentile_is_nearest_rank() {
-        let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
-        assert_eq!(percentile(&v, 50), Some(Duration::from_millis(50)));
-        assert_eq!(percentile(&v, 99), Some(Duration::from_millis(99)));
-        assert_eq!(percentile(&v, 100), Some(Duration::from_millis(100)));
-        let one = [Duration::from_millis(7)];
-        assert_eq!(percentile(&one, 50), Some(one[0]));
-        assert_eq!(percentile(&one, 99), Some(one[0]));
-        assert_eq!(percentile(&[], 50), None);
     }
 
     #[test]

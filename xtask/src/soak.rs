@@ -42,51 +42,6 @@ pub(crate) fn run_soak(root: &Path, args: &[String]) -> Result<()> {
     tokio::runtime::Runtime::new()?.block_on(soak(minutes))
 }
 
-/// Whether a process is the relay started for this run's browser: its
-/// program is `cotab-host`, its first argument the extension's origin, and
-/// its environment names this run's runtime directory (other browsers with
-/// cotab may run on the same machine).
-fn is_relay(cmdline: &[u8], environ: &[u8], runtime_dir: &Path) -> bool {
-    let mut argv = cmdline.split(|b| *b == 0);
-    let program_ok = argv
-        .next()
-        .is_some_and(|a| a == b"cotab-host" || a.ends_with(b"/cotab-host"));
-    let origin_ok = argv
-        .next()
-        .is_some_and(|a| a.starts_with(b"chrome-extension://"));
-    let mut want = b"COTAB_RUNTIME_DIR=".to_vec();
-    want.extend_from_slice(runtime_dir.as_os_str().as_encoded_bytes());
-    program_ok && origin_ok && environ.split(|b| *b == 0).any(|e| e == want.as_slice())
-}
-
-/// The pids of this run's relay processes, from `/proc`.
-fn relay_pids(runtime_dir: &Path) -> Result<Vec<u32>> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").context("reading /proc")? {
-        let entry = entry?;
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|s| s.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        // A process may exit between the listing and the reads, and others'
-        // processes are unreadable: both are simply not ours.
-        let (Ok(cmdline), Ok(environ)) = (
-            std::fs::read(entry.path().join("cmdline")),
-            std::fs::read(entry.path().join("environ")),
-        ) else {
-            continue;
-        };
-        if is_relay(&cmdline, &environ, runtime_dir) {
-            pids.push(pid);
-        }
-    }
-    pids.sort_unstable();
-    Ok(pids)
-}
-
 /// The extension's service worker as a CDP target: whether it runs, and
 /// whether any DevTools client is attached to it. Read with the
 /// browser-level `Target.getTargets`, which attaches to nothing.
@@ -121,12 +76,7 @@ async fn soak(minutes: u64) -> Result<()> {
     .await?;
     let result = watch(&browser, minutes).await;
     if result.is_err() {
-        let log = browser.daemon_log();
-        let tail: Vec<&str> = log.lines().rev().take(20).collect();
-        eprintln!("--- daemon log (last lines) ---");
-        for l in tail.iter().rev() {
-            eprintln!("{l}");
-        }
+        browser.print_daemon_log_tail(20);
     }
     result
 }
@@ -158,7 +108,7 @@ async fn watch(browser: &Browser, minutes: u64) -> Result<()> {
     if worker == Some(true) {
         bail!("a DevTools session is attached to the extension's service worker: it would keep the worker alive");
     }
-    let relays = relay_pids(&browser.runtime_dir)?;
+    let relays = browser.relay_pids();
     let [relay] = relays[..] else {
         bail!("expected one relay process for this browser, found {relays:?}");
     };
@@ -177,7 +127,7 @@ async fn watch(browser: &Browser, minutes: u64) -> Result<()> {
                 break;
             }
             tokio::time::sleep_until((now + RELAY_CHECK).min(mark)).await;
-            let pids = relay_pids(&browser.runtime_dir)?;
+            let pids = browser.relay_pids();
             if pids != [relay] {
                 bail!(
                     "after {:.0?}: the relay changed: pid {relay} then {pids:?} (the worker or its native port went away)",
@@ -189,7 +139,7 @@ async fn watch(browser: &Browser, minutes: u64) -> Result<()> {
             .await
             .with_context(|| format!("minute {minute}: host.status"))?;
         let worker = worker_state(browser).await?;
-        let rss = rss_kib(daemon).map_or("–".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+        let rss = rss_kib(daemon).map_or("–".into(), crate::load::mib);
         println!(
             "minute {minute}/{minutes}: relay pid {relay} (unchanged), lane {}, shared tabs {}, daemon pid {} (RSS {rss}), service worker {}",
             status.lane,
@@ -212,49 +162,4 @@ async fn watch(browser: &Browser, minutes: u64) -> Result<()> {
     }
     println!("the relay and the lane held for {minutes} min");
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn nul(parts: &[&str]) -> Vec<u8> {
-        let mut v = parts.join("\0").into_bytes();
-        v.push(0);
-        v
-    }
-
-    #[test]
-    fn the_relay_is_recognised_by_program_origin_and_runtime_dir() {
-        let dir = Path::new("/tmp/cotab-e2e-x/run");
-        let env = nul(&["HOME=/root", "COTAB_RUNTIME_DIR=/tmp/cotab-e2e-x/run"]);
-        let relay = nul(&[
-            "/work/target/release/cotab-host",
-            "chrome-extension://abc/",
-            "--parent-window=0",
-        ]);
-        assert!(is_relay(&relay, &env, dir));
-        // The daemon, another runtime directory, another program.
-        assert!(!is_relay(
-            &nul(&["/work/target/release/cotab-host", "daemon"]),
-            &env,
-            dir
-        ));
-        assert!(!is_relay(
-            &relay,
-            &nul(&["COTAB_RUNTIME_DIR=/tmp/cotab-e2e-y/run"]),
-            dir
-        ));
-        assert!(!is_relay(
-            &relay,
-            &nul(&["COTAB_RUNTIME_DIR=/tmp/cotab-e2e-x/run/sub"]),
-            dir
-        ));
-        assert!(!is_relay(
-            &nul(&["/usr/bin/not-cotab-host", "chrome-extension://abc/"]),
-            &env,
-            dir
-        ));
-        assert!(!is_relay(b"", b"", dir));
-    }
 }

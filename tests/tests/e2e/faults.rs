@@ -44,8 +44,13 @@ struct Scene {
     ticket: Ticket,
 }
 
-async fn holding(options: LaunchOptions) -> anyhow::Result<Scene> {
-    let browser = Browser::launch(options).await?;
+async fn holding() -> anyhow::Result<Scene> {
+    // Debug logging: [`start_in_flight`] reads the daemon's request lines.
+    let browser = Browser::launch(LaunchOptions {
+        env: vec![("COTAB_LOG".into(), "debug".into())],
+        ..LaunchOptions::default()
+    })
+    .await?;
     let url = browser.fixture.url("/input");
     let page = browser.open_tab(&url).await?;
     let tab = browser.share(&page, &url).await?;
@@ -184,14 +189,22 @@ fn in_flight(
     })
 }
 
-/// Starts [`in_flight`] and gives the request time to reach the browser.
+/// Starts [`in_flight`] and waits until the daemon has logged the request
+/// (the tests run the daemon with `COTAB_LOG=debug`).
 async fn start_in_flight(
     browser: &Browser,
     tab: TabId,
-) -> JoinHandle<anyhow::Result<(Result<WaitResult, ClientError>, Duration)>> {
+) -> anyhow::Result<JoinHandle<anyhow::Result<(Result<WaitResult, ClientError>, Duration)>>> {
+    let waits = |log: String| log.matches("page.wait").count();
+    let before = waits(browser.daemon_log());
     let pending = in_flight(browser, tab);
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    pending
+    wait_for(
+        "the request in flight to reach the daemon",
+        DEADLINE,
+        || async { Ok((waits(browser.daemon_log()) > before).then_some(())) },
+    )
+    .await?;
+    Ok(pending)
 }
 
 /// The request in flight ended by its deadline (plus the time a dropped
@@ -315,10 +328,10 @@ const LANE_ERRORS: [ErrorKind; 3] = [
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_relay_killed() -> anyhow::Result<()> {
-    let s = holding(LaunchOptions::default()).await?;
+    let s = holding().await?;
     let relays = s.browser.relay_pids();
     assert_eq!(relays.len(), 1, "one relay: {relays:?}");
-    let pending = start_in_flight(&s.browser, s.tab).await;
+    let pending = start_in_flight(&s.browser, s.tab).await?;
     kill(Pid::from_raw(relays[0]), Signal::SIGKILL)?;
     ended_with(pending, &LANE_ERRORS).await?;
     let browser = lane_comes_back(s, DEADLINE).await?;
@@ -332,8 +345,8 @@ async fn the_relay_killed() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_worker_stopped() -> anyhow::Result<()> {
-    let s = holding(LaunchOptions::default()).await?;
-    let pending = start_in_flight(&s.browser, s.tab).await;
+    let s = holding().await?;
+    let pending = start_in_flight(&s.browser, s.tab).await?;
     // Nothing but the worker's own alarm wakes it again.
     s.browser.stop_workers(&s.page).await?;
     ended_with(pending, &LANE_ERRORS).await?;
@@ -342,8 +355,8 @@ async fn the_worker_stopped() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_extension_reloaded() -> anyhow::Result<()> {
-    let s = holding(LaunchOptions::default()).await?;
-    let pending = start_in_flight(&s.browser, s.tab).await;
+    let s = holding().await?;
+    let pending = start_in_flight(&s.browser, s.tab).await?;
     s.browser.reload_extension().await?;
     ended_with(pending, &LANE_ERRORS).await?;
     lane_comes_back(s, DEADLINE).await.map(drop)
@@ -351,8 +364,8 @@ async fn the_extension_reloaded() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tab_closed() -> anyhow::Result<()> {
-    let mut s = holding(LaunchOptions::default()).await?;
-    let pending = start_in_flight(&s.browser, s.tab).await;
+    let mut s = holding().await?;
+    let pending = start_in_flight(&s.browser, s.tab).await?;
     s.browser.close(&s.page).await?;
     let seen = notifications(&mut s.agent, &["control.revoked", "tab.closed"], DEADLINE).await?;
     assert_eq!(
@@ -373,8 +386,8 @@ async fn the_tab_closed() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_renderer_crashed() -> anyhow::Result<()> {
-    let mut s = holding(LaunchOptions::default()).await?;
-    let pending = start_in_flight(&s.browser, s.tab).await;
+    let mut s = holding().await?;
+    let pending = start_in_flight(&s.browser, s.tab).await?;
     // Page.crash never answers: its page is gone.
     let crash = s
         .browser
@@ -428,8 +441,8 @@ async fn the_renderer_crashed() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_debugger_detached_from_outside() -> anyhow::Result<()> {
-    let mut s = holding(LaunchOptions::default()).await?;
-    let pending = start_in_flight(&s.browser, s.tab).await;
+    let mut s = holding().await?;
+    let pending = start_in_flight(&s.browser, s.tab).await?;
     s.browser
         .in_worker(&format!("cotabSimulateOutsideDetach({})", s.tab))
         .await?;
@@ -454,7 +467,7 @@ async fn the_debugger_detached_from_outside() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_person_unshares_a_tab_holding_input() -> anyhow::Result<()> {
-    let mut s = holding(LaunchOptions::default()).await?;
+    let mut s = holding().await?;
     s.browser.unshare(&s.page, s.tab).await?;
     // The extension released before its debugger left: the daemon's own
     // release could not have reached an unshared tab.
@@ -473,24 +486,14 @@ async fn the_person_unshares_a_tab_holding_input() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_daemon_killed_and_started_again() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/input");
-    let page = browser.open_tab(&url).await?;
-    let tab = browser.share(&page, &url).await?;
-    let mut agent = Client::connect(&browser.agent_socket()).await?;
-    let hello = agent
-        .call::<Hello>(&HelloParams {
-            protocol_version: PROTOCOL_VERSION,
-            agent: "agent-a".into(),
-        })
-        .await?;
-    agent
-        .call::<TabsSelect>(&SelectParams { tab_id: tab })
-        .await?;
-    agent.call::<Acquire>(&Empty {}).await?;
-    let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
-    hold(&browser, &page, &mut agent, &frame).await?;
-    let pending = start_in_flight(&browser, tab).await;
+    let Scene {
+        browser,
+        page,
+        tab,
+        mut agent,
+        ticket,
+    } = holding().await?;
+    let pending = start_in_flight(&browser, tab).await?;
 
     let daemon = browser.daemon_pid().expect("the daemon's pid file");
     kill(Pid::from_raw(daemon), Signal::SIGKILL)?;
@@ -523,7 +526,7 @@ async fn the_daemon_killed_and_started_again() -> anyhow::Result<()> {
     let err = agent
         .call::<Resume>(&ResumeParams {
             protocol_version: PROTOCOL_VERSION,
-            ticket: hello.ticket,
+            ticket,
         })
         .await
         .expect_err("an old ticket");
@@ -547,9 +550,9 @@ async fn the_browser_restarted() -> anyhow::Result<()> {
         tab,
         mut agent,
         ..
-    } = holding(LaunchOptions::default()).await?;
+    } = holding().await?;
     let daemon = browser.daemon_pid();
-    let pending = start_in_flight(&browser, tab).await;
+    let pending = start_in_flight(&browser, tab).await?;
     browser.restart().await?;
     assert_eq!(browser.daemon_pid(), daemon, "the daemon survived");
     ended_with(
