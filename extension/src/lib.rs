@@ -62,6 +62,8 @@ mod log;
 #[cfg(target_arch = "wasm32")]
 mod popup;
 #[cfg(target_arch = "wasm32")]
+mod trace;
+#[cfg(target_arch = "wasm32")]
 mod worker;
 
 /// Entry point of the service worker. Called synchronously by

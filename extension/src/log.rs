@@ -24,23 +24,17 @@ pub(crate) fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| error(&format!("panic: {info}"))));
 }
 
-#[wasm_bindgen::prelude::wasm_bindgen]
-extern "C" {
-    /// `performance.now()`: milliseconds since this context's time origin
-    /// (for the worker, the moment its global was created, before its
-    /// script ran).
-    #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
-    fn performance_now() -> Result<f64, JsValue>;
-}
-
 /// Records the first time `name` is reached in this context as
-/// `self.cotabTiming[name]` (`performance.now()`), for `cargo xtask bench`
+/// `self.cotabTiming[name]` (`performance.now()`: milliseconds since this
+/// context's time origin, for the worker the moment its global was
+/// created, before its script ran), for `cargo xtask bench`
 /// (the worker's start-up: script start to Rust start to the first native
 /// message). Later calls keep the first value; a failure records nothing.
 pub(crate) fn mark(name: &str) {
-    let Ok(now) = performance_now() else {
+    let now = crate::trace::now();
+    if now.is_nan() {
         return;
-    };
+    }
     let global = js_sys::global();
     let key = JsValue::from_str("cotabTiming");
     let timing = match js_sys::Reflect::get(&global, &key) {

@@ -43,7 +43,9 @@ use cotab_shared::controller::{
 use cotab_shared::limits::{
     MAX_AGENT_NAME, MAX_EXPRESSION, MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL, MAX_TYPE_TEXT,
 };
-use cotab_shared::native::{Command, CommandClass, Event, HostToExtension, SharedTabs};
+use cotab_shared::native::{
+    Command, CommandClass, Event, FollowUp, HostToExtension, Outcome, SharedTabs, ThenResult,
+};
 use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -157,6 +159,7 @@ impl Broker {
                         method: cmd.method.into(),
                         params: cmd.params,
                         class: CommandClass::Release,
+                        then: None,
                     },
                     deadline,
                 )
@@ -183,6 +186,7 @@ impl Broker {
                         method: method.into(),
                         params,
                         class: CommandClass::Release,
+                        then: None,
                     },
                     deadline,
                 )
@@ -541,12 +545,16 @@ impl Cx<'_> {
             .map_err(RpcError::from)
     }
 
+    /// One CDP command on `tab_id`, unless a dialog is open there, with an
+    /// optional follow-up the extension sends in the same trip once the
+    /// command succeeds (the result is then a [`ThenResult`]).
     async fn cdp(
         &self,
         tab_id: TabId,
         method: &str,
         params: Value,
         class: CommandClass,
+        then: Option<FollowUp>,
     ) -> Result<Value, RpcError> {
         tracing::debug!(tab = %tab_id, method, ?class, "cdp");
         let call = self.extension(Command::Cdp {
@@ -554,6 +562,7 @@ impl Cx<'_> {
             method: method.into(),
             params,
             class,
+            then,
         });
         if method == "Page.handleJavaScriptDialog" {
             return call.await;
@@ -629,7 +638,19 @@ impl Cx<'_> {
         params: Value,
         class: CommandClass,
     ) -> Result<Value, RpcError> {
-        let r = self.cdp(fence.tab, method, params, class).await;
+        self.step_then(fence, method, params, class, None).await
+    }
+
+    /// [`Cx::step`] with a follow-up ([`Cx::cdp`]).
+    async fn step_then(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+        then: Option<FollowUp>,
+    ) -> Result<Value, RpcError> {
+        let r = self.cdp(fence.tab, method, params, class, then).await;
         // A lost transport says more than the revocation it caused (the
         // lane's loss revokes every lease): report it as such.
         if let Err(e) = &r {
@@ -1658,16 +1679,14 @@ async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcE
     }
     let fence = cx.fence(Need::Privileged)?;
     cx.core(|c| c.input(&fence))?;
-    let r = cx
-        .step(
-            &fence,
-            "Runtime.evaluate",
-            json!({"expression": p.expression, "returnByValue": true,
-                   "awaitPromise": p.await_promise.unwrap_or(true)}),
-            CommandClass::Privileged,
-        )
-        .await?;
-    let known = page_secrets(cx, fence.tab).await;
+    let (r, known) = scanned(
+        cx,
+        &fence,
+        "Runtime.evaluate",
+        json!({"expression": p.expression, "returnByValue": true,
+               "awaitPromise": p.await_promise.unwrap_or(true)}),
+    )
+    .await?;
     let exception = r.get("exceptionDetails").map(|d| {
         let text = d
             .pointer("/exception/description")
@@ -1681,28 +1700,42 @@ async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcE
     Ok(EvaluateResult { value, exception })
 }
 
-/// The page's secrets right now (password field values, cookie values
-/// scripts can read), for [`redact`]: an observe-class scan sent after a
-/// developer-mode call returns, so it sees what the person typed even if
+/// A developer-mode (class privileged) call, with the page's secrets read
+/// right after it for [`redact`] (password field values, cookie values
+/// scripts can read): the extension sends the scan as the call's
+/// follow-up, class observe, as soon as the call answers, in the same trip
+/// over the native link, so the scan sees what the person typed even if
 /// the call waited for it. A scan that fails (the page navigated away or
-/// closed, a dialog opened, the lane went) yields nothing and the result
-/// still goes through the key and shape rules: the call has already acted,
-/// and failing it now would hide that outcome.
-async fn page_secrets(cx: &Cx<'_>, tab: TabId) -> redact::Known {
-    let scan = cx
-        .cdp(
-            tab,
-            "Runtime.evaluate",
-            json!({"expression": redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true}),
-            CommandClass::Observe,
+/// closed, a dialog opened) yields nothing and the result still goes
+/// through the key and shape rules: the call has already acted, and
+/// failing it now would hide that outcome.
+async fn scanned(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    method: &str,
+    params: Value,
+) -> Result<(Value, redact::Known), RpcError> {
+    let scan = FollowUp {
+        method: "Runtime.evaluate".into(),
+        params: json!({"expression": redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true}),
+    };
+    let r = cx
+        .step_then(fence, method, params, CommandClass::Privileged, Some(scan))
+        .await?;
+    let r: ThenResult = serde_json::from_value(r).map_err(|_| {
+        wire(
+            ErrorKind::CommandFailed,
+            "the extension answered a developer-mode call without its redaction scan; \
+             the result is withheld",
         )
-        .await;
-    match scan {
-        Ok(r) if r.get("exceptionDetails").is_none() => {
-            redact::Known::from_scan(r.pointer("/result/value"))
+    })?;
+    let known = match r.then {
+        Outcome::Result(v) if v.get("exceptionDetails").is_none() => {
+            redact::Known::from_scan(v.pointer("/result/value"))
         }
         _ => redact::Known::default(),
-    }
+    };
+    Ok((r.result, known))
 }
 
 fn valid_cdp_method(m: &str) -> bool {
@@ -1727,10 +1760,7 @@ async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
     }
     let fence = cx.fence(Need::Privileged)?;
     cx.core(|c| c.input(&fence))?;
-    let mut r = cx
-        .step(&fence, &p.method, params, CommandClass::Privileged)
-        .await?;
-    let known = page_secrets(cx, fence.tab).await;
+    let (mut r, known) = scanned(cx, &fence, &p.method, params).await?;
     redact::redact(&mut r, &known);
     Ok(r)
 }

@@ -579,6 +579,7 @@ mod tests {
             method: "Input.dispatchKeyEvent".into(),
             params: json!({"type": "keyDown"}),
             class,
+            then: None,
         };
         for class in [CommandClass::Act, CommandClass::Privileged] {
             let start = Instant::now();
@@ -608,6 +609,7 @@ mod tests {
             method: "Input.insertText".into(),
             params: json!({"text": "x".repeat(200)}),
             class: cotab_shared::native::CommandClass::Act,
+            then: None,
         };
         let err = lane.call(cmd, far()).await.expect_err("too big");
         assert_eq!(err.kind, ErrorKind::InvalidRequest);

@@ -112,6 +112,13 @@ pub enum Command {
         /// it (see [`CommandClass`]).
         #[serde(default)]
         class: CommandClass,
+        /// A second command for the same tab, sent (class
+        /// [`CommandClass::Observe`]) as soon as this one succeeds, in the
+        /// same trip over the native link. With it, the result is a
+        /// [`ThenResult`]; a failure of this command fails the whole and
+        /// skips the second.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        then: Option<FollowUp>,
     },
     /// Open a new tab in the window of the shared tabs (the last focused
     /// window when none is shared) and share it. Result: its [`TabInfo`].
@@ -196,6 +203,7 @@ impl<'de> Deserialize<'de> for Command {
                 method: t.field("method")?,
                 params: t.field_or_default("params")?,
                 class: t.field_or_default("class")?,
+                then: t.field_or_default("then")?,
             },
             "createTab" => Command::CreateTab {
                 url: t.field_or_default("url")?,
@@ -220,6 +228,27 @@ impl<'de> Deserialize<'de> for Holder {
             _ => return Err(t.unknown(&["nobody", "human", "agent"])),
         })
     }
+}
+
+/// The second command of a [`Command::Cdp`], an observation made right
+/// after the first command answers (the daemon's redaction scan after a
+/// developer-mode call).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FollowUp {
+    /// CDP method.
+    pub method: String,
+    /// CDP params object.
+    #[serde(default)]
+    pub params: Value,
+}
+
+/// The result of a [`Command::Cdp`] with a [`FollowUp`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThenResult {
+    /// The first command's CDP result.
+    pub result: Value,
+    /// What came of the follow-up.
+    pub then: Outcome,
 }
 
 /// One shared tab's controller.
@@ -405,10 +434,39 @@ mod tests {
                     method: "Page.navigate".into(),
                     params: json!({"url":"http://127.0.0.1/"}),
                     class: CommandClass::Act,
+                    then: None,
                 },
             },
             json!({"type":"request","id":7,"command":{"op":"cdp","tabId":3,
                    "method":"Page.navigate","params":{"url":"http://127.0.0.1/"},"class":"act"}}),
+        );
+        // A follow-up rides in the same request; its result is a
+        // `ThenResult` in the response.
+        round_trip(
+            &HostToExtension::Request {
+                id: 8,
+                command: Command::Cdp {
+                    tab_id: TabId(3),
+                    method: "Runtime.evaluate".into(),
+                    params: json!({"expression":"1+1"}),
+                    class: CommandClass::Privileged,
+                    then: Some(FollowUp {
+                        method: "Runtime.evaluate".into(),
+                        params: json!({"expression":"scan()"}),
+                    }),
+                },
+            },
+            json!({"type":"request","id":8,"command":{"op":"cdp","tabId":3,
+                   "method":"Runtime.evaluate","params":{"expression":"1+1"},"class":"privileged",
+                   "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"}}}}),
+        );
+        round_trip(
+            &ThenResult {
+                result: json!({"result":{"value":2}}),
+                then: Outcome::Error(WireError::new(ErrorKind::CommandFailed, "gone")),
+            },
+            json!({"result":{"result":{"value":2}},
+                   "then":{"error":{"kind":"COMMAND_FAILED","message":"gone"}}}),
         );
         // A command without a class is an action (the strictest
         // non-privileged class).

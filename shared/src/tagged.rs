@@ -110,6 +110,7 @@ mod tests {
                 method: "Page.reload".into(),
                 params: serde_json::Value::Null,
                 class: CommandClass::Act,
+                then: None,
             }
         );
         let cmd: Command =

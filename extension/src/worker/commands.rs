@@ -4,16 +4,17 @@
 //!
 //! A `cdp` command passes the class rules of [`crate::control::admit`]
 //! (on top of the daemon's): on a tab the person controls only `observe`
-//! and `release` run, and `privileged` needs developer mode, read live at
-//! dispatch. Every command is registered in the worker's in-flight registry
+//! and `release` run, and `privileged` needs developer mode as the worker
+//! knows it at dispatch ([`developer_mode::enabled`]). Every command is registered in the worker's in-flight registry
 //! while it runs, so it fails at once when its authority ends.
 //!
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
 use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
 use crate::control::{admit, developer_mode_off, Admission};
+use crate::trace::{self, Marks};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
-use cotab_shared::native::{Command, CommandClass, ExtensionToHost, Outcome};
+use cotab_shared::native::{Command, CommandClass, ExtensionToHost, FollowUp, Outcome, ThenResult};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
 use serde_json::Value;
@@ -21,24 +22,46 @@ use std::pin::pin;
 use std::rc::Rc;
 
 /// Runs one request (after the shared set is restored) and sends its
-/// response.
-pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command) {
+/// response. `received` is when it came off the port ([`trace`]).
+pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, received: f64) {
     // The native link this request came on; a command still waiting when
     // it drops is not sent (the daemon already forgot it).
     let link = worker.generation.get();
     worker.restored.wait().await;
+    let mut marks = Marks::new(String::new(), received);
     let outcome = match command {
-        Command::ListShared => list_shared(&worker).await,
+        Command::ListShared => {
+            marks.what = "listShared".into();
+            list_shared(&worker).await
+        }
         Command::Cdp {
             tab_id,
             method,
             params,
             class,
-        } => outcome(cdp_command(&worker, link, tab_id, &method, &params, class).await),
-        Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
-        Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
+            then,
+        } => {
+            let result = cdp_command(&worker, link, tab_id, &method, &params, class, &mut marks);
+            let result = match (result.await, then) {
+                (Ok(first), Some(then)) => {
+                    Ok(follow_up(&worker, link, tab_id, first, &then, &mut marks).await)
+                }
+                (result, _) => result,
+            };
+            marks.what = method;
+            outcome(result)
+        }
+        Command::CreateTab { url } => {
+            marks.what = "createTab".into();
+            outcome(agent_tabs::create_tab(&worker, url).await)
+        }
+        Command::CloseTab { tab_id } => {
+            marks.what = "closeTab".into();
+            outcome(agent_tabs::close_tab(&worker, tab_id).await)
+        }
     };
     link::send(&worker, &ExtensionToHost::Response { id, outcome });
+    marks.posted();
 }
 
 fn outcome(result: Result<Value, WireError>) -> Outcome {
@@ -71,13 +94,14 @@ async fn cdp_command(
     method: &str,
     params: &Value,
     class: CommandClass,
+    marks: &mut Marks,
 ) -> Result<Value, WireError> {
     // Developer mode's re-attach replaces the debugger sessions; a command
     // sent meanwhile would fail "not attached".
     developer_mode::reattach_done(worker).await;
     if check(worker, tab, class)? == Admission::NeedsDeveloperMode {
         let epoch = worker.developer_off_epoch.get();
-        if !developer_mode::read_live().await || worker.developer_off_epoch.get() != epoch {
+        if !developer_mode::enabled(worker).await || worker.developer_off_epoch.get() != epoch {
             return Err(developer_mode_off());
         }
         // The person may have taken control during the read.
@@ -103,15 +127,41 @@ async fn cdp_command(
     // seen above) or comes after and aborts this command.
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
     held_input::before_send(worker, tab, method, params);
+    marks.sent = trace::now();
     let call = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
     let aborted = pin!(abort.wait());
     let result = match select(call, aborted).await {
         Either::Left((result, _)) => result,
         Either::Right((reason, _)) => Err(reason),
     };
+    marks.answered = trace::now();
     worker.in_flight.borrow_mut().finish(key);
     held_input::after_send(worker, tab, method, params, &result);
     result
+}
+
+/// Sends `then` (class observe) to `tab` right after its first command
+/// answered `first`, and wraps both in a [`ThenResult`]. The follow-up
+/// passes the same checks as any command; its failure is reported inside
+/// the result, since the first command has already run.
+async fn follow_up(
+    worker: &Worker,
+    link: u64,
+    tab: TabId,
+    first: Value,
+    then: &FollowUp,
+    marks: &mut Marks,
+) -> Value {
+    let mut scratch = Marks::new(String::new(), marks.received);
+    let (method, params, class) = (&then.method, &then.params, CommandClass::Observe);
+    let second = cdp_command(worker, link, tab, method, params, class, &mut scratch).await;
+    marks.answered = scratch.answered;
+    let result = ThenResult {
+        result: first,
+        then: outcome(second),
+    };
+    // A struct of two JSON values always serialises.
+    serde_json::to_value(result).unwrap_or(Value::Null)
 }
 
 /// The commands that may go to a crashed page: they load it again.

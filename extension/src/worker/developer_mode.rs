@@ -1,7 +1,12 @@
 //! The developer-mode switch as the worker sees it (DESIGN §2, "Developer
 //! mode"). The popup writes `developerMode` to `chrome.storage.local`; this
-//! module reads it live for every privileged command (never a cached copy),
-//! listens to `chrome.storage.onChanged`, and tells the host.
+//! module reads it once when the worker starts, then follows every
+//! `chrome.storage.onChanged` of it (the switch's state in memory changes
+//! first, before anything reacts to the change), answers every privileged
+//! command from that state, and tells the host. A change the browser has
+//! committed reaches the worker as that event; a privileged command
+//! admitted before it arrives is aborted by it (below), exactly as one
+//! admitted by a read of storage an instant before the change would be.
 //!
 //! Turning it off, in order: fails every privileged command in flight with
 //! `DEVELOPER_MODE_OFF`, re-attaches the debugger on every shared tab
@@ -35,7 +40,11 @@ pub(super) fn register(worker: &Rc<Worker>) {
                 return;
             }
             let changes = from_js::<Value>(changes).unwrap_or(Value::Null);
-            match developer_mode_change(&area, &changes) {
+            let change = developer_mode_change(&area, &changes);
+            if let Some(enabled) = change {
+                worker.developer_mode.set(Some(enabled));
+            }
+            match change {
                 Some(true) => turned_on(&worker),
                 Some(false) => turned_off(&worker),
                 None => {}
@@ -44,21 +53,42 @@ pub(super) fn register(worker: &Rc<Worker>) {
     );
 }
 
-/// Whether developer mode is on now, read from `chrome.storage.local`.
-/// A failed read counts as off.
-pub(super) async fn read_live() -> bool {
+/// Whether developer mode is on now: the state in memory, after the first
+/// read of `chrome.storage.local` since the worker started. A failed read
+/// counts as off and is not kept (the next call reads again).
+pub(super) async fn enabled(worker: &Worker) -> bool {
+    if let Some(enabled) = worker.developer_mode.get() {
+        return enabled;
+    }
+    let read = read_storage().await;
+    // A change that arrived during the read is newer than what it read.
+    match (worker.developer_mode.get(), read) {
+        (Some(changed), _) => changed,
+        (None, Some(enabled)) => {
+            worker.developer_mode.set(Some(enabled));
+            enabled
+        }
+        (None, None) => false,
+    }
+}
+
+/// The switch as stored in `chrome.storage.local`; `None` if it cannot be
+/// read.
+pub(super) async fn read_storage() -> Option<bool> {
     let read = match storage::local() {
         Ok(area) => area.get_key(DEVELOPER_MODE_KEY).await,
         Err(e) => Err(e),
     };
     match read {
-        Ok(value) => developer_mode_enabled(&from_js::<Value>(value).unwrap_or(Value::Null)),
+        Ok(value) => Some(developer_mode_enabled(
+            &from_js::<Value>(value).unwrap_or(Value::Null),
+        )),
         Err(e) => {
             log::warn(&format!(
                 "could not read developer mode, treating it as off: {}",
                 error_message(&e)
             ));
-            false
+            None
         }
     }
 }
@@ -76,7 +106,7 @@ pub(super) async fn reattach_done(worker: &Worker) {
 
 /// Sends the switch's current state; used after every hello.
 pub(super) async fn send_current(worker: &Rc<Worker>) {
-    let enabled = read_live().await;
+    let enabled = enabled(worker).await;
     send(worker, enabled);
 }
 

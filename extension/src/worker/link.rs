@@ -12,7 +12,7 @@
 use super::{commands, developer_mode, held_input, send_shared, Worker};
 use crate::chrome::runtime::{self, Port};
 use crate::chrome::{error_message, from_js, storage, to_js};
-use crate::log;
+use crate::{log, trace};
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::{LaneId, NATIVE_HOST_NAME, PROTOCOL_VERSION};
 use gloo_timers::future::TimeoutFuture;
@@ -153,6 +153,7 @@ pub(crate) fn send(worker: &Rc<Worker>, message: &ExtensionToHost) {
 }
 
 fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
+    let received = trace::now();
     match from_js::<HostToExtension>(message) {
         Ok(HostToExtension::Welcome { protocol_version }) => {
             match worker.link.borrow_mut().welcome(protocol_version) {
@@ -164,7 +165,7 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
             *worker.holders.borrow_mut() = tabs.into_iter().map(|c| (c.tab_id, c.holder)).collect();
         }
         Ok(HostToExtension::Request { id, command }) => {
-            spawn_local(commands::handle(worker.clone(), id, command));
+            spawn_local(commands::handle(worker.clone(), id, command, received));
         }
         Err(e) => log::warn(&format!(
             "ignoring a malformed message from the native host: {}",

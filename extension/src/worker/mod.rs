@@ -8,7 +8,7 @@
 //! restart), [`group_moves`] (tabs dragged into or out of the `cotab`
 //! group), [`takeover`] (the person
 //! takes control back, from the popup or the keyboard), [`developer_mode`]
-//! (the switch read live, and what turning it off undoes),
+//! (the switch, and what turning it off undoes),
 //! [`browser_events`] (debugger and tab events, renderer crashes),
 //! [`held_input`] (releases of held input the daemon cannot send),
 //! [`lifecycle`] (why the worker started, the wake-up alarm, the test-only
@@ -71,8 +71,11 @@ pub(crate) struct Worker {
     reattach: RefCell<Option<Gate>>,
     /// Developer mode turned off again while a re-attach ran: run it again.
     reattach_again: Cell<bool>,
+    /// The developer-mode switch once read, kept current by
+    /// `chrome.storage.onChanged` ([`developer_mode`]).
+    developer_mode: Cell<Option<bool>>,
     /// Counts "developer mode off" notices, so a privileged command whose
-    /// live read raced one is refused.
+    /// first read of the switch raced one is refused.
     developer_off_epoch: Cell<u64>,
     /// Why the last tab dragged into the `cotab` group was not shared;
     /// cleared when a tab is shared. Shown in the popup.
@@ -130,6 +133,7 @@ pub(crate) fn start() {
         in_flight: RefCell::new(InFlight::default()),
         reattach: RefCell::new(None),
         reattach_again: Cell::new(false),
+        developer_mode: Cell::new(None),
         developer_off_epoch: Cell::new(0),
         share_error: RefCell::new(None),
         held: RefCell::new(HeldInput::default()),
@@ -142,6 +146,7 @@ pub(crate) fn start() {
     popup_api::register(&worker);
     takeover::register(&worker);
     developer_mode::register(&worker);
+    crate::trace::expose();
     spawn_local(share::restore(worker.clone()));
     spawn_local(link::connect(worker));
     log::info("worker started");

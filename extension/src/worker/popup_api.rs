@@ -55,7 +55,7 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
     let reply = match request {
         PopupRequest::GetState => {
             worker.restored.wait().await;
-            let developer_mode = developer_mode::read_live().await;
+            let developer_mode = developer_mode::read_storage().await.unwrap_or(false);
             let link = worker.link.borrow();
             let set = worker.shared.borrow();
             let holders = worker.holders.borrow();

@@ -9,7 +9,7 @@ use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs,
-    TabControl, TabInfo,
+    TabControl, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -164,6 +164,9 @@ pub(crate) struct Script {
     /// (the permit is used up): `add_permits(n)` releases `n` answers,
     /// whether or not they arrived yet.
     pub(crate) held: HashMap<String, Arc<Semaphore>>,
+    /// Ignores a command's follow-up and answers the command alone, as an
+    /// extension that does not know follow-ups would.
+    pub(crate) no_follow_ups: bool,
 }
 
 pub(crate) fn tab(id: i32) -> TabInfo {
@@ -355,19 +358,6 @@ async fn serve(
         // The test may have stopped listening; recording is best effort.
         let _ = tx.send(command.clone());
         let mut before = Vec::new();
-        // Asked once: a responder may keep state.
-        let scripted = match (&command, &script.responder) {
-            (
-                Command::Cdp {
-                    tab_id,
-                    method,
-                    params,
-                    ..
-                },
-                Some(r),
-            ) => r(*tab_id, method, params),
-            _ => None,
-        };
         let (result, after): (Result<Value, WireError>, Vec<Event>) = match &command {
             Command::ListShared => (
                 Ok(json!(SharedTabs {
@@ -387,60 +377,52 @@ async fn serve(
             Command::CloseTab { tab_id } => {
                 (Ok(json!({})), vec![Event::TabClosed { tab_id: *tab_id }])
             }
-            Command::Cdp { .. } if scripted.is_some() => match scripted {
-                Some(Reply::Ok(v, events)) => (Ok(v), events),
-                Some(Reply::EventsFirst(events, v)) => {
-                    before = events;
-                    (Ok(v), Vec::new())
-                }
-                Some(Reply::Err(kind, message)) => (Err(WireError::new(kind, message)), Vec::new()),
-                None => (Ok(json!({})), Vec::new()),
-            },
             Command::Cdp {
                 tab_id,
                 method,
                 params,
                 class,
+                then,
             } => {
-                if script.silent.contains(method) {
+                let Some((result, events)) =
+                    cdp_answer(&script, &mut before, *tab_id, method, params, *class)
+                else {
                     continue;
-                }
-                let (v, after) = match method.as_str() {
-                    "Page.navigate" => (
-                        json!({"frameId": "F", "loaderId": "L"}),
-                        Some(Event::Cdp {
-                            tab_id: *tab_id,
-                            method: "Page.loadEventFired".into(),
-                            params: json!({"timestamp": 1.0}),
-                        }),
-                    ),
-                    "Page.getLayoutMetrics" => (
-                        json!({"cssVisualViewport": {"clientWidth": 50, "clientHeight": 25,
-                               "pageX": 0, "pageY": 0, "zoom": 1}}),
-                        None,
-                    ),
-                    "Runtime.evaluate" if *class == CommandClass::Privileged => {
-                        (json!({"result": {"type": "number", "value": 42}}), None)
-                    }
-                    "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
-                        (json!({"result": {"type": "number", "value": 2}}), None)
-                    }
-                    "Runtime.evaluate" if params["expression"] == "location.href" => (
-                        json!({"result": {"type": "string", "value": format!("http://example.test/{}", tab_id.0)}}),
-                        None,
-                    ),
-                    "Runtime.evaluate" => (
-                        json!({"result": {"type": "object", "value": {"url": "http://example.test/done", "title": "Loaded"}}}),
-                        None,
-                    ),
-                    "Page.captureScreenshot" => {
-                        use base64::Engine as _;
-                        let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
-                        (json!({"data": data}), None)
-                    }
-                    _ => (json!({}), None),
                 };
-                (Ok(v), after.into_iter().collect())
+                match (result, then) {
+                    (Ok(first), Some(then)) if !script.no_follow_ups => {
+                        // The follow-up is a command of its own to the
+                        // tests that watch what the extension is asked.
+                        let _ = tx.send(Command::Cdp {
+                            tab_id: *tab_id,
+                            method: then.method.clone(),
+                            params: then.params.clone(),
+                            class: CommandClass::Observe,
+                            then: None,
+                        });
+                        let second = cdp_answer(
+                            &script,
+                            &mut before,
+                            *tab_id,
+                            &then.method,
+                            &then.params,
+                            CommandClass::Observe,
+                        );
+                        let then = match second {
+                            Some((Ok(v), _)) => Outcome::Result(v),
+                            Some((Err(e), _)) => Outcome::Error(e),
+                            None => continue,
+                        };
+                        (
+                            Ok(json!(ThenResult {
+                                result: first,
+                                then
+                            })),
+                            events,
+                        )
+                    }
+                    (result, _) => (result, events),
+                }
             }
         };
         let response = ExtensionToHost::Response {
@@ -488,4 +470,71 @@ async fn serve(
             tokio::spawn(answer);
         }
     }
+}
+
+/// The fake's answer to one CDP command and the events that follow it, or
+/// `None` when the script keeps it unanswered. A scripted responder is
+/// asked once (it may keep state); its events-first replies go to
+/// `before`.
+fn cdp_answer(
+    script: &Script,
+    before: &mut Vec<Event>,
+    tab_id: TabId,
+    method: &str,
+    params: &Value,
+    class: CommandClass,
+) -> Option<(Result<Value, WireError>, Vec<Event>)> {
+    if let Some(reply) = script
+        .responder
+        .as_ref()
+        .and_then(|r| r(tab_id, method, params))
+    {
+        return Some(match reply {
+            Reply::Ok(v, events) => (Ok(v), events),
+            Reply::EventsFirst(events, v) => {
+                before.extend(events);
+                (Ok(v), Vec::new())
+            }
+            Reply::Err(kind, message) => (Err(WireError::new(kind, message)), Vec::new()),
+        });
+    }
+    if script.silent.contains(method) {
+        return None;
+    }
+    let (v, after) = match method {
+        "Page.navigate" => (
+            json!({"frameId": "F", "loaderId": "L"}),
+            Some(Event::Cdp {
+                tab_id,
+                method: "Page.loadEventFired".into(),
+                params: json!({"timestamp": 1.0}),
+            }),
+        ),
+        "Page.getLayoutMetrics" => (
+            json!({"cssVisualViewport": {"clientWidth": 50, "clientHeight": 25,
+                   "pageX": 0, "pageY": 0, "zoom": 1}}),
+            None,
+        ),
+        "Runtime.evaluate" if class == CommandClass::Privileged => {
+            (json!({"result": {"type": "number", "value": 42}}), None)
+        }
+        "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
+            (json!({"result": {"type": "number", "value": 2}}), None)
+        }
+        "Runtime.evaluate" if params["expression"] == "location.href" => (
+            json!({"result": {"type": "string", "value": format!("http://example.test/{}", tab_id.0)}}),
+            None,
+        ),
+        "Runtime.evaluate" => (
+            json!({"result": {"type": "object", "value": {"url": "http://example.test/done", "title": "Loaded"}}}),
+            None,
+        ),
+        "Page.captureScreenshot" => {
+            use base64::Engine as _;
+            let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
+            (json!({"data": data}), None)
+        }
+        _ => (json!({}), None),
+    };
+    Some((Ok(v), after.into_iter().collect()))
 }

@@ -15,8 +15,8 @@ use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE};
 use cotab_shared::controller::{
     Acquire, CdpSend, CdpSendParams, Empty, Evaluate, EvaluateParams, SelectParams, TabsSelect,
 };
-use cotab_shared::native::{Event, ExtensionToHost};
-use cotab_shared::{LaneId, TabId, PROTOCOL_VERSION};
+use cotab_shared::native::{Command as NativeCommand, CommandClass, Event, ExtensionToHost};
+use cotab_shared::{ErrorKind, LaneId, TabId, PROTOCOL_VERSION};
 use serde_json::{json, Value};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -749,6 +749,90 @@ async fn developer_mode_results_hide_the_pages_secrets() {
     for canary in [PASSWORD, COOKIE, BEARER] {
         assert!(!seen.contains(canary), "{canary} reached the agent: {seen}");
     }
+}
+
+/// The page scan rides with the developer-mode call: one command to the
+/// extension, the privileged call with the scan as its follow-up (which
+/// the extension sends as class observe right after the call answers).
+#[tokio::test]
+async fn the_page_scan_rides_with_the_call() {
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(&d.host_sock(), secret_page()).await;
+    let mut a = developer(&d.agent_sock(), &ext).await;
+    let r = a
+        .call::<Evaluate>(&eval(
+            "document.querySelector('input[type=password]').value",
+        ))
+        .await
+        .expect("evaluate");
+    assert_eq!(r.value, json!(REDACTED));
+    loop {
+        if let NativeCommand::Cdp { class, then, .. } = ext.next_command().await {
+            if class != CommandClass::Privileged {
+                continue;
+            }
+            let then = then.expect("the scan rides with the call");
+            assert_eq!(then.method, "Runtime.evaluate");
+            assert_eq!(then.params["expression"], PAGE_SECRETS_EXPRESSION);
+            assert_eq!(then.params["returnByValue"], true);
+            break;
+        }
+    }
+}
+
+/// A scan that fails (the page went away between the call and the scan)
+/// still lets the call's result through the key and shape rules; an
+/// answer that lacks the scan altogether is withheld, typed.
+#[tokio::test]
+async fn a_failed_scan_still_redacts_and_a_missing_one_withholds() {
+    let responder: Responder = Arc::new(|_tab: TabId, method: &str, params: &Value| {
+        let expression = params["expression"].as_str().unwrap_or_default();
+        match method {
+            "Runtime.evaluate" if expression == PAGE_SECRETS_EXPRESSION => {
+                Reply::failed("Inspected target navigated or closed")
+            }
+            "Runtime.evaluate" if expression.contains("headers") => Reply::ok(json!({
+                "result": {"type": "object", "value": {
+                    "headers": {"Authorization": format!("Bearer {BEARER}")}}}})),
+            _ => None,
+        }
+    });
+    let d = Daemon::start().await;
+    let ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![tab(7)],
+            responder: Some(responder),
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut a = developer(&d.agent_sock(), &ext).await;
+    let r = a
+        .call::<Evaluate>(&eval("({headers: lastRequestHeaders()})"))
+        .await
+        .expect("the call's result despite the failed scan");
+    assert_eq!(r.value, json!({"headers": {"Authorization": REDACTED}}));
+
+    // An extension answering without the follow-up: the bare CDP result
+    // never reaches the agent.
+    drop(ext);
+    let d = Daemon::start().await;
+    let ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            no_follow_ups: true,
+            ..secret_page()
+        },
+    )
+    .await;
+    let mut a = developer(&d.agent_sock(), &ext).await;
+    let err = a
+        .call::<CdpSend>(&cdp("Network.getAllCookies", json!({})))
+        .await
+        .expect_err("withheld");
+    assert_eq!(err.kind(), Some(ErrorKind::CommandFailed), "{err}");
+    assert!(!err.to_string().contains(COOKIE), "{err}");
 }
 
 /// With `COTAB_LOG=trace`, the daemon's log names the CDP methods but

@@ -242,6 +242,29 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         agent.call::<Evaluate>(&eval("2 * 21")).await?.value,
         json!(42)
     );
+
+    // The person's password is redacted from what the agent reads, also
+    // when the call waited for it: the page scan follows the call.
+    browser
+        .eval(
+            &page,
+            "document.body.insertAdjacentHTML('beforeend', \
+             '<input type=password id=pw><input type=password id=late>'); \
+             document.getElementById('pw').value = 'Canary-Pw-93ab'; 'ok'",
+        )
+        .await?;
+    let r = agent
+        .call::<Evaluate>(&eval("'pw=' + document.getElementById('pw').value"))
+        .await?;
+    assert_eq!(r.value, json!("pw=[redacted]"));
+    let r = agent
+        .call::<Evaluate>(&eval(
+            "new Promise(done => setTimeout(() => { \
+               const late = document.getElementById('late'); \
+               late.value = 'Late-Secret-77x'; done(late.value); }, 50))",
+        ))
+        .await?;
+    assert_eq!(r.value, json!("[redacted]"));
     Ok(())
 }
 

@@ -133,6 +133,10 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
     let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut e = Vec::new();
     for round in 0..WARM_UP + ROUNDS {
+        if round == WARM_UP {
+            // The worker's trace of the warm-up is dropped.
+            worker_trace(browser).await?;
+        }
         let (da, r) = timed(direct(browser, page, "Runtime.evaluate", raw.clone())).await?;
         if r["result"]["value"] != 2 {
             bail!("direct Runtime.evaluate returned {r}");
@@ -155,7 +159,8 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
             d.push(dd);
         }
     }
-    Ok(vec![
+    let trace = worker_trace(browser).await?;
+    let mut rows = vec![
         Row::new(
             "1",
             "`Runtime.evaluate` `1+1`",
@@ -181,7 +186,78 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
             "direct CDP",
             Sample::Latency(e),
         ),
-    ])
+    ];
+    // Inside the worker, per request: the admission checks, the
+    // `chrome.debugger` call(s) (for `page.evaluate`, the call and its
+    // scan), and encoding and posting the answer.
+    for (what, label) in [
+        ("Runtime.evaluate", "`page.evaluate`"),
+        ("listShared", "`tabs.list`"),
+    ] {
+        let steps: [(&str, Step); 4] = [
+            ("received → handed to `chrome.debugger` (checks)", |r| {
+                r.sent - r.received
+            }),
+            ("`chrome.debugger` call(s)", |r| r.answered - r.sent),
+            ("answered → answer posted", |r| r.posted - r.answered),
+            ("received → answer posted", |r| r.posted - r.received),
+        ];
+        for (step, f) in steps {
+            let ms: Vec<f64> = trace
+                .iter()
+                .filter(|r| r.what == what)
+                .map(f)
+                .filter(|v| v.is_finite())
+                .collect();
+            if !ms.is_empty() {
+                rows.push(Row::new(
+                    "1",
+                    &format!("{label} in the worker: {step}"),
+                    "extension",
+                    Sample::Millis(ms),
+                ));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// One step's duration in a [`TraceRecord`], in milliseconds.
+type Step = fn(&TraceRecord) -> f64;
+
+/// One record of the worker's request trace (`extension/src/trace.rs`):
+/// `performance.now()` marks, NaN for a step the request did not take.
+struct TraceRecord {
+    what: String,
+    received: f64,
+    sent: f64,
+    answered: f64,
+    posted: f64,
+}
+
+/// Reads and clears the worker's request trace.
+async fn worker_trace(browser: &Browser) -> Result<Vec<TraceRecord>> {
+    let v = in_worker_once(browser, "self.cotabTrace ? self.cotabTrace() : null").await?;
+    if v.is_null() {
+        bail!("the worker has no request trace (self.cotabTrace)");
+    }
+    let records = v
+        .as_array()
+        .context("the worker's request trace is a list")?;
+    Ok(records
+        .iter()
+        .map(|r| {
+            // NaN arrives as null.
+            let num = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+            TraceRecord {
+                what: r["what"].as_str().unwrap_or_default().to_owned(),
+                received: num("received"),
+                sent: num("sent"),
+                answered: num("answered"),
+                posted: num("posted"),
+            }
+        })
+        .collect())
 }
 
 /// Item 2: a non-privileged action reaching the page: a mouse move.
@@ -352,10 +428,15 @@ async fn worker_target(browser: &Browser) -> Result<Option<String>> {
         .and_then(|t| t["targetId"].as_str().map(str::to_owned)))
 }
 
-/// The worker's start-up marks (`self.cotabTiming`), read through a CDP
-/// session that is closed again at once (an open one keeps a worker
-/// alive).
+/// The worker's start-up marks (`self.cotabTiming`).
 async fn worker_timing(browser: &Browser) -> Result<Value> {
+    in_worker_once(browser, "self.cotabTiming ?? null").await
+}
+
+/// Evaluates `expression` in the extension's service worker through a CDP
+/// session that is closed again at once (an open one keeps a worker
+/// alive), and returns its value.
+async fn in_worker_once(browser: &Browser, expression: &str) -> Result<Value> {
     let target = worker_target(browser)
         .await?
         .context("the extension's service worker is not running")?;
@@ -365,7 +446,7 @@ async fn worker_timing(browser: &Browser) -> Result<Value> {
         .send_to(
             Some(&session),
             "Runtime.evaluate",
-            json!({"expression": "self.cotabTiming ?? null", "returnByValue": true}),
+            json!({"expression": expression, "returnByValue": true}),
         )
         .await;
     browser

@@ -13,7 +13,7 @@ use base64::Engine as _;
 use cotab_host::codec::NativeCodec;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo,
+    Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, WireError, PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -135,7 +135,21 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
         Command::ListShared => Outcome::Result(json!(SharedTabs {
             tabs: vec![tab.clone()]
         })),
-        Command::Cdp { method, params, .. } => Outcome::Result(cdp(method, params)),
+        Command::Cdp {
+            method,
+            params,
+            then: None,
+            ..
+        } => Outcome::Result(cdp(method, params)),
+        Command::Cdp {
+            method,
+            params,
+            then: Some(then),
+            ..
+        } => Outcome::Result(json!(ThenResult {
+            result: cdp(method, params),
+            then: Outcome::Result(cdp(&then.method, &then.params)),
+        })),
         other => Outcome::Error(WireError::new(
             ErrorKind::CommandFailed,
             format!("the load fake does not do {other:?}"),
