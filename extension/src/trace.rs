@@ -34,6 +34,9 @@ pub(crate) struct Marks {
     pub(crate) received: f64,
     pub(crate) sent: f64,
     pub(crate) answered: f64,
+    /// CDP commands sent for the request (a follow-up sent again counts
+    /// twice).
+    pub(crate) sends: u32,
 }
 
 impl Marks {
@@ -44,6 +47,7 @@ impl Marks {
             received,
             sent: f64::NAN,
             answered: f64::NAN,
+            sends: 0,
         }
     }
 
@@ -65,7 +69,7 @@ thread_local! {
 }
 
 /// Defines `self.cotabTrace()`: returns the records as
-/// `[{what, received, sent, answered, posted}]` and clears them.
+/// `[{what, received, sent, answered, posted, sends}]` and clears them.
 pub(crate) fn expose() {
     let read = Closure::<dyn Fn() -> JsValue>::new(|| {
         let out = js_sys::Array::new();
@@ -78,6 +82,7 @@ pub(crate) fn expose() {
                     ("sent", m.sent.into()),
                     ("answered", m.answered.into()),
                     ("posted", posted.into()),
+                    ("sends", m.sends.into()),
                 ] {
                     // Diagnostic only; a failed set leaves the field out.
                     let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);

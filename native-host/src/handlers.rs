@@ -1718,6 +1718,9 @@ async fn scanned(
     let scan = FollowUp {
         method: "Runtime.evaluate".into(),
         params: json!({"expression": redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true}),
+        // An evaluation runs on the page's main thread in order with the
+        // scan, so the scan may ride right behind it.
+        overlap: method == "Runtime.evaluate",
     };
     let r = cx
         .step_then(fence, method, params, CommandClass::Privileged, Some(scan))

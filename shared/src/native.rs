@@ -240,6 +240,15 @@ pub struct FollowUp {
     /// CDP params object.
     #[serde(default)]
     pub params: Value,
+    /// The extension may send the follow-up right behind the command,
+    /// before the command answers. Its answer then counts only if the
+    /// browser answered the command first; otherwise (or if the order
+    /// cannot be told) it is sent again once the command has answered. Only
+    /// for a command that the page's main thread runs in order with the
+    /// follow-up, such as `Runtime.evaluate`: there, answering after the
+    /// command means running after its result was settled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overlap: bool,
 }
 
 /// The result of a [`Command::Cdp`] with a [`FollowUp`].
@@ -453,12 +462,14 @@ mod tests {
                     then: Some(FollowUp {
                         method: "Runtime.evaluate".into(),
                         params: json!({"expression":"scan()"}),
+                        overlap: true,
                     }),
                 },
             },
             json!({"type":"request","id":8,"command":{"op":"cdp","tabId":3,
                    "method":"Runtime.evaluate","params":{"expression":"1+1"},"class":"privileged",
-                   "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"}}}}),
+                   "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"},
+                           "overlap":true}}}),
         );
         round_trip(
             &ThenResult {

@@ -17,6 +17,7 @@ use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{Command, CommandClass, ExtensionToHost, FollowUp, Outcome, ThenResult};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
+use futures_util::FutureExt as _;
 use serde_json::Value;
 use std::pin::pin;
 use std::rc::Rc;
@@ -41,12 +42,15 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
             class,
             then,
         } => {
-            let result = cdp_command(&worker, link, tab_id, &method, &params, class, &mut marks);
-            let result = match (result.await, then) {
-                (Ok(first), Some(then)) => {
-                    Ok(follow_up(&worker, link, tab_id, first, &then, &mut marks).await)
-                }
-                (result, _) => result,
+            let call = Call {
+                tab: tab_id,
+                method: &method,
+                params: &params,
+                class,
+            };
+            let result = match then {
+                None => cdp_command(&worker, link, &call, &mut marks).await,
+                Some(then) => with_follow_up(&worker, link, call, &then, &mut marks).await,
             };
             marks.what = method;
             outcome(result)
@@ -90,12 +94,15 @@ fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, 
 async fn cdp_command(
     worker: &Worker,
     link: u64,
-    tab: TabId,
-    method: &str,
-    params: &Value,
-    class: CommandClass,
+    call: &Call<'_>,
     marks: &mut Marks,
 ) -> Result<Value, WireError> {
+    let &Call {
+        tab,
+        method,
+        params,
+        class,
+    } = call;
     // Developer mode's re-attach replaces the debugger sessions; a command
     // sent meanwhile would fail "not attached".
     developer_mode::reattach_done(worker).await;
@@ -128,9 +135,10 @@ async fn cdp_command(
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
     held_input::before_send(worker, tab, method, params);
     marks.sent = trace::now();
-    let call = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
+    marks.sends += 1;
+    let sent = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
     let aborted = pin!(abort.wait());
-    let result = match select(call, aborted).await {
+    let result = match select(sent, aborted).await {
         Either::Left((result, _)) => result,
         Either::Right((reason, _)) => Err(reason),
     };
@@ -140,28 +148,69 @@ async fn cdp_command(
     result
 }
 
-/// Sends `then` (class observe) to `tab` right after its first command
-/// answered `first`, and wraps both in a [`ThenResult`]. The follow-up
-/// passes the same checks as any command; its failure is reported inside
-/// the result, since the first command has already run.
-async fn follow_up(
+/// One CDP command of a request.
+struct Call<'a> {
+    tab: TabId,
+    method: &'a str,
+    params: &'a Value,
+    class: CommandClass,
+}
+
+/// Runs `first`, then `then` (class observe, on the same tab), and wraps
+/// both in a [`ThenResult`]; a failure of `first` is the answer and the
+/// follow-up's outcome is dropped. The follow-up passes the same checks as
+/// any command; its failure is reported inside the result, since the first
+/// command has already run.
+///
+/// With [`FollowUp::overlap`], both are sent at once. The browser answers a
+/// tab's commands over one channel in the order it settles them, and each
+/// answer wakes this task in its own turn of the event loop; so if the
+/// first command's answer is seen while the follow-up's is not yet there,
+/// the follow-up was answered, and (on the page's main thread) run, after
+/// the first was settled, and its answer stands. If the follow-up answered
+/// first, or both are seen at once, it is sent again.
+async fn with_follow_up(
     worker: &Worker,
     link: u64,
-    tab: TabId,
-    first: Value,
+    first: Call<'_>,
     then: &FollowUp,
     marks: &mut Marks,
-) -> Value {
+) -> Result<Value, WireError> {
     let mut scratch = Marks::new(String::new(), marks.received);
-    let (method, params, class) = (&then.method, &then.params, CommandClass::Observe);
-    let second = cdp_command(worker, link, tab, method, params, class, &mut scratch).await;
-    marks.answered = scratch.answered;
+    let follow = Call {
+        tab: first.tab,
+        method: &then.method,
+        params: &then.params,
+        class: CommandClass::Observe,
+    };
+    let (result, early) = if then.overlap {
+        let a = pin!(cdp_command(worker, link, &first, marks));
+        let b = pin!(cdp_command(worker, link, &follow, &mut scratch));
+        // Both run to the end, whatever the order: each one leaves the
+        // in-flight registry only when it finishes.
+        match select(a, b).await {
+            Either::Left((result, mut b)) => match b.as_mut().now_or_never() {
+                Some(_) => (result, None),
+                None => (result, Some(b.await)),
+            },
+            Either::Right((_, a)) => (a.await, None),
+        }
+    } else {
+        (cdp_command(worker, link, &first, marks).await, None)
+    };
+    let result = result?;
+    let second = match early {
+        Some(second) => second,
+        None => cdp_command(worker, link, &follow, &mut scratch).await,
+    };
+    marks.answered = marks.answered.max(scratch.answered);
+    marks.sends += scratch.sends;
     let result = ThenResult {
-        result: first,
+        result,
         then: outcome(second),
     };
     // A struct of two JSON values always serialises.
-    serde_json::to_value(result).unwrap_or(Value::Null)
+    Ok(serde_json::to_value(result).unwrap_or(Value::Null))
 }
 
 /// The commands that may go to a crashed page: they load it again.

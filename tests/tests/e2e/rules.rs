@@ -253,10 +253,26 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
              document.getElementById('pw').value = 'Canary-Pw-93ab'; 'ok'",
         )
         .await?;
-    let r = agent
-        .call::<Evaluate>(&eval("'pw=' + document.getElementById('pw').value"))
+    // The scan rides right behind a call that answers at once (two CDP
+    // commands sent), and is sent again after one that waited (three): the
+    // worker's request trace counts them.
+    browser.in_worker("self.cotabTrace().length").await?;
+    for _ in 0..5 {
+        let r = agent
+            .call::<Evaluate>(&eval("'pw=' + document.getElementById('pw').value"))
+            .await?;
+        assert_eq!(r.value, json!("pw=[redacted]"));
+    }
+    let sends = browser
+        .in_worker("self.cotabTrace().filter(r => r.what === 'Runtime.evaluate').map(r => r.sends)")
         .await?;
-    assert_eq!(r.value, json!("pw=[redacted]"));
+    let sends: Vec<u64> = serde_json::from_value(sends)?;
+    assert_eq!(sends.len(), 5, "{sends:?}");
+    assert!(sends.iter().all(|n| *n == 2 || *n == 3), "{sends:?}");
+    assert!(
+        sends.contains(&2),
+        "the scan never rode behind the call: {sends:?}"
+    );
     let r = agent
         .call::<Evaluate>(&eval(
             "new Promise(done => setTimeout(() => { \
@@ -265,6 +281,14 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         ))
         .await?;
     assert_eq!(r.value, json!("[redacted]"));
+    let sends = browser
+        .in_worker("self.cotabTrace().filter(r => r.what === 'Runtime.evaluate').map(r => r.sends)")
+        .await?;
+    assert_eq!(
+        sends,
+        json!([3]),
+        "the scan is sent again after a call that waited"
+    );
     Ok(())
 }
 
