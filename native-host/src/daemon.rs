@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, watch};
-use tokio_util::bytes::Bytes;
+use tokio_util::bytes::{Bytes, BytesMut};
 use tokio_util::codec::Framed;
 use tokio_util::sync::CancellationToken;
 
@@ -405,8 +405,21 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
     broker.update_counts(|c| c.lanes += 1);
     tracing::info!(version, "browser lane online");
     let writer = tokio::spawn(async move {
+        // Every frame queued by the time the first is taken goes out in
+        // one write: with many agents, requests queue while the daemon's
+        // one thread serves others.
         while let Some(frame) = rx.recv().await {
-            if let Err(e) = sink.send(frame).await {
+            let mut result = sink.feed(frame).await;
+            while result.is_ok() {
+                match rx.try_recv() {
+                    Ok(frame) => result = sink.feed(frame).await,
+                    Err(_) => break,
+                }
+            }
+            if result.is_ok() {
+                result = sink.flush().await;
+            }
+            if let Err(e) = result {
                 tracing::warn!(error = %e, "writing to the browser failed");
                 break;
             }
@@ -421,12 +434,12 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
                     tracing::warn!(error = %e, "browser connection failed");
                     break;
                 }
-                Some(Ok(frame)) => match serde_json::from_slice::<ExtensionToHost>(&frame) {
+                Some(Ok(frame)) => match parse_browser_frame(frame).await {
                     Ok(ExtensionToHost::Response { id, outcome }) => broker.lane.complete(generation, id, outcome),
                     Ok(ExtensionToHost::Event { event }) => broker.on_extension_event(event),
                     Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
                     // Never log the frame: it may carry page data.
-                    Err(_) => tracing::warn!(len = frame.len(), "ignored a malformed message from the browser"),
+                    Err((len, _)) => tracing::warn!(len, "ignored a malformed message from the browser"),
                 },
             },
         }
@@ -437,4 +450,26 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
     writer.abort();
     broker.update_counts(|c| c.lanes -= 1);
     tracing::info!("browser lane offline");
+}
+
+/// A browser frame (in bytes) above which it is parsed on the blocking
+/// pool: the daemon runs on one thread, and a capture or an accessibility
+/// tree of several MiB would hold every other request up while parsed.
+/// Frames are still parsed in the order they came.
+const LARGE_FRAME: usize = 256 << 10;
+
+/// Parses one frame from the browser; a failure comes with the frame's
+/// length.
+async fn parse_browser_frame(
+    frame: BytesMut,
+) -> Result<ExtensionToHost, (usize, serde_json::Error)> {
+    let len = frame.len();
+    let parsed = if len <= LARGE_FRAME {
+        serde_json::from_slice(&frame)
+    } else {
+        tokio::task::spawn_blocking(move || serde_json::from_slice(&frame))
+            .await
+            .unwrap_or_else(|e| Err(serde::de::Error::custom(e)))
+    };
+    parsed.map_err(|e| (len, e))
 }

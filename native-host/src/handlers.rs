@@ -1130,6 +1130,42 @@ fn dpr_of(v: &Value) -> f64 {
         .unwrap_or(1.0)
 }
 
+/// A capture's base64 text (in characters) above which it is decoded and
+/// hashed on the blocking pool, so the daemon's one thread keeps serving
+/// other requests meanwhile.
+const LARGE_IMAGE: usize = 1 << 20;
+
+/// A capture's image from its base64 text: the text back, the SHA-256 of
+/// its bytes and its size in pixels.
+type Image = (String, [u8; 32], u32, u32);
+
+/// Reads a capture's base64 text as an [`Image`].
+fn read_image(data: String) -> Result<Image, RpcError> {
+    let bytes = STANDARD
+        .decode(data.as_bytes())
+        .map_err(|_| wire(ErrorKind::CommandFailed, "the capture is not valid base64"))?;
+    let (width, height) = image_size(&bytes).ok_or_else(|| {
+        wire(
+            ErrorKind::CommandFailed,
+            "the capture is not a readable image",
+        )
+    })?;
+    Ok((data, Sha256::digest(&bytes).into(), width, height))
+}
+
+/// Runs `f` on the blocking pool when `heavy`, else here.
+async fn off_thread_if<T: Send + 'static>(
+    heavy: bool,
+    f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
+) -> Result<T, RpcError> {
+    if !heavy {
+        return f();
+    }
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| wire(ErrorKind::CommandFailed, "reading the capture failed"))?
+}
+
 /// A rectangle in viewport CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Rect {
@@ -1176,34 +1212,28 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
                     CommandClass::Observe,
                 )
                 .await?;
-            let data = shot
-                .get("data")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
-            let bytes = STANDARD
-                .decode(data.as_bytes())
-                .map_err(|_| wire(ErrorKind::CommandFailed, "the capture is not valid base64"))?;
-            let (width, height) = image_size(&bytes).ok_or_else(|| {
-                wire(
-                    ErrorKind::CommandFailed,
-                    "the capture is not a readable image",
-                )
-            })?;
-            Ok::<_, RpcError>((data, bytes, width, height))
+            let data = match shot {
+                Value::Object(mut m) => match m.remove("data") {
+                    Some(Value::String(data)) => Some(data),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
+            off_thread_if(data.len() > LARGE_IMAGE, move || read_image(data)).await
         }
     };
-    let (data, bytes, width, height, dpr, geometry, origin) =
+    let (data, digest, width, height, dpr, geometry, origin) =
         if p.clip.is_none() && p.max_width.is_none() {
             let (shot, dpr, geometry) = tokio::join!(
                 shoot(params),
                 cx.read(&fence, "window.devicePixelRatio"),
                 cx.geometry(&fence),
             );
-            let (data, bytes, width, height) = shot?;
+            let (data, digest, width, height) = shot?;
             (
                 data,
-                bytes,
+                digest,
                 width,
                 height,
                 dpr_of(&dpr?),
@@ -1244,7 +1274,7 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
                            "width": region.width, "height": region.height, "scale": scale}),
                     );
                 }
-                let (data, bytes, width, height) = shoot(params).await?;
+                let (data, digest, width, height) = shoot(params).await?;
                 match p.max_width {
                     Some(m) if width > m => {
                         if attempt > 0 {
@@ -1260,7 +1290,7 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
                     _ => {
                         break (
                             data,
-                            bytes,
+                            digest,
                             width,
                             height,
                             dpr * scale,
@@ -1271,7 +1301,6 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
                 }
             }
         };
-    let digest: [u8; 32] = Sha256::digest(&bytes).into();
     if let Some(known) = &p.known_frame_id {
         let same = cx.core(|c| c.unchanged_frame(&fence, known, &digest, &geometry));
         if let Some(f) = same {

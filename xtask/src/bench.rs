@@ -27,12 +27,17 @@ use crate::build_extension;
 use crate::load::mib;
 use crate::setup::run;
 use anyhow::{Context, Result};
+use daemon::Load;
 use serde_json::{json, Value};
 use stats::{ms, round3, Summary};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
+
+/// The open-loop rate of the daemon run with 64 agents: issue 6's
+/// throughput target.
+const DAEMON_RATE: u32 = 50_000;
 
 /// What one row measured.
 pub(crate) enum Sample {
@@ -154,21 +159,27 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
     // With a baseline binary, each daemon run is followed by the same run
     // of the baseline.
     let baseline = std::env::var_os("COTAB_BENCH_BASELINE").map(std::path::PathBuf::from);
-    for agents in [1, 64].into_iter().filter(|_| daemon_part) {
-        eprintln!("item 4: the daemon alone with a fake extension, {agents} agent(s)");
+    let daemon_runs = [
+        (1, Load::BackToBack),
+        (64, Load::BackToBack),
+        (64, Load::Rate(DAEMON_RATE)),
+    ];
+    for (agents, load) in daemon_runs.into_iter().filter(|_| daemon_part) {
+        let what = match load {
+            Load::BackToBack => format!("`tabs.list` back to back, {agents} agent(s)"),
+            Load::Rate(rate) => {
+                format!("`tabs.list` at {rate} requests/s in all (open loop), {agents} agents")
+            }
+        };
+        eprintln!("item 4: the daemon alone with a fake extension: {what}");
         let runs = [
             (Some(&host), "daemon + fake extension"),
             (baseline.as_ref(), "baseline daemon (COTAB_BENCH_BASELINE)"),
         ];
         for (binary, path) in runs {
             let Some(binary) = binary else { continue };
-            let f = daemon::run(binary, agents)?;
-            rows.push(Row::new(
-                "4",
-                &format!("`tabs.list` back to back, {agents} agent(s)"),
-                path,
-                Sample::Daemon(f),
-            ));
+            let f = daemon::run(binary, agents, load)?;
+            rows.push(Row::new("4", &what, path, Sample::Daemon(f)));
         }
     }
 
@@ -286,27 +297,42 @@ fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Ta
     }
     for r in rows.iter().filter(|r| r.path == "daemon + fake extension") {
         if let Sample::Daemon(f) = &r.sample {
-            if f.agents == 64 {
-                t.push(Target {
-                    what: "daemon alone ≥ 50,000 requests/s (64 agents)",
-                    measured: format!("{:.0} requests/s", f.per_second),
-                    met: f.per_second >= 50_000.0,
-                });
-                t.push(Target {
-                    what: "daemon alone < 30 MiB RSS with 64 agents",
-                    measured: format!("peak {}", mib(f.peak_rss_kib)),
-                    met: f.peak_rss_kib < 30 * 1024,
-                });
-            }
-            t.push(Target {
-                what: if f.agents == 1 {
-                    "daemon alone p99 < 1 ms (1 agent)"
-                } else {
-                    "daemon alone p99 < 1 ms (64 agents)"
-                },
+            let p99 = Target {
+                what: "",
                 measured: ms(f.latency.p99),
                 met: f.latency.p99 < 1.0,
-            });
+            };
+            match (f.agents, f.load) {
+                (1, _) => t.push(Target {
+                    what: "daemon alone p99 < 1 ms (1 agent)",
+                    ..p99
+                }),
+                (_, Load::BackToBack) => {
+                    t.push(Target {
+                        what: "daemon alone ≥ 50,000 requests/s (64 agents back to back)",
+                        measured: format!("{:.0} requests/s", f.per_second),
+                        met: f.per_second >= 50_000.0,
+                    });
+                    t.push(Target {
+                        what: "daemon alone < 30 MiB RSS with 64 agents",
+                        measured: format!("peak {}", mib(f.peak_rss_kib)),
+                        met: f.peak_rss_kib < 30 * 1024,
+                    });
+                    t.push(Target {
+                        what: "daemon alone p99 < 1 ms (64 agents back to back: 64 always waiting)",
+                        ..p99
+                    });
+                }
+                (_, Load::Rate(_)) => t.push(Target {
+                    what: "daemon alone p99 < 1 ms (64 agents, 50,000 requests/s offered)",
+                    measured: format!(
+                        "{} at {:.0} requests/s served",
+                        ms(f.latency.p99),
+                        f.per_second
+                    ),
+                    met: f.latency.p99 < 1.0 && f.per_second >= 0.99 * f64::from(DAEMON_RATE),
+                }),
+            }
         }
     }
     if let Some(s) = find("worker time origin → first native message", "extension") {

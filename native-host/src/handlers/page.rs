@@ -29,14 +29,33 @@ const DEFAULT_WAIT_MS: u64 = 30_000;
 /// How often `page.wait` looks at text, refs and selectors.
 const POLL: Duration = Duration::from_millis(100);
 
-fn parse_nodes(v: &Value) -> Vec<AxNode> {
-    v.get("nodes")
+/// Accessibility nodes above which a tree is read on the blocking pool, so
+/// the daemon's one thread keeps serving other requests meanwhile.
+const LARGE_TREE: usize = 2_000;
+
+/// The nodes of an `Accessibility.getFullAXTree` result.
+async fn parse_nodes(v: Value) -> Vec<AxNode> {
+    let read = |v: Value| -> Vec<AxNode> {
+        match v {
+            Value::Object(mut m) => match m.remove("nodes") {
+                Some(Value::Array(a)) => a
+                    .into_iter()
+                    .filter_map(|n| serde_json::from_value(n).ok())
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    };
+    let large = v
+        .get("nodes")
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|n| serde_json::from_value(n.clone()).ok())
-                .collect()
-        })
+        .is_some_and(|a| a.len() > LARGE_TREE);
+    if !large {
+        return read(v);
+    }
+    tokio::task::spawn_blocking(move || read(v))
+        .await
         .unwrap_or_default()
 }
 
@@ -79,7 +98,7 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     let mut frames = vec![FrameTree {
         frame_id: main_id,
         owner: None,
-        nodes: parse_nodes(&main),
+        nodes: parse_nodes(main).await,
     }];
     let mut children = Vec::new();
     child_frames(&tree, &mut children);
@@ -96,7 +115,7 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
             Ok(v) => frames.push(FrameTree {
                 frame_id: id,
                 owner,
-                nodes: parse_nodes(&v),
+                nodes: parse_nodes(v).await,
             }),
             Err(e) if e.kind() == ErrorKind::CommandFailed => {}
             Err(e) => return Err(e),

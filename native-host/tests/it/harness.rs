@@ -169,6 +169,17 @@ pub(crate) struct Script {
     pub(crate) no_follow_ups: bool,
 }
 
+impl Script {
+    /// One shared tab, `id`, with CDP answers scripted by `responder`.
+    pub(crate) fn one_tab(id: i32, responder: Responder) -> Script {
+        Script {
+            tabs: vec![tab(id)],
+            responder: Some(responder),
+            ..Script::default()
+        }
+    }
+}
+
 pub(crate) fn tab(id: i32) -> TabInfo {
     TabInfo {
         id: TabId(id),

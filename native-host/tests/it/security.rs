@@ -798,15 +798,7 @@ async fn a_failed_scan_still_redacts_and_a_missing_one_withholds() {
         }
     });
     let d = Daemon::start().await;
-    let ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            tabs: vec![tab(7)],
-            responder: Some(responder),
-            ..Script::default()
-        },
-    )
-    .await;
+    let ext = FakeExt::connect(&d.host_sock(), Script::one_tab(7, responder)).await;
     let mut a = developer(&d.agent_sock(), &ext).await;
     let r = a
         .call::<Evaluate>(&eval("({headers: lastRequestHeaders()})"))

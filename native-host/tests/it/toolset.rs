@@ -1112,3 +1112,67 @@ async fn history_navigation_goes_to_the_entry_and_waits_for_the_page() {
         .expect_err("both");
     assert!(err.to_string().contains("params.action"), "{err}");
 }
+
+/// A capture and an accessibility tree big enough to be read off the
+/// daemon's thread (a browser frame over 256 KiB, a capture of over 1 MiB
+/// of base64, a tree of over 2,000 nodes) come through whole.
+#[tokio::test]
+async fn large_captures_and_trees_are_read_whole() {
+    use base64::Engine as _;
+    let mut image = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    image.extend_from_slice(&640u32.to_be_bytes());
+    image.extend_from_slice(&480u32.to_be_bytes());
+    image.extend_from_slice(&[8, 2, 0, 0, 0]);
+    image.resize(900_000, 7);
+    let data = base64::engine::general_purpose::STANDARD.encode(&image);
+    assert!(data.len() > 1 << 20);
+    let buttons = 2_500;
+    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
+        "name": {"value": "Big"}, "backendDOMNodeId": 1,
+        "childIds": (0..buttons).map(|i| format!("b{i}")).collect::<Vec<_>>()})];
+    nodes.extend((0..buttons).map(|i| {
+        json!({"nodeId": format!("b{i}"), "parentId": "root", "role": {"value": "button"},
+               "name": {"value": format!("B{i}")}, "backendDOMNodeId": 10 + i})
+    }));
+    let tree = json!({ "nodes": nodes });
+    let reply_data = data.clone();
+    let responder: Responder = Arc::new(move |_tab, method, _params| match method {
+        "Page.captureScreenshot" => Reply::ok(json!({ "data": reply_data })),
+        "Accessibility.getFullAXTree" => Reply::ok(tree.clone()),
+        _ => None,
+    });
+    let d = Daemon::start().await;
+    let _ext = FakeExt::connect(&d.host_sock(), Script::one_tab(7, responder)).await;
+    let mut a = Client::connect(&d.agent_sock()).await.expect("connect");
+    a.hello("large").await.expect("hello");
+    a.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    let params = CaptureParams {
+        format: ImageFormat::Png,
+        ..CaptureParams::default()
+    };
+    let shot = a.call::<Capture>(&params).await.expect("capture");
+    assert_eq!((shot.width, shot.height), (640, 480));
+    assert_eq!(shot.data.as_deref(), Some(data.as_str()));
+    let again = a
+        .call::<Capture>(&CaptureParams {
+            known_frame_id: Some(shot.frame_id),
+            ..params
+        })
+        .await
+        .expect("capture again");
+    assert!(again.unchanged && again.data.is_none());
+    let snap = a
+        .call::<Snapshot>(&SnapshotParams {
+            max_chars: Some(400_000),
+        })
+        .await
+        .expect("snapshot");
+    assert_eq!(snap.refs, buttons);
+    assert!(
+        snap.text.contains("button \"B2499\""),
+        "{}",
+        &snap.text[..200]
+    );
+}

@@ -1,9 +1,20 @@
 //! Bench item 4: the daemon alone. The release `cotab-host daemon` with the
 //! load run's fake extension on `host.sock` (real native-messaging framing,
 //! no browser) and 1 or 64 agents on `agent.sock`, each agent sending
-//! `tabs.list` back to back (one request in flight per agent; each asks the
-//! fake extension `listShared` once). A fresh daemon per agent count, so the
-//! peak resident memory (`VmHWM`) belongs to that run alone.
+//! `tabs.list` (each asks the fake extension `listShared` once), one
+//! request in flight per agent:
+//!
+//! - back to back ([`Load::BackToBack`]): each agent sends its next request
+//!   as soon as the last is answered, which measures the most the daemon
+//!   serves; with 64 agents there are always 64 requests waiting, so the
+//!   latency is mostly queueing (on average 64 / the rate);
+//! - at a fixed rate ([`Load::Rate`], open loop): requests are due at
+//!   evenly spaced times, spread over the agents in turn, and each is timed
+//!   from when it was due, so a late answer also counts against the
+//!   requests that had to wait for it. This is the latency at a given load.
+//!
+//! A fresh daemon per run, so the peak resident memory (`VmHWM`) belongs to
+//! that run alone.
 
 use super::stats::Summary;
 use crate::load::fake_ext::FakeExt;
@@ -26,9 +37,19 @@ const MEASURE: Duration = Duration::from_secs(3);
 /// The fake extension's one tab.
 const TAB: i32 = 1;
 
+/// How the agents send.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Load {
+    /// Each agent sends its next request once the last is answered.
+    BackToBack,
+    /// This many requests per second in all, due at evenly spaced times.
+    Rate(u32),
+}
+
 /// One daemon run's figures.
 pub(crate) struct DaemonFigures {
     pub(crate) agents: usize,
+    pub(crate) load: Load,
     pub(crate) requests: usize,
     pub(crate) per_second: f64,
     pub(crate) latency: Summary,
@@ -37,8 +58,9 @@ pub(crate) struct DaemonFigures {
     pub(crate) cpu_us_per_request: f64,
 }
 
-/// Runs the daemon with `agents` agents and measures it.
-pub(crate) fn run(binary: &Path, agents: usize) -> Result<DaemonFigures> {
+/// Runs the daemon with `agents` agents sending as `load` says and
+/// measures it.
+pub(crate) fn run(binary: &Path, agents: usize, load: Load) -> Result<DaemonFigures> {
     let dir = tempfile::Builder::new().prefix("cotab-bench").tempdir()?;
     let mut daemon = DaemonProcess::start(binary, &dir.path().join("rt"))?;
     // One thread for every agent and the fake extension: the daemon gets
@@ -46,12 +68,12 @@ pub(crate) fn run(binary: &Path, agents: usize) -> Result<DaemonFigures> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let result = rt.block_on(drive(&mut daemon, agents));
+    let result = rt.block_on(drive(&mut daemon, agents, load));
     daemon.stop();
     result
 }
 
-async fn drive(daemon: &mut DaemonProcess, agents: usize) -> Result<DaemonFigures> {
+async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<DaemonFigures> {
     let host_sock = daemon.runtime_dir.join(cotab_host::runtime::HOST_SOCKET);
     let agent_sock = daemon.runtime_dir.join(cotab_host::runtime::AGENT_SOCKET);
     wait_for_socket(daemon, &agent_sock).await?;
@@ -66,14 +88,50 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize) -> Result<DaemonFigure
     let warm_until = start + WARM_UP;
     let stop_at = warm_until + MEASURE;
     let mut tasks = Vec::with_capacity(agents);
+    let mut due = Vec::with_capacity(agents);
     for i in 0..agents {
         let mut conn = AgentConn::connect(&agent_sock, i).await?;
-        tasks.push(tokio::spawn(
-            async move { conn.run(warm_until, stop_at).await },
-        ));
+        tasks.push(match load {
+            Load::BackToBack => tokio::spawn(async move { conn.run(warm_until, stop_at).await }),
+            Load::Rate(_) => {
+                let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                due.push(tx);
+                tokio::spawn(async move { conn.run_due(rx, warm_until).await })
+            }
+        });
     }
-    tokio::time::sleep_until(warm_until).await;
-    let cpu_before = cpu_ns(daemon.pid())?;
+    let cpu_before = match load {
+        Load::BackToBack => {
+            tokio::time::sleep_until(warm_until).await;
+            cpu_ns(daemon.pid())?
+        }
+        Load::Rate(rate) => {
+            // Tokio's timers tick in milliseconds, which would send the
+            // requests due within one tick together: the schedule is kept
+            // by yielding until each is due. This task shares the thread
+            // with the agents and the fake extension, which run between.
+            let interval = Duration::from_secs(1) / rate;
+            let mut cpu_before = None;
+            for k in 0u32.. {
+                let at = start + interval * k;
+                if at >= stop_at {
+                    break;
+                }
+                while Instant::now() < at {
+                    tokio::task::yield_now().await;
+                }
+                if cpu_before.is_none() && at >= warm_until {
+                    cpu_before = Some(cpu_ns(daemon.pid())?);
+                }
+                let agent = k as usize % due.len();
+                if due[agent].send(at).is_err() {
+                    break; // That agent failed; its error is reported below.
+                }
+            }
+            due.clear();
+            cpu_before.context("the measured part of the schedule never started")?
+        }
+    };
     let mut latencies = Vec::new();
     for t in tasks {
         latencies.extend(t.await??);
@@ -85,6 +143,7 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize) -> Result<DaemonFigure
     Ok(DaemonFigures {
         agents,
         requests,
+        load,
         per_second: requests as f64 / MEASURE.as_secs_f64(),
         latency: Summary::of(&latencies).context("no request was measured")?,
         peak_rss_kib,
@@ -190,6 +249,29 @@ impl AgentConn {
             }
             return Ok(());
         }
+    }
+
+    /// Sends `tabs.list` at each time `due` gives, or as soon as the last
+    /// one is answered if that is later, until `due` closes; returns, for
+    /// the requests due after `warm_until`, the time from when each was due
+    /// to its answer.
+    async fn run_due(
+        &mut self,
+        mut due: tokio::sync::mpsc::UnboundedReceiver<Instant>,
+        warm_until: Instant,
+    ) -> Result<Vec<Duration>> {
+        let mut latencies = Vec::new();
+        while let Some(at) = due.recv().await {
+            let id = self.next();
+            self.writer
+                .write_all(&request_line::<TabsList>(id, &Empty {})?)
+                .await?;
+            self.answer(id).await?;
+            if at >= warm_until {
+                latencies.push(at.elapsed());
+            }
+        }
+        Ok(latencies)
     }
 
     /// Sends `tabs.list` back to back until `stop_at`; returns the
