@@ -33,7 +33,7 @@ const SNAPSHOT_ROUNDS: usize = 100;
 const CAPTURE_BLOCK: usize = 8;
 /// Warm-up and measured rounds of capture blocks (one block per kind).
 const CAPTURE_WARM_UP: usize = 1;
-const CAPTURE_ROUNDS: usize = 5;
+const CAPTURE_ROUNDS: usize = 10;
 /// Worker restarts measured.
 const RESTARTS: usize = 8;
 /// Viewport of the capture comparison, in CSS pixels (device scale 1).
