@@ -11,7 +11,7 @@
 use crate::policy::{check_created, check_shareable, Blocked};
 use cotab_shared::limits::MAX_SHARED_TABS;
 use cotab_shared::native::{Event, ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
-use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -117,9 +117,9 @@ impl Link {
     /// The host answered our hello. A different protocol version is kept as
     /// the last error and leaves the link unwelcomed.
     pub fn welcome(&mut self, protocol_version: u32) -> Result<(), String> {
-        if protocol_version != PROTOCOL_VERSION {
+        if protocol_version != NATIVE_PROTOCOL_VERSION {
             let msg = format!(
-                "the native host speaks protocol {protocol_version}, this extension {PROTOCOL_VERSION}"
+                "the native host speaks protocol {protocol_version}, this extension {NATIVE_PROTOCOL_VERSION}"
             );
             self.last_error = Some(msg.clone());
             return Err(msg);
@@ -676,9 +676,9 @@ mod tests {
         assert_eq!(link.last_error(), Some("not found"));
         link.hello_sent();
         assert!(link.can_send() && !link.connected());
-        assert!(link.welcome(PROTOCOL_VERSION + 1).is_err());
+        assert!(link.welcome(NATIVE_PROTOCOL_VERSION + 1).is_err());
         assert_eq!(link.phase(), LinkPhase::AwaitingWelcome);
-        assert!(link.welcome(PROTOCOL_VERSION).is_ok());
+        assert!(link.welcome(NATIVE_PROTOCOL_VERSION).is_ok());
         assert!(link.connected() && link.last_error().is_none());
         // A welcome resets the backoff.
         assert_eq!(link.disconnected("Native host has exited.".into()), 500);

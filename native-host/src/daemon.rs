@@ -18,7 +18,7 @@ use cotab_shared::limits::{
     DEFAULT_DEADLINE_MS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION, RESUME_GRACE_MS,
 };
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::PROTOCOL_VERSION;
+use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{SinkExt, StreamExt};
 use nix::fcntl::{Flock, FlockArg};
 use nix::sys::stat::{umask, Mode};
@@ -374,7 +374,7 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
             lane_id,
             version,
             ..
-        }) if protocol_version == PROTOCOL_VERSION => (lane_id, version),
+        }) if protocol_version == NATIVE_PROTOCOL_VERSION => (lane_id, version),
         Ok(ExtensionToHost::Hello {
             protocol_version, ..
         }) => {
@@ -390,7 +390,7 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
         }
     };
     let welcome = HostToExtension::Welcome {
-        protocol_version: PROTOCOL_VERSION,
+        protocol_version: NATIVE_PROTOCOL_VERSION,
     };
     let Ok(welcome) = serde_json::to_vec(&welcome) else {
         return;

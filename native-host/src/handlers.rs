@@ -1724,9 +1724,53 @@ async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcE
             .unwrap_or("the expression threw");
         redact::redact_str(text, &known)
     });
-    let mut value = r.pointer("/result/value").cloned().unwrap_or(Value::Null);
-    redact::redact(&mut value, &known);
+    let value = r.pointer("/result/value").cloned().unwrap_or(Value::Null);
+    let value = redacted(value, known).await?;
     Ok(EvaluateResult { value, exception })
+}
+
+/// Text in a result (in bytes) above which it is redacted on the blocking
+/// pool: redaction looks for every known secret in every string, which on
+/// a result of several MiB would hold the daemon's one thread up.
+const LARGE_RESULT: usize = 256 << 10;
+
+/// `value` redacted by [`redact::redact`], off the daemon's thread when it
+/// holds more than [`LARGE_RESULT`] of text.
+async fn redacted(mut value: Value, known: redact::Known) -> Result<Value, RpcError> {
+    if text_len_over(&value, LARGE_RESULT) {
+        return tokio::task::spawn_blocking(move || {
+            redact::redact(&mut value, &known);
+            value
+        })
+        .await
+        .map_err(|_| wire(ErrorKind::CommandFailed, "redacting the result failed"));
+    }
+    redact::redact(&mut value, &known);
+    Ok(value)
+}
+
+/// Whether the strings (keys included) of `value` hold more than `limit`
+/// bytes (other scalars count 8); stops counting once they do.
+fn text_len_over(value: &Value, limit: usize) -> bool {
+    fn spend(left: &mut usize, n: usize) -> bool {
+        match left.checked_sub(n) {
+            Some(l) => {
+                *left = l;
+                false
+            }
+            None => true,
+        }
+    }
+    fn walk(v: &Value, left: &mut usize) -> bool {
+        match v {
+            Value::String(s) => spend(left, s.len()),
+            Value::Array(a) => a.iter().any(|v| walk(v, left)),
+            Value::Object(m) => m.iter().any(|(k, v)| spend(left, k.len()) || walk(v, left)),
+            _ => spend(left, 8),
+        }
+    }
+    let mut left = limit;
+    walk(value, &mut left)
 }
 
 /// A developer-mode (class privileged) call, with the page's secrets read
@@ -1792,7 +1836,22 @@ async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
     }
     let fence = cx.fence(Need::Privileged)?;
     cx.core(|c| c.input(&fence))?;
-    let (mut r, known) = scanned(cx, &fence, &p.method, params).await?;
-    redact::redact(&mut r, &known);
-    Ok(r)
+    let (r, known) = scanned(cx, &fence, &p.method, params).await?;
+    redacted(r, known).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_len_over;
+    use serde_json::json;
+
+    #[test]
+    fn text_length_counts_strings_keys_and_scalars_and_stops_early() {
+        let v = json!({"ab": ["cdef", 1, null]});
+        // 2 (key) + 4 + 8 + 8 = 22
+        assert!(!text_len_over(&v, 22));
+        assert!(text_len_over(&v, 21));
+        assert!(!text_len_over(&json!("x".repeat(10)), 10));
+        assert!(text_len_over(&json!(["x".repeat(300_000)]), 256 << 10));
+    }
 }

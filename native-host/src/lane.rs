@@ -352,6 +352,7 @@ impl Lane {
                 }
                 continue;
             };
+            let handed = Instant::now();
             let delivered = match tx {
                 Some(tx) => tx.send(frame).await.is_ok(),
                 None => false,
@@ -395,6 +396,17 @@ impl Lane {
                 }
             };
             forget.id = None;
+            // The daemon's half of the per-hop trace (`cargo xtask bench`
+            // reads it; `docs/benchmarks.md`): from handing the frame to
+            // the writer to the answer, so the browser's share of a
+            // request can be told from the daemon's. Names only, no data.
+            tracing::debug!(
+                target: HOPS_TARGET,
+                request = id,
+                what = command_name(&command),
+                micros = u64::try_from(handed.elapsed().as_micros()).unwrap_or(u64::MAX),
+                "browser answered"
+            );
             return r;
         }
     }
@@ -402,6 +414,20 @@ impl Lane {
     /// Number of requests waiting for the extension (for tests).
     pub fn pending_len(&self) -> usize {
         self.lock().pending.len()
+    }
+}
+
+/// The `tracing` target of the per-hop trace: one debug line per answered
+/// browser request, with how long the browser took.
+pub const HOPS_TARGET: &str = "cotab_host::hops";
+
+/// A command's name for the trace: its CDP method, or its op.
+fn command_name(command: &Command) -> &str {
+    match command {
+        Command::Cdp { method, .. } => method,
+        Command::ListShared => "listShared",
+        Command::CreateTab { .. } => "createTab",
+        Command::CloseTab { .. } => "closeTab",
     }
 }
 

@@ -47,13 +47,16 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Sets up `tracing` to stderr with the filter from `COTAB_LOG` (default
 /// `info`). stdout is never used: in the relay role it is the browser's
-/// channel.
+/// channel. Colours only on a terminal: the daemon's stderr is its log
+/// file, which must read as plain text.
 pub fn init_logging() {
+    use std::io::IsTerminal as _;
     let filter = tracing_subscriber::EnvFilter::try_from_env("COTAB_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // A second call (tests) finds a subscriber already set; that is fine.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
 }

@@ -23,9 +23,15 @@ pub mod tagged;
 pub use error::{ErrorKind, WireError};
 pub use ids::{LaneId, RequestId, TabId, Ticket};
 
-/// Version of the controller protocol and of the native link. A peer that
+/// Version of the controller protocol (agent ↔ daemon). An agent that
 /// speaks another version is refused with [`ErrorKind::ProtocolVersion`].
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Version of the native link (daemon ↔ extension, [`native`]), said in
+/// the extension's hello and the daemon's welcome; each side closes a link
+/// that speaks another. 2: a `cdp` command may carry a follow-up
+/// (`native::FollowUp`), which an extension of version 1 would ignore.
+pub const NATIVE_PROTOCOL_VERSION: u32 = 2;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

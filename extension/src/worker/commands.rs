@@ -133,6 +133,8 @@ async fn cdp_command(
     // developer-mode change or a link drop either came before (and was
     // seen above) or comes after and aborts this command.
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
+    // Leaves the registry however this ends, dropped half-way included.
+    let _registered = Registered { worker, key };
     held_input::before_send(worker, tab, method, params);
     marks.sent = trace::now();
     marks.sends += 1;
@@ -143,9 +145,20 @@ async fn cdp_command(
         Either::Right((reason, _)) => Err(reason),
     };
     marks.answered = trace::now();
-    worker.in_flight.borrow_mut().finish(key);
     held_input::after_send(worker, tab, method, params, &result);
     result
+}
+
+/// A command's entry in the in-flight registry, removed when this drops.
+struct Registered<'a> {
+    worker: &'a Worker,
+    key: u64,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.worker.in_flight.borrow_mut().finish(self.key);
+    }
 }
 
 /// One CDP command of a request.
@@ -157,8 +170,8 @@ struct Call<'a> {
 }
 
 /// Runs `first`, then `then` (class observe, on the same tab), and wraps
-/// both in a [`ThenResult`]; a failure of `first` is the answer and the
-/// follow-up's outcome is dropped. The follow-up passes the same checks as
+/// both in a [`ThenResult`]; a failure of `first` is the answer at once and
+/// the follow-up's outcome is dropped. The follow-up passes the same checks as
 /// any command; its failure is reported inside the result, since the first
 /// command has already run.
 ///
@@ -186,9 +199,10 @@ async fn with_follow_up(
     let (result, early) = if then.overlap {
         let a = pin!(cdp_command(worker, link, &first, marks));
         let b = pin!(cdp_command(worker, link, &follow, &mut scratch));
-        // Both run to the end, whatever the order: each one leaves the
-        // in-flight registry only when it finishes.
         match select(a, b).await {
+            // A failed first command is answered at once; the follow-up,
+            // if already sent, is dropped and its answer ignored.
+            Either::Left((Err(e), _)) => return Err(e),
             Either::Left((result, mut b)) => match b.as_mut().now_or_never() {
                 Some(_) => (result, None),
                 None => (result, Some(b.await)),

@@ -14,7 +14,7 @@ use crate::chrome::runtime::{self, Port};
 use crate::chrome::{error_message, from_js, storage, to_js};
 use crate::{log, trace};
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::{LaneId, NATIVE_HOST_NAME, PROTOCOL_VERSION};
+use cotab_shared::{LaneId, NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
 use gloo_timers::future::TimeoutFuture;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -61,7 +61,7 @@ pub(crate) async fn connect(worker: Rc<Worker>) {
 
 async fn open(worker: &Rc<Worker>, generation: u64) -> Result<(), JsValue> {
     let hello = ExtensionToHost::Hello {
-        protocol_version: PROTOCOL_VERSION,
+        protocol_version: NATIVE_PROTOCOL_VERSION,
         lane_id: lane_id(worker).await?,
         extension_id: runtime::id()?,
         version: runtime::manifest_version()?,

@@ -198,3 +198,39 @@ async fn an_agent_that_never_reads_is_dropped_after_the_write_deadline() {
     // The default queue, a short write deadline.
     a_non_reading_agent_is_dropped(idle_after(Duration::from_millis(300))).await;
 }
+
+/// A browser whose extension speaks another native-link version (an
+/// older release, which would ignore the follow-ups the daemon sends) is
+/// closed at its hello, with no welcome, and never becomes the lane.
+#[tokio::test]
+async fn a_browser_speaking_another_native_version_is_closed_at_hello() {
+    let d = Daemon::start().await;
+    let mut s = UnixStream::connect(d.host_sock()).await.expect("connect");
+    let hello = serde_json::to_vec(&cotab_shared::native::ExtensionToHost::Hello {
+        protocol_version: cotab_shared::NATIVE_PROTOCOL_VERSION - 1,
+        lane_id: cotab_shared::LaneId("lane-old".into()),
+        extension_id: cotab_shared::EXTENSION_ID.into(),
+        version: "0.0.1".into(),
+    })
+    .expect("json");
+    let mut frame = (hello.len() as u32).to_ne_bytes().to_vec();
+    frame.extend_from_slice(&hello);
+    s.write_all(&frame).await.expect("write");
+    let mut got = Vec::new();
+    tokio::time::timeout(WAIT, s.read_to_end(&mut got))
+        .await
+        .expect("closed in time")
+        .ok();
+    assert!(
+        got.is_empty(),
+        "no welcome: {}",
+        String::from_utf8_lossy(&got)
+    );
+    let status = d
+        .agent()
+        .await
+        .call::<Status>(&Empty {})
+        .await
+        .expect("status");
+    assert_eq!(status.lane, cotab_shared::controller::LaneState::Absent);
+}

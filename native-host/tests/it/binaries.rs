@@ -5,7 +5,7 @@
 use crate::harness::{eventually, tab, Daemon, FakeExt, Script, WAIT};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET, PID_FILE};
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::{LaneId, PROTOCOL_VERSION};
+use cotab_shared::{LaneId, NATIVE_PROTOCOL_VERSION};
 use std::path::Path;
 use std::process::Stdio;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -35,7 +35,7 @@ async fn read_frame(r: &mut (impl AsyncReadExt + Unpin)) -> Vec<u8> {
 
 fn hello_frame() -> Vec<u8> {
     let hello = ExtensionToHost::Hello {
-        protocol_version: PROTOCOL_VERSION,
+        protocol_version: NATIVE_PROTOCOL_VERSION,
         lane_id: LaneId("lane-relay".into()),
         extension_id: cotab_shared::EXTENSION_ID.into(),
         version: "0.0.2".into(),
@@ -131,7 +131,7 @@ async fn relay_starts_the_daemon_and_relays_welcome() {
     assert_eq!(
         serde_json::from_slice::<HostToExtension>(&welcome).expect("json"),
         HostToExtension::Welcome {
-            protocol_version: PROTOCOL_VERSION
+            protocol_version: NATIVE_PROTOCOL_VERSION
         }
     );
     let mut c = cotab_host::client::Client::connect(rt.join(AGENT_SOCKET))

@@ -11,7 +11,7 @@ use cotab_shared::native::{
     Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs,
     TabControl, TabInfo, ThenResult,
 };
-use cotab_shared::{ErrorKind, LaneId, TabId, WireError, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -221,7 +221,7 @@ impl FakeExt {
             NativeCodec::new(MAX_HOST_TO_EXTENSION, MAX_EXTENSION_TO_HOST),
         );
         let hello = ExtensionToHost::Hello {
-            protocol_version: PROTOCOL_VERSION,
+            protocol_version: NATIVE_PROTOCOL_VERSION,
             lane_id: LaneId("lane-test".into()),
             extension_id: cotab_shared::EXTENSION_ID.into(),
             version: "0.0.1".into(),
@@ -238,7 +238,7 @@ impl FakeExt {
         assert_eq!(
             serde_json::from_slice::<HostToExtension>(&welcome).expect("json"),
             HostToExtension::Welcome {
-                protocol_version: PROTOCOL_VERSION
+                protocol_version: NATIVE_PROTOCOL_VERSION
             }
         );
         let (tx, received) = mpsc::unbounded_channel();

@@ -16,7 +16,7 @@ use cotab_shared::controller::{
     Acquire, CdpSend, CdpSendParams, Empty, Evaluate, EvaluateParams, SelectParams, TabsSelect,
 };
 use cotab_shared::native::{Command as NativeCommand, CommandClass, Event, ExtensionToHost};
-use cotab_shared::{ErrorKind, LaneId, TabId, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, LaneId, TabId, NATIVE_PROTOCOL_VERSION};
 use serde_json::{json, Value};
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -64,7 +64,7 @@ fn frame(payload: &[u8]) -> Vec<u8> {
 
 fn hello_frame() -> Vec<u8> {
     let hello = ExtensionToHost::Hello {
-        protocol_version: PROTOCOL_VERSION,
+        protocol_version: NATIVE_PROTOCOL_VERSION,
         lane_id: LaneId("lane-security".into()),
         extension_id: cotab_shared::EXTENSION_ID.into(),
         version: "0.0.3".into(),
@@ -597,6 +597,9 @@ fn secret_page() -> Script {
                            "value": {"passwords": [PASSWORD], "cookies": [COOKIE]}}})),
             "Runtime.evaluate" if expression.contains("type=password") => Reply::ok(json!({
                 "result": {"type": "string", "value": PASSWORD}})),
+            "Runtime.evaluate" if expression.contains("bigDump") => Reply::ok(json!({
+                "result": {"type": "string",
+                           "value": format!("{} {PASSWORD} {}", "a".repeat(200_000), "b".repeat(200_000))}})),
             "Runtime.evaluate" if expression.contains("document.cookie") => Reply::ok(json!({
                 "result": {"type": "string", "value": format!("sid={COOKIE}; theme=dark")}})),
             "Runtime.evaluate" if expression.contains("headers") => Reply::ok(json!({
@@ -671,6 +674,20 @@ async fn exercise(a: &mut cotab_host::client::Client) -> String {
         .expect("evaluate");
     assert_eq!(r.value, json!(REDACTED), "a password field's value");
     seen.push_str(&serde_json::to_string(&r).expect("json"));
+
+    // A result large enough to be redacted off the daemon's thread.
+    let r = a
+        .call::<Evaluate>(&eval("bigDump()"))
+        .await
+        .expect("evaluate");
+    let text = r.value.as_str().expect("a string");
+    assert_eq!(
+        text.len(),
+        400_002 + REDACTED.len(),
+        "only the password went"
+    );
+    assert!(text.contains(&format!(" {REDACTED} ")));
+    seen.push_str(text);
 
     let r = a
         .call::<Evaluate>(&eval("document.cookie"))

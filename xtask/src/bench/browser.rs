@@ -57,8 +57,12 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     let browser = Browser::launch(LaunchOptions {
         headed: false,
         // Per-request debug lines in the daemon's log are not part of the
-        // path being measured.
-        env: vec![("COTAB_LOG".into(), "warn".into())],
+        // path being measured, but for its half of the per-hop trace (one
+        // short line per browser request).
+        env: vec![(
+            "COTAB_LOG".into(),
+            format!("warn,{}=debug", cotab_host::lane::HOPS_TARGET),
+        )],
     })
     .await?;
     let version = browser.cdp.send("Browser.getVersion", json!({})).await?;
@@ -167,25 +171,28 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
         .filter(|r| r.what == "Runtime.evaluate")
         .collect();
     let rode = evaluations.iter().filter(|r| r.sends == 2).count();
-    // Each measured `page.evaluate` is one record, in order: what the
-    // agent waited for beyond the worker is the agent socket, the daemon,
-    // the relay and the browser's native messaging, both ways.
-    let outside: Vec<f64> = if evaluations.len() == b.len() {
-        evaluations
-            .iter()
-            .zip(&b)
-            .map(|(r, d)| d.as_secs_f64() * 1000.0 - (r.posted - r.received))
-            .filter(|v| v.is_finite())
-            .collect()
+    // Each measured `page.evaluate` is one record in the worker's trace
+    // and one line in the daemon's, in order: the agent's time less the
+    // daemon's wait for the browser is the agent socket and the daemon;
+    // that wait less the worker's time is the relay and the browser's
+    // native messaging, both ways.
+    let waits = browser_waits(browser, "Runtime.evaluate");
+    let (mut daemon_part, mut messaging) = (Vec::new(), Vec::new());
+    if evaluations.len() == b.len() && waits.len() >= b.len() {
+        let waits = &waits[waits.len() - b.len()..];
+        for ((r, d), wait) in evaluations.iter().zip(&b).zip(waits) {
+            daemon_part.push(d.as_secs_f64() * 1000.0 - wait);
+            messaging.push(wait - (r.posted - r.received));
+        }
     } else {
         eprintln!(
-            "note: {} `page.evaluate` records in the worker's trace for {} calls; \
-             no per-call split",
+            "note: {} `page.evaluate` records in the worker's trace and {} in the \
+             daemon's for {} calls; no per-hop split",
             evaluations.len(),
+            waits.len(),
             b.len()
         );
-        Vec::new()
-    };
+    }
     eprintln!(
         "note: the redaction scan rode behind the call in {rode} of {} `page.evaluate`s \
          (sent again after it in the others)",
@@ -226,13 +233,20 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
             ("listShared", "`tabs.list`"),
         ],
     ));
-    if !outside.is_empty() {
-        rows.push(Row::new(
-            "1",
-            "`page.evaluate` outside the worker (agent socket, daemon, relay, native messaging)",
-            "cotab",
-            Sample::Millis(outside),
-        ));
+    for (what, ms) in [
+        (
+            "`page.evaluate` in the agent socket and the daemon",
+            daemon_part,
+        ),
+        (
+            "`page.evaluate` in the relay and the browser's native messaging, both ways",
+            messaging,
+        ),
+    ] {
+        let ms: Vec<f64> = ms.into_iter().filter(|v| v.is_finite()).collect();
+        if !ms.is_empty() {
+            rows.push(Row::new("1", what, "cotab", Sample::Millis(ms)));
+        }
     }
     Ok(rows)
 }
@@ -285,6 +299,22 @@ struct TraceRecord {
     posted: f64,
     /// CDP commands sent for the request.
     sends: u64,
+}
+
+/// The daemon's waits for the browser's answers to `what` requests, in
+/// milliseconds and in order: its half of the per-hop trace (the
+/// `cotab_host::hops` lines of its log).
+fn browser_waits(browser: &Browser, what: &str) -> Vec<f64> {
+    let want = format!("what=\"{what}\"");
+    browser
+        .daemon_log()
+        .lines()
+        .filter(|l| l.contains("browser answered") && l.contains(&want))
+        .filter_map(|l| {
+            let micros = l.split("micros=").nth(1)?.split_whitespace().next()?;
+            micros.parse::<f64>().ok().map(|us| us / 1000.0)
+        })
+        .collect()
 }
 
 /// Reads and clears the worker's request trace.

@@ -15,7 +15,7 @@ use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo, ThenResult,
 };
-use cotab_shared::{ErrorKind, LaneId, WireError, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, LaneId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -47,7 +47,7 @@ impl FakeExt {
             NativeCodec::new(MAX_HOST_TO_EXTENSION, MAX_EXTENSION_TO_HOST),
         );
         let hello = ExtensionToHost::Hello {
-            protocol_version: PROTOCOL_VERSION,
+            protocol_version: NATIVE_PROTOCOL_VERSION,
             lane_id: LaneId("lane-load".into()),
             extension_id: cotab_shared::EXTENSION_ID.into(),
             version: "0.0.1".into(),
@@ -59,7 +59,7 @@ impl FakeExt {
             .context("the daemon closed host.sock before its welcome")??;
         match serde_json::from_slice(&welcome)? {
             HostToExtension::Welcome { protocol_version }
-                if protocol_version == PROTOCOL_VERSION => {}
+                if protocol_version == NATIVE_PROTOCOL_VERSION => {}
             other => bail!("expected a welcome, got {other:?}"),
         }
 
