@@ -1153,9 +1153,12 @@ fn read_image(data: String) -> Result<Image, RpcError> {
     Ok((data, Sha256::digest(&bytes).into(), width, height))
 }
 
-/// Runs `f` on the blocking pool when `heavy`, else here.
-async fn off_thread_if<T: Send + 'static>(
+/// Runs `f` on the blocking pool when `heavy` (else here), so long work
+/// or file access does not hold up the daemon's one thread; `what` says
+/// what failed if the pool lost it.
+pub(super) async fn off_thread_if<T: Send + 'static>(
     heavy: bool,
+    what: &'static str,
     f: impl FnOnce() -> Result<T, RpcError> + Send + 'static,
 ) -> Result<T, RpcError> {
     if !heavy {
@@ -1163,7 +1166,7 @@ async fn off_thread_if<T: Send + 'static>(
     }
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|_| wire(ErrorKind::CommandFailed, "reading the capture failed"))?
+        .map_err(|_| wire(ErrorKind::CommandFailed, format!("{what} failed")))?
 }
 
 /// A rectangle in viewport CSS pixels.
@@ -1220,7 +1223,10 @@ async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcErro
                 _ => None,
             }
             .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
-            off_thread_if(data.len() > LARGE_IMAGE, move || read_image(data)).await
+            off_thread_if(data.len() > LARGE_IMAGE, "reading the capture", move || {
+                read_image(data)
+            })
+            .await
         }
     };
     let (data, digest, width, height, dpr, geometry, origin) =
@@ -1737,16 +1743,12 @@ const LARGE_RESULT: usize = 256 << 10;
 /// `value` redacted by [`redact::redact`], off the daemon's thread when it
 /// holds more than [`LARGE_RESULT`] of text.
 async fn redacted(mut value: Value, known: redact::Known) -> Result<Value, RpcError> {
-    if text_len_over(&value, LARGE_RESULT) {
-        return tokio::task::spawn_blocking(move || {
-            redact::redact(&mut value, &known);
-            value
-        })
-        .await
-        .map_err(|_| wire(ErrorKind::CommandFailed, "redacting the result failed"));
-    }
-    redact::redact(&mut value, &known);
-    Ok(value)
+    let heavy = text_len_over(&value, LARGE_RESULT);
+    off_thread_if(heavy, "redacting the result", move || {
+        redact::redact(&mut value, &known);
+        Ok(value)
+    })
+    .await
 }
 
 /// Whether the strings (keys included) of `value` hold more than `limit`

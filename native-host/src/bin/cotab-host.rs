@@ -43,8 +43,8 @@ enum Cmd {
 /// adds hand-offs between threads to each (measured: 39,000 requests/s at
 /// 25 µs of CPU each with two, 60,000 at 16 µs with one). The few heavy
 /// steps (parsing a browser frame of several MiB, decoding and hashing a
-/// large capture, reading a large accessibility tree) run on the blocking
-/// pool.
+/// large capture, reading a large accessibility tree, redacting a large
+/// result, reading files for an upload) run on the blocking pool.
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

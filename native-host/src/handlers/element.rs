@@ -11,7 +11,7 @@
 //! input that needs no frame; presses are recorded before they are sent
 //! and always released, as for every other input.
 
-use super::{aim_of, invalid_params, wire, Cx, Rect};
+use super::{aim_of, invalid_params, off_thread_if, wire, Cx, Rect};
 use crate::broker::{Fence, Need, NodeRef, PressKind};
 use crate::uploads;
 use base64::engine::general_purpose::STANDARD;
@@ -769,9 +769,15 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
             uploads::MAX_FILES
         )));
     }
-    // Read live, so the person's edits apply without a restart.
-    let config = uploads::load(uploads::config_path().as_deref())?;
-    let files = uploads::check_paths(&p.paths, &config)?;
+    // Read live, so the person's edits apply without a restart; on the
+    // blocking pool, like every file access, so a slow disk holds up this
+    // request only, not the daemon's one thread.
+    let paths = p.paths;
+    let files = off_thread_if(true, "reading the upload settings", move || {
+        let config = uploads::load(uploads::config_path().as_deref())?;
+        Ok(uploads::check_paths(&paths, &config)?)
+    })
+    .await?;
     let fence = cx.fence(Need::Act)?;
     let el = cx.element(&fence, &p.element).await?;
     let kind = cx
@@ -811,10 +817,33 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
     }
     // The browser refuses file paths from an extension without file
     // access: send the bytes instead, within the native-message limit.
+    let to_read = files.clone();
+    let payload = off_thread_if(true, "reading the files", move || files_payload(&to_read)).await?;
+    let n = cx
+        .call_on(
+            &fence,
+            &el,
+            FILES_FROM_BYTES_FN,
+            vec![Value::Array(payload)],
+            CommandClass::Act,
+        )
+        .await?;
+    if n.as_u64() != Some(files.len() as u64) {
+        return Err(wire(
+            ErrorKind::CommandFailed,
+            "the page did not take the files",
+        ));
+    }
+    Ok(Empty {})
+}
+
+/// The files as `{name, type, data}` records (data in base64), within what
+/// one message to the browser carries.
+fn files_payload(files: &[std::path::PathBuf]) -> Result<Vec<Value>, RpcError> {
     let budget = (MAX_HOST_TO_EXTENSION - 16 * 1024) / 4 * 3;
     let mut total = 0usize;
     let mut payload = Vec::new();
-    for f in &files {
+    for f in files {
         let meta = std::fs::metadata(f).map_err(|_| {
             wire(
                 ErrorKind::PathNotAllowed,
@@ -843,22 +872,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
             "data": STANDARD.encode(&bytes),
         }));
     }
-    let n = cx
-        .call_on(
-            &fence,
-            &el,
-            FILES_FROM_BYTES_FN,
-            vec![Value::Array(payload)],
-            CommandClass::Act,
-        )
-        .await?;
-    if n.as_u64() != Some(files.len() as u64) {
-        return Err(wire(
-            ErrorKind::CommandFailed,
-            "the page did not take the files",
-        ));
-    }
-    Ok(Empty {})
+    Ok(payload)
 }
 
 #[cfg(test)]
