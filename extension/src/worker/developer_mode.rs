@@ -39,18 +39,36 @@ pub(super) fn register(worker: &Rc<Worker>) {
             if area != "local" {
                 return;
             }
-            let changes = from_js::<Value>(changes).unwrap_or(Value::Null);
-            let change = developer_mode_change(&area, &changes);
-            if let Some(enabled) = change {
-                worker.developer_mode.set(Some(enabled));
-            }
-            match change {
-                Some(true) => turned_on(&worker),
-                Some(false) => turned_off(&worker),
-                None => {}
+            let Ok(changes) = from_js::<Value>(changes) else {
+                // A notice that cannot be read may have been the switch:
+                // ask storage, and act on it if it differs.
+                log::warn("an unreadable storage change; reading developer mode again");
+                let worker = worker.clone();
+                spawn_local(async move {
+                    // Unreadable storage counts as off, as at any read.
+                    let enabled = read_storage().await.unwrap_or(false);
+                    if worker.developer_mode.get() != Some(enabled) {
+                        changed(&worker, enabled);
+                    }
+                });
+                return;
+            };
+            if let Some(enabled) = developer_mode_change(&area, &changes) {
+                changed(&worker, enabled);
             }
         }),
     );
+}
+
+/// The switch changed to `enabled`: the copy in memory first, then what
+/// follows from it.
+fn changed(worker: &Rc<Worker>, enabled: bool) {
+    worker.developer_mode.set(Some(enabled));
+    if enabled {
+        turned_on(worker);
+    } else {
+        turned_off(worker);
+    }
 }
 
 /// Whether developer mode is on now: the state in memory, after the first
