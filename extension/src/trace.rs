@@ -27,7 +27,6 @@ pub(crate) fn now() -> f64 {
 
 /// The marks of one host request, in milliseconds of `performance.now()`;
 /// NaN for a step the request did not take.
-#[derive(Debug, Clone)]
 pub(crate) struct Marks {
     /// What ran: the CDP method, or the command's name.
     pub(crate) what: String,

@@ -403,7 +403,7 @@ impl Lane {
             tracing::debug!(
                 target: HOPS_TARGET,
                 request = id,
-                what = command_name(&command),
+                what = command.name(),
                 micros = u64::try_from(handed.elapsed().as_micros()).unwrap_or(u64::MAX),
                 "browser answered"
             );
@@ -420,16 +420,6 @@ impl Lane {
 /// The `tracing` target of the per-hop trace: one debug line per answered
 /// browser request, with how long the browser took.
 pub const HOPS_TARGET: &str = "cotab_host::hops";
-
-/// A command's name for the trace: its CDP method, or its op.
-fn command_name(command: &Command) -> &str {
-    match command {
-        Command::Cdp { method, .. } => method,
-        Command::ListShared => "listShared",
-        Command::CreateTab { .. } => "createTab",
-        Command::CloseTab { .. } => "closeTab",
-    }
-}
 
 /// Removes a pending request whose caller stopped waiting.
 struct ForgetOnDrop<'a> {

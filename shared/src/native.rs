@@ -216,6 +216,18 @@ impl<'de> Deserialize<'de> for Command {
     }
 }
 
+impl Command {
+    /// The command's name in traces and logs: its CDP method, or its op.
+    pub fn name(&self) -> &str {
+        match self {
+            Command::Cdp { method, .. } => method,
+            Command::ListShared => "listShared",
+            Command::CreateTab { .. } => "createTab",
+            Command::CloseTab { .. } => "closeTab",
+        }
+    }
+}
+
 impl<'de> Deserialize<'de> for Holder {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut t = Tagged::read(d, "kind")?;
@@ -431,6 +443,21 @@ mod tests {
             json!({"type":"hello","protocolVersion":1,"laneId":"lane-1",
                    "extensionId":crate::EXTENSION_ID,"version":"0.1.0"}),
         );
+    }
+
+    #[test]
+    fn command_names_are_the_method_or_the_op() {
+        let cdp = Command::Cdp {
+            tab_id: TabId(1),
+            method: "Page.reload".into(),
+            params: Value::Null,
+            class: CommandClass::Act,
+            then: None,
+        };
+        assert_eq!(cdp.name(), "Page.reload");
+        assert_eq!(Command::ListShared.name(), "listShared");
+        assert_eq!(Command::CreateTab { url: None }.name(), "createTab");
+        assert_eq!(Command::CloseTab { tab_id: TabId(1) }.name(), "closeTab");
     }
 
     #[test]

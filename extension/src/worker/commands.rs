@@ -5,8 +5,9 @@
 //! A `cdp` command passes the class rules of [`crate::control::admit`]
 //! (on top of the daemon's): on a tab the person controls only `observe`
 //! and `release` run, and `privileged` needs developer mode as the worker
-//! knows it at dispatch ([`developer_mode::enabled`]). Every command is registered in the worker's in-flight registry
-//! while it runs, so it fails at once when its authority ends.
+//! knows it at dispatch ([`developer_mode::enabled`]). Every command is
+//! registered in the worker's in-flight registry while it runs, so it fails
+//! at once when its authority ends.
 //!
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
@@ -29,12 +30,9 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
     // it drops is not sent (the daemon already forgot it).
     let link = worker.generation.get();
     worker.restored.wait().await;
-    let mut marks = Marks::new(String::new(), received);
+    let mut marks = Marks::new(command.name().to_owned(), received);
     let outcome = match command {
-        Command::ListShared => {
-            marks.what = "listShared".into();
-            list_shared(&worker).await
-        }
+        Command::ListShared => list_shared(&worker).await,
         Command::Cdp {
             tab_id,
             method,
@@ -52,17 +50,10 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 None => cdp_command(&worker, link, &call, &mut marks).await,
                 Some(then) => with_follow_up(&worker, link, call, &then, &mut marks).await,
             };
-            marks.what = method;
             outcome(result)
         }
-        Command::CreateTab { url } => {
-            marks.what = "createTab".into();
-            outcome(agent_tabs::create_tab(&worker, url).await)
-        }
-        Command::CloseTab { tab_id } => {
-            marks.what = "closeTab".into();
-            outcome(agent_tabs::close_tab(&worker, tab_id).await)
-        }
+        Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
+        Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
     };
     link::send(&worker, &ExtensionToHost::Response { id, outcome });
     marks.posted();
@@ -171,9 +162,9 @@ struct Call<'a> {
 
 /// Runs `first`, then `then` (class observe, on the same tab), and wraps
 /// both in a [`ThenResult`]; a failure of `first` is the answer at once and
-/// the follow-up's outcome is dropped. The follow-up passes the same checks as
-/// any command; its failure is reported inside the result, since the first
-/// command has already run.
+/// the follow-up's outcome is dropped. The follow-up passes the same checks
+/// as any command; its failure is reported inside the result, since the
+/// first command has already run.
 ///
 /// With [`FollowUp::overlap`], both are sent at once. The browser answers a
 /// tab's commands over one channel in the order it settles them, and each

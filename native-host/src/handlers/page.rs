@@ -4,7 +4,7 @@
 //! Snapshot, wait and console need no lease (observe); the dialog answer
 //! changes the page and needs the lease.
 
-use super::{invalid_params, wire, Cx};
+use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::outline::{self, AxNode, FrameTree};
 use cotab_shared::controller::{
@@ -51,10 +51,7 @@ async fn parse_nodes(v: Value) -> Vec<AxNode> {
         .get("nodes")
         .and_then(Value::as_array)
         .is_some_and(|a| a.len() > LARGE_TREE);
-    if !large {
-        return read(v);
-    }
-    tokio::task::spawn_blocking(move || read(v))
+    off_thread_if(large, "reading the accessibility tree", move || Ok(read(v)))
         .await
         .unwrap_or_default()
 }

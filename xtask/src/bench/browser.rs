@@ -19,7 +19,6 @@ use cotab_shared::controller::{
     EvaluateParams, ImageFormat, MouseMove, PointerParams, SelectParams, Snapshot, SnapshotParams,
     Status, TabsList, TabsSelect,
 };
-use cotab_shared::EXTENSION_ID;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -319,7 +318,9 @@ fn browser_waits(browser: &Browser, what: &str) -> Vec<f64> {
 
 /// Reads and clears the worker's request trace.
 async fn worker_trace(browser: &Browser) -> Result<Vec<TraceRecord>> {
-    let v = in_worker_once(browser, "self.cotabTrace ? self.cotabTrace() : null").await?;
+    let v = browser
+        .in_worker("self.cotabTrace ? self.cotabTrace() : null")
+        .await?;
     if v.is_null() {
         bail!("the worker has no request trace (self.cotabTrace)");
     }
@@ -522,47 +523,9 @@ async fn captures(
     Ok((rows, size, (unchanged, CAPTURE_ROUNDS * CAPTURE_BLOCK)))
 }
 
-/// The extension's service worker target, if it runs.
-async fn worker_target(browser: &Browser) -> Result<Option<String>> {
-    let targets = browser.cdp.send("Target.getTargets", json!({})).await?;
-    let prefix = format!("chrome-extension://{EXTENSION_ID}/");
-    Ok(targets["targetInfos"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|t| {
-            t["type"] == "service_worker"
-                && t["url"].as_str().is_some_and(|u| u.starts_with(&prefix))
-        })
-        .and_then(|t| t["targetId"].as_str().map(str::to_owned)))
-}
-
 /// The worker's start-up marks (`self.cotabTiming`).
 async fn worker_timing(browser: &Browser) -> Result<Value> {
-    in_worker_once(browser, "self.cotabTiming ?? null").await
-}
-
-/// Evaluates `expression` in the extension's service worker through a CDP
-/// session that is closed again at once (an open one keeps a worker
-/// alive), and returns its value.
-async fn in_worker_once(browser: &Browser, expression: &str) -> Result<Value> {
-    let target = worker_target(browser)
-        .await?
-        .context("the extension's service worker is not running")?;
-    let session = browser.cdp.attach(&target).await?;
-    let r = browser
-        .cdp
-        .send_to(
-            Some(&session),
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true}),
-        )
-        .await;
-    browser
-        .cdp
-        .send("Target.detachFromTarget", json!({"sessionId": session}))
-        .await?;
-    Ok(r?["result"]["value"].clone())
+    browser.in_worker("self.cotabTiming ?? null").await
 }
 
 /// Item 5: the worker's start (time origin → Rust start → first native
