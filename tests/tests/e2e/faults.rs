@@ -615,26 +615,29 @@ async fn a_shared_idle_browser_keeps_its_worker_and_port() -> anyhow::Result<()>
         .await?;
     let relays = browser.relay_pids();
     assert_eq!(relays.len(), 1, "{relays:?}");
-    // Four times the browser's 30 s idle timeout, without agent traffic;
-    // each look asks the daemon only, never the extension.
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(120) {
-        tokio::time::sleep(Duration::from_secs(10)).await;
-        assert_eq!(
-            browser.relay_pids(),
-            relays,
-            "the native port was reopened after {:?}",
-            start.elapsed()
-        );
-        let mut probe = browser.agent("probe").await?;
-        let status = probe.call::<Status>(&Empty {}).await?;
-        assert_eq!(
-            status.lane,
-            LaneState::Online,
-            "after {:?}",
-            start.elapsed()
-        );
+    // Four times the browser's 30 s idle timeout, without agent traffic.
+    // A watcher on the daemon (it never reaches the extension) waits for
+    // the lane to change: the relay ending or the port closing would send
+    // it `lane.offline`. Only the deadline may end the wait.
+    let idle = Duration::from_secs(120);
+    let mut watcher = browser.agent("watcher").await?;
+    let until = tokio::time::Instant::now() + idle;
+    loop {
+        match tokio::time::timeout_at(until, watcher.next_message()).await {
+            Err(_) => break,
+            Ok(Ok(msg)) => {
+                let method = msg["method"].as_str().unwrap_or_default();
+                assert!(
+                    !method.starts_with("lane."),
+                    "the lane changed while the browser was idle: {msg}"
+                );
+            }
+            Ok(Err(e)) => anyhow::bail!("the daemon dropped the watcher: {e}"),
+        }
     }
+    assert_eq!(browser.relay_pids(), relays, "the native port was reopened");
+    let status = watcher.call::<Status>(&Empty {}).await?;
+    assert_eq!(status.lane, LaneState::Online);
     let log = browser.daemon_log();
     assert_eq!(
         log.matches("browser lane online").count(),
