@@ -18,30 +18,32 @@
 //! deadline). Nothing here ever awaits the agent while holding the reader.
 
 use crate::codec::{LineCodec, LineCodecError};
-use crate::handlers::{dispatch, Broker, ConnState};
+use crate::handlers::{dispatch, Broker, ConnState, Note};
 use cotab_shared::controller::{
-    decode_line, Call, Notification, Response, RpcError, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR,
+    decode_line, AgentEvent, Call, Notification, Response, RpcError, INVALID_REQUEST, PARSE_ERROR,
+    SERVER_ERROR,
 };
 use cotab_shared::limits::{
     LINE_IDLE_MS, MAX_CONTROLLER_LINE, MAX_IN_FLIGHT_PER_CONNECTION,
     MAX_MEDIA_IN_FLIGHT_PER_CONNECTION, MAX_QUEUED_LINES_PER_CONNECTION,
 };
 use cotab_shared::{ErrorKind, RequestId};
-use futures_util::{SinkExt, Stream};
+use futures_util::{FutureExt, Stream};
 use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
+use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{broadcast, mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, Sleep};
-use tokio_util::bytes::{Bytes, BytesMut};
-use tokio_util::codec::{FramedRead, FramedWrite};
+use tokio_util::bytes::{BufMut, Bytes, BytesMut};
+use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
 
 /// Settings of every agent connection.
@@ -190,16 +192,21 @@ impl LineReader {
     }
 }
 
-/// Writes queued lines until the queue closes or `closing` fires. A write
-/// the agent does not take within `stall` (it stopped reading) or a failed
-/// one closes the connection.
+/// Most bytes one write of [`write_lines`] gathers from the queue.
+const WRITE_BATCH: usize = 64 << 10;
+
+/// Writes queued lines until the queue closes or `closing` fires. The
+/// lines already queued go out in one write. A write the agent does not
+/// take within `stall` (it stopped reading) or a failed one closes the
+/// connection; the stall clock starts only for a write that cannot finish
+/// at once.
 async fn write_lines(
-    write: OwnedWriteHalf,
+    mut write: OwnedWriteHalf,
     mut rx: mpsc::Receiver<Bytes>,
     stall: Duration,
     closing: CancellationToken,
 ) {
-    let mut sink = FramedWrite::new(write, LineCodec::new(usize::MAX));
+    let mut buf = BytesMut::new();
     loop {
         let l = tokio::select! {
             _ = closing.cancelled() => return,
@@ -208,9 +215,20 @@ async fn write_lines(
                 None => return,
             },
         };
-        let sent = tokio::select! {
-            _ = closing.cancelled() => return,
-            r = tokio::time::timeout(stall, sink.send(l)) => r,
+        push_line(&mut buf, &l);
+        while buf.len() < WRITE_BATCH {
+            match rx.try_recv() {
+                Ok(l) => push_line(&mut buf, &l),
+                Err(_) => break,
+            }
+        }
+        let sent = match write.write_all_buf(&mut buf).now_or_never() {
+            Some(r) => Ok(r),
+            // What was written stays written: `buf` keeps only the rest.
+            None => tokio::select! {
+                _ = closing.cancelled() => return,
+                r = tokio::time::timeout(stall, write.write_all_buf(&mut buf)) => r,
+            },
         };
         if !matches!(sent, Ok(Ok(()))) {
             if sent.is_err() {
@@ -220,6 +238,12 @@ async fn write_lines(
             return;
         }
     }
+}
+
+fn push_line(buf: &mut BytesMut, l: &[u8]) {
+    buf.reserve(l.len() + 1);
+    buf.put_slice(l);
+    buf.put_u8(b'\n');
 }
 
 /// Serves one agent connection until it closes or `shutdown` fires.
@@ -252,38 +276,24 @@ pub async fn serve(
     ));
 
     let per_conn = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
-    let mut events = broker.subscribe_agent_events();
-    let mut events_open = true;
-    let mut notes = broker.subscribe_notes();
-    let mut notes_open = true;
+    // Subscribed before any line is read, so nothing addressed to this
+    // connection is missed.
+    let notifier = tokio::spawn(forward_notifications(
+        broker.subscribe_agent_events(),
+        broker.subscribe_notes(),
+        broker.clone(),
+        conn.clone(),
+        out.clone(),
+    ));
     let media = Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_PER_CONNECTION));
     let mut tasks = JoinSet::new();
+    let cancelled = closing.cancelled();
+    tokio::pin!(cancelled);
     let end = loop {
         tokio::select! {
+            biased;
             // Shutdown, or the writer or a response gave up on the agent.
-            _ = closing.cancelled() => break End::Abort,
-            ev = events.recv(), if events_open => match ev {
-                Ok(ev) if conn.bound_session(&broker).is_some() => {
-                    if let Some(l) = line(&Notification::new(ev)) {
-                        out.notify(l);
-                    }
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => events_open = false,
-            },
-            note = notes.recv(), if notes_open => match note {
-                Ok((to, ev)) => {
-                    let mine = conn.bound_session(&broker);
-                    let wanted = mine.is_some() && (to.is_none() || to == mine);
-                    if let (true, Some(l)) = (wanted, line(&Notification::new(ev))) {
-                        out.notify(l);
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    tracing::warn!(conn = conn.id.0, n, "a slow agent missed notifications");
-                }
-                Err(broadcast::error::RecvError::Closed) => notes_open = false,
-            },
+            _ = &mut cancelled => break End::Abort,
             // Reap finished request tasks so the set does not grow.
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             next = lines.next() => match next {
@@ -312,6 +322,9 @@ pub async fn serve(
         End::Eof => while tasks.join_next().await.is_some() {},
         End::Abort => tasks.shutdown().await,
     }
+    notifier.abort();
+    // It holds a sender of the outgoing queue; an abort is its only end.
+    let _ = notifier.await;
     drop(out);
     // The writer ends once every sender is gone (after flushing, within its
     // stall deadline) or at once when `closing` fired; a panic there only
@@ -320,6 +333,45 @@ pub async fn serve(
     conn.close(&broker);
     broker.update_counts(|c| c.agents -= 1);
     tracing::debug!(conn = conn.id.0, "agent disconnected");
+}
+
+/// Queues the agent events and broker notes meant for this connection
+/// (only once it holds a session) until it is aborted.
+async fn forward_notifications(
+    mut events: broadcast::Receiver<AgentEvent>,
+    mut notes: broadcast::Receiver<Note>,
+    broker: Arc<Broker>,
+    conn: Arc<ConnState>,
+    out: Outbox,
+) {
+    let mut events_open = true;
+    let mut notes_open = true;
+    while events_open || notes_open {
+        tokio::select! {
+            ev = events.recv(), if events_open => match ev {
+                Ok(ev) if conn.bound_session(&broker).is_some() => {
+                    if let Some(l) = line(&Notification::new(ev)) {
+                        out.notify(l);
+                    }
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => events_open = false,
+            },
+            note = notes.recv(), if notes_open => match note {
+                Ok((to, ev)) => {
+                    let mine = conn.bound_session(&broker);
+                    let wanted = mine.is_some() && (to.is_none() || to == mine);
+                    if let (true, Some(l)) = (wanted, line(&Notification::new(ev))) {
+                        out.notify(l);
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    tracing::warn!(conn = conn.id.0, n, "a slow agent missed notifications");
+                }
+                Err(broadcast::error::RecvError::Closed) => notes_open = false,
+            },
+        }
+    }
 }
 
 fn respond(out: &Outbox, id: Option<RequestId>, outcome: Result<serde_json::Value, RpcError>) {

@@ -352,7 +352,9 @@ impl Lane {
                 }
                 continue;
             };
-            let handed = Instant::now();
+            // Read only for the per-hop trace below.
+            let handed =
+                tracing::enabled!(target: HOPS_TARGET, tracing::Level::DEBUG).then(Instant::now);
             let delivered = match tx {
                 Some(tx) => tx.send(frame).await.is_ok(),
                 None => false,
@@ -404,7 +406,7 @@ impl Lane {
                 target: HOPS_TARGET,
                 request = id,
                 what = command.name(),
-                micros = u64::try_from(handed.elapsed().as_micros()).unwrap_or(u64::MAX),
+                micros = handed.map_or(0, |h| u64::try_from(h.elapsed().as_micros()).unwrap_or(u64::MAX)),
                 "browser answered"
             );
             return r;

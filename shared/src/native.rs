@@ -306,7 +306,12 @@ pub struct SharedTabs {
 }
 
 /// A message from the extension to the daemon.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Read by a hand-written visitor that takes each field straight from the
+/// JSON text, in any order, with no intermediate tree: the derive for an
+/// internally tagged enum with a flattened [`Outcome`] buffers the whole
+/// message twice (a capture's base64 image among it) before building it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ExtensionToHost {
     /// First message on every connection: who this lane is.
@@ -336,6 +341,123 @@ pub enum ExtensionToHost {
         /// What happened.
         event: Event,
     },
+}
+
+impl<'de> Deserialize<'de> for ExtensionToHost {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ExtensionToHostVisitor)
+    }
+}
+
+struct ExtensionToHostVisitor;
+
+/// Sets `slot` from the map's next value, refusing a second `name`.
+fn once<'de, T: Deserialize<'de>, A: serde::de::MapAccess<'de>>(
+    slot: &mut Option<T>,
+    name: &'static str,
+    map: &mut A,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+impl<'de> serde::de::Visitor<'de> for ExtensionToHostVisitor {
+    type Value = ExtensionToHost;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object with a `type` field")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        const VARIANTS: &[&str] = &["hello", "response", "event"];
+        let mut tag: Option<std::borrow::Cow<'de, str>> = None;
+        let mut id: Option<u64> = None;
+        let mut result: Option<Value> = None;
+        let mut error: Option<WireError> = None;
+        let mut event: Option<Event> = None;
+        let mut protocol_version: Option<u32> = None;
+        let mut lane_id: Option<LaneId> = None;
+        let mut extension_id: Option<String> = None;
+        let mut version: Option<String> = None;
+        while let Some(CowStr(key)) = map.next_key()? {
+            match &*key {
+                "type" => {
+                    if tag.is_some() {
+                        return Err(A::Error::duplicate_field("type"));
+                    }
+                    tag = Some(map.next_value::<CowStr<'de>>()?.0);
+                }
+                "id" => once(&mut id, "id", &mut map)?,
+                "result" => once(&mut result, "result", &mut map)?,
+                "error" => once(&mut error, "error", &mut map)?,
+                "event" => once(&mut event, "event", &mut map)?,
+                "protocolVersion" => once(&mut protocol_version, "protocolVersion", &mut map)?,
+                "laneId" => once(&mut lane_id, "laneId", &mut map)?,
+                "extensionId" => once(&mut extension_id, "extensionId", &mut map)?,
+                "version" => once(&mut version, "version", &mut map)?,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        let tag = tag.ok_or_else(|| A::Error::missing_field("type"))?;
+        let need = |name: &'static str| A::Error::missing_field(name);
+        Ok(match &*tag {
+            "hello" => ExtensionToHost::Hello {
+                protocol_version: protocol_version.ok_or_else(|| need("protocolVersion"))?,
+                lane_id: lane_id.ok_or_else(|| need("laneId"))?,
+                extension_id: extension_id.ok_or_else(|| need("extensionId"))?,
+                version: version.ok_or_else(|| need("version"))?,
+            },
+            "response" => ExtensionToHost::Response {
+                id: id.ok_or_else(|| need("id"))?,
+                outcome: match (result, error) {
+                    (Some(v), None) => Outcome::Result(v),
+                    (None, Some(e)) => Outcome::Error(e),
+                    (None, None) => {
+                        return Err(A::Error::custom(
+                            "a response needs a `result` or an `error` field",
+                        ))
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(A::Error::custom(
+                            "a response has both a `result` and an `error` field",
+                        ))
+                    }
+                },
+            },
+            "event" => ExtensionToHost::Event {
+                event: event.ok_or_else(|| need("event"))?,
+            },
+            other => return Err(A::Error::unknown_variant(other, VARIANTS)),
+        })
+    }
+}
+
+/// A string borrowed from the input when it has no escapes, else owned.
+struct CowStr<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(CowStr(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(CowStr(std::borrow::Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// The outcome of a command: `{"result": …}` or `{"error": …}`.
@@ -593,6 +715,52 @@ mod tests {
             json!({"type":"response","id":9,"error":{"kind":"TAB_NOT_SHARED",
                    "message":"tab 4 is not shared"}}),
         );
+    }
+
+    #[test]
+    fn responses_read_in_any_field_order_and_refuse_ambiguity() {
+        let read = |v: Value| serde_json::from_str::<ExtensionToHost>(&v.to_string());
+        assert_eq!(
+            read(json!({"result": null, "id": 3, "type": "response"})).expect("reads"),
+            ExtensionToHost::Response {
+                id: 3,
+                outcome: Outcome::Result(Value::Null)
+            }
+        );
+        // An escaped tag and unknown fields.
+        let escaped = r#"{"type":"respons\u0065","id":3,"result":1,"x":[1]}"#;
+        assert!(serde_json::from_str::<ExtensionToHost>(escaped).is_ok());
+        let refused = |v: Value, says: &str| {
+            let e = read(v).expect_err("refused").to_string();
+            assert!(e.contains(says), "{e}");
+        };
+        refused(
+            json!({"type": "response", "id": 3}),
+            "`result` or an `error`",
+        );
+        refused(
+            json!({"type": "response", "id": 3, "result": 1, "error": {"kind": "TIMEOUT", "message": "m"}}),
+            "both",
+        );
+        refused(
+            json!({"type": "response", "result": 1}),
+            "missing field `id`",
+        );
+        refused(
+            json!({"type": "hello", "protocolVersion": 2}),
+            "missing field `laneId`",
+        );
+        refused(json!({"id": 1, "result": 1}), "missing field `type`");
+        refused(json!({"type": "later", "id": 1}), "unknown variant `later`");
+        refused(json!({"type": 7}), "invalid type");
+        refused(
+            json!({"type": "response", "id": -1, "result": 1}),
+            "invalid value",
+        );
+        refused(json!([1, 2]), "invalid type");
+        let twice = r#"{"type":"response","id":1,"id":2,"result":1}"#;
+        let e = serde_json::from_str::<ExtensionToHost>(twice).expect_err("refused");
+        assert!(e.to_string().contains("duplicate field `id`"), "{e}");
     }
 
     #[test]

@@ -94,10 +94,12 @@ impl Row {
                 None => String::new(),
             },
             Sample::Daemon(f) => format!(
-                "{:.0} requests/s, daemon CPU {:.0} µs/request, peak RSS {}",
+                "{:.0} requests/s, daemon CPU {:.0} µs/request, peak RSS {}, bench CPU {:.0} µs/request{}",
                 f.per_second,
                 f.cpu_us_per_request,
-                mib(f.peak_rss_kib)
+                mib(f.peak_rss_kib),
+                f.bench_cpu_us_per_request,
+                if f.pinned { "" } else { ", not pinned" }
             ),
             _ => String::new(),
         }
@@ -118,6 +120,8 @@ impl Row {
             v["requestsPerSecond"] = json!(f.per_second.round());
             v["peakRssKiB"] = json!(f.peak_rss_kib);
             v["daemonCpuMicrosPerRequest"] = json!(round3(f.cpu_us_per_request));
+            v["benchCpuMicrosPerRequest"] = json!(round3(f.bench_cpu_us_per_request));
+            v["pinned"] = json!(f.pinned);
         }
         v
     }

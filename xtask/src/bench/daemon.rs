@@ -23,7 +23,6 @@ use anyhow::{bail, Context, Result};
 use cotab_shared::controller::{Empty, Hello, HelloParams, SelectParams, TabsList, TabsSelect};
 use cotab_shared::native::TabInfo;
 use cotab_shared::{TabId, PROTOCOL_VERSION};
-use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -56,6 +55,12 @@ pub(crate) struct DaemonFigures {
     pub(crate) peak_rss_kib: u64,
     /// The daemon's CPU time (all threads) per measured request.
     pub(crate) cpu_us_per_request: f64,
+    /// The bench process's (the agents', the fake extension's and the
+    /// schedule's) CPU time per measured request: the load it puts on the
+    /// same two cores.
+    pub(crate) bench_cpu_us_per_request: f64,
+    /// Whether the daemon and the bench ran pinned to cores of their own.
+    pub(crate) pinned: bool,
 }
 
 /// Runs the daemon with `agents` agents sending as `load` says and
@@ -63,14 +68,61 @@ pub(crate) struct DaemonFigures {
 pub(crate) fn run(binary: &Path, agents: usize, load: Load) -> Result<DaemonFigures> {
     let dir = tempfile::Builder::new().prefix("cotab-bench").tempdir()?;
     let mut daemon = DaemonProcess::start(binary, &dir.path().join("rt"))?;
-    // One thread for every agent and the fake extension: the daemon gets
-    // the other core.
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let result = rt.block_on(drive(&mut daemon, agents, load));
+    // The daemon's threads on one core, the bench's on another, so that
+    // neither waits for the other's time slice (the scheduler tends to wake
+    // a peer on the waker's core).
+    let pinned = pin(daemon.pid(), true);
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            if pinned {
+                pin(0, false);
+            }
+            // One thread for every agent and the fake extension.
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(drive(&mut daemon, agents, load))
+        })
+        .join()
+        .map_err(|_| anyhow::anyhow!("the agents' thread panicked"))?
+    });
     daemon.stop();
-    result
+    result.map(|figures| DaemonFigures { pinned, ..figures })
+}
+
+/// Pins, with `taskset`, every thread of `pid` to the last CPU (`daemon`)
+/// or the calling thread (and the threads it starts later) to the first;
+/// false if there is one CPU or `taskset` failed.
+fn pin(pid: u32, daemon: bool) -> bool {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    if cpus < 2 {
+        return false;
+    }
+    let (args, target) = if daemon {
+        (vec!["-a", "-p", "-c"], pid.to_string())
+    } else {
+        // This thread's id, from `/proc/thread-self` ("<pid>/task/<tid>").
+        let Some(tid) = std::fs::read_link("/proc/thread-self")
+            .ok()
+            .and_then(|p| p.file_name().map(|t| t.to_string_lossy().into_owned()))
+        else {
+            return false;
+        };
+        (vec!["-p", "-c"], tid)
+    };
+    let cpu = if daemon {
+        (cpus - 1).to_string()
+    } else {
+        "0".to_string()
+    };
+    std::process::Command::new("taskset")
+        .args(args)
+        .arg(&cpu)
+        .arg(&target)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<DaemonFigures> {
@@ -100,16 +152,22 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
             }
         });
     }
+    let mut latencies = Vec::new();
     let cpu_before = match load {
         Load::BackToBack => {
             tokio::time::sleep_until(warm_until).await;
-            cpu_ns(daemon.pid())?
+            let cpu_before = cpu_pair(daemon.pid())?;
+            for t in tasks {
+                latencies.extend(t.await??);
+            }
+            cpu_before
         }
         Load::Rate(rate) => {
             // Tokio's timers tick in milliseconds, which would send the
             // requests due within one tick together: the schedule is kept
             // by yielding until each is due. This task shares the thread
-            // with the agents and the fake extension, which run between.
+            // (and, pinned, the core) with the agents and the fake
+            // extension, which run between.
             let interval = Duration::from_secs(1) / rate;
             let mut cpu_before = None;
             for k in 0u32.. {
@@ -121,7 +179,7 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
                     tokio::task::yield_now().await;
                 }
                 if cpu_before.is_none() && at >= warm_until {
-                    cpu_before = Some(cpu_ns(daemon.pid())?);
+                    cpu_before = Some(cpu_pair(daemon.pid())?);
                 }
                 let agent = k as usize % due.len();
                 if due[agent].send(at).is_err() {
@@ -129,14 +187,15 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
                 }
             }
             due.clear();
+            for t in tasks {
+                latencies.extend(t.await??);
+            }
             cpu_before.context("the measured part of the schedule never started")?
         }
     };
-    let mut latencies = Vec::new();
-    for t in tasks {
-        latencies.extend(t.await??);
-    }
-    let cpu = cpu_ns(daemon.pid())?.saturating_sub(cpu_before);
+    let (daemon_after, bench_after) = cpu_pair(daemon.pid())?;
+    let cpu = daemon_after.saturating_sub(cpu_before.0);
+    let bench_cpu = bench_after.saturating_sub(cpu_before.1);
     daemon.check_alive()?;
     let peak_rss_kib = daemon.peak_rss_kib()?;
     let requests = latencies.len();
@@ -148,7 +207,14 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
         latency: Summary::of(&latencies).context("no request was measured")?,
         peak_rss_kib,
         cpu_us_per_request: cpu as f64 / 1e3 / requests.max(1) as f64,
+        bench_cpu_us_per_request: bench_cpu as f64 / 1e3 / requests.max(1) as f64,
+        pinned: false,
     })
+}
+
+/// CPU time so far of the daemon `pid` and of this process.
+fn cpu_pair(pid: u32) -> Result<(u64, u64)> {
+    Ok((cpu_ns(pid)?, cpu_ns(std::process::id())?))
 }
 
 /// CPU time of every thread of `pid` so far, in nanoseconds (the first
@@ -169,6 +235,21 @@ fn cpu_ns(pid: u32) -> Result<u64> {
             .with_context(|| format!("no CPU time in {}", path.display()))?;
     }
     Ok(total)
+}
+
+/// What an agent reads of a line from the daemon.
+#[derive(serde::Deserialize)]
+struct Answer {
+    id: Option<i64>,
+    #[serde(default)]
+    error: Option<Box<serde_json::value::RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+}
+
+/// Whether a field is there, whatever it holds.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    serde::Deserialize::deserialize(d).map(|_: serde::de::IgnoredAny| true)
 }
 
 /// One agent connection with its session and selected tab.
@@ -232,20 +313,24 @@ impl AgentConn {
             if n == 0 {
                 bail!("agent {}: the daemon closed the connection", self.index);
             }
-            let v: Value = serde_json::from_str(&self.line)
-                .with_context(|| format!("agent {}: not JSON", self.index))?;
-            if v.get("id").is_none() {
+            // Only the id and the error are read: the bench's own
+            // parsing shares the two cores with the daemon.
+            let a: Answer = serde_json::from_str(&self.line)
+                .with_context(|| format!("agent {}: not a JSON-RPC line", self.index))?;
+            let Some(got) = a.id else {
                 continue; // A notification.
-            }
-            if v["id"] != id {
+            };
+            if got != id {
                 bail!(
-                    "agent {}: an answer for {} while waiting for {id}",
-                    self.index,
-                    v["id"]
+                    "agent {}: an answer for {got} while waiting for {id}",
+                    self.index
                 );
             }
-            if let Some(e) = v.get("error") {
+            if let Some(e) = a.error {
                 bail!("agent {}: request {id} failed: {e}", self.index);
+            }
+            if !a.result {
+                bail!("agent {}: request {id} has no result", self.index);
             }
             return Ok(());
         }
