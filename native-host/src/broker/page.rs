@@ -241,22 +241,30 @@ impl Core {
         }
     }
 
-    /// The number the snapshot's first ref gets. Call it and
-    /// [`Core::snapshot_finished`] in one core call, so no other snapshot
-    /// of the session takes numbers in between.
-    pub fn next_ref(&self, fence: &Fence) -> Result<u64, WireError> {
+    /// Reserves `count` ref numbers for a snapshot being rendered (at most
+    /// one per node of its trees) and returns the first; a snapshot of the
+    /// same session rendered meanwhile takes numbers after them. Hand them
+    /// back with [`Core::snapshot_finished`].
+    pub fn reserve_refs(&mut self, fence: &Fence, count: u64) -> Result<u64, WireError> {
         self.check(fence)?;
-        Ok(self.bound(fence.session, fence.conn)?.next_ref)
+        let s = self.bound_mut(fence.session, fence.conn)?;
+        let first = s.next_ref;
+        s.next_ref = first.saturating_add(count);
+        Ok(first)
     }
 
-    /// Stores a snapshot's refs (numbered from `first`, in order) as the
-    /// session's latest of the tab; every older ref of the tab is stale
-    /// from now on. A navigation since `mark` makes these stale at once.
+    /// Stores a snapshot's refs (numbered from `first`, in order, within the
+    /// `reserved` numbers from [`Core::reserve_refs`]) as the session's
+    /// latest of the tab; every older ref of the tab is stale from now on.
+    /// The numbers it did not use go back unless another snapshot reserved
+    /// numbers after them. A navigation since `mark` makes these stale at
+    /// once.
     pub fn snapshot_finished(
         &mut self,
         fence: &Fence,
         mark: SnapshotMark,
         first: u64,
+        reserved: u64,
         nodes: Vec<NodeRef>,
     ) -> Result<(), WireError> {
         self.check(fence)?;
@@ -274,6 +282,9 @@ impl Core {
                 refs,
             },
         );
+        if s.next_ref == first.saturating_add(reserved) {
+            s.next_ref = first + count;
+        }
         s.next_ref = s.next_ref.max(first + count);
         Ok(())
     }
@@ -546,9 +557,18 @@ mod tests {
     fn snapshot(c: &mut Core, s: SessionId, ids: &[i64]) -> u64 {
         let f = c.fence(s, A, Need::Observe).expect("fence");
         let mark = c.snapshot_started(&f);
-        let first = c.next_ref(&f).expect("first");
-        c.snapshot_finished(&f, mark, first, ids.iter().map(|i| node(*i)).collect())
-            .expect("stored");
+        // More numbers reserved than used, as a page's nodes outnumber its
+        // refs.
+        let reserved = ids.len() as u64 + 5;
+        let first = c.reserve_refs(&f, reserved).expect("first");
+        c.snapshot_finished(
+            &f,
+            mark,
+            first,
+            reserved,
+            ids.iter().map(|i| node(*i)).collect(),
+        )
+        .expect("stored");
         first
     }
 
@@ -573,6 +593,28 @@ mod tests {
     }
 
     #[test]
+    fn snapshots_rendered_at_once_take_numbers_apart() {
+        let (mut c, s) = setup();
+        let f = c.fence(s, A, Need::Observe).expect("fence");
+        let mark = c.snapshot_started(&f);
+        // Two snapshots of the session render at the same time, each with
+        // more numbers reserved than it will use.
+        let a = c.reserve_refs(&f, 10).expect("a");
+        let b = c.reserve_refs(&f, 10).expect("b");
+        assert_eq!((a, b), (1, 11));
+        c.snapshot_finished(&f, mark, a, 10, vec![node(10), node(11)])
+            .expect("a stored");
+        // `b` reserved after `a`'s numbers: they stay taken.
+        assert_eq!(c.reserve_refs(&f, 0).expect("peek"), 21);
+        c.snapshot_finished(&f, mark, b, 10, vec![node(20)])
+            .expect("b stored");
+        assert_eq!(resolve(&c, s, "e11"), Ok(node(20)));
+        assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
+        // Nothing reserved after `b`: its unused numbers came back.
+        assert_eq!(snapshot(&mut c, s, &[30]), 12);
+    }
+
+    #[test]
     fn a_navigation_makes_refs_stale_even_during_the_snapshot() {
         let (mut c, s) = setup();
         snapshot(&mut c, s, &[10]);
@@ -583,8 +625,8 @@ mod tests {
         let f = c.fence(s, A, Need::Observe).expect("fence");
         let mark = c.snapshot_started(&f);
         c.on_main_frame_navigated(TabId(1));
-        let first = c.next_ref(&f).expect("first");
-        c.snapshot_finished(&f, mark, first, vec![node(30)])
+        let first = c.reserve_refs(&f, 1).expect("first");
+        c.snapshot_finished(&f, mark, first, 1, vec![node(30)])
             .expect("stored");
         assert_eq!(
             resolve(&c, s, &format!("e{first}")),

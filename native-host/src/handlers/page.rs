@@ -29,8 +29,9 @@ const DEFAULT_WAIT_MS: u64 = 30_000;
 /// How often `page.wait` looks at text, refs and selectors.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Accessibility nodes above which a tree is read on the blocking pool, so
-/// the daemon's one thread keeps serving other requests meanwhile.
+/// Accessibility nodes above which a tree is read, and its outline
+/// rendered, on the blocking pool, so the daemon's one thread keeps serving
+/// other requests meanwhile (20,000 nodes take about 25 ms to render).
 const LARGE_TREE: usize = 2_000;
 
 /// The nodes of an `Accessibility.getFullAXTree` result.
@@ -127,18 +128,22 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
             .unwrap_or_default()
             .to_string()
     };
-    // Numbering and storing in one core call: no other snapshot of the
-    // session can take the same numbers.
-    let out = cx.core(|c| {
-        let first = c.next_ref(&fence)?;
-        let out = outline::render(&frames, first, max);
-        c.snapshot_finished(&fence, mark, first, out.refs.clone())?;
-        Ok::<_, cotab_shared::WireError>(out)
-    })?;
+    // Numbers for every node, the most the outline can show, reserved
+    // first: another snapshot of the session rendered meanwhile cannot
+    // take the same ones. A large outline renders on the blocking pool.
+    let nodes: usize = frames.iter().map(|f| f.nodes.len()).sum();
+    let reserved = nodes as u64;
+    let first = cx.core(|c| c.reserve_refs(&fence, reserved))?;
+    let out = off_thread_if(nodes > LARGE_TREE, "rendering the snapshot", move || {
+        Ok(outline::render(&frames, first, max))
+    })
+    .await?;
+    let refs = out.refs.len();
+    cx.core(|c| c.snapshot_finished(&fence, mark, first, reserved, out.refs))?;
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),
-        refs: out.refs.len(),
+        refs,
         text: out.text,
         truncated: out.truncated,
     })
