@@ -14,8 +14,8 @@
 //! Slow peers cost one connection, never the daemon: a partial line that
 //! waits longer than [`AgentConfig::line_idle`] for its newline closes the
 //! connection, and so does an agent that stops reading (a response finding
-//! the outgoing queue full, or one outgoing line unread for the same
-//! deadline). Nothing here ever awaits the agent while holding the reader.
+//! the outgoing queue full, or an outgoing write the agent does not take
+//! within the same deadline). Nothing here ever awaits the agent while holding the reader.
 
 use crate::codec::{LineCodec, LineCodecError};
 use crate::handlers::{dispatch, Broker, ConnState, Note};
@@ -45,12 +45,14 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::AbortOnDropHandle;
 
 /// Settings of every agent connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgentConfig {
-    /// How long a partial line may wait for its newline, and one outgoing
-    /// line for the agent to read it, before the connection is closed.
+    /// How long a partial line may wait for its newline, and an outgoing
+    /// write (the lines queued when it started, up to 64 KiB more than
+    /// one) for the agent to take it, before the connection is closed.
     pub line_idle: Duration,
     /// Outgoing lines queued per connection (see
     /// [`MAX_QUEUED_LINES_PER_CONNECTION`]); at least 2.
@@ -278,13 +280,15 @@ pub async fn serve(
     let per_conn = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
     // Subscribed before any line is read, so nothing addressed to this
     // connection is missed.
-    let notifier = tokio::spawn(forward_notifications(
+    // Aborted when this ends, however it ends: it holds a sender of the
+    // outgoing queue, which must close for the writer to finish.
+    let notifier = AbortOnDropHandle::new(tokio::spawn(forward_notifications(
         broker.subscribe_agent_events(),
         broker.subscribe_notes(),
         broker.clone(),
         conn.clone(),
         out.clone(),
-    ));
+    )));
     let media = Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_PER_CONNECTION));
     let mut tasks = JoinSet::new();
     let cancelled = closing.cancelled();
@@ -323,7 +327,6 @@ pub async fn serve(
         End::Abort => tasks.shutdown().await,
     }
     notifier.abort();
-    // It holds a sender of the outgoing queue; an abort is its only end.
     let _ = notifier.await;
     drop(out);
     // The writer ends once every sender is gone (after flushing, within its

@@ -311,6 +311,9 @@ pub struct SharedTabs {
 /// JSON text, in any order, with no intermediate tree: the derive for an
 /// internally tagged enum with a flattened [`Outcome`] buffers the whole
 /// message twice (a capture's base64 image among it) before building it.
+/// Keys no message uses are ignored; a key one of the messages uses must
+/// hold that key's type whatever the message (the derive ignored, say, an
+/// `id` on an event).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ExtensionToHost {

@@ -94,11 +94,13 @@ impl Row {
                 None => String::new(),
             },
             Sample::Daemon(f) => format!(
-                "{:.0} requests/s, daemon CPU {:.0} µs/request, peak RSS {}, bench CPU {:.0} µs/request{}",
+                "{:.0} requests/s, daemon CPU {:.0} µs/request, peak RSS {}{}{}",
                 f.per_second,
                 f.cpu_us_per_request,
                 mib(f.peak_rss_kib),
-                f.bench_cpu_us_per_request,
+                f.bench_cpu_us_per_request
+                    .map(|b| format!(", bench CPU {b:.0} µs/request"))
+                    .unwrap_or_default(),
                 if f.pinned { "" } else { ", not pinned" }
             ),
             _ => String::new(),
@@ -120,7 +122,7 @@ impl Row {
             v["requestsPerSecond"] = json!(f.per_second.round());
             v["peakRssKiB"] = json!(f.peak_rss_kib);
             v["daemonCpuMicrosPerRequest"] = json!(round3(f.cpu_us_per_request));
-            v["benchCpuMicrosPerRequest"] = json!(round3(f.bench_cpu_us_per_request));
+            v["benchCpuMicrosPerRequest"] = json!(f.bench_cpu_us_per_request.map(round3));
             v["pinned"] = json!(f.pinned);
         }
         v

@@ -55,10 +55,10 @@ pub(crate) struct DaemonFigures {
     pub(crate) peak_rss_kib: u64,
     /// The daemon's CPU time (all threads) per measured request.
     pub(crate) cpu_us_per_request: f64,
-    /// The bench process's (the agents', the fake extension's and the
-    /// schedule's) CPU time per measured request: the load it puts on the
-    /// same two cores.
-    pub(crate) bench_cpu_us_per_request: f64,
+    /// The bench process's (the agents' and the fake extension's) CPU time
+    /// per measured request, back to back only: at a fixed rate its thread
+    /// is kept busy by the schedule.
+    pub(crate) bench_cpu_us_per_request: Option<f64>,
     /// Whether the daemon and the bench ran pinned to cores of their own.
     pub(crate) pinned: bool,
 }
@@ -71,54 +71,58 @@ pub(crate) fn run(binary: &Path, agents: usize, load: Load) -> Result<DaemonFigu
     // The daemon's threads on one core, the bench's on another, so that
     // neither waits for the other's time slice (the scheduler tends to wake
     // a peer on the waker's core).
-    let pinned = pin(daemon.pid(), true);
+    let cores = allowed_cpus()
+        .filter(|c| c.len() >= 2)
+        .map(|c| (c[0], c[c.len() - 1]));
+    let daemon_pinned = cores.is_some_and(|(_, last)| pin(&["-a", "-p"], last, daemon.pid()));
     let result = std::thread::scope(|s| {
         s.spawn(|| {
-            if pinned {
-                pin(0, false);
-            }
+            // This thread's id, from `/proc/thread-self` ("<pid>/task/<tid>").
+            let tid = std::fs::read_link("/proc/thread-self")
+                .ok()
+                .and_then(|p| p.file_name()?.to_str()?.parse::<u32>().ok());
+            let pinned = match (cores, tid) {
+                (Some((first, _)), Some(tid)) if daemon_pinned => pin(&["-p"], first, tid),
+                _ => false,
+            };
             // One thread for every agent and the fake extension.
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
             rt.block_on(drive(&mut daemon, agents, load))
+                .map(|figures| DaemonFigures { pinned, ..figures })
         })
         .join()
         .map_err(|_| anyhow::anyhow!("the agents' thread panicked"))?
     });
     daemon.stop();
-    result.map(|figures| DaemonFigures { pinned, ..figures })
+    result
 }
 
-/// Pins, with `taskset`, every thread of `pid` to the last CPU (`daemon`)
-/// or the calling thread (and the threads it starts later) to the first;
-/// false if there is one CPU or `taskset` failed.
-fn pin(pid: u32, daemon: bool) -> bool {
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    if cpus < 2 {
-        return false;
+/// The CPUs this process may run on (`Cpus_allowed_list` in
+/// `/proc/self/status`, e.g. `0-3,8`), in order.
+fn allowed_cpus() -> Option<Vec<u32>> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<u32>().ok()?..=b.parse::<u32>().ok()?),
+            None => cpus.push(part.parse().ok()?),
+        }
     }
-    let (args, target) = if daemon {
-        (vec!["-a", "-p", "-c"], pid.to_string())
-    } else {
-        // This thread's id, from `/proc/thread-self` ("<pid>/task/<tid>").
-        let Some(tid) = std::fs::read_link("/proc/thread-self")
-            .ok()
-            .and_then(|p| p.file_name().map(|t| t.to_string_lossy().into_owned()))
-        else {
-            return false;
-        };
-        (vec!["-p", "-c"], tid)
-    };
-    let cpu = if daemon {
-        (cpus - 1).to_string()
-    } else {
-        "0".to_string()
-    };
+    Some(cpus)
+}
+
+/// Pins `target` (with `args`: `-a -p` for every thread of a process, `-p`
+/// for one thread, which its later threads inherit) to `cpu` with
+/// `taskset`; false if that failed.
+fn pin(args: &[&str], cpu: u32, target: u32) -> bool {
     std::process::Command::new("taskset")
         .args(args)
-        .arg(&cpu)
-        .arg(&target)
+        .args(["-c", &cpu.to_string(), &target.to_string()])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
@@ -207,7 +211,8 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
         latency: Summary::of(&latencies).context("no request was measured")?,
         peak_rss_kib,
         cpu_us_per_request: cpu as f64 / 1e3 / requests.max(1) as f64,
-        bench_cpu_us_per_request: bench_cpu as f64 / 1e3 / requests.max(1) as f64,
+        bench_cpu_us_per_request: (load == Load::BackToBack)
+            .then(|| bench_cpu as f64 / 1e3 / requests.max(1) as f64),
         pinned: false,
     })
 }
@@ -240,6 +245,8 @@ fn cpu_ns(pid: u32) -> Result<u64> {
 /// What an agent reads of a line from the daemon.
 #[derive(serde::Deserialize)]
 struct Answer {
+    #[serde(default, deserialize_with = "present")]
+    method: bool,
     id: Option<i64>,
     #[serde(default)]
     error: Option<Box<serde_json::value::RawValue>>,
@@ -317,9 +324,16 @@ impl AgentConn {
             // parsing shares the two cores with the daemon.
             let a: Answer = serde_json::from_str(&self.line)
                 .with_context(|| format!("agent {}: not a JSON-RPC line", self.index))?;
-            let Some(got) = a.id else {
+            if a.method {
                 continue; // A notification.
-            };
+            }
+            if let Some(e) = a.error.as_ref().filter(|_| a.id.is_none()) {
+                bail!(
+                    "agent {}: the daemon could not read a request: {e}",
+                    self.index
+                );
+            }
+            let got = a.id.unwrap_or_default();
             if got != id {
                 bail!(
                     "agent {}: an answer for {got} while waiting for {id}",
