@@ -8,13 +8,14 @@
 //! after a short pause, within its deadline: it never ran, so a retry cannot
 //! run it twice.
 
-use crate::chrome::{debugger, error_message, from_js, to_js};
+use crate::chrome::{debugger, error_message, to_js};
 use crate::state::cdp_error_message;
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
 use std::pin::pin;
+use wasm_bindgen::JsValue;
 
 /// The browser's message for a command that reached no page because the
 /// tab's page was being swapped.
@@ -24,13 +25,15 @@ const NOT_ATTACHED: &str = "Not attached to an active page";
 const RETRY_PAUSES_MS: [u32; 6] = [10, 25, 50, 100, 200, 400];
 
 /// Sends `method` with `params` to `tab`; fails `COMMAND_FAILED` with the
-/// browser's message, or `TIMEOUT` after `deadline_ms`.
+/// browser's message, or `TIMEOUT` after `deadline_ms`. The result is the
+/// browser's value as it came (`null` for none), not read into Rust: most
+/// results go to the host unopened.
 pub(crate) async fn send(
     tab: TabId,
     method: &str,
     params: &Value,
     deadline_ms: u64,
-) -> Result<Value, WireError> {
+) -> Result<JsValue, WireError> {
     let start = js_sys::Date::now();
     let mut pauses = RETRY_PAUSES_MS.iter();
     loop {
@@ -54,7 +57,7 @@ async fn send_once(
     method: &str,
     params: &Value,
     deadline_ms: u64,
-) -> Result<Value, WireError> {
+) -> Result<JsValue, WireError> {
     let failed = |e: wasm_bindgen::JsValue| {
         WireError::new(
             ErrorKind::CommandFailed,
@@ -74,7 +77,10 @@ async fn send_once(
         u32::try_from(deadline_ms).unwrap_or(u32::MAX)
     ));
     match select(call, timer).await {
-        Either::Left((Ok(result), _)) => from_js(result).map_err(failed),
+        // JSON has no `undefined`: a command that returns nothing answers
+        // `null`, as the host expects of every result.
+        Either::Left((Ok(result), _)) if result.is_undefined() => Ok(JsValue::NULL),
+        Either::Left((Ok(result), _)) => Ok(result),
         Either::Left((Err(e), _)) => Err(failed(e)),
         Either::Right(_) => Err(WireError::new(
             ErrorKind::Timeout,

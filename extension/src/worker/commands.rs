@@ -12,16 +12,18 @@
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
 use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
+use crate::chrome::{error_message, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
-use cotab_shared::native::{Command, CommandClass, ExtensionToHost, FollowUp, Outcome, ThenResult};
+use cotab_shared::native::{Command, CommandClass, ExtensionToHost, FollowUp, Outcome};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
 use futures_util::FutureExt as _;
 use serde_json::Value;
 use std::pin::pin;
 use std::rc::Rc;
+use wasm_bindgen::JsValue;
 
 /// Runs one request (after the shared set is restored) and sends its
 /// response. `received` is when it came off the port ([`trace`]).
@@ -50,7 +52,15 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 None => cdp_command(&worker, link, &call, &mut marks).await,
                 Some(then) => with_follow_up(&worker, link, call, &then, &mut marks).await,
             };
-            outcome(result)
+            match result {
+                // The browser's value goes out as it came.
+                Ok(value) => {
+                    link::send_js_result(&worker, id, &value);
+                    marks.posted();
+                    return;
+                }
+                Err(e) => Outcome::Error(e),
+            }
         }
         Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
         Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
@@ -87,7 +97,7 @@ async fn cdp_command(
     link: u64,
     call: &Call<'_>,
     marks: &mut Marks,
-) -> Result<Value, WireError> {
+) -> Result<JsValue, WireError> {
     let &Call {
         tab,
         method,
@@ -161,7 +171,7 @@ struct Call<'a> {
 }
 
 /// Runs `first`, then `then` (class observe, on the same tab), and wraps
-/// both in a [`ThenResult`]; a failure of `first` is the answer at once and
+/// both in a [`cotab_shared::native::ThenResult`]; a failure of `first` is the answer at once and
 /// the follow-up's outcome is dropped. The follow-up passes the same checks
 /// as any command; its failure is reported inside the result, since the
 /// first command has already run.
@@ -179,7 +189,7 @@ async fn with_follow_up(
     first: Call<'_>,
     then: &FollowUp,
     marks: &mut Marks,
-) -> Result<Value, WireError> {
+) -> Result<JsValue, WireError> {
     let mut scratch = Marks::new(String::new(), marks.received);
     let follow = Call {
         tab: first.tab,
@@ -210,12 +220,27 @@ async fn with_follow_up(
     };
     marks.answered = marks.answered.max(scratch.answered);
     marks.sends += scratch.sends;
-    let result = ThenResult {
-        result,
-        then: outcome(second),
-    };
-    // A struct of two JSON values always serialises.
-    Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+    // A `ThenResult`, built of the browser's values as they came.
+    let then = js_sys::Object::new();
+    match second {
+        Ok(value) => set(&then, "result", &value)?,
+        Err(e) => set(&then, "error", &to_js(&e).map_err(js_failed)?)?,
+    }
+    let both = js_sys::Object::new();
+    set(&both, "result", &result)?;
+    set(&both, "then", &then)?;
+    Ok(both.into())
+}
+
+/// `object[key] = value`.
+fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), WireError> {
+    js_sys::Reflect::set(object, &key.into(), value)
+        .map(drop)
+        .map_err(js_failed)
+}
+
+fn js_failed(e: JsValue) -> WireError {
+    WireError::new(ErrorKind::CommandFailed, error_message(&e))
 }
 
 /// The commands that may go to a crashed page: they load it again.

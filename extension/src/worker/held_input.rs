@@ -26,12 +26,12 @@ pub(super) fn before_send(worker: &Worker, tab: TabId, method: &str, params: &Va
 
 /// Notes how a command ended: a release that ran, or may have, forgets
 /// its press.
-pub(super) fn after_send(
+pub(super) fn after_send<T>(
     worker: &Worker,
     tab: TabId,
     method: &str,
     params: &Value,
-    result: &Result<Value, WireError>,
+    result: &Result<T, WireError>,
 ) {
     let sent = match result {
         Ok(_) => Sent::Accepted,

@@ -135,6 +135,25 @@ fn disconnected(worker: &Rc<Worker>, generation: u64, reason: String) {
 
 /// Posts `message` to the host if a port is open; drops it otherwise.
 pub(crate) fn send(worker: &Rc<Worker>, message: &ExtensionToHost) {
+    post(worker, || to_js(message));
+}
+
+/// Posts the response to request `id` whose result is `result`, a value
+/// the browser gave the worker (a CDP result), as it is: it never passes
+/// through wasm, where a capture's base64 image would be copied and
+/// converted twice. The same JSON as [`ExtensionToHost::Response`].
+pub(crate) fn send_js_result(worker: &Rc<Worker>, id: u64, result: &JsValue) {
+    post(worker, || {
+        let message = js_sys::Object::new();
+        js_sys::Reflect::set(&message, &"type".into(), &"response".into())?;
+        js_sys::Reflect::set(&message, &"id".into(), &to_js(&id)?)?;
+        js_sys::Reflect::set(&message, &"result".into(), result)?;
+        Ok(message.into())
+    });
+}
+
+/// Posts what `message` builds if a port is open.
+fn post(worker: &Rc<Worker>, message: impl FnOnce() -> Result<JsValue, JsValue>) {
     if !worker.link.borrow().can_send() {
         return;
     }
@@ -146,7 +165,7 @@ pub(crate) fn send(worker: &Rc<Worker>, message: &ExtensionToHost) {
     else {
         return;
     };
-    let result = to_js(message).and_then(|value| port.post_message(&value));
+    let result = message().and_then(|value| port.post_message(&value));
     if let Err(e) = result {
         disconnected(worker, generation, error_message(&e));
     }
