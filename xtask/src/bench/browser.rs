@@ -100,6 +100,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     rows.push(snapshot(&mut agent).await?);
     let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
+    rows.extend(large_captures(&browser, &page, &mut agent).await?);
     rows.extend(restarts(&browser, &page, &mut agent).await?);
     Ok(BrowserFigures {
         rows,
@@ -521,6 +522,125 @@ async fn captures(
         &[("Page.captureScreenshot", "`page.capture`'s screenshot")],
     ));
     Ok((rows, size, (unchanged, CAPTURE_ROUNDS * CAPTURE_BLOCK)))
+}
+
+/// Captures of each kind per block of item 3's large captures, and their
+/// measured rounds.
+const LARGE_BLOCK: usize = 4;
+const LARGE_ROUNDS: usize = 5;
+
+/// Paints random pixels over the viewport: a page whose JPEG q80 capture
+/// weighs hundreds of kilobytes, as a photo-heavy page's does.
+const NOISE: &str = "(() => { const c = document.createElement('canvas'); \
+    c.width = innerWidth; c.height = innerHeight; \
+    c.style = 'position:fixed;left:0;top:0;z-index:2147483647'; \
+    const x = c.getContext('2d'); const d = x.createImageData(c.width, c.height); \
+    for (let i = 0; i < d.data.length; i++) d.data[i] = (i % 4 === 3) ? 255 : (Math.random() * 256) | 0; \
+    x.putImageData(d, 0, 0); document.body.appendChild(c); return d.data.length; })()";
+
+/// Item 3, large: JPEG q80 captures of a page covered in noise, direct vs
+/// `page.capture`, alternating blocks as above, so the bytes' cost on
+/// every hop shows; with the worker's split of the screenshot.
+async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    browser.eval(page, NOISE).await?;
+    let jpeg = CaptureParams {
+        format: ImageFormat::Jpeg,
+        quality: Some(80),
+        ..CaptureParams::default()
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let (mut a_bytes, mut b_bytes) = (Vec::new(), Vec::new());
+    for round in 0..1 + LARGE_ROUNDS {
+        let measured = round >= 1;
+        if round == 1 {
+            worker_trace(browser).await?;
+        }
+        for _ in 0..LARGE_BLOCK {
+            let (d, r) = timed(direct(
+                browser,
+                page,
+                "Page.captureScreenshot",
+                json!({"format": "jpeg", "quality": 80}),
+            ))
+            .await?;
+            let bytes = decoded_len(r["data"].as_str().context("no data in the capture")?)?;
+            if measured {
+                a.push(d);
+                a_bytes.push(bytes);
+            }
+        }
+        for _ in 0..LARGE_BLOCK {
+            let (d, r): (_, CaptureResult) =
+                timed(async { Ok(agent.call::<Capture>(&jpeg).await?) }).await?;
+            let bytes = decoded_len(r.data.as_deref().context("page.capture without data")?)?;
+            if measured {
+                b.push(d);
+                b_bytes.push(bytes);
+            }
+        }
+    }
+    let trace = worker_trace(browser).await?;
+    // The same split as item 1's: each measured capture is one screenshot
+    // record in the worker's trace and the last lines of the daemon's.
+    let shots: Vec<&TraceRecord> = trace
+        .iter()
+        .filter(|r| r.what == "Page.captureScreenshot")
+        .collect();
+    let waits = browser_waits(browser, "Page.captureScreenshot");
+    let (mut daemon_part, mut messaging) = (Vec::new(), Vec::new());
+    if shots.len() == b.len() && waits.len() >= b.len() {
+        let waits = &waits[waits.len() - b.len()..];
+        for ((r, d), wait) in shots.iter().zip(&b).zip(waits) {
+            daemon_part.push(d.as_secs_f64() * 1000.0 - wait);
+            messaging.push(wait - (r.posted - r.received));
+        }
+    } else {
+        eprintln!(
+            "note: {} screenshot records in the worker's trace and {} in the daemon's \
+             for {} large captures; no per-hop split",
+            shots.len(),
+            waits.len(),
+            b.len()
+        );
+    }
+    let mut rows = vec![
+        Row::new(
+            "3",
+            "`Page.captureScreenshot` jpeg q80, page covered in noise",
+            "direct CDP",
+            Sample::Frames(a, a_bytes),
+        ),
+        Row::new(
+            "3",
+            "`page.capture` jpeg q80, page covered in noise",
+            "cotab",
+            Sample::Frames(b, b_bytes),
+        ),
+    ];
+    rows.extend(trace_rows(
+        "3",
+        &trace,
+        &[(
+            "Page.captureScreenshot",
+            "`page.capture`'s screenshot of the noise",
+        )],
+    ));
+    for (what, ms) in [
+        (
+            "`page.capture` of the noise outside the daemon's wait for its screenshot: agent socket, daemon (reading, hashing, writing the image), agent reading it",
+            daemon_part,
+        ),
+        (
+            "`page.capture` of the noise in the relay and the browser's native messaging, both ways",
+            messaging,
+        ),
+    ] {
+        let ms: Vec<f64> = ms.into_iter().filter(|v| v.is_finite()).collect();
+        if !ms.is_empty() {
+            rows.push(Row::new("3", what, "cotab", Sample::Millis(ms)));
+        }
+    }
+    Ok(rows)
 }
 
 /// The worker's start-up marks (`self.cotabTiming`).
