@@ -171,28 +171,7 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
         .filter(|r| r.what == "Runtime.evaluate")
         .collect();
     let rode = evaluations.iter().filter(|r| r.sends == 2).count();
-    // Each measured `page.evaluate` is one record in the worker's trace
-    // and one line in the daemon's, in order: the agent's time less the
-    // daemon's wait for the browser is the agent socket and the daemon;
-    // that wait less the worker's time is the relay and the browser's
-    // native messaging, both ways.
-    let waits = browser_waits(browser, "Runtime.evaluate");
-    let (mut daemon_part, mut messaging) = (Vec::new(), Vec::new());
-    if evaluations.len() == b.len() && waits.len() >= b.len() {
-        let waits = &waits[waits.len() - b.len()..];
-        for ((r, d), wait) in evaluations.iter().zip(&b).zip(waits) {
-            daemon_part.push(d.as_secs_f64() * 1000.0 - wait);
-            messaging.push(wait - (r.posted - r.received));
-        }
-    } else {
-        eprintln!(
-            "note: {} `page.evaluate` records in the worker's trace and {} in the \
-             daemon's for {} calls; no per-hop split",
-            evaluations.len(),
-            waits.len(),
-            b.len()
-        );
-    }
+    let split = hop_split(browser, "Runtime.evaluate", &evaluations, &b);
     eprintln!(
         "note: the redaction scan rode behind the call in {rode} of {} `page.evaluate`s \
          (sent again after it in the others)",
@@ -233,21 +212,12 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
             ("listShared", "`tabs.list`"),
         ],
     ));
-    for (what, ms) in [
-        (
-            "`page.evaluate` in the agent socket and the daemon",
-            daemon_part,
-        ),
-        (
-            "`page.evaluate` in the relay and the browser's native messaging, both ways",
-            messaging,
-        ),
-    ] {
-        let ms: Vec<f64> = ms.into_iter().filter(|v| v.is_finite()).collect();
-        if !ms.is_empty() {
-            rows.push(Row::new("1", what, "cotab", Sample::Millis(ms)));
-        }
-    }
+    rows.extend(split_rows(
+        "1",
+        split,
+        "`page.evaluate` in the agent socket and the daemon",
+        "`page.evaluate` in the relay and the browser's native messaging, both ways",
+    ));
     Ok(rows)
 }
 
@@ -299,6 +269,64 @@ struct TraceRecord {
     posted: f64,
     /// CDP commands sent for the request.
     sends: u64,
+}
+
+/// Splits each of `times` (an agent's requests, each one `what` request
+/// to the browser) with its record in the worker's trace and its line in
+/// the daemon's, in order: the agent's time less the daemon's wait for the
+/// browser is the agent socket and the daemon; that wait less the worker's
+/// time is the relay and the browser's native messaging, both ways. None
+/// (and a note) if the counts do not match.
+fn hop_split(
+    browser: &Browser,
+    what: &str,
+    records: &[&TraceRecord],
+    times: &[Duration],
+) -> Option<(Vec<f64>, Vec<f64>)> {
+    let waits = browser_waits(browser, what);
+    if records.len() != times.len() || waits.len() < times.len() {
+        eprintln!(
+            "note: {} `{what}` records in the worker's trace and {} in the daemon's for \
+             {} requests; no per-hop split",
+            records.len(),
+            waits.len(),
+            times.len()
+        );
+        return None;
+    }
+    let waits = &waits[waits.len() - times.len()..];
+    Some(
+        records
+            .iter()
+            .zip(times)
+            .zip(waits)
+            .map(|((r, d), wait)| {
+                (
+                    d.as_secs_f64() * 1000.0 - wait,
+                    wait - (r.posted - r.received),
+                )
+            })
+            .unzip(),
+    )
+}
+
+/// The rows of a [`hop_split`]: the daemon's part, then the messaging.
+fn split_rows(
+    item: &'static str,
+    split: Option<(Vec<f64>, Vec<f64>)>,
+    daemon: &'static str,
+    messaging: &'static str,
+) -> Vec<Row> {
+    let Some((d, m)) = split else {
+        return Vec::new();
+    };
+    [(daemon, d), (messaging, m)]
+        .into_iter()
+        .filter_map(|(what, ms)| {
+            let ms: Vec<f64> = ms.into_iter().filter(|v| v.is_finite()).collect();
+            (!ms.is_empty()).then(|| Row::new(item, what, "cotab", Sample::Millis(ms)))
+        })
+        .collect()
 }
 
 /// The daemon's waits for the browser's answers to `what` requests, in
@@ -580,29 +608,11 @@ async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> R
         }
     }
     let trace = worker_trace(browser).await?;
-    // The same split as item 1's: each measured capture is one screenshot
-    // record in the worker's trace and the last lines of the daemon's.
     let shots: Vec<&TraceRecord> = trace
         .iter()
         .filter(|r| r.what == "Page.captureScreenshot")
         .collect();
-    let waits = browser_waits(browser, "Page.captureScreenshot");
-    let (mut daemon_part, mut messaging) = (Vec::new(), Vec::new());
-    if shots.len() == b.len() && waits.len() >= b.len() {
-        let waits = &waits[waits.len() - b.len()..];
-        for ((r, d), wait) in shots.iter().zip(&b).zip(waits) {
-            daemon_part.push(d.as_secs_f64() * 1000.0 - wait);
-            messaging.push(wait - (r.posted - r.received));
-        }
-    } else {
-        eprintln!(
-            "note: {} screenshot records in the worker's trace and {} in the daemon's \
-             for {} large captures; no per-hop split",
-            shots.len(),
-            waits.len(),
-            b.len()
-        );
-    }
+    let split = hop_split(browser, "Page.captureScreenshot", &shots, &b);
     let mut rows = vec![
         Row::new(
             "3",
@@ -625,21 +635,12 @@ async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> R
             "`page.capture`'s screenshot of the noise",
         )],
     ));
-    for (what, ms) in [
-        (
-            "`page.capture` of the noise outside the daemon's wait for its screenshot: agent socket, daemon (reading, hashing, writing the image), agent reading it",
-            daemon_part,
-        ),
-        (
-            "`page.capture` of the noise in the relay and the browser's native messaging, both ways",
-            messaging,
-        ),
-    ] {
-        let ms: Vec<f64> = ms.into_iter().filter(|v| v.is_finite()).collect();
-        if !ms.is_empty() {
-            rows.push(Row::new("3", what, "cotab", Sample::Millis(ms)));
-        }
-    }
+    rows.extend(split_rows(
+        "3",
+        split,
+        "`page.capture` of the noise outside the daemon's wait for its screenshot: agent socket, daemon (reading, hashing, writing the image), agent reading it",
+        "`page.capture` of the noise in the relay and the browser's native messaging, both ways",
+    ));
     Ok(rows)
 }
 
