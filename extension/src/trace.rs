@@ -7,6 +7,7 @@
 //! `self.cotabTrace()` in the worker's global scope. They hold no content:
 //! the CDP method name and the times.
 
+use crate::chrome::object;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use wasm_bindgen::prelude::*;
@@ -74,19 +75,18 @@ pub(crate) fn expose() {
         let out = js_sys::Array::new();
         RECORDS.with(|r| {
             for (m, posted) in r.borrow_mut().drain(..) {
-                let o = js_sys::Object::new();
-                for (k, v) in [
-                    ("what", JsValue::from_str(&m.what)),
-                    ("received", m.received.into()),
-                    ("sent", m.sent.into()),
-                    ("answered", m.answered.into()),
-                    ("posted", posted.into()),
-                    ("sends", m.sends.into()),
-                ] {
-                    // Diagnostic only; a failed set leaves the field out.
-                    let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
+                let record = object(&[
+                    ("what", &JsValue::from_str(&m.what)),
+                    ("received", &m.received.into()),
+                    ("sent", &m.sent.into()),
+                    ("answered", &m.answered.into()),
+                    ("posted", &posted.into()),
+                    ("sends", &m.sends.into()),
+                ]);
+                // Diagnostic only; a record that cannot be built is left out.
+                if let Ok(record) = record {
+                    out.push(&record);
                 }
-                out.push(&o);
             }
         });
         out.into()

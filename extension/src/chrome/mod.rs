@@ -72,6 +72,15 @@ pub(crate) fn from_js<T: DeserializeOwned>(value: JsValue) -> Result<T, JsValue>
     serde_wasm_bindgen::from_value(value).map_err(Into::into)
 }
 
+/// A plain JS object with `fields`, in order.
+pub(crate) fn object(fields: &[(&str, &JsValue)]) -> Result<JsValue, JsValue> {
+    let o = js_sys::Object::new();
+    for (key, value) in fields {
+        js_sys::Reflect::set(&o, &JsValue::from_str(key), value)?;
+    }
+    Ok(o.into())
+}
+
 /// The message of a thrown value or rejected promise's reason.
 pub(crate) fn error_message(err: &JsValue) -> String {
     if let Some(e) = err.dyn_ref::<js_sys::Error>() {

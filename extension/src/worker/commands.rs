@@ -12,7 +12,7 @@
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
 use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
-use crate::chrome::{error_message, to_js};
+use crate::chrome::{error_message, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
@@ -221,26 +221,12 @@ async fn with_follow_up(
     marks.answered = marks.answered.max(scratch.answered);
     marks.sends += scratch.sends;
     // A `ThenResult`, built of the browser's values as they came.
-    let then = js_sys::Object::new();
-    match second {
-        Ok(value) => set(&then, "result", &value)?,
-        Err(e) => set(&then, "error", &to_js(&e).map_err(js_failed)?)?,
-    }
-    let both = js_sys::Object::new();
-    set(&both, "result", &result)?;
-    set(&both, "then", &then)?;
-    Ok(both.into())
-}
-
-/// `object[key] = value`.
-fn set(object: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), WireError> {
-    js_sys::Reflect::set(object, &key.into(), value)
-        .map(drop)
-        .map_err(js_failed)
-}
-
-fn js_failed(e: JsValue) -> WireError {
-    WireError::new(ErrorKind::CommandFailed, error_message(&e))
+    let then = match second {
+        Ok(value) => object(&[("result", &value)]),
+        Err(e) => to_js(&e).and_then(|e| object(&[("error", &e)])),
+    };
+    then.and_then(|then| object(&[("result", &result), ("then", &then)]))
+        .map_err(|e| WireError::new(ErrorKind::CommandFailed, error_message(&e)))
 }
 
 /// The commands that may go to a crashed page: they load it again.

@@ -11,7 +11,7 @@
 
 use super::{commands, developer_mode, held_input, send_shared, Worker};
 use crate::chrome::runtime::{self, Port};
-use crate::chrome::{error_message, from_js, storage, to_js};
+use crate::chrome::{error_message, from_js, object, storage, to_js};
 use crate::{log, trace};
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::{LaneId, NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
@@ -144,11 +144,11 @@ pub(crate) fn send(worker: &Rc<Worker>, message: &ExtensionToHost) {
 /// converted twice. The same JSON as [`ExtensionToHost::Response`].
 pub(crate) fn send_js_result(worker: &Rc<Worker>, id: u64, result: &JsValue) {
     post(worker, || {
-        let message = js_sys::Object::new();
-        js_sys::Reflect::set(&message, &"type".into(), &"response".into())?;
-        js_sys::Reflect::set(&message, &"id".into(), &to_js(&id)?)?;
-        js_sys::Reflect::set(&message, &"result".into(), result)?;
-        Ok(message.into())
+        object(&[
+            ("type", &"response".into()),
+            ("id", &to_js(&id)?),
+            ("result", result),
+        ])
     });
 }
 
