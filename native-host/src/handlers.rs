@@ -1714,7 +1714,7 @@ async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcE
     }
     let fence = cx.fence(Need::Privileged)?;
     cx.core(|c| c.input(&fence))?;
-    let (r, known) = scanned(
+    let (mut r, known) = scanned(
         cx,
         &fence,
         "Runtime.evaluate",
@@ -1730,7 +1730,10 @@ async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcE
             .unwrap_or("the expression threw");
         redact::redact_str(text, &known)
     });
-    let value = r.pointer("/result/value").cloned().unwrap_or(Value::Null);
+    let value = r
+        .pointer_mut("/result/value")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
     let value = redacted(value, known).await?;
     Ok(EvaluateResult { value, exception })
 }

@@ -377,7 +377,7 @@ impl<'de> serde::de::Visitor<'de> for ExtensionToHostVisitor {
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         use serde::de::Error;
         const VARIANTS: &[&str] = &["hello", "response", "event"];
-        let mut tag: Option<std::borrow::Cow<'de, str>> = None;
+        let mut tag: Option<CowStr<'de>> = None;
         let mut id: Option<u64> = None;
         let mut result: Option<Value> = None;
         let mut error: Option<WireError> = None;
@@ -388,12 +388,7 @@ impl<'de> serde::de::Visitor<'de> for ExtensionToHostVisitor {
         let mut version: Option<String> = None;
         while let Some(CowStr(key)) = map.next_key()? {
             match &*key {
-                "type" => {
-                    if tag.is_some() {
-                        return Err(A::Error::duplicate_field("type"));
-                    }
-                    tag = Some(map.next_value::<CowStr<'de>>()?.0);
-                }
+                "type" => once(&mut tag, "type", &mut map)?,
                 "id" => once(&mut id, "id", &mut map)?,
                 "result" => once(&mut result, "result", &mut map)?,
                 "error" => once(&mut error, "error", &mut map)?,
@@ -407,7 +402,7 @@ impl<'de> serde::de::Visitor<'de> for ExtensionToHostVisitor {
                 }
             }
         }
-        let tag = tag.ok_or_else(|| A::Error::missing_field("type"))?;
+        let CowStr(tag) = tag.ok_or_else(|| A::Error::missing_field("type"))?;
         let need = |name: &'static str| A::Error::missing_field(name);
         Ok(match &*tag {
             "hello" => ExtensionToHost::Hello {

@@ -817,8 +817,8 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
     }
     // The browser refuses file paths from an extension without file
     // access: send the bytes instead, within the native-message limit.
-    let to_read = files.clone();
-    let payload = off_thread_if(true, "reading the files", move || files_payload(&to_read)).await?;
+    let count = files.len();
+    let payload = off_thread_if(true, "reading the files", move || files_payload(&files)).await?;
     let n = cx
         .call_on(
             &fence,
@@ -828,7 +828,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
             CommandClass::Act,
         )
         .await?;
-    if n.as_u64() != Some(files.len() as u64) {
+    if n.as_u64() != Some(count as u64) {
         return Err(wire(
             ErrorKind::CommandFailed,
             "the page did not take the files",
