@@ -446,6 +446,38 @@ fn decoded_len(data: &str) -> Result<usize> {
         .len())
 }
 
+/// Item 3's capture: JPEG q80.
+fn jpeg_q80() -> CaptureParams {
+    CaptureParams {
+        format: ImageFormat::Jpeg,
+        quality: Some(80),
+        ..CaptureParams::default()
+    }
+}
+
+/// One direct JPEG q80 capture: its time and the decoded image's size.
+async fn direct_capture(browser: &Browser, page: &Page) -> Result<(Duration, usize)> {
+    let (d, r) = timed(direct(
+        browser,
+        page,
+        "Page.captureScreenshot",
+        json!({"format": "jpeg", "quality": 80}),
+    ))
+    .await?;
+    Ok((
+        d,
+        decoded_len(r["data"].as_str().context("no data in the capture")?)?,
+    ))
+}
+
+/// One `page.capture`, timed.
+async fn cotab_capture(
+    agent: &mut Client,
+    params: &CaptureParams,
+) -> Result<(Duration, CaptureResult)> {
+    timed(async { Ok(agent.call::<Capture>(params).await?) }).await
+}
+
 /// Item 3: JPEG q80 captures, direct vs `page.capture`, and `page.capture`
 /// with `knownFrameId` on the unchanged page.
 async fn captures(
@@ -453,11 +485,7 @@ async fn captures(
     page: &Page,
     agent: &mut Client,
 ) -> Result<(Vec<Row>, (u32, u32), (usize, usize))> {
-    let jpeg = CaptureParams {
-        format: ImageFormat::Jpeg,
-        quality: Some(80),
-        ..CaptureParams::default()
-    };
+    let jpeg = jpeg_q80();
     let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
     let (mut a_bytes, mut b_bytes, mut c_bytes) = (Vec::new(), Vec::new(), Vec::new());
     let mut size = (0, 0);
@@ -473,14 +501,7 @@ async fn captures(
             worker_trace(browser).await?;
         }
         for _ in 0..CAPTURE_BLOCK {
-            let (d, r) = timed(direct(
-                browser,
-                page,
-                "Page.captureScreenshot",
-                json!({"format": "jpeg", "quality": 80}),
-            ))
-            .await?;
-            let bytes = decoded_len(r["data"].as_str().context("no data in the capture")?)?;
+            let (d, bytes) = direct_capture(browser, page).await?;
             if measured {
                 a.push(d);
                 a_bytes.push(bytes);
@@ -488,8 +509,7 @@ async fn captures(
         }
         let mut last = None;
         for _ in 0..CAPTURE_BLOCK {
-            let (d, r): (_, CaptureResult) =
-                timed(async { Ok(agent.call::<Capture>(&jpeg).await?) }).await?;
+            let (d, r) = cotab_capture(agent, &jpeg).await?;
             let data = r.data.as_deref().context("page.capture without data")?;
             size = (r.width, r.height);
             let bytes = decoded_len(data)?;
@@ -504,8 +524,7 @@ async fn captures(
             ..jpeg.clone()
         };
         for _ in 0..CAPTURE_BLOCK {
-            let (d, r): (_, CaptureResult) =
-                timed(async { Ok(agent.call::<Capture>(&known).await?) }).await?;
+            let (d, r) = cotab_capture(agent, &known).await?;
             let bytes = match r.data.as_deref() {
                 Some(data) => decoded_len(data)?,
                 None => 0,
@@ -571,11 +590,7 @@ const NOISE: &str = "(() => { const c = document.createElement('canvas'); \
 /// every hop shows; with the worker's split of the screenshot.
 async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
     browser.eval(page, NOISE).await?;
-    let jpeg = CaptureParams {
-        format: ImageFormat::Jpeg,
-        quality: Some(80),
-        ..CaptureParams::default()
-    };
+    let jpeg = jpeg_q80();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let (mut a_bytes, mut b_bytes) = (Vec::new(), Vec::new());
     for round in 0..1 + LARGE_ROUNDS {
@@ -584,22 +599,14 @@ async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> R
             worker_trace(browser).await?;
         }
         for _ in 0..LARGE_BLOCK {
-            let (d, r) = timed(direct(
-                browser,
-                page,
-                "Page.captureScreenshot",
-                json!({"format": "jpeg", "quality": 80}),
-            ))
-            .await?;
-            let bytes = decoded_len(r["data"].as_str().context("no data in the capture")?)?;
+            let (d, bytes) = direct_capture(browser, page).await?;
             if measured {
                 a.push(d);
                 a_bytes.push(bytes);
             }
         }
         for _ in 0..LARGE_BLOCK {
-            let (d, r): (_, CaptureResult) =
-                timed(async { Ok(agent.call::<Capture>(&jpeg).await?) }).await?;
+            let (d, r) = cotab_capture(agent, &jpeg).await?;
             let bytes = decoded_len(r.data.as_deref().context("page.capture without data")?)?;
             if measured {
                 b.push(d);

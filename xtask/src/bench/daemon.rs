@@ -350,6 +350,15 @@ impl AgentConn {
         }
     }
 
+    /// One `tabs.list`, sent and answered.
+    async fn list(&mut self) -> Result<()> {
+        let id = self.next();
+        self.writer
+            .write_all(&request_line::<TabsList>(id, &Empty {})?)
+            .await?;
+        self.answer(id).await
+    }
+
     /// Sends `tabs.list` at each time `due` gives, or as soon as the last
     /// one is answered if that is later, until `due` closes; returns, for
     /// the requests due after `warm_until`, the time from when each was due
@@ -361,11 +370,7 @@ impl AgentConn {
     ) -> Result<Vec<Duration>> {
         let mut latencies = Vec::new();
         while let Some(at) = due.recv().await {
-            let id = self.next();
-            self.writer
-                .write_all(&request_line::<TabsList>(id, &Empty {})?)
-                .await?;
-            self.answer(id).await?;
+            self.list().await?;
             if at >= warm_until {
                 latencies.push(at.elapsed());
             }
@@ -382,11 +387,7 @@ impl AgentConn {
             if sent >= stop_at {
                 return Ok(latencies);
             }
-            let id = self.next();
-            self.writer
-                .write_all(&request_line::<TabsList>(id, &Empty {})?)
-                .await?;
-            self.answer(id).await?;
+            self.list().await?;
             if sent >= warm_until {
                 latencies.push(sent.elapsed());
             }
