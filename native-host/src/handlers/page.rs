@@ -14,6 +14,7 @@ use cotab_shared::controller::{
 use cotab_shared::limits::MAX_DEADLINE_MS;
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
+use futures_util::stream::{self, StreamExt as _};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -24,6 +25,8 @@ pub(super) const DEFAULT_SNAPSHOT_CHARS: usize = 40_000;
 pub(super) const MAX_SNAPSHOT_CHARS: usize = 400_000;
 /// Child frames read into one snapshot at most.
 const MAX_SNAPSHOT_FRAMES: usize = 32;
+/// Child frames read at once (two requests each: owner and tree).
+const FRAMES_AT_ONCE: usize = 4;
 /// Default `timeoutMs` of `page.wait`.
 const DEFAULT_WAIT_MS: u64 = 30_000;
 /// How often `page.wait` looks at text, refs and selectors.
@@ -85,43 +88,65 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         let fence = &fence;
         async move { cx.step(fence, method, params, CommandClass::Observe).await }
     };
-    let tree = observe("Page.getFrameTree", json!({})).await?;
+    // The frame tree, the main frame's tree and the page's url and title
+    // do not depend on each other: one trip for the three.
+    let (tree, main, page) = tokio::join!(
+        observe("Page.getFrameTree", json!({})),
+        observe("Accessibility.getFullAXTree", json!({})),
+        cx.read(&fence, "({url: location.href, title: document.title})"),
+    );
+    let (tree, main, page) = (tree?, main?, page?);
     let tree = tree.get("frameTree").cloned().unwrap_or(Value::Null);
     let main_id = tree
         .pointer("/frame/id")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let main = observe("Accessibility.getFullAXTree", json!({})).await?;
-    let mut frames = vec![FrameTree {
-        frame_id: main_id,
-        owner: None,
-        nodes: parse_nodes(main).await,
-    }];
     let mut children = Vec::new();
     child_frames(&tree, &mut children);
     children.truncate(MAX_SNAPSHOT_FRAMES);
-    for id in children {
-        // A frame in another process (or gone meanwhile) has no tree here:
-        // its <iframe> node stays, empty.
-        let owner = match observe("DOM.getFrameOwner", json!({"frameId": id})).await {
-            Ok(v) => v.get("backendNodeId").and_then(Value::as_i64),
-            Err(e) if e.kind() == ErrorKind::CommandFailed => continue,
-            Err(e) => return Err(e),
-        };
-        match observe("Accessibility.getFullAXTree", json!({"frameId": id})).await {
-            Ok(v) => frames.push(FrameTree {
-                frame_id: id,
-                owner,
-                nodes: parse_nodes(v).await,
-            }),
-            Err(e) if e.kind() == ErrorKind::CommandFailed => {}
-            Err(e) => return Err(e),
+    // Each child frame's owner and tree together, a few frames at a time,
+    // in the frame tree's order.
+    let child = |id: String| {
+        let observe = &observe;
+        async move {
+            let (owner, nodes) = tokio::join!(
+                observe("DOM.getFrameOwner", json!({"frameId": id})),
+                observe("Accessibility.getFullAXTree", json!({"frameId": id})),
+            );
+            // A frame in another process (or gone meanwhile) has no tree
+            // here: its <iframe> node stays, empty.
+            let owner = match owner {
+                Ok(v) => v.get("backendNodeId").and_then(Value::as_i64),
+                Err(e) if e.kind() == ErrorKind::CommandFailed => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            match nodes {
+                Ok(v) => Ok(Some(FrameTree {
+                    frame_id: id,
+                    owner,
+                    nodes: parse_nodes(v).await,
+                })),
+                Err(e) if e.kind() == ErrorKind::CommandFailed => Ok(None),
+                Err(e) => Err(e),
+            }
         }
+    };
+    let (main, children) = tokio::join!(
+        parse_nodes(main),
+        stream::iter(children)
+            .map(child)
+            .buffered(FRAMES_AT_ONCE)
+            .collect::<Vec<_>>(),
+    );
+    let mut frames = vec![FrameTree {
+        frame_id: main_id,
+        owner: None,
+        nodes: main,
+    }];
+    for frame in children {
+        frames.extend(frame?);
     }
-    let page = cx
-        .read(&fence, "({url: location.href, title: document.title})")
-        .await?;
     let text = |k: &str| {
         page.get(k)
             .and_then(Value::as_str)

@@ -1176,3 +1176,95 @@ async fn large_captures_and_trees_are_read_whole() {
         &snap.text[..200]
     );
 }
+
+/// An accessibility tree of a root and `(backend id, role, name)` leaves.
+fn leaves(root: &str, items: &[(i64, &str, &str)]) -> Value {
+    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
+        "name": {"value": root},
+        "childIds": items.iter().map(|i| i.0.to_string()).collect::<Vec<_>>()})];
+    for (id, role, name) in items {
+        nodes.push(
+            json!({"nodeId": id.to_string(), "parentId": "root", "role": {"value": role},
+            "name": {"value": name}, "backendDOMNodeId": id}),
+        );
+    }
+    json!({ "nodes": nodes })
+}
+
+#[tokio::test]
+async fn a_snapshot_asks_for_its_parts_at_once_and_keeps_the_frames_in_order() {
+    // MAIN holds frames A (which holds D), B (in another process: no
+    // owner here) and C (its tree cannot be read).
+    let responder: Responder = Arc::new(|_tab, method, params| {
+        let frame = params["frameId"].as_str().unwrap_or("MAIN");
+        match (method, frame) {
+            ("Page.getFrameTree", _) => Reply::ok(json!({"frameTree": {
+            "frame": {"id": "MAIN"},
+            "childFrames": [
+                {"frame": {"id": "A"}, "childFrames": [{"frame": {"id": "D"}}]},
+                {"frame": {"id": "B"}},
+                {"frame": {"id": "C"}},
+            ]}})),
+            ("DOM.getFrameOwner", "A") => Reply::ok(json!({"backendNodeId": 20})),
+            ("DOM.getFrameOwner", "C") => Reply::ok(json!({"backendNodeId": 22})),
+            ("DOM.getFrameOwner", "D") => Reply::ok(json!({"backendNodeId": 30})),
+            ("DOM.getFrameOwner", _) => Reply::failed("Frame with the given id was not found."),
+            ("Accessibility.getFullAXTree", "MAIN") => Reply::ok(leaves(
+                "main",
+                &[
+                    (10, "button", "Main first"),
+                    (20, "iframe", "a"),
+                    (21, "iframe", "b"),
+                    (22, "iframe", "c"),
+                    (11, "button", "Main last"),
+                ],
+            )),
+            ("Accessibility.getFullAXTree", "A") => {
+                Reply::ok(leaves("a", &[(40, "button", "In A"), (30, "iframe", "d")]))
+            }
+            ("Accessibility.getFullAXTree", "D") => Reply::ok(leaves("d", &[(50, "link", "In D")])),
+            ("Accessibility.getFullAXTree", _) => Reply::failed("Frame not found"),
+            _ => None,
+        }
+    });
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            gates: [("Page.getFrameTree".to_string(), gate.clone())].into(),
+            ..Script::one_tab(7, responder)
+        },
+    )
+    .await;
+    let mut c = d.agent().await;
+    c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    let call = tokio::spawn(async move { c.call::<Snapshot>(&SnapshotParams::default()).await });
+    // The main frame's tree is asked for while the frame tree is still
+    // unanswered: they do not wait for each other.
+    let first = cdp_until(&mut ext, "Accessibility.getFullAXTree").await;
+    assert!(methods(&first).contains(&"Page.getFrameTree"), "{first:?}");
+    assert!(
+        first.last().is_some_and(|c| c.1.get("frameId").is_none()),
+        "{first:?}"
+    );
+    gate.notify_one();
+    let snap = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("in time")
+        .expect("task")
+        .expect("snapshot");
+    assert_eq!(
+        snap.text,
+        "- button \"Main first\" [ref=e1]\n\
+         - iframe \"a\" [ref=e2]\n  \
+           - button \"In A\" [ref=e3]\n  \
+           - iframe \"d\" [ref=e4]\n    \
+             - link \"In D\" [ref=e5]\n\
+         - iframe \"b\" [ref=e6]\n\
+         - iframe \"c\" [ref=e7]\n\
+         - button \"Main last\" [ref=e8]"
+    );
+}
