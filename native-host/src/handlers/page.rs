@@ -14,7 +14,7 @@ use cotab_shared::controller::{
 use cotab_shared::limits::MAX_DEADLINE_MS;
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
-use futures_util::stream::{self, StreamExt as _};
+use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -89,13 +89,13 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         async move { cx.step(fence, method, params, CommandClass::Observe).await }
     };
     // The frame tree, the main frame's tree and the page's url and title
-    // do not depend on each other: one trip for the three.
-    let (tree, main, page) = tokio::join!(
+    // do not depend on each other: the three are asked for at once, and
+    // the first failure ends the snapshot.
+    let (tree, main, page) = tokio::try_join!(
         observe("Page.getFrameTree", json!({})),
         observe("Accessibility.getFullAXTree", json!({})),
         cx.read(&fence, "({url: location.href, title: document.title})"),
-    );
-    let (tree, main, page) = (tree?, main?, page?);
+    )?;
     let tree = tree.get("frameTree").cloned().unwrap_or(Value::Null);
     let main_id = tree
         .pointer("/frame/id")
@@ -105,8 +105,10 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     let mut children = Vec::new();
     child_frames(&tree, &mut children);
     children.truncate(MAX_SNAPSHOT_FRAMES);
-    // Each child frame's owner and tree together, a few frames at a time,
-    // in the frame tree's order.
+    // Each child frame's owner and tree together, a few frames at a time
+    // (so at most that many raw trees are held at once), in the frame
+    // tree's order; the first failure other than an unreadable frame ends
+    // the snapshot and drops the frames still being read.
     let child = |id: String| {
         let observe = &observe;
         async move {
@@ -114,22 +116,18 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
                 observe("DOM.getFrameOwner", json!({"frameId": id})),
                 observe("Accessibility.getFullAXTree", json!({"frameId": id})),
             );
-            // A frame in another process (or gone meanwhile) has no tree
-            // here: its <iframe> node stays, empty.
-            let owner = match owner {
-                Ok(v) => v.get("backendNodeId").and_then(Value::as_i64),
-                Err(e) if e.kind() == ErrorKind::CommandFailed => return Ok(None),
-                Err(e) => return Err(e),
+            let (owner, nodes) = match (owner, nodes) {
+                (Err(e), _) | (_, Err(e)) if e.kind() != ErrorKind::CommandFailed => return Err(e),
+                (Ok(owner), Ok(nodes)) => (owner, nodes),
+                // A frame in another process (or gone meanwhile) has no
+                // tree here: its <iframe> node stays, empty.
+                _ => return Ok(None),
             };
-            match nodes {
-                Ok(v) => Ok(Some(FrameTree {
-                    frame_id: id,
-                    owner,
-                    nodes: parse_nodes(v).await,
-                })),
-                Err(e) if e.kind() == ErrorKind::CommandFailed => Ok(None),
-                Err(e) => Err(e),
-            }
+            Ok(Some(FrameTree {
+                frame_id: id,
+                owner: owner.get("backendNodeId").and_then(Value::as_i64),
+                nodes: parse_nodes(nodes).await,
+            }))
         }
     };
     let (main, children) = tokio::join!(
@@ -137,16 +135,14 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         stream::iter(children)
             .map(child)
             .buffered(FRAMES_AT_ONCE)
-            .collect::<Vec<_>>(),
+            .try_collect::<Vec<_>>(),
     );
     let mut frames = vec![FrameTree {
         frame_id: main_id,
         owner: None,
         nodes: main,
     }];
-    for frame in children {
-        frames.extend(frame?);
-    }
+    frames.extend(children?.into_iter().flatten());
     let text = |k: &str| {
         page.get(k)
             .and_then(Value::as_str)

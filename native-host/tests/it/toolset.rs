@@ -1191,11 +1191,11 @@ fn leaves(root: &str, items: &[(i64, &str, &str)]) -> Value {
     json!({ "nodes": nodes })
 }
 
-#[tokio::test]
-async fn a_snapshot_asks_for_its_parts_at_once_and_keeps_the_frames_in_order() {
-    // MAIN holds frames A (which holds D), B (in another process: no
-    // owner here) and C (its tree cannot be read).
-    let responder: Responder = Arc::new(|_tab, method, params| {
+/// A page of frames: MAIN holds A (which holds D), B (in another
+/// process: no owner here, and its tree fails with `b_tree`) and C (its
+/// tree fails with `c_tree`).
+fn framed_page(b_tree: ErrorKind, c_tree: ErrorKind) -> Responder {
+    Arc::new(move |_tab, method, params| {
         let frame = params["frameId"].as_str().unwrap_or("MAIN");
         match (method, frame) {
             ("Page.getFrameTree", _) => Reply::ok(json!({"frameTree": {
@@ -1205,6 +1205,8 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_keeps_the_frames_in_order() {
                 {"frame": {"id": "B"}},
                 {"frame": {"id": "C"}},
             ]}})),
+            ("Runtime.evaluate", _) => Reply::ok(json!({"result": {"type": "object",
+                "value": {"url": "http://example.test/frames", "title": "Frames"}}})),
             ("DOM.getFrameOwner", "A") => Reply::ok(json!({"backendNodeId": 20})),
             ("DOM.getFrameOwner", "C") => Reply::ok(json!({"backendNodeId": 22})),
             ("DOM.getFrameOwner", "D") => Reply::ok(json!({"backendNodeId": 30})),
@@ -1223,17 +1225,27 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_keeps_the_frames_in_order() {
                 Reply::ok(leaves("a", &[(40, "button", "In A"), (30, "iframe", "d")]))
             }
             ("Accessibility.getFullAXTree", "D") => Reply::ok(leaves("d", &[(50, "link", "In D")])),
-            ("Accessibility.getFullAXTree", _) => Reply::failed("Frame not found"),
+            ("Accessibility.getFullAXTree", "B") => Some(Reply::Err(b_tree, "no tree for B")),
+            ("Accessibility.getFullAXTree", "C") => Some(Reply::Err(c_tree, "no tree for C")),
             _ => None,
         }
-    });
-    let gate = Arc::new(tokio::sync::Notify::new());
+    })
+}
+
+#[tokio::test]
+async fn a_snapshot_asks_for_its_parts_at_once_and_reads_nested_and_unreadable_frames() {
+    let frame_tree = Arc::new(tokio::sync::Notify::new());
+    let owners = Arc::new(tokio::sync::Semaphore::new(0));
     let d = Daemon::start().await;
     let mut ext = FakeExt::connect(
         &d.host_sock(),
         Script {
-            gates: [("Page.getFrameTree".to_string(), gate.clone())].into(),
-            ..Script::one_tab(7, responder)
+            gates: [("Page.getFrameTree".to_string(), frame_tree.clone())].into(),
+            held: [("DOM.getFrameOwner".to_string(), owners.clone())].into(),
+            ..Script::one_tab(
+                7,
+                framed_page(ErrorKind::CommandFailed, ErrorKind::CommandFailed),
+            )
         },
     )
     .await;
@@ -1242,20 +1254,35 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_keeps_the_frames_in_order() {
         .await
         .expect("select");
     let call = tokio::spawn(async move { c.call::<Snapshot>(&SnapshotParams::default()).await });
-    // The main frame's tree is asked for while the frame tree is still
-    // unanswered: they do not wait for each other.
-    let first = cdp_until(&mut ext, "Accessibility.getFullAXTree").await;
-    assert!(methods(&first).contains(&"Page.getFrameTree"), "{first:?}");
-    assert!(
-        first.last().is_some_and(|c| c.1.get("frameId").is_none()),
-        "{first:?}"
+    // The main frame's tree and the url and title are asked for while the
+    // frame tree is still unanswered.
+    let first = cdp_until(&mut ext, "Runtime.evaluate").await;
+    assert_eq!(
+        methods(&first),
+        [
+            "Page.getFrameTree",
+            "Accessibility.getFullAXTree",
+            "Runtime.evaluate"
+        ]
     );
-    gate.notify_one();
+    frame_tree.notify_one();
+    // A child frame's tree is asked for while its owner is unanswered.
+    let child = cdp_until(&mut ext, "Accessibility.getFullAXTree").await;
+    assert_eq!(
+        methods(&child),
+        ["DOM.getFrameOwner", "Accessibility.getFullAXTree"]
+    );
+    assert_eq!(child[0].1["frameId"], "A");
+    assert_eq!(child[1].1["frameId"], "A");
+    owners.add_permits(4);
     let snap = tokio::time::timeout(WAIT, call)
         .await
         .expect("in time")
         .expect("task")
         .expect("snapshot");
+    assert_eq!(snap.url, "http://example.test/frames");
+    assert_eq!(snap.title, "Frames");
+    // B (no owner) and C (no tree) stay empty; D is inside A.
     assert_eq!(
         snap.text,
         "- button \"Main first\" [ref=e1]\n\
@@ -1267,4 +1294,34 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_keeps_the_frames_in_order() {
          - iframe \"c\" [ref=e7]\n\
          - button \"Main last\" [ref=e8]"
     );
+}
+
+#[tokio::test]
+async fn a_child_frame_that_fails_for_another_reason_fails_the_snapshot() {
+    // C (owner read) and B (owner unreadable too): the lost browser is
+    // reported either way, never taken for an unreadable frame.
+    for (b_tree, c_tree) in [
+        (ErrorKind::CommandFailed, ErrorKind::RuntimeLost),
+        (ErrorKind::RuntimeLost, ErrorKind::CommandFailed),
+    ] {
+        let d = Daemon::start().await;
+        let _ext = FakeExt::connect(
+            &d.host_sock(),
+            Script::one_tab(7, framed_page(b_tree, c_tree)),
+        )
+        .await;
+        let mut c = d.agent().await;
+        c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+            .await
+            .expect("select");
+        let err = c
+            .call::<Snapshot>(&SnapshotParams::default())
+            .await
+            .expect_err("a frame's tree failed");
+        assert_eq!(
+            err.kind(),
+            Some(ErrorKind::RuntimeLost),
+            "{b_tree:?} {c_tree:?}"
+        );
+    }
 }
