@@ -15,7 +15,8 @@
 //! waits longer than [`AgentConfig::line_idle`] for its newline closes the
 //! connection, and so does an agent that stops reading (a response finding
 //! the outgoing queue full, or an outgoing write the agent does not take
-//! within the same deadline). Nothing here ever awaits the agent while holding the reader.
+//! within the same deadline). Nothing here ever awaits the agent while
+//! holding the reader.
 
 use crate::codec::{LineCodec, LineCodecError};
 use crate::handlers::{dispatch, Broker, ConnState, Note};

@@ -261,11 +261,17 @@ fn page_script() -> (Script, Arc<Mutex<PageState>>) {
     (script, state)
 }
 
-async fn controller(d: &Daemon) -> Client {
+/// An agent with tab 7 selected, observing (no lease).
+async fn observer(d: &Daemon) -> Client {
     let mut c = d.agent().await;
     c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
         .await
         .expect("select");
+    c
+}
+
+async fn controller(d: &Daemon) -> Client {
+    let mut c = observer(d).await;
     c.call::<Acquire>(&Empty {}).await.expect("acquire");
     c
 }
@@ -319,10 +325,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     let (script, state) = page_script();
     let ext = FakeExt::connect(&d.host_sock(), script).await;
     // Observing needs no lease.
-    let mut c = d.agent().await;
-    c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
+    let mut c = observer(&d).await;
     let first = c
         .call::<Snapshot>(&SnapshotParams::default())
         .await
@@ -839,10 +842,7 @@ async fn waits_poll_until_the_condition_holds_or_time_out() {
     let d = Daemon::start().await;
     let (script, _) = page_script();
     let _ext = FakeExt::connect(&d.host_sock(), script).await;
-    let mut c = d.agent().await;
-    c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
+    let mut c = observer(&d).await;
     let r = c
         .call::<Wait>(&WaitParams {
             text: Some("Ready".into()),
@@ -1249,10 +1249,7 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_reads_nested_and_unreadable_f
         },
     )
     .await;
-    let mut c = d.agent().await;
-    c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
+    let mut c = observer(&d).await;
     let call = tokio::spawn(async move { c.call::<Snapshot>(&SnapshotParams::default()).await });
     // The main frame's tree and the url and title are asked for while the
     // frame tree is still unanswered.
@@ -1310,10 +1307,7 @@ async fn a_child_frame_that_fails_for_another_reason_fails_the_snapshot() {
             Script::one_tab(7, framed_page(b_tree, c_tree)),
         )
         .await;
-        let mut c = d.agent().await;
-        c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-            .await
-            .expect("select");
+        let mut c = observer(&d).await;
         let err = c
             .call::<Snapshot>(&SnapshotParams::default())
             .await

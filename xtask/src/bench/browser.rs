@@ -455,27 +455,71 @@ fn jpeg_q80() -> CaptureParams {
     }
 }
 
-/// One direct JPEG q80 capture: its time and the decoded image's size.
-async fn direct_capture(browser: &Browser, page: &Page) -> Result<(Duration, usize)> {
-    let (d, r) = timed(direct(
-        browser,
-        page,
-        "Page.captureScreenshot",
-        json!({"format": "jpeg", "quality": 80}),
-    ))
-    .await?;
-    Ok((
-        d,
-        decoded_len(r["data"].as_str().context("no data in the capture")?)?,
-    ))
+/// Capture times and decoded image sizes of one kind.
+#[derive(Default)]
+struct Frames {
+    times: Vec<Duration>,
+    bytes: Vec<usize>,
 }
 
-/// One `page.capture`, timed.
-async fn cotab_capture(
+impl Frames {
+    fn sample(self) -> Sample {
+        Sample::Frames(self.times, self.bytes)
+    }
+}
+
+/// `n` direct JPEG q80 captures back to back, kept in `into` when
+/// `measured`.
+async fn direct_block(
+    browser: &Browser,
+    page: &Page,
+    n: usize,
+    measured: bool,
+    into: &mut Frames,
+) -> Result<()> {
+    for _ in 0..n {
+        let (d, r) = timed(direct(
+            browser,
+            page,
+            "Page.captureScreenshot",
+            json!({"format": "jpeg", "quality": 80}),
+        ))
+        .await?;
+        let bytes = decoded_len(r["data"].as_str().context("no data in the capture")?)?;
+        if measured {
+            into.times.push(d);
+            into.bytes.push(bytes);
+        }
+    }
+    Ok(())
+}
+
+/// `n` `page.capture`s back to back, kept in `into` when `measured` (one
+/// without `knownFrameId` must bring its image); returns the last answer
+/// and how many of the measured ones were `unchanged`.
+async fn cotab_block(
     agent: &mut Client,
     params: &CaptureParams,
-) -> Result<(Duration, CaptureResult)> {
-    timed(async { Ok(agent.call::<Capture>(params).await?) }).await
+    n: usize,
+    measured: bool,
+    into: &mut Frames,
+) -> Result<(Option<CaptureResult>, usize)> {
+    let (mut last, mut unchanged) = (None, 0);
+    for _ in 0..n {
+        let (d, r) = timed(async { Ok(agent.call::<Capture>(params).await?) }).await?;
+        let bytes = match (r.data.as_deref(), &params.known_frame_id) {
+            (Some(data), _) => decoded_len(data)?,
+            (None, Some(_)) => 0,
+            (None, None) => bail!("page.capture without data"),
+        };
+        if measured {
+            into.times.push(d);
+            into.bytes.push(bytes);
+            unchanged += usize::from(r.unchanged);
+        }
+        last = Some(r);
+    }
+    Ok((last, unchanged))
 }
 
 /// Item 3: JPEG q80 captures, direct vs `page.capture`, and `page.capture`
@@ -486,8 +530,7 @@ async fn captures(
     agent: &mut Client,
 ) -> Result<(Vec<Row>, (u32, u32), (usize, usize))> {
     let jpeg = jpeg_q80();
-    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut a_bytes, mut b_bytes, mut c_bytes) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut a, mut b, mut c) = (Frames::default(), Frames::default(), Frames::default());
     let mut size = (0, 0);
     let mut unchanged = 0;
     // Blocks, not single captures, alternate: a capture waits for the
@@ -500,41 +543,17 @@ async fn captures(
         if round == CAPTURE_WARM_UP {
             worker_trace(browser).await?;
         }
-        for _ in 0..CAPTURE_BLOCK {
-            let (d, bytes) = direct_capture(browser, page).await?;
-            if measured {
-                a.push(d);
-                a_bytes.push(bytes);
-            }
-        }
-        let mut last = None;
-        for _ in 0..CAPTURE_BLOCK {
-            let (d, r) = cotab_capture(agent, &jpeg).await?;
-            let data = r.data.as_deref().context("page.capture without data")?;
-            size = (r.width, r.height);
-            let bytes = decoded_len(data)?;
-            last = Some(r.frame_id);
-            if measured {
-                b.push(d);
-                b_bytes.push(bytes);
-            }
-        }
+        direct_block(browser, page, CAPTURE_BLOCK, measured, &mut a).await?;
+        let (last, _) = cotab_block(agent, &jpeg, CAPTURE_BLOCK, measured, &mut b).await?;
+        let last = last.context("no page.capture in the block")?;
+        size = (last.width, last.height);
         let known = CaptureParams {
-            known_frame_id: last,
+            known_frame_id: Some(last.frame_id),
             ..jpeg.clone()
         };
-        for _ in 0..CAPTURE_BLOCK {
-            let (d, r) = cotab_capture(agent, &known).await?;
-            let bytes = match r.data.as_deref() {
-                Some(data) => decoded_len(data)?,
-                None => 0,
-            };
-            if measured {
-                c.push(d);
-                c_bytes.push(bytes);
-                unchanged += usize::from(r.unchanged);
-            }
-        }
+        unchanged += cotab_block(agent, &known, CAPTURE_BLOCK, measured, &mut c)
+            .await?
+            .1;
     }
     if size != VIEWPORT {
         eprintln!(
@@ -548,19 +567,14 @@ async fn captures(
             "3",
             "`Page.captureScreenshot` jpeg q80",
             "direct CDP",
-            Sample::Frames(a, a_bytes),
+            a.sample(),
         ),
-        Row::new(
-            "3",
-            "`page.capture` jpeg q80",
-            "cotab",
-            Sample::Frames(b, b_bytes),
-        ),
+        Row::new("3", "`page.capture` jpeg q80", "cotab", b.sample()),
         Row::new(
             "3",
             "`page.capture` with `knownFrameId`, page unchanged",
             "cotab",
-            Sample::Frames(c, c_bytes),
+            c.sample(),
         ),
     ];
     rows.extend(trace_rows(
@@ -591,47 +605,33 @@ const NOISE: &str = "(() => { const c = document.createElement('canvas'); \
 async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
     browser.eval(page, NOISE).await?;
     let jpeg = jpeg_q80();
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    let (mut a_bytes, mut b_bytes) = (Vec::new(), Vec::new());
+    let (mut a, mut b) = (Frames::default(), Frames::default());
     for round in 0..1 + LARGE_ROUNDS {
         let measured = round >= 1;
         if round == 1 {
             worker_trace(browser).await?;
         }
-        for _ in 0..LARGE_BLOCK {
-            let (d, bytes) = direct_capture(browser, page).await?;
-            if measured {
-                a.push(d);
-                a_bytes.push(bytes);
-            }
-        }
-        for _ in 0..LARGE_BLOCK {
-            let (d, r) = cotab_capture(agent, &jpeg).await?;
-            let bytes = decoded_len(r.data.as_deref().context("page.capture without data")?)?;
-            if measured {
-                b.push(d);
-                b_bytes.push(bytes);
-            }
-        }
+        direct_block(browser, page, LARGE_BLOCK, measured, &mut a).await?;
+        cotab_block(agent, &jpeg, LARGE_BLOCK, measured, &mut b).await?;
     }
     let trace = worker_trace(browser).await?;
     let shots: Vec<&TraceRecord> = trace
         .iter()
         .filter(|r| r.what == "Page.captureScreenshot")
         .collect();
-    let split = hop_split(browser, "Page.captureScreenshot", &shots, &b);
+    let split = hop_split(browser, "Page.captureScreenshot", &shots, &b.times);
     let mut rows = vec![
         Row::new(
             "3",
             "`Page.captureScreenshot` jpeg q80, page covered in noise",
             "direct CDP",
-            Sample::Frames(a, a_bytes),
+            a.sample(),
         ),
         Row::new(
             "3",
             "`page.capture` jpeg q80, page covered in noise",
             "cotab",
-            Sample::Frames(b, b_bytes),
+            b.sample(),
         ),
     ];
     rows.extend(trace_rows(

@@ -320,7 +320,7 @@ impl AgentConn {
             if n == 0 {
                 bail!("agent {}: the daemon closed the connection", self.index);
             }
-            // Only the id and the error are read: the bench's own
+            // Only the four fields it needs are read: the bench's own
             // parsing shares the two cores with the daemon.
             let a: Answer = serde_json::from_str(&self.line)
                 .with_context(|| format!("agent {}: not a JSON-RPC line", self.index))?;

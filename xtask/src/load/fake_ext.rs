@@ -70,17 +70,17 @@ impl FakeExt {
         // The answers already queued are written together and flushed
         // once, so the fake costs less CPU than the daemon it measures.
         let writer = tokio::spawn(async move {
-            while let Some(msg) = out_rx.recv().await {
-                let mut batch = vec![msg];
-                while let Ok(msg) = out_rx.try_recv() {
-                    batch.push(msg);
-                }
-                for msg in batch {
+            while let Some(mut msg) = out_rx.recv().await {
+                loop {
                     let Ok(bytes) = serde_json::to_vec(&msg) else {
                         return;
                     };
                     if sink.feed(bytes).await.is_err() {
                         return;
+                    }
+                    match out_rx.try_recv() {
+                        Ok(next) => msg = next,
+                        Err(_) => break,
                     }
                 }
                 if sink.flush().await.is_err() {
