@@ -32,10 +32,13 @@ pub(crate) struct Marks {
     /// What ran: the CDP method, or the command's name.
     pub(crate) what: String,
     pub(crate) received: f64,
+    /// When its first CDP command was handed to `chrome.debugger` (for a
+    /// command with `ifViewport`, the viewport read).
     pub(crate) sent: f64,
+    /// When its last CDP command answered.
     pub(crate) answered: f64,
     /// CDP commands sent for the request (a follow-up sent again counts
-    /// twice).
+    /// twice, a viewport read once).
     pub(crate) sends: u32,
 }
 

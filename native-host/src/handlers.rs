@@ -21,8 +21,8 @@ mod page;
 mod tabs;
 
 use crate::broker::{
-    geometry_matches, AgentRelease, CaptureMeta, ConsoleEntry, Core, CoreConfig, Effect, Fence,
-    Need, PressId, PressKind, ReleaseCmd, ReleaseTarget,
+    AgentRelease, CaptureMeta, ConsoleEntry, Core, CoreConfig, Effect, Fence, Frame, Need, PressId,
+    PressKind, ReleaseCmd, ReleaseTarget,
 };
 use crate::keys;
 use crate::lane::{CdpEvent, Lane};
@@ -160,6 +160,7 @@ impl Broker {
                         params: cmd.params,
                         class: CommandClass::Release,
                         then: None,
+                        if_viewport: None,
                     },
                     deadline,
                 )
@@ -187,6 +188,7 @@ impl Broker {
                         params,
                         class: CommandClass::Release,
                         then: None,
+                        if_viewport: None,
                     },
                     deadline,
                 )
@@ -444,6 +446,21 @@ impl PressGuard<'_> {
         let id = self.id;
         self.broker.with_core(|c| c.press_settled(id, sent));
     }
+
+    /// Settles by the result of a click's move and press, the move sent
+    /// with its frame's viewport ([`Cx::step_in`]): `STALE_FRAME` is the
+    /// extension's refusal of the move, before anything reached the page,
+    /// so there is nothing to release.
+    fn settle_in_frame<T>(mut self, r: &Result<T, RpcError>) {
+        match r {
+            Err(e) if e.kind() == ErrorKind::StaleFrame => {
+                self.armed = false;
+                let id = self.id;
+                self.broker.with_core(|c| c.press_not_sent(id));
+            }
+            r => self.settle(r.is_ok()),
+        }
+    }
 }
 
 impl Drop for PressGuard<'_> {
@@ -554,7 +571,7 @@ impl Cx<'_> {
         method: &str,
         params: Value,
         class: CommandClass,
-        then: Option<FollowUp>,
+        (then, if_viewport): (Option<FollowUp>, Option<&FrameGeometry>),
     ) -> Result<Value, RpcError> {
         tracing::debug!(tab = %tab_id, method, ?class, "cdp");
         let call = self.extension(Command::Cdp {
@@ -563,6 +580,7 @@ impl Cx<'_> {
             params,
             class,
             then,
+            if_viewport: if_viewport.cloned(),
         });
         if method == "Page.handleJavaScriptDialog" {
             return call.await;
@@ -638,7 +656,8 @@ impl Cx<'_> {
         params: Value,
         class: CommandClass,
     ) -> Result<Value, RpcError> {
-        self.step_then(fence, method, params, class, None).await
+        self.step_with(fence, method, params, class, (None, None))
+            .await
     }
 
     /// [`Cx::step`] with a follow-up ([`Cx::cdp`]).
@@ -648,11 +667,42 @@ impl Cx<'_> {
         method: &str,
         params: Value,
         class: CommandClass,
-        then: Option<FollowUp>,
+        then: FollowUp,
     ) -> Result<Value, RpcError> {
-        let r = self.cdp(fence.tab, method, params, class, then).await;
+        self.step_with(fence, method, params, class, (Some(then), None))
+            .await
+    }
+
+    /// [`Cx::step`] for input aimed at a capture's frame (if any): the
+    /// extension reads the live viewport right before sending it and
+    /// answers `STALE_FRAME` instead if it is not the frame's, all in one
+    /// trip over the native link.
+    async fn step_in(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        frame: Option<&Frame>,
+    ) -> Result<Value, RpcError> {
+        let viewport = frame.map(|f| &f.geometry);
+        self.step_with(fence, method, params, CommandClass::Act, (None, viewport))
+            .await
+    }
+
+    /// [`Cx::step`] with a follow-up or a frame's viewport ([`Cx::cdp`]).
+    async fn step_with(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+        extra: (Option<FollowUp>, Option<&FrameGeometry>),
+    ) -> Result<Value, RpcError> {
+        let r = self.cdp(fence.tab, method, params, class, extra).await;
         // A lost transport says more than the revocation it caused (the
-        // lane's loss revokes every lease): report it as such.
+        // lane's loss revokes every lease): report it as such. A stale
+        // frame says that nothing was sent, which a press's settling needs
+        // to know whatever happened meanwhile.
         if let Err(e) = &r {
             if matches!(
                 e.kind(),
@@ -660,6 +710,7 @@ impl Cx<'_> {
                     | ErrorKind::RuntimeLost
                     | ErrorKind::Timeout
                     | ErrorKind::LaneAbsent
+                    | ErrorKind::StaleFrame
             ) {
                 return r;
             }
@@ -698,25 +749,15 @@ impl Cx<'_> {
                 CommandClass::Observe,
             )
             .await?;
-        let v = r.get("cssVisualViewport");
-        let num = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_f64);
-        match (
-            num("clientWidth"),
-            num("clientHeight"),
-            num("pageX"),
-            num("pageY"),
-        ) {
-            (Some(w), Some(h), Some(x), Some(y)) => Ok(FrameGeometry {
-                viewport_width: w,
-                viewport_height: h,
-                scroll_x: x,
-                scroll_y: y,
-            }),
-            _ => Err(wire(
-                ErrorKind::CommandFailed,
-                "the browser sent no layout metrics",
-            )),
-        }
+        serde_json::from_value::<cotab_shared::native::LayoutMetrics>(r)
+            .ok()
+            .and_then(|m| m.geometry())
+            .ok_or_else(|| {
+                wire(
+                    ErrorKind::CommandFailed,
+                    "the browser sent no layout metrics",
+                )
+            })
     }
 
     /// Checks `expect` before anything is sent: the revision, then the
@@ -738,22 +779,51 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// The frame coordinate input aims at, checked against the live
-    /// viewport; `STALE_FRAME` if it moved.
-    async fn frame(
+    /// The frame coordinate input aims at; `STALE_FRAME` if the page has
+    /// moved on since (a navigation, someone else's input). The viewport
+    /// is checked with the input's first command ([`Cx::step_in`]).
+    fn frame(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, RpcError> {
+        Ok(self.core(|c| c.frame_for(fence, id))?)
+    }
+
+    /// [`Cx::frame`], its viewport checked against the live one here, for
+    /// a press: a press sent with its check ([`Cx::step_in`]) would wait
+    /// in the extension for the viewport, where a release the daemon sends
+    /// meanwhile (the request timed out, a dialog opened) could overtake
+    /// it and leave the button held.
+    async fn frame_live(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, RpcError> {
+        let frame = self.frame(fence, id)?;
+        let live = self.geometry(fence).await?;
+        cotab_shared::native::check_viewport(&frame.geometry, Some(live))?;
+        Ok(frame)
+    }
+
+    /// A `mouseMoved` to the CSS point `(x, y)`, with the buttons the
+    /// session holds on the tab, which move with it (unless the frame
+    /// check stopped the event).
+    async fn move_mouse(
         &self,
         fence: &Fence,
-        id: Option<&cotab_shared::controller::FrameId>,
-    ) -> Result<crate::broker::Frame, RpcError> {
-        let frame = self.core(|c| c.frame_for(fence, id))?;
-        let live = self.geometry(fence).await?;
-        if !geometry_matches(&frame.geometry, &live) {
-            return Err(wire(
-                ErrorKind::StaleFrame,
-                "the viewport moved since the frame: capture the page again",
-            ));
+        (x, y): (f64, f64),
+        frame: Option<&Frame>,
+    ) -> Result<(), RpcError> {
+        let buttons = self.core(|c| {
+            c.input(fence)?;
+            Ok::<_, WireError>(c.buttons_held(fence.session, fence.tab, None))
+        })?;
+        let r = self
+            .step_in(
+                fence,
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": x, "y": y, "button": first_button(buttons),
+                       "buttons": buttons}),
+                frame,
+            )
+            .await;
+        if !matches!(&r, Err(e) if e.kind() == ErrorKind::StaleFrame) {
+            self.core(|c| c.pointer_moved(fence, x, y));
         }
-        Ok(frame)
+        r.map(drop)
     }
 
     fn begin_press(
@@ -1484,9 +1554,9 @@ impl Cx<'_> {
     }
 
     /// The CSS point an aim stands for: an element's visible, uncovered
-    /// centre, or a capture point checked against its frame (returned, for
-    /// the press record).
-    async fn aim(&self, fence: &Fence, aim: &Aim) -> Result<(f64, f64, Option<FrameId>), RpcError> {
+    /// centre, or a capture point in its frame (returned: the press record
+    /// names it, and the input's first command carries its viewport).
+    async fn aim(&self, fence: &Fence, aim: &Aim) -> Result<(f64, f64, Option<Frame>), RpcError> {
         match aim {
             Aim::Element(r) => {
                 let el = self.element(fence, r).await?;
@@ -1496,20 +1566,21 @@ impl Cx<'_> {
                 Ok((x, y, None))
             }
             Aim::Point { x, y, frame } => {
-                let f = self.frame(fence, frame.as_ref()).await?;
-                Ok((f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr, Some(f.id)))
+                let f = self.frame(fence, frame.as_ref())?;
+                Ok((f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr, Some(f)))
             }
         }
     }
 
     /// A click at a CSS point: move, then `count` press/release pairs
     /// (`clickCount` 1, 2, 3), each press recorded before it is sent and
-    /// released at once.
+    /// released at once. With a frame, the move is checked against it
+    /// ([`Cx::step_in`]).
     async fn mouse_click(
         &self,
         fence: &Fence,
         (x, y): (f64, f64),
-        frame: Option<&FrameId>,
+        frame: Option<&Frame>,
         button: MouseButton,
         count: u8,
         modifiers: u32,
@@ -1517,19 +1588,19 @@ impl Cx<'_> {
         for i in 1..=count {
             let guard = self.begin_press(
                 fence,
-                frame.filter(|_| i == 1),
+                frame.filter(|_| i == 1).map(|f| &f.id),
                 PressKind::Mouse { button, x, y },
             )?;
             let id = guard.id;
             let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(id)));
             let down = async {
                 if i == 1 {
-                    self.step(
+                    self.step_in(
                         fence,
                         "Input.dispatchMouseEvent",
                         json!({"type": "mouseMoved", "x": x, "y": y, "buttons": others,
                                "modifiers": modifiers}),
-                        CommandClass::Act,
+                        frame,
                     )
                     .await?;
                 }
@@ -1544,7 +1615,7 @@ impl Cx<'_> {
                 .await
             }
             .await;
-            guard.settle(down.is_ok());
+            guard.settle_in_frame(&down);
             down?;
             // Still ours: release it now (if it was revoked meanwhile, the
             // core released it already and the fence below fails).
@@ -1592,7 +1663,7 @@ async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
     let button = p.button.unwrap_or_default();
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
-    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let frame = cx.frame_live(&fence, p.frame_id.as_ref()).await?;
     let (x, y) = (
         frame.origin.0 + p.x / frame.dpr,
         frame.origin.1 + p.y / frame.dpr,
@@ -1629,19 +1700,12 @@ async fn mouse_move(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError> {
     }
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
-    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let frame = cx.frame(&fence, p.frame_id.as_ref())?;
     let (x, y) = (
         frame.origin.0 + p.x / frame.dpr,
         frame.origin.1 + p.y / frame.dpr,
     );
-    let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
-    cx.step(
-        &fence,
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseMoved", "x": x, "y": y, "button": first_button(buttons), "buttons": buttons}),
-        CommandClass::Act,
-    )
-    .await?;
+    cx.move_mouse(&fence, (x, y), Some(&frame)).await?;
     Ok(Empty {})
 }
 
@@ -1659,7 +1723,7 @@ async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, RpcError>
     }
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
-    let frame = cx.frame(&fence, p.frame_id.as_ref()).await?;
+    let frame = cx.frame_live(&fence, p.frame_id.as_ref()).await?;
     if frame.origin != (0.0, 0.0) {
         return Err(invalid_params(
             "invalid params: a gesture needs a capture of the whole viewport, not of an element",
@@ -1801,7 +1865,7 @@ async fn scanned(
         overlap: method == "Runtime.evaluate",
     };
     let r = cx
-        .step_then(fence, method, params, CommandClass::Privileged, Some(scan))
+        .step_then(fence, method, params, CommandClass::Privileged, scan)
         .await?;
     let r: ThenResult = serde_json::from_value(r).map_err(|_| {
         wire(

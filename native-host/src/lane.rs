@@ -598,6 +598,7 @@ mod tests {
             params: json!({"type": "keyDown"}),
             class,
             then: None,
+            if_viewport: None,
         };
         for class in [CommandClass::Act, CommandClass::Privileged] {
             let start = Instant::now();
@@ -628,6 +629,7 @@ mod tests {
             params: json!({"text": "x".repeat(200)}),
             class: cotab_shared::native::CommandClass::Act,
             then: None,
+            if_viewport: None,
         };
         let err = lane.call(cmd, far()).await.expect_err("too big");
         assert_eq!(err.kind, ErrorKind::InvalidRequest);

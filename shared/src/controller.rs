@@ -829,6 +829,18 @@ pub struct FrameGeometry {
     pub scroll_y: f64,
 }
 
+impl FrameGeometry {
+    /// Whether the `live` viewport is this one, within
+    /// [`crate::limits::GEOMETRY_TOLERANCE`] on each figure.
+    pub fn matches(&self, live: &FrameGeometry) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= crate::limits::GEOMETRY_TOLERANCE;
+        close(self.viewport_width, live.viewport_width)
+            && close(self.viewport_height, live.viewport_height)
+            && close(self.scroll_x, live.scroll_x)
+            && close(self.scroll_y, live.scroll_y)
+    }
+}
+
 /// State an action expects; when the tab is no longer in it the action
 /// fails `STATE_CHANGED` without touching the page.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -31,7 +31,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// the extension's hello and the daemon's welcome; each side closes a link
 /// that speaks another. 2: a `cdp` command may carry a follow-up
 /// (`native::FollowUp`), which an extension of version 1 would ignore.
-pub const NATIVE_PROTOCOL_VERSION: u32 = 2;
+/// 3: a `cdp` command may carry the viewport it expects (`ifViewport`),
+/// which an extension of version 2 would ignore.
+pub const NATIVE_PROTOCOL_VERSION: u32 = 3;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

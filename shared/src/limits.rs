@@ -31,6 +31,10 @@ pub const MAX_MEDIA_IN_FLIGHT_TOTAL: usize = 48;
 /// until [`UNBOUND_TICKET_TTL_MS`].
 pub const RESUME_GRACE_MS: u64 = 10_000;
 
+/// Tolerance, in CSS pixels, between a frame's viewport and the live one
+/// ([`crate::controller::FrameGeometry::matches`]).
+pub const GEOMETRY_TOLERANCE: f64 = 1.0;
+
 /// Frames (captures) remembered per session for coordinate input.
 pub const MAX_FRAMES_PER_SESSION: usize = 8;
 

@@ -7,7 +7,8 @@
 //! at [`crate::limits::MAX_EXTENSION_TO_HOST`]. This module owns the format
 //! but does no I/O: the host's codecs call [`frame_len`] and [`encode_frame`].
 
-use crate::error::WireError;
+use crate::controller::FrameGeometry;
+use crate::error::{ErrorKind, WireError};
 use crate::ids::{LaneId, TabId};
 use crate::tagged::Tagged;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -119,6 +120,18 @@ pub enum Command {
         /// skips the second.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         then: Option<FollowUp>,
+        /// The viewport (CSS pixels) the command's coordinates were taken
+        /// in: a capture's frame. Right before the command, the extension
+        /// reads the live one (`Page.getLayoutMetrics`, class
+        /// [`CommandClass::Observe`]); unless it
+        /// [matches](FrameGeometry::matches), the answer is `STALE_FRAME`
+        /// and the command is not sent.
+        #[serde(
+            default,
+            rename = "ifViewport",
+            skip_serializing_if = "Option::is_none"
+        )]
+        if_viewport: Option<FrameGeometry>,
     },
     /// Open a new tab in the window of the shared tabs (the last focused
     /// window when none is shared) and share it. Result: its [`TabInfo`].
@@ -204,6 +217,7 @@ impl<'de> Deserialize<'de> for Command {
                 params: t.field_or_default("params")?,
                 class: t.field_or_default("class")?,
                 then: t.field_or_default("then")?,
+                if_viewport: t.field_or_default("ifViewport")?,
             },
             "createTab" => Command::CreateTab {
                 url: t.field_or_default("url")?,
@@ -261,6 +275,62 @@ pub struct FollowUp {
     /// command means running after its result was settled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overlap: bool,
+}
+
+/// The part of a CDP `Page.getLayoutMetrics` result that cotab reads.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayoutMetrics {
+    /// The visual viewport, in CSS pixels.
+    #[serde(default)]
+    pub css_visual_viewport: Option<CssViewport>,
+}
+
+/// A viewport of [`LayoutMetrics`]: its size and scroll offset.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CssViewport {
+    /// Width.
+    pub client_width: f64,
+    /// Height.
+    pub client_height: f64,
+    /// Horizontal scroll offset.
+    pub page_x: f64,
+    /// Vertical scroll offset.
+    pub page_y: f64,
+}
+
+impl LayoutMetrics {
+    /// The live viewport as a frame's geometry; `None` if the browser
+    /// sent none.
+    pub fn geometry(&self) -> Option<FrameGeometry> {
+        self.css_visual_viewport.map(|v| FrameGeometry {
+            viewport_width: v.client_width,
+            viewport_height: v.client_height,
+            scroll_x: v.page_x,
+            scroll_y: v.page_y,
+        })
+    }
+}
+
+/// The extension's check of a command's `ifViewport` against the live
+/// viewport (`None`: the browser sent none): `STALE_FRAME` unless it
+/// [matches](FrameGeometry::matches).
+pub fn check_viewport(frame: &FrameGeometry, live: Option<FrameGeometry>) -> Result<(), WireError> {
+    let live = live.ok_or_else(|| {
+        WireError::new(
+            ErrorKind::CommandFailed,
+            "the browser sent no layout metrics",
+        )
+    })?;
+    if frame.matches(&live) {
+        Ok(())
+    } else {
+        Err(WireError::new(
+            ErrorKind::StaleFrame,
+            "the viewport moved since the frame: capture the page again",
+        ))
+    }
 }
 
 /// The result of a [`Command::Cdp`] with a [`FollowUp`].
@@ -566,6 +636,61 @@ mod tests {
     }
 
     #[test]
+    fn layout_metrics_give_the_visual_viewport_and_match_within_a_pixel() {
+        let metrics: LayoutMetrics = serde_json::from_value(json!({
+            "cssLayoutViewport": {"clientWidth": 800, "clientHeight": 600, "pageX": 0, "pageY": 0},
+            "cssVisualViewport": {"clientWidth": 800, "clientHeight": 600, "pageX": 0,
+                                  "pageY": 240.5, "zoom": 1, "scale": 1}
+        }))
+        .expect("deserialises");
+        let live = metrics.geometry().expect("a viewport");
+        let frame = FrameGeometry {
+            viewport_width: 800.0,
+            viewport_height: 600.0,
+            scroll_x: 0.0,
+            scroll_y: 240.0,
+        };
+        assert_eq!(live.scroll_y, 240.5);
+        assert!(frame.matches(&live));
+        for moved in [
+            FrameGeometry {
+                scroll_y: 241.5,
+                ..live.clone()
+            },
+            FrameGeometry {
+                viewport_width: 802.0,
+                ..live.clone()
+            },
+            FrameGeometry {
+                scroll_x: -1.5,
+                ..live.clone()
+            },
+        ] {
+            assert!(!frame.matches(&moved), "{moved:?}");
+        }
+        assert_eq!(check_viewport(&frame, Some(live.clone())), Ok(()));
+        let moved = FrameGeometry {
+            scroll_y: 300.0,
+            ..live.clone()
+        };
+        assert_eq!(
+            check_viewport(&frame, Some(moved)).map_err(|e| e.kind),
+            Err(ErrorKind::StaleFrame)
+        );
+        assert_eq!(
+            check_viewport(&frame, None).map_err(|e| e.kind),
+            Err(ErrorKind::CommandFailed)
+        );
+        // No visual viewport: no geometry; a malformed one: an error.
+        let none: LayoutMetrics = serde_json::from_value(json!({})).expect("deserialises");
+        assert_eq!(none.geometry(), None);
+        assert!(serde_json::from_value::<LayoutMetrics>(
+            json!({"cssVisualViewport": {"clientWidth": "wide"}})
+        )
+        .is_err());
+    }
+
+    #[test]
     fn command_names_are_the_method_or_the_op() {
         let cdp = Command::Cdp {
             tab_id: TabId(1),
@@ -573,6 +698,7 @@ mod tests {
             params: Value::Null,
             class: CommandClass::Act,
             then: None,
+            if_viewport: None,
         };
         assert_eq!(cdp.name(), "Page.reload");
         assert_eq!(Command::ListShared.name(), "listShared");
@@ -591,6 +717,7 @@ mod tests {
                     params: json!({"url":"http://127.0.0.1/"}),
                     class: CommandClass::Act,
                     then: None,
+                    if_viewport: None,
                 },
             },
             json!({"type":"request","id":7,"command":{"op":"cdp","tabId":3,
@@ -611,12 +738,36 @@ mod tests {
                         params: json!({"expression":"scan()"}),
                         overlap: true,
                     }),
+                    if_viewport: None,
                 },
             },
             json!({"type":"request","id":8,"command":{"op":"cdp","tabId":3,
                    "method":"Runtime.evaluate","params":{"expression":"1+1"},"class":"privileged",
                    "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"},
                            "overlap":true}}}),
+        );
+        // Input aimed at a capture's frame names the frame's viewport.
+        round_trip(
+            &HostToExtension::Request {
+                id: 9,
+                command: Command::Cdp {
+                    tab_id: TabId(3),
+                    method: "Input.dispatchMouseEvent".into(),
+                    params: json!({"type":"mouseMoved","x":10,"y":20}),
+                    class: CommandClass::Act,
+                    then: None,
+                    if_viewport: Some(FrameGeometry {
+                        viewport_width: 1280.0,
+                        viewport_height: 720.0,
+                        scroll_x: 0.0,
+                        scroll_y: 96.5,
+                    }),
+                },
+            },
+            json!({"type":"request","id":9,"command":{"op":"cdp","tabId":3,
+                   "method":"Input.dispatchMouseEvent","params":{"type":"mouseMoved","x":10,"y":20},
+                   "class":"act","ifViewport":{"viewportWidth":1280.0,"viewportHeight":720.0,
+                                               "scrollX":0.0,"scrollY":96.5}}}),
         );
         round_trip(
             &ThenResult {

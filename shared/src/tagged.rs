@@ -111,6 +111,7 @@ mod tests {
                 params: serde_json::Value::Null,
                 class: CommandClass::Act,
                 then: None,
+                if_viewport: None,
             }
         );
         let cmd: Command =

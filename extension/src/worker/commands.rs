@@ -15,8 +15,11 @@ use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Work
 use crate::chrome::{error_message, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
+use cotab_shared::controller::FrameGeometry;
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
-use cotab_shared::native::{Command, CommandClass, ExtensionToHost, FollowUp, Outcome};
+use cotab_shared::native::{
+    check_viewport, Command, CommandClass, ExtensionToHost, FollowUp, Outcome,
+};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
 use futures_util::FutureExt as _;
@@ -41,6 +44,7 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
             params,
             class,
             then,
+            if_viewport,
         } => {
             let call = Call {
                 tab: tab_id,
@@ -48,9 +52,16 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 params: &params,
                 class,
             };
-            let result = match then {
-                None => cdp_command(&worker, link, &call, &mut marks).await,
-                Some(then) => with_follow_up(&worker, link, call, &then, &mut marks).await,
+            let checked = match &if_viewport {
+                Some(frame) => viewport_check(&worker, link, &call, frame, &mut marks).await,
+                None => Ok(()),
+            };
+            let result = match (checked, then) {
+                (Err(e), _) => Err(e),
+                (Ok(()), None) => cdp_command(&worker, link, &call, &mut marks).await,
+                (Ok(()), Some(then)) => {
+                    with_follow_up(&worker, link, call, &then, &mut marks).await
+                }
             };
             match result {
                 // The browser's value goes out as it came.
@@ -137,7 +148,9 @@ async fn cdp_command(
     // Leaves the registry however this ends, dropped half-way included.
     let _registered = Registered { worker, key };
     held_input::before_send(worker, tab, method, params);
-    marks.sent = trace::now();
+    if marks.sends == 0 {
+        marks.sent = trace::now();
+    }
     marks.sends += 1;
     let sent = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
     let aborted = pin!(abort.wait());
@@ -148,6 +161,45 @@ async fn cdp_command(
     marks.answered = trace::now();
     held_input::after_send(worker, tab, method, params, &result);
     result
+}
+
+/// `ifViewport`: reads the tab's live viewport (class observe) and fails
+/// `STALE_FRAME` unless it is `frame`'s, so input aimed at a capture lands
+/// where the agent saw it. The command is sent as soon as the answer is
+/// read; the page may still scroll in the time the command takes to reach
+/// it, as after any check made before acting. A command its class would
+/// refuse (the person took control) is refused before the read.
+async fn viewport_check(
+    worker: &Worker,
+    link: u64,
+    command: &Call<'_>,
+    frame: &FrameGeometry,
+    marks: &mut Marks,
+) -> Result<(), WireError> {
+    check(worker, command.tab, command.class)?;
+    let read = Call {
+        tab: command.tab,
+        method: "Page.getLayoutMetrics",
+        params: &Value::Null,
+        class: CommandClass::Observe,
+    };
+    let metrics = cdp_command(worker, link, &read, marks).await?;
+    check_viewport(frame, live_viewport(&metrics))
+}
+
+/// The `cssVisualViewport` of a `Page.getLayoutMetrics` result, read
+/// where it lies (as [`cotab_shared::native::LayoutMetrics::geometry`]
+/// reads it from JSON).
+fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
+    let v = get(metrics, "cssVisualViewport")?;
+    let num = |k: &str| get(&v, k).and_then(|n| n.as_f64());
+    Some(FrameGeometry {
+        viewport_width: num("clientWidth")?,
+        viewport_height: num("clientHeight")?,
+        scroll_x: num("pageX")?,
+        scroll_y: num("pageY")?,
+    })
 }
 
 /// A command's entry in the in-flight registry, removed when this drops.

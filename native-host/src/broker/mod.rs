@@ -26,7 +26,7 @@
 //! **Architecture Invariant:** every recorded press is released exactly once:
 //! by the agent ([`Core::agent_release`], [`Core::release_press`]) or by the
 //! daemon ([`Effect::Release`], or [`Effect::Dropped`] when the browser side
-//! is gone).
+//! is gone or the press never reached it).
 
 use crate::keys::{self, KeyInfo};
 use crate::session::{constant_time_eq, ConnId, SessionId};
@@ -49,9 +49,6 @@ mod proptests;
 mod tests;
 
 pub use page::{CaptureMeta, ConsoleEntry, NodeRef, SnapshotMark, CONSOLE_CAPACITY};
-
-/// Tolerance, in CSS pixels, between a frame's geometry and the live one.
-pub const GEOMETRY_TOLERANCE: f64 = 1.0;
 
 /// Settings of the core.
 #[derive(Debug, Clone, Copy)]
@@ -234,8 +231,9 @@ pub enum Effect {
     /// Send a paired release (class `Release`); a failure is logged, never
     /// retried.
     Release(ReleaseCmd),
-    /// A press whose browser side is gone (lane lost, tab closed): it counts
-    /// as released; nothing is sent.
+    /// A press whose browser side is gone (lane lost, tab closed), or whose
+    /// command never reached the page: it counts as released; nothing is
+    /// sent.
     Dropped(PressId),
     /// A notification to one session (dropped if it has no connection).
     Notify(SessionId, AgentEvent),
@@ -816,8 +814,8 @@ impl Core {
     /// The frame coordinate input aims at: `id`, or the session's latest
     /// frame of the selected tab. `STALE_FRAME` when there is none, it is
     /// of another tab, the tab navigated since, or someone else acted on it
-    /// since. The live geometry is the caller's to compare
-    /// ([`geometry_matches`]).
+    /// since. The live viewport is the caller's to compare
+    /// ([`FrameGeometry::matches`]; the extension does, with the input).
     pub fn frame_for(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, WireError> {
         self.check(fence)?;
         let s = self.bound(fence.session, fence.conn)?;
@@ -877,8 +875,8 @@ impl Core {
 
     /// Records a press before it is sent (state "sending"). A key or button
     /// already held, or a second gesture, is `INVALID_REQUEST`. With
-    /// `frame`, the frame is checked again (the caller checked the live
-    /// geometry meanwhile).
+    /// `frame`, the frame is checked again (a navigation or someone else's
+    /// input may have come since the caller took it).
     pub fn begin_press(
         &mut self,
         fence: &Fence,
@@ -951,6 +949,20 @@ impl Core {
         }
     }
 
+    /// The press's command never reached the page: the extension refused
+    /// it (its frame's viewport had moved) before sending anything. The
+    /// record goes with nothing to release, whether or not it was revoked
+    /// meanwhile.
+    pub fn press_not_sent(&mut self, id: PressId) {
+        if matches!(
+            self.presses.get(&id).map(|p| p.state),
+            Some(PressState::Sending | PressState::RevokedWhileSending { .. })
+        ) {
+            self.presses.remove(&id);
+            self.effects.push(Effect::Dropped(id));
+        }
+    }
+
     /// Takes the release of press `id` if it is still held (click and press
     /// send theirs at once). `None` when the daemon already released it.
     pub fn release_press(&mut self, id: PressId) -> Option<ReleaseCmd> {
@@ -1006,25 +1018,24 @@ impl Core {
     /// mask.
     pub fn mouse_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Result<u32, WireError> {
         self.input(fence)?;
-        let mut mask = 0;
+        self.pointer_moved(fence, x, y);
+        Ok(self.buttons_held(fence.session, fence.tab, None))
+    }
+
+    /// Moves the position of the session's held buttons on the fence's tab
+    /// (where their releases go) to `(x, y)`.
+    pub fn pointer_moved(&mut self, fence: &Fence, x: f64, y: f64) {
         for p in self.presses.values_mut() {
             if p.session == fence.session
                 && p.tab == fence.tab
                 && matches!(p.state, PressState::Held | PressState::Sending)
             {
-                if let PressKind::Mouse {
-                    button,
-                    x: px,
-                    y: py,
-                } = &mut p.kind
-                {
+                if let PressKind::Mouse { x: px, y: py, .. } = &mut p.kind {
                     *px = x;
                     *py = y;
-                    mask |= button.bit();
                 }
             }
         }
-        Ok(mask)
     }
 
     /// The `buttons` mask of the session's held buttons on `tab`, besides
@@ -1370,14 +1381,4 @@ fn target_of(kind: &PressKind) -> ReleaseTarget {
 
 fn matches_target(kind: &PressKind, target: &ReleaseTarget) -> bool {
     target_of(kind) == *target
-}
-
-/// Whether a live viewport matches a frame's, within
-/// [`GEOMETRY_TOLERANCE`].
-pub fn geometry_matches(frame: &FrameGeometry, live: &FrameGeometry) -> bool {
-    let close = |a: f64, b: f64| (a - b).abs() <= GEOMETRY_TOLERANCE;
-    close(frame.viewport_width, live.viewport_width)
-        && close(frame.viewport_height, live.viewport_height)
-        && close(frame.scroll_x, live.scroll_x)
-        && close(frame.scroll_y, live.scroll_y)
 }

@@ -466,7 +466,7 @@ impl Core {
         live: &FrameGeometry,
     ) -> Option<Frame> {
         let f = self.frame_for(fence, Some(id)).ok()?;
-        (f.digest == *digest && super::geometry_matches(&f.geometry, live)).then_some(f)
+        (f.digest == *digest && f.geometry.matches(live)).then_some(f)
     }
 
     // ---- tabs.create / tabs.close -----------------------------------------

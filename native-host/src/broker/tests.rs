@@ -422,12 +422,12 @@ fn expected_revision_and_geometry_tolerance() {
     );
     let mut live = geo();
     live.scroll_y = 0.9;
-    assert!(geometry_matches(&geo(), &live));
+    assert!(geo().matches(&live));
     live.scroll_y = 1.5;
-    assert!(!geometry_matches(&geo(), &live));
+    assert!(!geo().matches(&live));
     live = geo();
     live.viewport_width = 790.0;
-    assert!(!geometry_matches(&geo(), &live));
+    assert!(!geo().matches(&live));
 }
 
 // ---- rule 5: paired releases ---------------------------------------------
@@ -489,6 +489,37 @@ fn a_failed_press_is_released_at_once() {
     c.press_settled(id, false);
     assert_eq!(releases(&c.take_effects())[0].press, id);
     assert_eq!(c.held_count(), 0);
+}
+
+#[test]
+fn a_press_that_never_reached_the_page_is_forgotten_without_a_release() {
+    let (mut c, a) = setup();
+    let f = c.fence(a, A, Need::Act).expect("fence");
+    let id = c.begin_press(&f, None, key("a")).expect("press");
+    c.press_not_sent(id);
+    let effects = c.take_effects();
+    assert!(releases(&effects).is_empty(), "{effects:?}");
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::Dropped(p) if *p == id)));
+    assert_eq!(c.held_count(), 0);
+    // Revoked while its command was on its way, then refused: still
+    // nothing to release.
+    let f = c.fence(a, A, Need::Act).expect("fence");
+    let id = c.begin_press(&f, None, key("b")).expect("press");
+    c.release_control(a, A).expect("release");
+    c.press_not_sent(id);
+    let effects = c.take_effects();
+    assert!(releases(&effects).is_empty(), "{effects:?}");
+    assert_eq!(c.held_count(), 0);
+    // A press that was sent and then settled is not forgotten by a late
+    // refusal.
+    c.acquire(a, A).expect("acquire");
+    let f = c.fence(a, A, Need::Act).expect("fence");
+    let id = c.begin_press(&f, None, key("c")).expect("press");
+    c.press_settled(id, true);
+    c.press_not_sent(id);
+    assert_eq!(c.held_count(), 1);
 }
 
 #[test]

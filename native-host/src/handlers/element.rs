@@ -468,16 +468,8 @@ impl Cx<'_> {
 pub(super) async fn hover(cx: &Cx<'_>, p: HoverParams) -> Result<Empty, RpcError> {
     let aim = aim_of(p.element, p.x, p.y, p.frame_id)?;
     let fence = cx.fence(Need::Act)?;
-    let (x, y, _) = cx.aim(&fence, &aim).await?;
-    let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
-    cx.step(
-        &fence,
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseMoved", "x": x, "y": y, "button": super::first_button(buttons),
-               "buttons": buttons}),
-        CommandClass::Act,
-    )
-    .await?;
+    let (x, y, frame) = cx.aim(&fence, &aim).await?;
+    cx.move_mouse(&fence, (x, y), frame.as_ref()).await?;
     Ok(Empty {})
 }
 
@@ -735,7 +727,7 @@ pub(super) async fn scroll(cx: &Cx<'_>, p: ScrollParams) -> Result<Empty, RpcErr
         ));
     }
     let fence = cx.fence(Need::Act)?;
-    let (x, y) = match (p.x, p.y) {
+    let (x, y, frame) = match (p.x, p.y) {
         (None, None) => {
             if p.frame_id.is_some() {
                 return Err(invalid_params(
@@ -743,20 +735,19 @@ pub(super) async fn scroll(cx: &Cx<'_>, p: ScrollParams) -> Result<Empty, RpcErr
                 ));
             }
             let g = cx.geometry(&fence).await?;
-            (g.viewport_width / 2.0, g.viewport_height / 2.0)
+            (g.viewport_width / 2.0, g.viewport_height / 2.0, None)
         }
         (x, y) => {
             let aim = aim_of(None, x, y, p.frame_id)?;
-            let (x, y, _) = cx.aim(&fence, &aim).await?;
-            (x, y)
+            cx.aim(&fence, &aim).await?
         }
     };
     cx.core(|c| c.input(&fence))?;
-    cx.step(
+    cx.step_in(
         &fence,
         "Input.dispatchMouseEvent",
         json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
-        CommandClass::Act,
+        frame.as_ref(),
     )
     .await?;
     Ok(Empty {})

@@ -2,17 +2,18 @@
 //! extension: takeover, leases between agents, selection fences, stale
 //! frames, resume grace, developer mode and the media budget.
 
-use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
+use crate::harness::{tab, Daemon, FakeExt, Reply, Responder, Script, WAIT};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Evaluate, EvaluateParams,
-    ImageFormat, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseDown, MouseUp, MouseUpParams,
-    PointerParams, Resume, ResumeParams, SelectParams, Status, TabsSelect, Type, TypeParams,
+    FrameGeometry, ImageFormat, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseDown, MouseMove,
+    MouseUp, MouseUpParams, PointerParams, Resume, ResumeParams, SelectParams, Status, TabsSelect,
+    Type, TypeParams,
 };
-use cotab_shared::native::{CommandClass, Event, Holder, SharedTabs, TabInfo};
+use cotab_shared::native::{Command, CommandClass, Event, Holder, SharedTabs, TabInfo};
 use cotab_shared::{ErrorKind, TabId, PROTOCOL_VERSION};
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 
@@ -166,6 +167,12 @@ async fn takeover_releases_held_input_and_notifies_the_agent() {
         .expect("mouse up");
     assert!(r.already_released);
     // Hand back: nobody controls it until the agent acquires again.
+    hand_back(&mut ext, &mut a).await;
+}
+
+/// The person hands tab 7 back (nobody controls it then), and `a`
+/// acquires it again.
+async fn hand_back(ext: &mut FakeExt, a: &mut Client) {
     ext.event(Event::Shared(SharedTabs {
         tabs: vec![tab(7), tab(9)],
     }));
@@ -175,6 +182,24 @@ async fn takeover_releases_held_input_and_notifies_the_agent() {
     })
     .await;
     a.call::<Acquire>(&Empty {}).await.expect("acquire again");
+}
+
+/// Sends a key down, and returns the `type`s of the mouse events the fake
+/// extension was asked for before it.
+async fn mouse_events_before_a_key(ext: &mut FakeExt, a: &mut Client) -> Vec<String> {
+    a.call::<KeyDown>(&key("a")).await.expect("key down");
+    let mut seen = Vec::new();
+    loop {
+        if let Command::Cdp { method, params, .. } = ext.next_command().await {
+            match method.as_str() {
+                "Input.dispatchKeyEvent" => return seen,
+                "Input.dispatchMouseEvent" => {
+                    seen.push(params["type"].as_str().unwrap_or_default().to_owned());
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 #[tokio::test]
@@ -272,6 +297,174 @@ async fn a_main_frame_navigation_makes_the_frame_stale() {
                 break;
             }
             Ok(_) => assert!(tokio::time::Instant::now() < give_up, "never went stale"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn input_at_a_frame_carries_its_viewport_and_is_refused_once_the_page_scrolled() {
+    let (scroll, responder) = scrolling_page();
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            responder: Some(responder),
+            ..two_tabs()
+        },
+    )
+    .await;
+    let mut a = controller(&d, "alpha", 7).await;
+    let shot = capture(&mut a).await;
+    let at = |x, y| PointerParams {
+        x,
+        y,
+        frame_id: Some(shot.frame_id.clone()),
+        button: None,
+        expect: None,
+    };
+    // A press: the daemon reads the viewport before it, so that it is
+    // never held back in the extension behind a check.
+    a.call::<MouseDown>(&at(10.0, 10.0)).await.expect("pressed");
+    let press = next_mouse_event(&mut ext).await;
+    assert_eq!(
+        (press.0["type"].as_str(), press.1),
+        (Some("mousePressed"), None)
+    );
+    // A move names the frame's viewport for the extension to check right
+    // before it, in the same trip. Scrolled by less than the tolerance:
+    // still the frame's viewport.
+    scroll_to(&scroll, 0.75);
+    a.call::<MouseMove>(&at(12.0, 10.0)).await.expect("moved");
+    let moved = next_mouse_event(&mut ext).await;
+    assert_eq!(moved.0["type"], "mouseMoved");
+    assert_eq!(moved.1, Some(shot.geometry.clone()));
+    // Scrolled by more: refused, and the held button does not move with
+    // the refused move; its release goes where the last move went.
+    scroll_to(&scroll, 30.0);
+    let err = a
+        .call::<MouseMove>(&at(40.0, 20.0))
+        .await
+        .expect_err("the page scrolled");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    let r = a
+        .call::<MouseUp>(&MouseUpParams { button: None })
+        .await
+        .expect("mouse up");
+    assert!(!r.already_released);
+    let released = loop {
+        let (p, class) = ext.next_cdp_class("Input.dispatchMouseEvent").await;
+        if p["type"] == "mouseReleased" {
+            break (p, class);
+        }
+    };
+    assert_eq!(
+        (&released.0["x"], &released.0["y"], released.1),
+        (&json!(6.0), &json!(5.0), CommandClass::Release),
+        "{released:?}"
+    );
+    // A press (checked by the daemon) and a click (its move checked by
+    // the extension, its press recorded before) refused for the scroll
+    // never reached the page: nothing to release, so the next input the
+    // extension is asked for is the key.
+    let err = a
+        .call::<MouseDown>(&at(10.0, 10.0))
+        .await
+        .expect_err("the page scrolled");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    let err = a
+        .call::<Click>(&ClickParams {
+            frame_id: Some(shot.frame_id.clone()),
+            ..ClickParams::at(10.0, 10.0)
+        })
+        .await
+        .expect_err("the page scrolled");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    // The click's refused move is all the extension saw of the two.
+    assert_eq!(
+        mouse_events_before_a_key(&mut ext, &mut a).await,
+        vec!["mouseMoved"]
+    );
+}
+
+#[tokio::test]
+async fn a_click_refused_for_its_frame_after_a_takeover_releases_nothing() {
+    let (scroll, responder) = scrolling_page();
+    let gate = Arc::new(Notify::new());
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            responder: Some(responder),
+            gates: [("Input.dispatchMouseEvent".to_string(), gate.clone())].into(),
+            ..two_tabs()
+        },
+    )
+    .await;
+    let mut a = controller(&d, "alpha", 7).await;
+    let shot = capture(&mut a).await;
+    scroll_to(&scroll, 30.0);
+    let click = json!({"jsonrpc":"2.0","id":100,"method":"input.click",
+                       "params":{"x":10,"y":10,"frameId":shot.frame_id}});
+    a.send_raw(&click.to_string()).await.expect("sent");
+    // The click's move is with the extension, its press recorded, when
+    // the person takes control; then the extension refuses the move.
+    let (moved, viewport) = next_mouse_event(&mut ext).await;
+    assert_eq!(
+        (moved["type"].as_str(), viewport.is_some()),
+        (Some("mouseMoved"), true)
+    );
+    ext.event(Event::Shared(SharedTabs {
+        tabs: vec![human(7, true), tab(9)],
+    }));
+    notification(&mut a, "control.revoked").await;
+    gate.notify_one();
+    let r = response(&mut a, 100).await;
+    assert_eq!(r["error"]["data"]["kind"], "STALE_FRAME", "{r}");
+    // Handed back and acquired again: the next input the extension is
+    // asked for is the agent's key, not a release of the refused press.
+    hand_back(&mut ext, &mut a).await;
+    assert_eq!(
+        mouse_events_before_a_key(&mut ext, &mut a).await,
+        Vec::<String>::new()
+    );
+}
+
+/// A 50×25 page whose vertical scroll offset the test moves
+/// ([`scroll_to`]), and the responder that reports it.
+fn scrolling_page() -> (Arc<Mutex<f64>>, Responder) {
+    let scroll = Arc::new(Mutex::new(0.0_f64));
+    let page_y = scroll.clone();
+    let responder: Responder = Arc::new(move |_, method, _| match method {
+        "Page.getLayoutMetrics" => {
+            let y = *page_y.lock().unwrap_or_else(|e| e.into_inner());
+            Reply::ok(
+                json!({"cssVisualViewport": {"clientWidth": 50, "clientHeight": 25,
+                             "pageX": 0, "pageY": y, "zoom": 1}}),
+            )
+        }
+        _ => None,
+    });
+    (scroll, responder)
+}
+
+fn scroll_to(scroll: &Mutex<f64>, y: f64) {
+    *scroll.lock().unwrap_or_else(|e| e.into_inner()) = y;
+}
+
+/// The next `Input.dispatchMouseEvent` the fake extension is asked for:
+/// its params and `ifViewport`.
+async fn next_mouse_event(ext: &mut FakeExt) -> (Value, Option<FrameGeometry>) {
+    loop {
+        if let Command::Cdp {
+            method,
+            params,
+            if_viewport,
+            ..
+        } = ext.next_command().await
+        {
+            if method == "Input.dispatchMouseEvent" {
+                return (params, if_viewport);
+            }
         }
     }
 }

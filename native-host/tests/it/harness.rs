@@ -6,10 +6,11 @@ use cotab_host::client::Client;
 use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
+use cotab_shared::controller::FrameGeometry;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome, SharedTabs,
-    TabControl, TabInfo, ThenResult,
+    check_viewport, Command, CommandClass, Event, ExtensionToHost, HostToExtension, LayoutMetrics,
+    Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -367,6 +368,16 @@ async fn serve(
             HostToExtension::Welcome { .. } => panic!("a second welcome"),
         };
         // The test may have stopped listening; recording is best effort.
+        if let Command::Cdp {
+            tab_id,
+            if_viewport: Some(_),
+            ..
+        } = &command
+        {
+            // The extension's viewport check comes first, a command of its
+            // own to the tests that watch what the extension is asked.
+            let _ = tx.send(layout_read(*tab_id));
+        }
         let _ = tx.send(command.clone());
         let mut before = Vec::new();
         let (result, after): (Result<Value, WireError>, Vec<Event>) = match &command {
@@ -394,10 +405,29 @@ async fn serve(
                 params,
                 class,
                 then,
+                if_viewport,
             } => {
-                let Some((result, events)) =
-                    cdp_answer(&script, &mut before, *tab_id, method, params, *class)
-                else {
+                let checked = match if_viewport {
+                    None => Ok(()),
+                    Some(frame) => {
+                        let Some((live, _)) = cdp_answer(
+                            &script,
+                            &mut before,
+                            *tab_id,
+                            "Page.getLayoutMetrics",
+                            &json!({}),
+                            CommandClass::Observe,
+                        ) else {
+                            continue;
+                        };
+                        viewport_check(frame, live)
+                    }
+                };
+                let answer = match checked {
+                    Ok(()) => cdp_answer(&script, &mut before, *tab_id, method, params, *class),
+                    Err(e) => Some((Err(e), Vec::new())),
+                };
+                let Some((result, events)) = answer else {
                     continue;
                 };
                 match (result, then) {
@@ -410,6 +440,7 @@ async fn serve(
                             params: then.params.clone(),
                             class: CommandClass::Observe,
                             then: None,
+                            if_viewport: None,
                         });
                         let second = cdp_answer(
                             &script,
@@ -481,6 +512,27 @@ async fn serve(
             tokio::spawn(answer);
         }
     }
+}
+
+/// The `Page.getLayoutMetrics` read of the extension's viewport check.
+fn layout_read(tab_id: TabId) -> Command {
+    Command::Cdp {
+        tab_id,
+        method: "Page.getLayoutMetrics".into(),
+        params: json!({}),
+        class: CommandClass::Observe,
+        then: None,
+        if_viewport: None,
+    }
+}
+
+/// What the extension answers in place of a command whose `ifViewport`
+/// is not the live one (`live`, a `Page.getLayoutMetrics` answer).
+fn viewport_check(frame: &FrameGeometry, live: Result<Value, WireError>) -> Result<(), WireError> {
+    let live = serde_json::from_value::<LayoutMetrics>(live?)
+        .ok()
+        .and_then(|m| m.geometry());
+    check_viewport(frame, live)
 }
 
 /// The fake's answer to one CDP command and the events that follow it, or

@@ -2,8 +2,9 @@
 //! releases held input and revokes the agent; a dropped agent's held key is
 //! released; developer mode is read live and its off switch clears what
 //! raw CDP left behind; two agents never share control; a tab switch voids
-//! a slow action; a frame taken before a navigation is stale; an action
-//! that expects another url or revision does nothing.
+//! a slow action; a frame taken before a navigation, or one the page has
+//! scrolled away from, is stale; an action that expects another url or
+//! revision does nothing.
 
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_e2e::wait_for;
@@ -458,6 +459,52 @@ async fn actions_that_expect_another_state_do_nothing() -> anyhow::Result<()> {
             selection_revision: Some(revision),
         }))
         .await?;
+    assert_eq!(browser.eval(&page, "__events.length").await?, 2);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_at_a_frame_the_page_scrolled_away_from_does_nothing() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent, _) = recorder(LaunchOptions::default()).await?;
+    browser
+        .eval(&page, "document.body.style.minHeight = '5000px'; 0")
+        .await?;
+    let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
+    let (x, y) = centre(&frame);
+    let click = || ClickParams {
+        x: Some(x),
+        y: Some(y),
+        frame_id: Some(frame.frame_id.clone()),
+        expect: None,
+        ..ClickParams::default()
+    };
+    assert_eq!(browser.eval(&page, "scrollTo(0, 300); scrollY").await?, 300);
+    let err = agent
+        .call::<Click>(&click())
+        .await
+        .expect_err("the page scrolled since the frame");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    let err = agent
+        .call::<MouseDown>(&PointerParams {
+            x,
+            y,
+            frame_id: Some(frame.frame_id.clone()),
+            button: None,
+            expect: None,
+        })
+        .await
+        .expect_err("the page scrolled since the frame");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    assert_eq!(
+        browser.eval(&page, "__events.length").await?,
+        0,
+        "input at a scrolled-away frame reached the page: {}",
+        browser.eval(&page, "JSON.stringify(__events)").await?
+    );
+    assert_eq!(browser.balance(&page).await?, (0, 0));
+    // Scrolled back within a pixel, the frame shows the page again.
+    assert_eq!(browser.eval(&page, "scrollTo(0, 0); scrollY").await?, 0);
+    agent.call::<Click>(&click()).await?;
     assert_eq!(browser.eval(&page, "__events.length").await?, 2);
     Ok(())
 }

@@ -373,7 +373,23 @@ async fn worker_trace(browser: &Browser) -> Result<Vec<TraceRecord>> {
         .collect())
 }
 
-/// Item 2: a non-privileged action reaching the page: a mouse move.
+/// The page's frame interval, in whole milliseconds: the pauses before
+/// the mouse moves take every value below it.
+const FRAME_MS: usize = 17;
+
+/// A pause for `round`: 0 to [`FRAME_MS`] − 1 ms, each value once in any
+/// [`FRAME_MS`] rounds in a row, not in order (tokio's timer adds up to a
+/// millisecond).
+fn frame_pause(round: usize) -> Duration {
+    Duration::from_millis((round * 7 % FRAME_MS) as u64)
+}
+
+/// Item 2: a non-privileged action reaching the page: a mouse move. The
+/// page answers one at its next frame, so back to back a move would start
+/// where the answer before it left the frame clock and time little but
+/// the way back; each one starts after a pause of its own instead
+/// ([`frame_pause`], the same for both kinds in a round), at any point of
+/// the frame, so both ways and the wait for the frame count.
 async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
     let frame = agent
         .call::<Capture>(&CaptureParams::default())
@@ -383,6 +399,7 @@ async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Resul
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for round in 0..WARM_UP + ROUNDS {
         let (x, y) = points[round % 2];
+        tokio::time::sleep(frame_pause(round)).await;
         let (da, _) = timed(direct(
             browser,
             page,
@@ -397,6 +414,7 @@ async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Resul
             button: None,
             expect: None,
         };
+        tokio::time::sleep(frame_pause(round)).await;
         let (db, _) = timed(async { Ok(agent.call::<MouseMove>(&params).await?) }).await?;
         if round >= WARM_UP {
             a.push(da);

@@ -13,7 +13,8 @@ use base64::Engine as _;
 use cotab_host::codec::NativeCodec;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo, ThenResult,
+    check_viewport, Command, ExtensionToHost, HostToExtension, LayoutMetrics, Outcome, SharedTabs,
+    TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -147,6 +148,20 @@ impl Drop for FakeExt {
 
 /// The canned answer to `command`.
 fn answer(command: &Command, tab: &TabInfo) -> Outcome {
+    if let Command::Cdp {
+        if_viewport: Some(frame),
+        ..
+    } = command
+    {
+        // Input aimed at a frame: the viewport check the extension makes.
+        let live =
+            serde_json::from_value::<LayoutMetrics>(cdp("Page.getLayoutMetrics", &Value::Null))
+                .ok()
+                .and_then(|m| m.geometry());
+        if let Err(e) = check_viewport(frame, live) {
+            return Outcome::Error(e);
+        }
+    }
     match command {
         Command::ListShared => Outcome::Result(json!(SharedTabs {
             tabs: vec![tab.clone()]
