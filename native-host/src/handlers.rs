@@ -799,17 +799,18 @@ impl Cx<'_> {
     }
 
     /// A `mouseMoved` to the CSS point `(x, y)`, with the buttons the
-    /// session holds on the tab, which move with it (unless the frame
-    /// check stopped the event).
+    /// session holds on the tab, which move with it (and go back where
+    /// they were if the frame check refused the event).
     async fn move_mouse(
         &self,
         fence: &Fence,
         (x, y): (f64, f64),
         frame: Option<&Frame>,
     ) -> Result<(), RpcError> {
-        let buttons = self.core(|c| {
+        let (buttons, was) = self.core(|c| {
             c.input(fence)?;
-            Ok::<_, WireError>(c.buttons_held(fence.session, fence.tab, None))
+            let was = c.pointer_moved(fence, x, y);
+            Ok::<_, WireError>((c.buttons_held(fence.session, fence.tab, None), was))
         })?;
         let r = self
             .step_in(
@@ -820,8 +821,8 @@ impl Cx<'_> {
                 frame,
             )
             .await;
-        if !matches!(&r, Err(e) if e.kind() == ErrorKind::StaleFrame) {
-            self.core(|c| c.pointer_moved(fence, x, y));
+        if matches!(&r, Err(e) if e.kind() == ErrorKind::StaleFrame) {
+            self.core(|c| c.pointer_back(&was));
         }
         r.map(drop)
     }

@@ -1023,17 +1023,34 @@ impl Core {
     }
 
     /// Moves the position of the session's held buttons on the fence's tab
-    /// (where their releases go) to `(x, y)`.
-    pub fn pointer_moved(&mut self, fence: &Fence, x: f64, y: f64) {
-        for p in self.presses.values_mut() {
+    /// (where their releases go) to `(x, y)`, and says where each was, for
+    /// [`Core::pointer_back`].
+    pub fn pointer_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Vec<(PressId, f64, f64)> {
+        let mut was = Vec::new();
+        for (id, p) in &mut self.presses {
             if p.session == fence.session
                 && p.tab == fence.tab
                 && matches!(p.state, PressState::Held | PressState::Sending)
             {
                 if let PressKind::Mouse { x: px, y: py, .. } = &mut p.kind {
+                    was.push((*id, *px, *py));
                     *px = x;
                     *py = y;
                 }
+            }
+        }
+        was
+    }
+
+    /// Puts the buttons a move never took to the page (it was refused
+    /// before it was sent) back where they were, those still held.
+    pub fn pointer_back(&mut self, was: &[(PressId, f64, f64)]) {
+        for &(id, x, y) in was {
+            if let Some(PressKind::Mouse { x: px, y: py, .. }) =
+                self.presses.get_mut(&id).map(|p| &mut p.kind)
+            {
+                *px = x;
+                *py = y;
             }
         }
     }

@@ -557,6 +557,10 @@ fn mouse_moves_track_held_buttons() {
     let id = c.begin_press(&f, None, mouse()).expect("press");
     c.press_settled(id, true);
     assert_eq!(c.mouse_moved(&f, 30.0, 40.0), Ok(1));
+    // A move refused before it was sent puts the button back.
+    let was = c.pointer_moved(&f, 90.0, 90.0);
+    assert_eq!(was, vec![(id, 30.0, 40.0)]);
+    c.pointer_back(&was);
     match c.agent_release(a, A, ReleaseTarget::Mouse(MouseButton::Left)) {
         Ok(AgentRelease::Send(cmd)) => {
             assert_eq!(
