@@ -15,9 +15,9 @@ use base64::Engine as _;
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
-    Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Empty, Evaluate,
-    EvaluateParams, ImageFormat, MouseMove, PointerParams, SelectParams, Snapshot, SnapshotParams,
-    Status, TabsList, TabsSelect,
+    Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
+    Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, SelectParams, Snapshot,
+    SnapshotParams, Status, TabsList, TabsSelect,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -97,6 +97,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     let mut rows = Vec::new();
     rows.extend(evaluate(&browser, &page, &mut agent).await?);
     rows.extend(mouse_move(&browser, &page, &mut agent).await?);
+    rows.extend(click(&browser, &page, &mut agent).await?);
     rows.push(snapshot(&mut agent).await?);
     let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
@@ -430,6 +431,118 @@ async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Resul
         ),
         Row::new("2", "`input.mouseMove`", "cotab", Sample::Latency(b)),
     ])
+}
+
+/// Item 2: a click on the fixture's button: direct CDP's move, press and
+/// release against `input.click` at the same point of a capture (which
+/// sends the same three events, in three trips). Each starts after a
+/// pause, as [`mouse_move`]'s do: its move waits for the page's frame.
+async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
+    if frame.device_pixel_ratio != 1.0 {
+        bail!("the click's point assumes 1 image pixel per CSS pixel");
+    }
+    let (x, y) = cotab_e2e::fixture::BUTTON_CENTRE;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for round in 0..WARM_UP + ROUNDS {
+        tokio::time::sleep(frame_pause(round)).await;
+        let (da, _) = timed(async {
+            let at = json!({"x": x, "y": y, "button": "left", "clickCount": 1});
+            let event = |kind: &str, buttons: u32| {
+                let mut e = at.clone();
+                e["type"] = json!(kind);
+                e["buttons"] = json!(buttons);
+                e
+            };
+            direct(
+                browser,
+                page,
+                "Input.dispatchMouseEvent",
+                event("mouseMoved", 0),
+            )
+            .await?;
+            direct(
+                browser,
+                page,
+                "Input.dispatchMouseEvent",
+                event("mousePressed", 1),
+            )
+            .await?;
+            direct(
+                browser,
+                page,
+                "Input.dispatchMouseEvent",
+                event("mouseReleased", 0),
+            )
+            .await
+        })
+        .await?;
+        let params = ClickParams {
+            x: Some(x),
+            y: Some(y),
+            frame_id: Some(frame.frame_id.clone()),
+            ..ClickParams::default()
+        };
+        tokio::time::sleep(frame_pause(round)).await;
+        let (db, _) = timed(async { Ok(agent.call::<Click>(&params).await?) }).await?;
+        if round >= WARM_UP {
+            a.push(da);
+            b.push(db);
+        }
+    }
+    let mut rows = vec![
+        Row::new(
+            "2",
+            "`Input.dispatchMouseEvent` moved, pressed, released (a click)",
+            "direct CDP",
+            Sample::Latency(a),
+        ),
+        Row::new(
+            "2",
+            "`input.click` at a capture's point",
+            "cotab",
+            Sample::Latency(b),
+        ),
+    ];
+    // Each click is three requests to the worker, in order: the move (with
+    // its viewport read), the press, the release.
+    let method = "Input.dispatchMouseEvent";
+    let trace = worker_trace(browser).await?;
+    let worker: Vec<f64> = trace
+        .iter()
+        .filter(|r| r.what == method)
+        .map(|r| r.posted - r.received)
+        .collect();
+    let waits = browser_waits(browser, method);
+    let events = ["move (with the viewport read)", "press", "release"];
+    for (source, times) in [("in the worker", worker), ("the daemon's wait", waits)] {
+        let Some(clicks) = last_clicks(&times) else {
+            eprintln!("note: no per-event split of `input.click` from {source}");
+            continue;
+        };
+        for (i, event) in events.iter().enumerate() {
+            let ms = clicks.iter().map(|c| c[i]).filter(|v| v.is_finite());
+            rows.push(Row::new(
+                "2",
+                &format!("`input.click`'s {event}, {source}"),
+                "cotab",
+                Sample::Millis(ms.collect()),
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// The measured clicks' three figures each, from the last of `times` (one
+/// per mouse event, the clicks' events last).
+fn last_clicks(times: &[f64]) -> Option<Vec<[f64; 3]>> {
+    let all = times.get(times.len().checked_sub(3 * (WARM_UP + ROUNDS))?..)?;
+    Some(
+        all.chunks_exact(3)
+            .skip(WARM_UP)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect(),
+    )
 }
 
 /// Item 2: a snapshot of the tiny fixture page.
