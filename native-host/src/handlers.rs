@@ -447,19 +447,12 @@ impl PressGuard<'_> {
         self.broker.with_core(|c| c.press_settled(id, sent));
     }
 
-    /// Settles by the result of a click's move and press, the move sent
-    /// with its frame's viewport ([`Cx::step_in`]): `STALE_FRAME` is the
-    /// extension's refusal of the move, before anything reached the page,
-    /// so there is nothing to release.
-    fn settle_in_frame<T>(mut self, r: &Result<T, RpcError>) {
-        match r {
-            Err(e) if e.kind() == ErrorKind::StaleFrame => {
-                self.armed = false;
-                let id = self.id;
-                self.broker.with_core(|c| c.press_not_sent(id));
-            }
-            r => self.settle(r.is_ok()),
-        }
+    /// Forgets a press that was never sent (the step before it failed):
+    /// there is nothing to release.
+    fn not_sent(mut self) {
+        self.armed = false;
+        let id = self.id;
+        self.broker.with_core(|c| c.press_not_sent(id));
     }
 }
 
@@ -564,7 +557,9 @@ impl Cx<'_> {
 
     /// One CDP command on `tab_id`, unless a dialog is open there, with an
     /// optional follow-up the extension sends in the same trip once the
-    /// command succeeds (the result is then a [`ThenResult`]).
+    /// command succeeds (the result is then a [`ThenResult`]), and an
+    /// optional viewport (`ifViewport`) the extension checks before
+    /// sending it.
     async fn cdp(
         &self,
         tab_id: TabId,
@@ -1576,7 +1571,8 @@ impl Cx<'_> {
     /// A click at a CSS point: move, then `count` press/release pairs
     /// (`clickCount` 1, 2, 3), each press recorded before it is sent and
     /// released at once. With a frame, the move is checked against it
-    /// ([`Cx::step_in`]).
+    /// ([`Cx::step_in`]); a move that fails leaves the press unsent and
+    /// nothing to release.
     async fn mouse_click(
         &self,
         fence: &Fence,
@@ -1594,18 +1590,25 @@ impl Cx<'_> {
             )?;
             let id = guard.id;
             let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(id)));
-            let down = async {
-                if i == 1 {
-                    self.step_in(
+            if i == 1 {
+                let moved = self
+                    .step_in(
                         fence,
                         "Input.dispatchMouseEvent",
                         json!({"type": "mouseMoved", "x": x, "y": y, "buttons": others,
                                "modifiers": modifiers}),
                         frame,
                     )
-                    .await?;
+                    .await;
+                // The press goes only after the move answered: if the move
+                // failed (its frame check included), the page never saw it.
+                if let Err(e) = moved {
+                    guard.not_sent();
+                    return Err(e);
                 }
-                self.step(
+            }
+            let down = self
+                .step(
                     fence,
                     "Input.dispatchMouseEvent",
                     json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
@@ -1613,10 +1616,8 @@ impl Cx<'_> {
                            "modifiers": modifiers}),
                     CommandClass::Act,
                 )
-                .await
-            }
-            .await;
-            guard.settle_in_frame(&down);
+                .await;
+            guard.settle(down.is_ok());
             down?;
             // Still ours: release it now (if it was revoked meanwhile, the
             // core released it already and the fence below fails).

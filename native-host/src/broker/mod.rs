@@ -815,7 +815,8 @@ impl Core {
     /// frame of the selected tab. `STALE_FRAME` when there is none, it is
     /// of another tab, the tab navigated since, or someone else acted on it
     /// since. The live viewport is the caller's to compare
-    /// ([`FrameGeometry::matches`]; the extension does, with the input).
+    /// ([`FrameGeometry::matches`]: the daemon before a press, the
+    /// extension with other input).
     pub fn frame_for(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, WireError> {
         self.check(fence)?;
         let s = self.bound(fence.session, fence.conn)?;
@@ -949,10 +950,9 @@ impl Core {
         }
     }
 
-    /// The press's command never reached the page: the extension refused
-    /// it (its frame's viewport had moved) before sending anything. The
-    /// record goes with nothing to release, whether or not it was revoked
-    /// meanwhile.
+    /// The press's command never reached the page: the step before it
+    /// (a click's move, with its frame check) failed. The record goes with
+    /// nothing to release, whether or not it was revoked meanwhile.
     pub fn press_not_sent(&mut self, id: PressId) {
         if matches!(
             self.presses.get(&id).map(|p| p.state),
@@ -1043,7 +1043,7 @@ impl Core {
     }
 
     /// Puts the buttons a move never took to the page (it was refused
-    /// before it was sent) back where they were, those still held.
+    /// before it was sent) back where they were, those still recorded.
     pub fn pointer_back(&mut self, was: &[(PressId, f64, f64)]) {
         for &(id, x, y) in was {
             if let Some(PressKind::Mouse { x: px, y: py, .. }) =

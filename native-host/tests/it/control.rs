@@ -6,9 +6,9 @@ use crate::harness::{tab, Daemon, FakeExt, Reply, Responder, Script, WAIT};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Evaluate, EvaluateParams,
-    FrameGeometry, ImageFormat, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseDown, MouseMove,
-    MouseUp, MouseUpParams, PointerParams, Resume, ResumeParams, SelectParams, Status, TabsSelect,
-    Type, TypeParams,
+    FrameGeometry, FrameId, ImageFormat, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseDown,
+    MouseMove, MouseUp, MouseUpParams, PointerParams, Resume, ResumeParams, SelectParams, Status,
+    TabsSelect, Type, TypeParams,
 };
 use cotab_shared::native::{Command, CommandClass, Event, Holder, SharedTabs, TabInfo};
 use cotab_shared::{ErrorKind, TabId, PROTOCOL_VERSION};
@@ -304,17 +304,11 @@ async fn a_main_frame_navigation_makes_the_frame_stale() {
 #[tokio::test]
 async fn input_at_a_frame_carries_its_viewport_and_is_refused_once_the_page_scrolled() {
     let (scroll, responder) = scrolling_page();
-    let d = Daemon::start().await;
-    let mut ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            responder: Some(responder),
-            ..two_tabs()
-        },
-    )
+    let (_d, mut ext, mut a, shot) = captured(Script {
+        responder: Some(responder),
+        ..two_tabs()
+    })
     .await;
-    let mut a = controller(&d, "alpha", 7).await;
-    let shot = capture(&mut a).await;
     let at = |x, y| PointerParams {
         x,
         y,
@@ -371,14 +365,11 @@ async fn input_at_a_frame_carries_its_viewport_and_is_refused_once_the_page_scro
         .await
         .expect_err("the page scrolled");
     assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
-    let err = a
-        .call::<Click>(&ClickParams {
-            frame_id: Some(shot.frame_id.clone()),
-            ..ClickParams::at(10.0, 10.0)
-        })
-        .await
-        .expect_err("the page scrolled");
-    assert_eq!(err.kind(), Some(ErrorKind::StaleFrame), "{err}");
+    assert_eq!(
+        refused_click(&mut a, &shot.frame_id).await,
+        Some(ErrorKind::StaleFrame),
+        "the page scrolled"
+    );
     // The click's refused move is all the extension saw of the two.
     assert_eq!(
         mouse_events_before_a_key(&mut ext, &mut a).await,
@@ -390,18 +381,12 @@ async fn input_at_a_frame_carries_its_viewport_and_is_refused_once_the_page_scro
 async fn a_click_refused_for_its_frame_after_a_takeover_releases_nothing() {
     let (scroll, responder) = scrolling_page();
     let gate = Arc::new(Notify::new());
-    let d = Daemon::start().await;
-    let mut ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            responder: Some(responder),
-            gates: [("Input.dispatchMouseEvent".to_string(), gate.clone())].into(),
-            ..two_tabs()
-        },
-    )
+    let (_d, mut ext, mut a, shot) = captured(Script {
+        responder: Some(responder),
+        gates: [("Input.dispatchMouseEvent".to_string(), gate.clone())].into(),
+        ..two_tabs()
+    })
     .await;
-    let mut a = controller(&d, "alpha", 7).await;
-    let shot = capture(&mut a).await;
     scroll_to(&scroll, 30.0);
     let click = json!({"jsonrpc":"2.0","id":100,"method":"input.click",
                        "params":{"x":10,"y":10,"frameId":shot.frame_id}});
@@ -427,6 +412,59 @@ async fn a_click_refused_for_its_frame_after_a_takeover_releases_nothing() {
         mouse_events_before_a_key(&mut ext, &mut a).await,
         Vec::<String>::new()
     );
+}
+
+#[tokio::test]
+async fn a_click_whose_move_fails_releases_nothing() {
+    let responder: Responder = Arc::new(|_, method, params| {
+        (method == "Input.dispatchMouseEvent" && params["type"] == "mouseMoved")
+            .then_some(Reply::Err(ErrorKind::CommandFailed, "Internal error"))
+    });
+    let (_d, mut ext, mut a, shot) = captured(Script {
+        responder: Some(responder),
+        ..two_tabs()
+    })
+    .await;
+    assert_eq!(
+        refused_click(&mut a, &shot.frame_id).await,
+        Some(ErrorKind::CommandFailed),
+        "the move failed"
+    );
+    // The press goes only after its move: the page saw neither a press
+    // nor anything to release.
+    assert_eq!(
+        mouse_events_before_a_key(&mut ext, &mut a).await,
+        vec!["mouseMoved"]
+    );
+}
+
+/// A daemon, the fake extension following `script`, agent `alpha` in
+/// control of tab 7, and a capture of it.
+async fn captured(
+    script: Script,
+) -> (
+    Daemon,
+    FakeExt,
+    Client,
+    cotab_shared::controller::CaptureResult,
+) {
+    let d = Daemon::start().await;
+    let ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut a = controller(&d, "alpha", 7).await;
+    let shot = capture(&mut a).await;
+    (d, ext, a, shot)
+}
+
+/// The kind of the error of an `input.click` at (10, 10) of `frame`,
+/// which must fail.
+async fn refused_click(a: &mut Client, frame: &FrameId) -> Option<ErrorKind> {
+    a.call::<Click>(&ClickParams {
+        frame_id: Some(frame.clone()),
+        ..ClickParams::at(10.0, 10.0)
+    })
+    .await
+    .expect_err("a refused click")
+    .kind()
 }
 
 /// A 50×25 page whose vertical scroll offset the test moves
