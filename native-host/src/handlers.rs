@@ -744,15 +744,12 @@ impl Cx<'_> {
                 CommandClass::Observe,
             )
             .await?;
-        serde_json::from_value::<cotab_shared::native::LayoutMetrics>(r)
-            .ok()
-            .and_then(|m| m.geometry())
-            .ok_or_else(|| {
-                wire(
-                    ErrorKind::CommandFailed,
-                    "the browser sent no layout metrics",
-                )
-            })
+        cotab_shared::native::LayoutMetrics::viewport_in(r).ok_or_else(|| {
+            wire(
+                ErrorKind::CommandFailed,
+                "the browser sent no layout metrics",
+            )
+        })
     }
 
     /// Checks `expect` before anything is sent: the revision, then the

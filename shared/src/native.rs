@@ -301,6 +301,14 @@ pub struct CssViewport {
 }
 
 impl LayoutMetrics {
+    /// The live viewport in a `Page.getLayoutMetrics` result; `None` if
+    /// it has none or is malformed.
+    pub fn viewport_in(result: Value) -> Option<FrameGeometry> {
+        serde_json::from_value::<LayoutMetrics>(result)
+            .ok()
+            .and_then(|m| m.geometry())
+    }
+
     /// The live viewport as a frame's geometry; `None` if the browser
     /// sent none.
     pub fn geometry(&self) -> Option<FrameGeometry> {

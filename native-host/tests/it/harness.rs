@@ -6,7 +6,6 @@ use cotab_host::client::Client;
 use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
-use cotab_shared::controller::FrameGeometry;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     check_viewport, Command, CommandClass, Event, ExtensionToHost, HostToExtension, LayoutMetrics,
@@ -420,7 +419,9 @@ async fn serve(
                         ) else {
                             continue;
                         };
-                        viewport_check(frame, live)
+                        // What the extension answers in place of a command
+                        // whose viewport is not the live one.
+                        live.and_then(|v| check_viewport(frame, LayoutMetrics::viewport_in(v)))
                     }
                 };
                 let answer = match checked {
@@ -524,15 +525,6 @@ fn layout_read(tab_id: TabId) -> Command {
         then: None,
         if_viewport: None,
     }
-}
-
-/// What the extension answers in place of a command whose `ifViewport`
-/// is not the live one (`live`, a `Page.getLayoutMetrics` answer).
-fn viewport_check(frame: &FrameGeometry, live: Result<Value, WireError>) -> Result<(), WireError> {
-    let live = serde_json::from_value::<LayoutMetrics>(live?)
-        .ok()
-        .and_then(|m| m.geometry());
-    check_viewport(frame, live)
 }
 
 /// The fake's answer to one CDP command and the events that follow it, or

@@ -447,34 +447,12 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
     for round in 0..WARM_UP + ROUNDS {
         tokio::time::sleep(frame_pause(round)).await;
         let (da, _) = timed(async {
-            let at = json!({"x": x, "y": y, "button": "left", "clickCount": 1});
-            let event = |kind: &str, buttons: u32| {
-                let mut e = at.clone();
-                e["type"] = json!(kind);
-                e["buttons"] = json!(buttons);
-                e
-            };
-            direct(
-                browser,
-                page,
-                "Input.dispatchMouseEvent",
-                event("mouseMoved", 0),
-            )
-            .await?;
-            direct(
-                browser,
-                page,
-                "Input.dispatchMouseEvent",
-                event("mousePressed", 1),
-            )
-            .await?;
-            direct(
-                browser,
-                page,
-                "Input.dispatchMouseEvent",
-                event("mouseReleased", 0),
-            )
-            .await
+            for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
+                let event = json!({"type": kind, "x": x, "y": y, "button": "left",
+                                   "buttons": buttons, "clickCount": 1});
+                direct(browser, page, "Input.dispatchMouseEvent", event).await?;
+            }
+            Ok(())
         })
         .await?;
         let params = ClickParams {

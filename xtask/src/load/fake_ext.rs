@@ -154,10 +154,7 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
     } = command
     {
         // Input aimed at a frame: the viewport check the extension makes.
-        let live =
-            serde_json::from_value::<LayoutMetrics>(cdp("Page.getLayoutMetrics", &Value::Null))
-                .ok()
-                .and_then(|m| m.geometry());
+        let live = LayoutMetrics::viewport_in(cdp("Page.getLayoutMetrics", &Value::Null));
         if let Err(e) = check_viewport(frame, live) {
             return Outcome::Error(e);
         }
