@@ -3,7 +3,8 @@
 //! touch begun and not ended.
 //!
 //! The daemon pairs every press with its release (DESIGN §2, "Paired input
-//! releases"), but only while it can reach the page. When the native link
+//! releases"), or sends both in one `input` command that the extension
+//! pairs itself, but only while it can reach the page. When the native link
 //! drops, the worker restarts, the extension reloads, the person unshares a
 //! tab or the debugger is detached from outside, the daemon cannot send the
 //! release any more; the extension then sends it itself from this ledger.
@@ -17,16 +18,11 @@
 //! and serialisable, so the worker keeps it in `chrome.storage` across
 //! restarts and reloads.
 
+use cotab_shared::input::{input_role, key_id, mouse_button, InputRole};
+pub use cotab_shared::input::{KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
 use cotab_shared::TabId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-
-/// `Input.dispatchKeyEvent`.
-pub const KEY_EVENT: &str = "Input.dispatchKeyEvent";
-/// `Input.dispatchMouseEvent`.
-pub const MOUSE_EVENT: &str = "Input.dispatchMouseEvent";
-/// `Input.dispatchTouchEvent`.
-pub const TOUCH_EVENT: &str = "Input.dispatchTouchEvent";
 
 /// Key fields copied from a key down into its key up.
 const KEY_FIELDS: [&str; 5] = [
@@ -75,13 +71,11 @@ pub enum Sent {
 }
 
 /// The ledger entry a press or release names: `key:<code>`, `button:<name>`
-/// or `touch`.
+/// or `touch` ([`InputRole`]).
 fn entry_id(method: &str, params: &Value) -> Option<String> {
-    match method {
-        KEY_EVENT => key_id(params).map(|id| format!("key:{id}")),
-        MOUSE_EVENT => Some(format!("button:{}", button(params))),
-        TOUCH_EVENT => Some("touch".to_owned()),
-        _ => None,
+    match input_role(method, params) {
+        InputRole::Press(id) | InputRole::Release(id) => Some(id),
+        InputRole::Other => None,
     }
 }
 
@@ -126,41 +120,21 @@ pub enum Input {
     Release,
 }
 
-/// The identity of a key in `Input.dispatchKeyEvent` params.
-fn key_id(params: &Value) -> Option<String> {
-    let field = |name: &str| {
-        params
-            .get(name)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    field("code").or_else(|| field("key")).map(str::to_owned)
-}
-
 fn point(params: &Value) -> (f64, f64) {
     let coord = |name: &str| params.get(name).and_then(Value::as_f64).unwrap_or(0.0);
     (coord("x"), coord("y"))
 }
 
 fn button(params: &Value) -> String {
-    params
-        .get("button")
-        .and_then(Value::as_str)
-        .unwrap_or("left")
-        .to_owned()
+    mouse_button(params).to_owned()
 }
 
 /// Classifies a CDP command.
 pub fn classify(method: &str, params: &Value) -> Input {
-    let kind = params.get("type").and_then(Value::as_str).unwrap_or("");
-    match (method, kind) {
-        (KEY_EVENT, "keyDown" | "rawKeyDown") if key_id(params).is_some() => Input::Press,
-        (KEY_EVENT, "keyUp") if key_id(params).is_some() => Input::Release,
-        (MOUSE_EVENT, "mousePressed") => Input::Press,
-        (MOUSE_EVENT, "mouseReleased") => Input::Release,
-        (TOUCH_EVENT, "touchStart") => Input::Press,
-        (TOUCH_EVENT, "touchEnd" | "touchCancel") => Input::Release,
-        _ => Input::Other,
+    match input_role(method, params) {
+        InputRole::Press(_) => Input::Press,
+        InputRole::Release(_) => Input::Release,
+        InputRole::Other => Input::Other,
     }
 }
 
@@ -196,7 +170,7 @@ impl HeldInput {
         };
         match method {
             KEY_EVENT => {
-                let Some(id) = key_id(params) else {
+                let Some(id) = key_id(params).map(str::to_owned) else {
                     return false;
                 };
                 let mut up = Map::new();
@@ -233,7 +207,7 @@ impl HeldInput {
             return false;
         }
         let changed = match method {
-            KEY_EVENT => key_id(params).is_some_and(|id| take(&mut held.keys, &id)),
+            KEY_EVENT => key_id(params).is_some_and(|id| take(&mut held.keys, id)),
             MOUSE_EVENT => take(&mut held.buttons, &button(params)),
             _ => std::mem::replace(&mut held.touch, false),
         };
@@ -279,6 +253,25 @@ impl HeldInput {
         let before = self.tabs.len();
         self.tabs.retain(|(t, _)| *t != tab);
         self.tabs.len() != before
+    }
+
+    /// Whether `tab` holds the input the press or release `method` with
+    /// `params` names, with no release of it on its way.
+    pub fn holds(&self, tab: TabId, method: &str, params: &Value) -> bool {
+        let (Some((_, held)), Some(id)) = (
+            self.tabs.iter().find(|(t, _)| *t == tab),
+            entry_id(method, params),
+        ) else {
+            return false;
+        };
+        if held.releasing.contains(&id) {
+            return false;
+        }
+        match id.split_once(':') {
+            Some(("key", key)) => held.keys.iter().any(|(k, _)| k == key),
+            Some(("button", name)) => held.buttons.iter().any(|(b, _)| b == name),
+            _ => held.touch,
+        }
     }
 
     /// The tabs holding input.
@@ -418,6 +411,36 @@ mod tests {
         assert_eq!(releases[0].0, MOUSE_EVENT);
         assert!(!held.after_send(T, KEY_EVENT, &key_up("a", "KeyA"), Sent::Accepted));
         assert!(held.is_empty());
+    }
+
+    #[test]
+    fn the_ledger_says_what_still_needs_its_release() {
+        let mut held = HeldInput::default();
+        let press = json!({"type": "mousePressed", "button": "left"});
+        let release = json!({"type": "mouseReleased", "button": "left"});
+        assert!(!held.holds(T, MOUSE_EVENT, &release), "nothing pressed");
+        held.before_send(T, MOUSE_EVENT, &press);
+        held.before_send(T, KEY_EVENT, &key_down("a", "KeyA"));
+        assert!(held.holds(T, MOUSE_EVENT, &release));
+        assert!(held.holds(T, KEY_EVENT, &key_up("a", "KeyA")));
+        assert!(!held.holds(T, KEY_EVENT, &key_up("b", "KeyB")));
+        assert!(!held.holds(TabId(9), MOUSE_EVENT, &release), "another tab");
+        assert!(
+            !held.holds(T, MOUSE_EVENT, &json!({"type": "mouseMoved"})),
+            "not a release"
+        );
+        // Its release on its way: not due again; once it ran, not held.
+        held.before_send(T, MOUSE_EVENT, &release);
+        assert!(!held.holds(T, MOUSE_EVENT, &release));
+        held.after_send(T, MOUSE_EVENT, &release, Sent::Accepted);
+        assert!(!held.holds(T, MOUSE_EVENT, &release));
+        assert!(held.holds(T, KEY_EVENT, &key_up("a", "KeyA")));
+        held.before_send(
+            T,
+            TOUCH_EVENT,
+            &json!({"type": "touchStart", "touchPoints": []}),
+        );
+        assert!(held.holds(T, TOUCH_EVENT, &json!({"type": "touchEnd"})));
     }
 
     #[test]

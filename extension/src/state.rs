@@ -614,6 +614,11 @@ impl Gate {
         }
     }
 
+    /// Whether `other` is this gate (a clone of it), not another one.
+    pub fn same(&self, other: &Gate) -> bool {
+        Rc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Whether the gate is open.
     pub fn is_open(&self) -> bool {
         self.inner.borrow().open
@@ -645,9 +650,78 @@ impl Future for GateWait {
     }
 }
 
+/// Presses handed to the browser and not yet answered, by tab and by the
+/// input they hold ([`cotab_shared::input::InputRole`]'s name), each with
+/// the gate its answer opens: a release of the same input waits for them
+/// (`worker::cdp`).
+#[derive(Debug, Default)]
+pub struct PendingPresses {
+    presses: Vec<(TabId, String, Gate)>,
+}
+
+impl PendingPresses {
+    /// A press of `input` on `tab` was handed to the browser: the gate its
+    /// answer opens.
+    pub fn sent(&mut self, tab: TabId, input: String) -> Gate {
+        let gate = Gate::default();
+        self.presses.push((tab, input, gate.clone()));
+        gate
+    }
+
+    /// The press of `gate` was answered: opens it.
+    pub fn answered(&mut self, gate: &Gate) {
+        self.presses.retain(|(_, _, g)| !g.same(gate));
+        gate.open();
+    }
+
+    /// The gates of the presses of `input` on `tab` still waiting.
+    pub fn waiting(&self, tab: TabId, input: &str) -> Vec<Gate> {
+        self.presses
+            .iter()
+            .filter(|(t, i, _)| *t == tab && i == input)
+            .map(|(_, _, g)| g.clone())
+            .collect()
+    }
+
+    /// `tab`'s page is gone (closed, crashed, detached): no answer of its
+    /// presses matters any more; opens their gates.
+    pub fn gone(&mut self, tab: TabId) {
+        self.presses.retain(|(t, _, g)| {
+            if *t == tab {
+                g.open();
+            }
+            *t != tab
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_waits_for_the_presses_of_its_own_input_only() {
+        let mut pending = PendingPresses::default();
+        let left = pending.sent(TabId(1), "button:left".into());
+        let key = pending.sent(TabId(1), "key:KeyA".into());
+        let other_tab = pending.sent(TabId(2), "button:left".into());
+        let waiting = pending.waiting(TabId(1), "button:left");
+        assert_eq!(waiting.len(), 1);
+        assert!(waiting[0].same(&left) && !waiting[0].is_open());
+        assert!(pending.waiting(TabId(1), "touch").is_empty());
+        pending.answered(&left);
+        assert!(left.is_open());
+        assert!(pending.waiting(TabId(1), "button:left").is_empty());
+        assert!(!key.is_open() && !other_tab.is_open());
+        // A page that went away opens its own presses' gates only.
+        pending.gone(TabId(1));
+        assert!(key.is_open() && !other_tab.is_open());
+        assert!(pending.waiting(TabId(1), "key:KeyA").is_empty());
+        assert_eq!(pending.waiting(TabId(2), "button:left").len(), 1);
+        // A late answer of a gone press changes nothing.
+        pending.answered(&key);
+        assert_eq!(pending.waiting(TabId(2), "button:left").len(), 1);
+    }
 
     fn restored(ids: &[i32]) -> SharedSet {
         let mut set = SharedSet::default();

@@ -40,6 +40,7 @@ use cotab_shared::controller::{
     RpcError, SelectParams, SelectResult, StatusResult, TabsListResult, TypeParams,
     DEFAULT_JPEG_QUALITY, INVALID_PARAMS,
 };
+use cotab_shared::input::{check_input_events, InputEvent, KEY_EVENT, MOUSE_EVENT};
 use cotab_shared::limits::{
     MAX_AGENT_NAME, MAX_EXPRESSION, MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL, MAX_TYPE_TEXT,
 };
@@ -446,14 +447,6 @@ impl PressGuard<'_> {
         let id = self.id;
         self.broker.with_core(|c| c.press_settled(id, sent));
     }
-
-    /// Forgets a press that was never sent (the step before it failed):
-    /// there is nothing to release.
-    fn not_sent(mut self) {
-        self.armed = false;
-        let id = self.id;
-        self.broker.with_core(|c| c.press_not_sent(id));
-    }
 }
 
 impl Drop for PressGuard<'_> {
@@ -462,6 +455,22 @@ impl Drop for PressGuard<'_> {
             let id = self.id;
             self.broker.with_core(|c| c.press_settled(id, false));
         }
+    }
+}
+
+/// The record of a press that goes to the extension with its release
+/// ([`Cx::input_events`]): the extension releases it whatever happens, so
+/// the record is dropped with nothing for the daemon to send — when the
+/// handler is done, or dropped midway.
+struct PairedPress<'a> {
+    broker: &'a Broker,
+    id: PressId,
+}
+
+impl Drop for PairedPress<'_> {
+    fn drop(&mut self) {
+        let id = self.id;
+        self.broker.with_core(|c| c.press_paired(id));
     }
 }
 
@@ -694,6 +703,11 @@ impl Cx<'_> {
         extra: (Option<FollowUp>, Option<&FrameGeometry>),
     ) -> Result<Value, RpcError> {
         let r = self.cdp(fence.tab, method, params, class, extra).await;
+        self.checked(fence, r)
+    }
+
+    /// `r`, the outcome of an awaited step, once the fence is checked.
+    fn checked(&self, fence: &Fence, r: Result<Value, RpcError>) -> Result<Value, RpcError> {
         // A lost transport says more than the revocation it caused (the
         // lane's loss revokes every lease): report it as such. A stale
         // frame says that nothing was sent, which a press's settling needs
@@ -712,6 +726,34 @@ impl Cx<'_> {
         }
         self.check(fence)?;
         r
+    }
+
+    /// Input events in one trip ([`Command::Input`]): the extension sends
+    /// them in order, each once the one before answered, the first
+    /// checked against the frame's viewport (if any), and pairs their
+    /// presses itself (a press that may have run is released whatever
+    /// fails after it). Unless a dialog is open or opens meanwhile
+    /// (`DIALOG_OPEN` at once); the fence is checked after it.
+    async fn input_events(
+        &self,
+        fence: &Fence,
+        events: Vec<InputEvent>,
+        frame: Option<&Frame>,
+    ) -> Result<Value, RpcError> {
+        tracing::debug!(tab = %fence.tab, events = events.len(), "input");
+        check_input_events(&events).map_err(|e| {
+            wire(
+                ErrorKind::CommandFailed,
+                format!("the daemon built an invalid input command: {}", e.message),
+            )
+        })?;
+        let call = self.extension(Command::Input {
+            tab_id: fence.tab,
+            events,
+            if_viewport: frame.map(|f| f.geometry.clone()),
+        });
+        let r = self.unless_dialog(fence.tab, call).await;
+        self.checked(fence, r)
     }
 
     /// `Runtime.evaluate` (class Observe) with `returnByValue`, returning
@@ -830,6 +872,21 @@ impl Cx<'_> {
             broker: self.broker,
             id,
             armed: true,
+        })
+    }
+
+    /// [`Cx::begin_press`] for a press the extension pairs with its
+    /// release ([`Cx::input_events`]).
+    fn begin_paired_press(
+        &self,
+        fence: &Fence,
+        frame: Option<&cotab_shared::controller::FrameId>,
+        kind: PressKind,
+    ) -> Result<PairedPress<'_>, RpcError> {
+        let id = self.core(|c| c.begin_press(fence, frame, kind))?;
+        Ok(PairedPress {
+            broker: self.broker,
+            id,
         })
     }
 
@@ -1524,26 +1581,24 @@ async fn press(cx: &Cx<'_>, p: PressParams) -> Result<Empty, RpcError> {
 }
 
 impl Cx<'_> {
-    /// Presses and releases a key, with the press recorded before it is
-    /// sent and its release always sent.
+    /// Presses and releases a key in one trip ([`Cx::input_events`]):
+    /// the extension pairs them. The press is recorded meanwhile (a key the
+    /// session holds cannot be pressed again).
     async fn press_key(
         &self,
         fence: &Fence,
         key: keys::KeyInfo,
         modifiers: Vec<Modifier>,
     ) -> Result<(), RpcError> {
-        let [down, _] = keys::key_events(&key, &modifiers);
-        let guard = self.begin_press(fence, None, PressKind::Key { key, modifiers })?;
-        let id = guard.id;
-        let r = self
-            .step(fence, "Input.dispatchKeyEvent", down, CommandClass::Act)
-            .await;
-        guard.settle(r.is_ok());
-        r?;
-        if let Some(cmd) = self.core(|c| c.release_press(id)) {
-            self.release_now(cmd).await?;
-        }
-        self.check(fence)
+        let [down, up] = keys::key_events(&key, &modifiers);
+        let press = self.begin_paired_press(fence, None, PressKind::Key { key, modifiers })?;
+        let events = vec![
+            InputEvent::new(KEY_EVENT, down),
+            InputEvent::new(KEY_EVENT, up),
+        ];
+        let r = self.input_events(fence, events, None).await;
+        drop(press);
+        r.map(drop)
     }
 
     /// The CSS point an aim stands for: an element's visible, uncovered
@@ -1565,11 +1620,12 @@ impl Cx<'_> {
         }
     }
 
-    /// A click at a CSS point: move, then `count` press/release pairs
-    /// (`clickCount` 1, 2, 3), each press recorded before it is sent and
-    /// released at once. With a frame, the move is checked against it
-    /// ([`Cx::step_in`]); a move that fails leaves the press unsent and
-    /// nothing to release.
+    /// A click at a CSS point: a move, then `count` press/release pairs
+    /// (`clickCount` 1, 2, 3), all in one trip ([`Cx::input_events`]):
+    /// with a frame, the move is checked against it; the extension pairs
+    /// the presses. The press is recorded for the click's duration (a
+    /// button the session holds cannot be clicked), with nothing for the
+    /// daemon to release after it.
     async fn mouse_click(
         &self,
         fence: &Fence,
@@ -1579,55 +1635,28 @@ impl Cx<'_> {
         count: u8,
         modifiers: u32,
     ) -> Result<(), RpcError> {
+        let press = self.begin_paired_press(
+            fence,
+            frame.map(|f| &f.id),
+            PressKind::Mouse { button, x, y },
+        )?;
+        let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(press.id)));
+        let mouse = |params| InputEvent::new(MOUSE_EVENT, params);
+        let mut events = vec![mouse(json!({"type": "mouseMoved", "x": x, "y": y,
+                                           "buttons": others, "modifiers": modifiers}))];
         for i in 1..=count {
-            let guard = self.begin_press(
-                fence,
-                frame.filter(|_| i == 1).map(|f| &f.id),
-                PressKind::Mouse { button, x, y },
-            )?;
-            let id = guard.id;
-            let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(id)));
-            if i == 1 {
-                let moved = self
-                    .step_in(
-                        fence,
-                        "Input.dispatchMouseEvent",
-                        json!({"type": "mouseMoved", "x": x, "y": y, "buttons": others,
-                               "modifiers": modifiers}),
-                        frame,
-                    )
-                    .await;
-                // The press goes only after the move answered: if the move
-                // failed (its frame check included), the page never saw it.
-                if let Err(e) = moved {
-                    guard.not_sent();
-                    return Err(e);
-                }
+            for (kind, buttons) in [
+                ("mousePressed", others | button.bit()),
+                ("mouseReleased", others),
+            ] {
+                events.push(mouse(json!({"type": kind, "x": x, "y": y,
+                                         "button": button.as_str(), "buttons": buttons,
+                                         "clickCount": i, "modifiers": modifiers})));
             }
-            let down = self
-                .step(
-                    fence,
-                    "Input.dispatchMouseEvent",
-                    json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
-                           "buttons": others | button.bit(), "clickCount": i,
-                           "modifiers": modifiers}),
-                    CommandClass::Act,
-                )
-                .await;
-            guard.settle(down.is_ok());
-            down?;
-            // Still ours: release it now (if it was revoked meanwhile, the
-            // core released it already and the fence below fails).
-            if let Some(mut cmd) = self.core(|c| c.release_press(id)) {
-                if let Some(obj) = cmd.params.as_object_mut() {
-                    obj.insert("clickCount".into(), json!(i));
-                    obj.insert("modifiers".into(), json!(modifiers));
-                }
-                self.release_now(cmd).await?;
-            }
-            self.check(fence)?;
         }
-        Ok(())
+        let r = self.input_events(fence, events, frame).await;
+        drop(press);
+        r.map(drop)
     }
 }
 

@@ -480,6 +480,8 @@ fn waits_for_lane(command: &Command) -> bool {
         Command::Cdp { class, .. } => {
             matches!(class, CommandClass::Observe | CommandClass::Release)
         }
+        // Actions: they need the control that the lane's loss revoked.
+        Command::Input { .. } => false,
         _ => true,
     }
 }
@@ -600,12 +602,18 @@ mod tests {
             then: None,
             if_viewport: None,
         };
-        for class in [CommandClass::Act, CommandClass::Privileged] {
+        let input = Command::Input {
+            tab_id: TabId(1),
+            events: Vec::new(),
+            if_viewport: None,
+        };
+        for command in [cdp(CommandClass::Act), cdp(CommandClass::Privileged), input] {
             let start = Instant::now();
-            let err = lane.call(cdp(class), far()).await.expect_err("offline");
+            let name = command.name().to_owned();
+            let err = lane.call(command, far()).await.expect_err("offline");
             assert_eq!(err.kind, ErrorKind::RuntimeLost);
             // At once: the (paused) clock did not move to any deadline.
-            assert_eq!(Instant::now(), start, "{class:?} waited for the lane");
+            assert_eq!(Instant::now(), start, "{name} waited for the lane");
         }
         // A release waits for the same browser and then goes through.
         let l = lane.clone();

@@ -16,6 +16,7 @@ mod arbitrary;
 pub mod controller;
 pub mod error;
 pub mod ids;
+pub mod input;
 pub mod limits;
 pub mod native;
 pub mod tagged;
@@ -32,8 +33,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// that speaks another. 2: a `cdp` command may carry a follow-up
 /// (`native::FollowUp`), which an extension of version 1 would ignore.
 /// 3: a `cdp` command may carry the viewport it expects (`ifViewport`),
-/// which an extension of version 2 would ignore.
-pub const NATIVE_PROTOCOL_VERSION: u32 = 3;
+/// which an extension of version 2 would ignore. 4: the `input` command
+/// (`native::Command::Input`), a click in one trip.
+pub const NATIVE_PROTOCOL_VERSION: u32 = 4;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

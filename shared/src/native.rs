@@ -10,6 +10,7 @@
 use crate::controller::FrameGeometry;
 use crate::error::{ErrorKind, WireError};
 use crate::ids::{LaneId, TabId};
+pub use crate::input::{check_input_events, InputEvent};
 use crate::tagged::Tagged;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -133,6 +134,30 @@ pub enum Command {
         )]
         if_viewport: Option<FrameGeometry>,
     },
+    /// Input events for a shared tab, in one trip over the native link:
+    /// a click's move, press and release. The extension checks them first
+    /// ([`check_input_events`]: `INVALID_REQUEST`, nothing sent), then
+    /// sends them in order, each once the one before answered (a release
+    /// as [`CommandClass::Release`], the others as [`CommandClass::Act`]).
+    /// The first failure ends the command and is its answer, but only
+    /// after the releases still due went out: each later release in the
+    /// list whose press the page may hold (the extension's ledger holds
+    /// it). So the extension pairs these presses, not the daemon. Result:
+    /// the last event's CDP result.
+    Input {
+        /// The shared tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// The events, in order.
+        events: Vec<InputEvent>,
+        /// As [`Command::Cdp`]'s: checked before the first event.
+        #[serde(
+            default,
+            rename = "ifViewport",
+            skip_serializing_if = "Option::is_none"
+        )]
+        if_viewport: Option<FrameGeometry>,
+    },
     /// Open a new tab in the window of the shared tabs (the last focused
     /// window when none is shared) and share it. Result: its [`TabInfo`].
     CreateTab {
@@ -219,13 +244,18 @@ impl<'de> Deserialize<'de> for Command {
                 then: t.field_or_default("then")?,
                 if_viewport: t.field_or_default("ifViewport")?,
             },
+            "input" => Command::Input {
+                tab_id: t.field("tabId")?,
+                events: t.field("events")?,
+                if_viewport: t.field_or_default("ifViewport")?,
+            },
             "createTab" => Command::CreateTab {
                 url: t.field_or_default("url")?,
             },
             "closeTab" => Command::CloseTab {
                 tab_id: t.field("tabId")?,
             },
-            _ => return Err(t.unknown(&["listShared", "cdp", "createTab", "closeTab"])),
+            _ => return Err(t.unknown(&["listShared", "cdp", "input", "createTab", "closeTab"])),
         })
     }
 }
@@ -236,6 +266,7 @@ impl Command {
         match self {
             Command::Cdp { method, .. } => method,
             Command::ListShared => "listShared",
+            Command::Input { .. } => "input",
             Command::CreateTab { .. } => "createTab",
             Command::CloseTab { .. } => "closeTab",
         }
@@ -711,6 +742,12 @@ mod tests {
         };
         assert_eq!(cdp.name(), "Page.reload");
         assert_eq!(Command::ListShared.name(), "listShared");
+        let input = Command::Input {
+            tab_id: TabId(1),
+            events: Vec::new(),
+            if_viewport: None,
+        };
+        assert_eq!(input.name(), "input");
         assert_eq!(Command::CreateTab { url: None }.name(), "createTab");
         assert_eq!(Command::CloseTab { tab_id: TabId(1) }.name(), "closeTab");
     }
@@ -777,6 +814,31 @@ mod tests {
                    "method":"Input.dispatchMouseEvent","params":{"type":"mouseMoved","x":10,"y":20},
                    "class":"act","ifViewport":{"viewportWidth":1280.0,"viewportHeight":720.0,
                                                "scrollX":0.0,"scrollY":96.5}}}),
+        );
+        // A click in one trip: its events, the first checked against the
+        // frame's viewport.
+        round_trip(
+            &HostToExtension::Request {
+                id: 10,
+                command: Command::Input {
+                    tab_id: TabId(3),
+                    events: vec![
+                        InputEvent::new(
+                            "Input.dispatchMouseEvent",
+                            json!({"type":"mouseMoved","x":10,"y":20}),
+                        ),
+                        InputEvent::new(
+                            "Input.dispatchMouseEvent",
+                            json!({"type":"mousePressed","x":10,"y":20,"button":"left"}),
+                        ),
+                    ],
+                    if_viewport: None,
+                },
+            },
+            json!({"type":"request","id":10,"command":{"op":"input","tabId":3,"events":[
+                   {"method":"Input.dispatchMouseEvent","params":{"type":"mouseMoved","x":10,"y":20}},
+                   {"method":"Input.dispatchMouseEvent",
+                    "params":{"type":"mousePressed","x":10,"y":20,"button":"left"}}]}}),
         );
         round_trip(
             &ThenResult {

@@ -154,13 +154,24 @@ pub const DELAYED: &str = r#"<!doctype html>
 </body></html>
 "#;
 
-/// Buttons that open a confirm and a prompt dialog.
+/// Buttons that open a confirm and a prompt dialog when clicked and an
+/// alert when pressed, and a field that opens an alert on a key down; the
+/// page records its mouse downs, ups and clicks and its key downs and ups
+/// in `__mouse`.
 pub const DIALOGS: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Dialogs</title></head>
 <body>
  <button id="confirm" onclick="document.getElementById('out').textContent = confirm('Proceed?') ? 'confirmed' : 'cancelled'">Confirm</button>
  <button id="prompt" onclick="document.getElementById('out').textContent = 'name=' + prompt('Your name?', 'anon')">Prompt</button>
+ <button id="alert" onmousedown="alert('Pressed')">Alert on press</button>
+ <input id="key" aria-label="Alert on key" onkeydown="alert('Key ' + event.key)">
  <p id="out"></p>
+ <script>
+  window.__mouse = [];
+  for (const type of ["mousedown", "mouseup", "click", "keydown", "keyup"]) {
+   addEventListener(type, () => __mouse.push(type), true);
+  }
+ </script>
 </body></html>
 "#;
 

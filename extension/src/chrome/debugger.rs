@@ -22,15 +22,15 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "debugger"])]
     pub(crate) async fn detach(target: &JsValue) -> Result<JsValue, JsValue>;
 
-    /// `chrome.debugger.sendCommand(target, method, params)`: resolves with
+    /// `chrome.debugger.sendCommand(target, method, params)`: a promise of
     /// the CDP result. It may never settle (renderer crash): callers race it
     /// against a timeout.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "debugger"], js_name = sendCommand)]
-    pub(crate) async fn send_command(
+    pub(crate) fn send_command(
         target: &JsValue,
         method: &str,
         params: &JsValue,
-    ) -> Result<JsValue, JsValue>;
+    ) -> Result<js_sys::Promise, JsValue>;
 }
 
 /// A `chrome.debugger.Debuggee` naming a tab.

@@ -5,7 +5,7 @@
 //! listeners, fails commands in flight on a page that went away and hands
 //! held input to [`super::held_input`].
 
-use super::{group_moves, held_input, link, Worker};
+use super::{cdp, group_moves, held_input, link, Worker};
 use crate::chrome::{debugger, error_message, from_js, tabs, ChromeEvent};
 use crate::log;
 use cotab_shared::native::{Event, ExtensionToHost};
@@ -26,6 +26,9 @@ const TARGET_CRASHED: &str = "Inspector.targetCrashed";
 
 /// CDP event: a crashed page was loaded again.
 const TARGET_RELOADED_AFTER_CRASH: &str = "Inspector.targetReloadedAfterCrash";
+
+/// CDP event: the page opened a JavaScript dialog.
+const DIALOG_OPENING: &str = "Page.javascriptDialogOpening";
 
 /// Adds `listener` to `event` and leaks it on purpose.
 pub(super) fn listen<T: ?Sized + WasmClosure>(
@@ -71,6 +74,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
             let tab = TabId(tab_id);
             let effects = w.shared.borrow_mut().on_removed(tab);
             w.in_flight.borrow_mut().abort_all_on(tab, "the tab closed");
+            cdp::presses_gone(tab);
             w.crashed.borrow_mut().remove(&tab);
             held_input::forget(&w, tab);
             w.apply(effects);
@@ -110,6 +114,7 @@ pub(super) fn on_detach(worker: &Rc<Worker>, tab: TabId, reason: &str) {
         .in_flight
         .borrow_mut()
         .abort_all_on(tab, "the debugger was detached");
+    cdp::presses_gone(tab);
     worker.crashed.borrow_mut().remove(&tab);
     worker.apply(effects);
     if reason == TARGET_CLOSED {
@@ -132,6 +137,7 @@ fn on_crash(worker: &Rc<Worker>, tab: TabId) {
         .in_flight
         .borrow_mut()
         .abort_all_on(tab, "the page crashed");
+    cdp::presses_gone(tab);
     held_input::forget(worker, tab);
     log::warn(&format!(
         "the page in tab {tab} crashed ({aborted} command(s) in flight failed)"
@@ -146,6 +152,13 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
         TARGET_CRASHED => on_crash(worker, tab),
         TARGET_RELOADED_AFTER_CRASH => {
             worker.crashed.borrow_mut().remove(&tab);
+        }
+        DIALOG_OPENING => {
+            let mut opened = worker.dialogs_opened.borrow_mut();
+            match opened.iter_mut().find(|(t, _)| *t == tab) {
+                Some((_, n)) => *n += 1,
+                None => opened.push((tab, 1)),
+            }
         }
         _ => {}
     }

@@ -7,15 +7,58 @@
 //! active page" without reaching any page. Such a command is sent again
 //! after a short pause, within its deadline: it never ran, so a retry cannot
 //! run it twice.
+//!
+//! A release never overtakes its press: a key up, mouse up or touch end
+//! waits until every press of the same input on the tab that was handed to
+//! the browser has been answered, whoever stopped waiting for that answer.
+//! A press whose handler opens a JavaScript dialog is answered when the
+//! dialog closes, and the browser drops input dispatched while a dialog is
+//! showing: a release sent meanwhile (the person took control, the daemon
+//! gave up on the press, the native link dropped) would never reach the
+//! page, which would keep the key or button held.
 
 use crate::chrome::{debugger, error_message, to_js};
-use crate::state::cdp_error_message;
+use crate::state::{cdp_error_message, PendingPresses};
+use cotab_shared::input::{input_role, InputRole};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::pin::pin;
+use std::rc::Rc;
 use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+
+thread_local! {
+    /// Presses handed to the browser and not yet answered.
+    static PRESSES: RefCell<PendingPresses> = RefCell::new(PendingPresses::default());
+}
+
+/// Waits, at most `deadline_ms`, until no press of `input` on `tab` is
+/// waiting for the browser's answer.
+async fn presses_answered(tab: TabId, input: &str, deadline_ms: u64) {
+    let pending = PRESSES.with(|p| p.borrow().waiting(tab, input));
+    if pending.is_empty() {
+        return;
+    }
+    let answered = pin!(async {
+        for gate in &pending {
+            gate.wait().await;
+        }
+    });
+    let timer = pin!(TimeoutFuture::new(
+        u32::try_from(deadline_ms).unwrap_or(u32::MAX)
+    ));
+    // Past the deadline the release goes anyway: the browser answers it.
+    let _ = select(answered, timer).await;
+}
+
+/// `tab`'s page is gone (closed, crashed, detached): its presses will get
+/// no answer that matters, and releases waiting for them may go.
+pub(crate) fn presses_gone(tab: TabId) {
+    PRESSES.with(|p| p.borrow_mut().gone(tab));
+}
 
 /// The browser's message for a command that reached no page because the
 /// tab's page was being swapped.
@@ -35,6 +78,9 @@ pub(crate) async fn send(
     deadline_ms: u64,
 ) -> Result<JsValue, WireError> {
     let start = js_sys::Date::now();
+    if let InputRole::Release(input) = input_role(method, params) {
+        presses_answered(tab, &input, deadline_ms).await;
+    }
     let mut pauses = RETRY_PAUSES_MS.iter();
     loop {
         let spent = (js_sys::Date::now() - start).max(0.0) as u64;
@@ -64,6 +110,10 @@ async fn send_once(
             cdp_error_message(&error_message(&e)),
         )
     };
+    let press = match input_role(method, params) {
+        InputRole::Press(input) => Some(input),
+        _ => None,
+    };
     let target = debugger::debuggee(tab).map_err(failed)?;
     // `null` params (none given) become `{}`, which every CDP method accepts.
     let params = if params.is_null() {
@@ -71,7 +121,31 @@ async fn send_once(
     } else {
         to_js(params).map_err(failed)?
     };
-    let call = pin!(debugger::send_command(&target, method, &params));
+    let promise = debugger::send_command(&target, method, &params).map_err(failed)?;
+    let call = JsFuture::from(promise);
+    let call = match press {
+        None => Either::Left(call),
+        Some(input) => {
+            // Followed to its answer in a task of its own, which goes on
+            // if this attempt stops waiting.
+            let answered = PRESSES.with(|p| p.borrow_mut().sent(tab, input));
+            let answer = Rc::new(RefCell::new(None));
+            let (gate, slot) = (answered.clone(), answer.clone());
+            spawn_local(async move {
+                let result = call.await;
+                *slot.borrow_mut() = Some(result);
+                PRESSES.with(|p| p.borrow_mut().answered(&gate));
+            });
+            Either::Right(async move {
+                answered.wait().await;
+                // The task put the answer there before it opened the gate;
+                // a gate opened because the page went away has none.
+                let answer = answer.borrow_mut().take();
+                answer.unwrap_or_else(|| Err(JsValue::from_str("the page went away")))
+            })
+        }
+    };
+    let call = pin!(call);
     // Deadlines are capped far below u32::MAX milliseconds (about 49 days).
     let timer = pin!(TimeoutFuture::new(
         u32::try_from(deadline_ms).unwrap_or(u32::MAX)

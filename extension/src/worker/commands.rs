@@ -16,9 +16,11 @@ use crate::chrome::{error_message, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::controller::FrameGeometry;
+use cotab_shared::input::InputRole;
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{
-    check_viewport, Command, CommandClass, ExtensionToHost, FollowUp, Outcome,
+    check_input_events, check_viewport, Command, CommandClass, ExtensionToHost, FollowUp,
+    InputEvent, Outcome,
 };
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
@@ -73,6 +75,27 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 Err(e) => Outcome::Error(e),
             }
         }
+        Command::Input {
+            tab_id,
+            events,
+            if_viewport,
+        } => match input(
+            &worker,
+            link,
+            tab_id,
+            &events,
+            if_viewport.as_ref(),
+            &mut marks,
+        )
+        .await
+        {
+            Ok(value) => {
+                link::send_js_result(&worker, id, &value);
+                marks.posted();
+                return;
+            }
+            Err(e) => Outcome::Error(e),
+        },
         Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
         Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
     };
@@ -200,6 +223,92 @@ fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
         scroll_x: num("pageX")?,
         scroll_y: num("pageY")?,
     })
+}
+
+/// `input`: the events to `tab` one after another, each once the one
+/// before answered, after the check of `if_viewport` (see
+/// [`Command::Input`]). The first failure — or a JavaScript dialog that
+/// opened on the tab meanwhile — is the answer, once the releases still
+/// due went out: those of this command's presses that were handed to the
+/// browser and that the ledger still holds (no other release of them ran
+/// or is on its way), so the page never keeps one and never gets a second
+/// release. A release waits for its press's answer ([`cdp`]).
+async fn input(
+    worker: &Worker,
+    link: u64,
+    tab: TabId,
+    events: &[InputEvent],
+    if_viewport: Option<&FrameGeometry>,
+    marks: &mut Marks,
+) -> Result<JsValue, WireError> {
+    check_input_events(events)?;
+    if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
+        viewport_check(worker, link, &input_call(tab, first), frame, marks).await?;
+    }
+    let dialogs = || {
+        let opened = worker.dialogs_opened.borrow();
+        opened.iter().find(|(t, _)| *t == tab).map(|(_, n)| *n)
+    };
+    let dialogs_before = dialogs();
+    let mut failed = None;
+    let mut pressed: Vec<String> = Vec::new();
+    let mut last = JsValue::UNDEFINED;
+    for event in events {
+        let role = event.role();
+        // A dialog that opened meanwhile ends the action (the daemon has
+        // answered `DIALOG_OPEN`); only the releases still due go.
+        if failed.is_none() && !matches!(role, InputRole::Release(_)) && dialogs() != dialogs_before
+        {
+            failed = Some(WireError::new(
+                ErrorKind::DialogOpen,
+                "a dialog opened during the input: the rest of it was not sent",
+            ));
+        }
+        if failed.is_some() {
+            let due = match &role {
+                InputRole::Release(id) => {
+                    pressed.contains(id)
+                        && worker
+                            .held
+                            .borrow()
+                            .holds(tab, &event.method, &event.params)
+                }
+                _ => false,
+            };
+            if !due {
+                continue;
+            }
+        }
+        // `sends` counts the commands handed to `chrome.debugger`: a press
+        // refused before that (its class, the tab) holds nothing.
+        let sends = marks.sends;
+        let result = cdp_command(worker, link, &input_call(tab, event), marks).await;
+        match role {
+            InputRole::Press(id) if marks.sends > sends => pressed.push(id),
+            InputRole::Release(id) => pressed.retain(|p| *p != id),
+            _ => {}
+        }
+        match result {
+            Ok(value) => last = value,
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(last),
+    }
+}
+
+/// An event of an `input` command as one CDP command, with its class.
+fn input_call(tab: TabId, event: &InputEvent) -> Call<'_> {
+    Call {
+        tab,
+        method: &event.method,
+        params: &event.params,
+        class: event.class(),
+    }
 }
 
 /// A command's entry in the in-flight registry, removed when this drops.

@@ -84,6 +84,9 @@ pub(crate) struct Worker {
     held: RefCell<HeldInput>,
     /// Shared tabs whose renderer crashed and that were not loaded again.
     crashed: RefCell<BTreeSet<TabId>>,
+    /// How many JavaScript dialogs each tab opened (an `input` command
+    /// stops acting once one opens during it).
+    dialogs_opened: RefCell<Vec<(TabId, u64)>>,
     /// Why the worker started, once the browser said.
     start: lifecycle::Start,
     /// Tabs whose debugger was detached from outside and that hold a
@@ -138,6 +141,7 @@ pub(crate) fn start() {
         share_error: RefCell::new(None),
         held: RefCell::new(HeldInput::default()),
         crashed: RefCell::new(BTreeSet::new()),
+        dialogs_opened: RefCell::new(Vec::new()),
         start: lifecycle::Start::default(),
         releasing_detached: RefCell::new(BTreeSet::new()),
     });

@@ -950,10 +950,12 @@ impl Core {
         }
     }
 
-    /// The press's command never reached the page: the step before it
-    /// (a click's move, with its frame check) failed. The record goes with
-    /// nothing to release, whether or not it was revoked meanwhile.
-    pub fn press_not_sent(&mut self, id: PressId) {
+    /// The press needs no release from the daemon: it went to the
+    /// extension with its release, which pairs them whatever fails
+    /// ([`cotab_shared::native::Command::Input`]), or it never reached the
+    /// page. Its record goes, with nothing to release, even if it was
+    /// revoked while being sent; a press already settled as sent is kept.
+    pub fn press_paired(&mut self, id: PressId) {
         if matches!(
             self.presses.get(&id).map(|p| p.state),
             Some(PressState::Sending | PressState::RevokedWhileSending { .. })

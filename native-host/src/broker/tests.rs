@@ -492,33 +492,32 @@ fn a_failed_press_is_released_at_once() {
 }
 
 #[test]
-fn a_press_that_never_reached_the_page_is_forgotten_without_a_release() {
+fn a_press_the_extension_pairs_is_forgotten_without_a_release() {
     let (mut c, a) = setup();
     let f = c.fence(a, A, Need::Act).expect("fence");
     let id = c.begin_press(&f, None, key("a")).expect("press");
-    c.press_not_sent(id);
+    c.press_paired(id);
     let effects = c.take_effects();
     assert!(releases(&effects).is_empty(), "{effects:?}");
     assert!(effects
         .iter()
         .any(|e| matches!(e, Effect::Dropped(p) if *p == id)));
     assert_eq!(c.held_count(), 0);
-    // Revoked while its command was on its way, then refused: still
-    // nothing to release.
+    // Revoked while its command was on its way: still nothing for the
+    // daemon to release.
     let f = c.fence(a, A, Need::Act).expect("fence");
     let id = c.begin_press(&f, None, key("b")).expect("press");
     c.release_control(a, A).expect("release");
-    c.press_not_sent(id);
+    c.press_paired(id);
     let effects = c.take_effects();
     assert!(releases(&effects).is_empty(), "{effects:?}");
     assert_eq!(c.held_count(), 0);
-    // A press that was sent and then settled is not forgotten by a late
-    // refusal.
+    // A press that was sent on its own and settled is not forgotten.
     c.acquire(a, A).expect("acquire");
     let f = c.fence(a, A, Need::Act).expect("fence");
     let id = c.begin_press(&f, None, key("c")).expect("press");
     c.press_settled(id, true);
-    c.press_not_sent(id);
+    c.press_paired(id);
     assert_eq!(c.held_count(), 1);
 }
 

@@ -10,6 +10,7 @@ use cotab_shared::controller::{
     MouseMove, MouseUp, MouseUpParams, PointerParams, Resume, ResumeParams, SelectParams, Status,
     TabsSelect, Type, TypeParams,
 };
+use cotab_shared::input::InputEvent;
 use cotab_shared::native::{Command, CommandClass, Event, Holder, SharedTabs, TabInfo};
 use cotab_shared::{ErrorKind, TabId, PROTOCOL_VERSION};
 use serde_json::{json, Value};
@@ -370,10 +371,11 @@ async fn input_at_a_frame_carries_its_viewport_and_is_refused_once_the_page_scro
         Some(ErrorKind::StaleFrame),
         "the page scrolled"
     );
-    // The click's refused move is all the extension saw of the two.
+    // The extension refused the click at its viewport check: it sent
+    // none of its events, and the daemon sends no release.
     assert_eq!(
         mouse_events_before_a_key(&mut ext, &mut a).await,
-        vec!["mouseMoved"]
+        Vec::<String>::new()
     );
 }
 
@@ -391,12 +393,20 @@ async fn a_click_refused_for_its_frame_after_a_takeover_releases_nothing() {
     let click = json!({"jsonrpc":"2.0","id":100,"method":"input.click",
                        "params":{"x":10,"y":10,"frameId":shot.frame_id}});
     a.send_raw(&click.to_string()).await.expect("sent");
-    // The click's move is with the extension, its press recorded, when
-    // the person takes control; then the extension refuses the move.
-    let (moved, viewport) = next_mouse_event(&mut ext).await;
+    // The click is with the extension, its press recorded, when the
+    // person takes control; then the extension refuses it for its frame.
+    let (events, viewport) = next_input(&mut ext).await;
+    let kinds: Vec<_> = events.iter().map(|e| e.params["type"].clone()).collect();
     assert_eq!(
-        (moved["type"].as_str(), viewport.is_some()),
-        (Some("mouseMoved"), true)
+        (kinds, viewport),
+        (
+            vec![
+                json!("mouseMoved"),
+                json!("mousePressed"),
+                json!("mouseReleased")
+            ],
+            Some(shot.geometry.clone())
+        )
     );
     ext.event(Event::Shared(SharedTabs {
         tabs: vec![human(7, true), tab(9)],
@@ -412,6 +422,100 @@ async fn a_click_refused_for_its_frame_after_a_takeover_releases_nothing() {
         mouse_events_before_a_key(&mut ext, &mut a).await,
         Vec::<String>::new()
     );
+}
+
+#[tokio::test]
+async fn a_click_cut_short_by_a_dialog_leaves_its_releases_to_the_extension() {
+    let gate = Arc::new(Notify::new());
+    let (_d, mut ext, mut a, shot) = captured(Script {
+        gates: [("Input.dispatchMouseEvent".to_string(), gate.clone())].into(),
+        ..two_tabs()
+    })
+    .await;
+    let click = json!({"jsonrpc":"2.0","id":100,"method":"input.click",
+                       "params":{"x":10,"y":10,"frameId":shot.frame_id,"clickCount":2,
+                                 "modifiers":["Shift"]}});
+    a.send_raw(&click.to_string()).await.expect("sent");
+    // The whole double click, its move checked against the frame, goes
+    // to the extension as one command.
+    let (events, viewport) = next_input(&mut ext).await;
+    assert_eq!(viewport, Some(shot.geometry.clone()));
+    let fields: Vec<_> = events
+        .iter()
+        .map(|e| {
+            let p = &e.params;
+            (
+                e.method.as_str(),
+                p["type"].clone(),
+                p["x"].clone(),
+                p["buttons"].clone(),
+                p["clickCount"].clone(),
+                p["modifiers"].clone(),
+                e.class(),
+            )
+        })
+        .collect();
+    let (x, shift) = (json!(5.0), json!(8));
+    let event = |kind: &str, buttons: u32, count: Value, class| {
+        (
+            "Input.dispatchMouseEvent",
+            json!(kind),
+            x.clone(),
+            json!(buttons),
+            count,
+            shift.clone(),
+            class,
+        )
+    };
+    assert_eq!(
+        fields,
+        vec![
+            event("mouseMoved", 0, Value::Null, CommandClass::Act),
+            event("mousePressed", 1, json!(1), CommandClass::Act),
+            event("mouseReleased", 0, json!(1), CommandClass::Release),
+            event("mousePressed", 1, json!(2), CommandClass::Act),
+            event("mouseReleased", 0, json!(2), CommandClass::Release),
+        ]
+    );
+    // A dialog opens while the extension is still at it: the agent hears
+    // at once, and the daemon sends no release of its own (the
+    // extension's may be on its way: a second would reach the page).
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Page.javascriptDialogOpening".into(),
+        params: json!({"message": "hi", "type": "alert"}),
+    });
+    let r = response(&mut a, 100).await;
+    assert_eq!(r["error"]["data"]["kind"], "DIALOG_OPEN", "{r}");
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Page.javascriptDialogClosed".into(),
+        params: json!({"result": true}),
+    });
+    gate.notify_one();
+    // What the extension sent of the click, and nothing more: the press
+    // record is gone, so the button can be pressed again.
+    assert_eq!(
+        mouse_events_before_a_key(&mut ext, &mut a).await,
+        [
+            "mouseMoved",
+            "mousePressed",
+            "mouseReleased",
+            "mousePressed",
+            "mouseReleased"
+        ]
+    );
+    // (The press's answer passes the same gate.)
+    gate.notify_one();
+    a.call::<MouseDown>(&PointerParams {
+        x: 10.0,
+        y: 10.0,
+        frame_id: Some(shot.frame_id.clone()),
+        button: None,
+        expect: None,
+    })
+    .await
+    .expect("not held any more");
 }
 
 #[tokio::test]
@@ -487,6 +591,21 @@ fn scrolling_page() -> (Arc<Mutex<f64>>, Responder) {
 
 fn scroll_to(scroll: &Mutex<f64>, y: f64) {
     *scroll.lock().unwrap_or_else(|e| e.into_inner()) = y;
+}
+
+/// The next `input` command the fake extension is asked for: its events
+/// and `ifViewport`.
+async fn next_input(ext: &mut FakeExt) -> (Vec<InputEvent>, Option<FrameGeometry>) {
+    loop {
+        if let Command::Input {
+            events,
+            if_viewport,
+            ..
+        } = ext.next_command().await
+        {
+            return (events, if_viewport);
+        }
+    }
 }
 
 /// The next `Input.dispatchMouseEvent` the fake extension is asked for:

@@ -6,10 +6,12 @@ use cotab_host::client::Client;
 use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
+use cotab_shared::controller::FrameGeometry;
+use cotab_shared::input::{InputEvent, InputRole};
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_viewport, Command, CommandClass, Event, ExtensionToHost, HostToExtension, LayoutMetrics,
-    Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
+    check_input_events, check_viewport, Command, CommandClass, Event, ExtensionToHost,
+    HostToExtension, LayoutMetrics, Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -371,6 +373,11 @@ async fn serve(
             tab_id,
             if_viewport: Some(_),
             ..
+        }
+        | Command::Input {
+            tab_id,
+            if_viewport: Some(_),
+            ..
         } = &command
         {
             // The extension's viewport check comes first, a command of its
@@ -398,6 +405,27 @@ async fn serve(
             Command::CloseTab { tab_id } => {
                 (Ok(json!({})), vec![Event::TabClosed { tab_id: *tab_id }])
             }
+            Command::Input {
+                tab_id,
+                events,
+                if_viewport,
+            } => {
+                let Some(checked) =
+                    viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
+                else {
+                    continue;
+                };
+                let Some(answer) = checked
+                    .and_then(|()| check_input_events(events))
+                    .map_or_else(
+                        |e| Some((Err(e), Vec::new())),
+                        |()| input_answer(&script, &tx, &mut before, *tab_id, events, if_viewport),
+                    )
+                else {
+                    continue;
+                };
+                answer
+            }
             Command::Cdp {
                 tab_id,
                 method,
@@ -406,23 +434,10 @@ async fn serve(
                 then,
                 if_viewport,
             } => {
-                let checked = match if_viewport {
-                    None => Ok(()),
-                    Some(frame) => {
-                        let Some((live, _)) = cdp_answer(
-                            &script,
-                            &mut before,
-                            *tab_id,
-                            "Page.getLayoutMetrics",
-                            &json!({}),
-                            CommandClass::Observe,
-                        ) else {
-                            continue;
-                        };
-                        // What the extension answers in place of a command
-                        // whose viewport is not the live one.
-                        live.and_then(|v| check_viewport(frame, LayoutMetrics::viewport_in(v)))
-                    }
+                let Some(checked) =
+                    viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
+                else {
+                    continue;
                 };
                 let answer = match checked {
                     Ok(()) => cdp_answer(&script, &mut before, *tab_id, method, params, *class),
@@ -475,8 +490,13 @@ async fn serve(
                 Err(e) => Outcome::Error(e),
             },
         };
-        let (gate, held) = match &command {
-            Command::Cdp { method, .. } => (
+        let method = match &command {
+            Command::Cdp { method, .. } => Some(method),
+            Command::Input { events, .. } => events.first().map(|e| &e.method),
+            _ => None,
+        };
+        let (gate, held) = match method {
+            Some(method) => (
                 script.gates.get(method).cloned(),
                 script.held.get(method).cloned(),
             ),
@@ -513,6 +533,84 @@ async fn serve(
             tokio::spawn(answer);
         }
     }
+}
+
+/// The extension's check of `ifViewport` (none: `Ok`): `None` when the
+/// script keeps its read unanswered; else `STALE_FRAME` unless the live
+/// viewport is the frame's.
+fn viewport_check(
+    script: &Script,
+    before: &mut Vec<Event>,
+    tab_id: TabId,
+    frame: Option<&FrameGeometry>,
+) -> Option<Result<(), WireError>> {
+    let Some(frame) = frame else {
+        return Some(Ok(()));
+    };
+    let (live, _) = cdp_answer(
+        script,
+        before,
+        tab_id,
+        "Page.getLayoutMetrics",
+        &json!({}),
+        CommandClass::Observe,
+    )?;
+    Some(live.and_then(|v| check_viewport(frame, LayoutMetrics::viewport_in(v))))
+}
+
+/// The answer to an `input` command's events, sent as the extension
+/// sends them: in order, each a command of its own to the tests that
+/// watch what the extension is asked (the first with the viewport it was
+/// checked against); after a failure only the releases of the presses
+/// sent. `None` when the script keeps one unanswered.
+fn input_answer(
+    script: &Script,
+    tx: &mpsc::UnboundedSender<Command>,
+    before: &mut Vec<Event>,
+    tab_id: TabId,
+    events: &[InputEvent],
+    if_viewport: &Option<FrameGeometry>,
+) -> Option<(Result<Value, WireError>, Vec<Event>)> {
+    let mut failed = None;
+    let mut pressed = Vec::new();
+    let mut last = (Value::Null, Vec::new());
+    for (i, event) in events.iter().enumerate() {
+        let role = event.role();
+        if failed.is_some() && !matches!(&role, InputRole::Release(id) if pressed.contains(id)) {
+            continue;
+        }
+        let _ = tx.send(Command::Cdp {
+            tab_id,
+            method: event.method.clone(),
+            params: event.params.clone(),
+            class: event.class(),
+            then: None,
+            if_viewport: if_viewport.clone().filter(|_| i == 0),
+        });
+        let (result, after) = cdp_answer(
+            script,
+            before,
+            tab_id,
+            &event.method,
+            &event.params,
+            event.class(),
+        )?;
+        match &role {
+            InputRole::Press(id) => pressed.push(id.clone()),
+            InputRole::Release(id) => pressed.retain(|p| p != id),
+            InputRole::Other => {}
+        }
+        match result {
+            Ok(v) => last = (v, after),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    Some(match failed {
+        Some(e) => (Err(e), Vec::new()),
+        None => (Ok(last.0), last.1),
+    })
 }
 
 /// The `Page.getLayoutMetrics` read of the extension's viewport check.

@@ -742,7 +742,7 @@ async fn dialogs_are_announced_block_calls_and_are_answered() {
 }
 
 #[tokio::test]
-async fn a_press_pending_when_a_dialog_opens_is_still_released() {
+async fn a_key_press_cut_short_by_a_dialog_leaves_its_release_to_the_extension() {
     let d = Daemon::start().await;
     let (script, _) = page_script();
     let gate = Arc::new(tokio::sync::Notify::new());
@@ -752,34 +752,66 @@ async fn a_press_pending_when_a_dialog_opens_is_still_released() {
     };
     let mut ext = FakeExt::connect(&d.host_sock(), script).await;
     let mut c = controller(&d).await;
-    let call = tokio::spawn(async move {
-        c.call::<cotab_shared::controller::Press>(&cotab_shared::controller::PressParams {
-            key: "a".into(),
-            modifiers: vec![],
-            expect: None,
+    let press = |key: &str| cotab_shared::controller::PressParams {
+        key: key.into(),
+        modifiers: vec![],
+        expect: None,
+    };
+    let call = {
+        let p = press("a");
+        tokio::spawn(async move {
+            let r = c.call::<cotab_shared::controller::Press>(&p).await;
+            (c, r)
         })
-        .await
-    });
-    let down = ext.next_cdp("Input.dispatchKeyEvent").await;
-    assert_eq!(down["type"], "keyDown");
+    };
+    // The key down and its up go to the extension as one command.
+    let events = loop {
+        if let cotab_shared::native::Command::Input { events, .. } = ext.next_command().await {
+            break events;
+        }
+    };
+    let kinds: Vec<_> = events
+        .iter()
+        .map(|e| (e.params["type"].clone(), e.params["key"].clone(), e.class()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (json!("keyDown"), json!("a"), CommandClass::Act),
+            (json!("keyUp"), json!("a"), CommandClass::Release),
+        ]
+    );
     ext.event(Event::Cdp {
         tab_id: TabId(7),
         method: "Page.javascriptDialogOpening".into(),
         params: json!({"message": "hi", "type": "alert"}),
     });
-    let err = tokio::time::timeout(WAIT, call)
+    let (mut c, r) = tokio::time::timeout(WAIT, call)
         .await
         .expect("in time")
-        .expect("task")
-        .expect_err("dialog");
-    assert_eq!(err.kind(), Some(ErrorKind::DialogOpen));
-    // The key that may have gone down is released anyway, as a release.
-    let (up, class) = ext.next_cdp_class("Input.dispatchKeyEvent").await;
-    assert_eq!(
-        (up["type"].as_str(), class),
-        (Some("keyUp"), CommandClass::Release)
-    );
-    gate.notify_waiters();
+        .expect("task");
+    assert_eq!(r.expect_err("dialog").kind(), Some(ErrorKind::DialogOpen));
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Page.javascriptDialogClosed".into(),
+        params: json!({"result": true}),
+    });
+    gate.notify_one();
+    // The daemon sent no key up of its own (the extension's may be on its
+    // way), and the key is not held any more: it can be pressed again.
+    gate.notify_one();
+    c.call::<cotab_shared::controller::Press>(&press("a"))
+        .await
+        .expect("pressed again");
+    let keys: Vec<_> = cdp_until(&mut ext, "Input.dispatchKeyEvent")
+        .await
+        .into_iter()
+        .chain(cdp_until(&mut ext, "Input.dispatchKeyEvent").await)
+        .chain(cdp_until(&mut ext, "Input.dispatchKeyEvent").await)
+        .filter(|(m, _, _)| m == "Input.dispatchKeyEvent")
+        .map(|(_, p, _)| p["type"].clone())
+        .collect();
+    assert_eq!(keys, [json!("keyDown"), json!("keyUp"), json!("keyDown")]);
 }
 
 #[tokio::test]

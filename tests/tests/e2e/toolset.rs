@@ -10,13 +10,13 @@ use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CloseTabParams,
     Console, ConsoleLevel, ConsoleParams, ConsoleResult, CreateTabParams, Dialog, DialogParams,
-    Drag, DragParams, Empty, Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams,
-    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
-    SnapshotParams, TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait,
-    WaitParams, WaitUntil,
+    Drag, DragParams, Empty, Hover, HoverParams, KeyDown, KeyParams, Navigate, NavigateAction,
+    NavigateParams, Press, PressParams, Ref, Scroll, ScrollParams, SelectOption,
+    SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams,
+    TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::time::Duration;
 
 const DEADLINE: Duration = Duration::from_secs(15);
@@ -354,6 +354,8 @@ async fn dialogs_are_reported_block_actions_and_are_answered() -> anyhow::Result
     let outline = snapshot(&mut agent).await?;
     let confirm = find_ref(&outline, "button \"Confirm\"")?;
     let prompt = find_ref(&outline, "button \"Prompt\"")?;
+    let alert = find_ref(&outline, "button \"Alert on press\"")?;
+    let mouse = "__mouse.join(' ')";
 
     // The click opens a confirm: it must not hang.
     let clicked =
@@ -386,10 +388,20 @@ async fn dialogs_are_reported_block_actions_and_are_answered() -> anyhow::Result
             .then_some(()))
     })
     .await?;
+    // The dialog opened while the click's release was with the browser:
+    // the page saw it once.
+    assert_eq!(
+        browser.eval(&page, mouse).await?,
+        "mousedown mouseup click",
+        "one press and one release"
+    );
 
     // A prompt, answered with text.
-    let clicked =
-        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(prompt))).await?;
+    let clicked = tokio::time::timeout(
+        DEADLINE,
+        agent.call::<Click>(&ClickParams::on(prompt.clone())),
+    )
+    .await?;
     if let Err(e) = clicked {
         assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
     }
@@ -410,6 +422,72 @@ async fn dialogs_are_reported_block_actions_and_are_answered() -> anyhow::Result
             .then_some(()))
     })
     .await?;
+
+    // A double click whose first press opens an alert: the release waits
+    // for the dialog to be answered, then reaches the page once, and the
+    // second press is not sent after the dialog.
+    let double = ClickParams {
+        click_count: Some(2),
+        ..ClickParams::on(alert)
+    };
+    let clicked = tokio::time::timeout(DEADLINE, agent.call::<Click>(&double)).await?;
+    accept_the_dialog_of(&mut agent, &mut seen, clicked, "Pressed").await?;
+    let ups = "__mouse.filter(t => t === 'mouseup').length";
+    wait_for("the release after the alert", DEADLINE, || async {
+        Ok((browser.eval(&page, ups).await? == 3).then_some(()))
+    })
+    .await?;
+    // Input the agent sends now reaches the page after anything sent for
+    // the click before it: still one release for each press.
+    agent
+        .call::<Hover>(&HoverParams {
+            element: Some(prompt),
+            ..HoverParams::default()
+        })
+        .await?;
+    let counts = "['mousedown', 'mouseup'].map(t => __mouse.filter(m => m === t).length)";
+    assert_eq!(browser.eval(&page, counts).await?, json!([3, 3]));
+
+    // A key press whose key down opens an alert: its key up reaches the
+    // page once the alert is answered.
+    let field = find_ref(&outline, "textbox \"Alert on key\"")?;
+    agent.call::<Click>(&ClickParams::on(field)).await?;
+    let pressed = tokio::time::timeout(
+        DEADLINE,
+        agent.call::<Press>(&PressParams {
+            key: "a".into(),
+            modifiers: Vec::new(),
+            expect: None,
+        }),
+    )
+    .await?;
+    accept_the_dialog_of(&mut agent, &mut seen, pressed, "Key a").await?;
+    let keys = "['keydown', 'keyup'].map(t => __mouse.filter(m => m === t).length)";
+    wait_for("the key up after the alert", DEADLINE, || async {
+        Ok((browser.eval(&page, keys).await? == json!([1, 1])).then_some(()))
+    })
+    .await?;
+
+    // A key held down on its own whose key down opens an alert: the
+    // daemon releases it at once (the call failed), and the release waits
+    // in the extension for the key down's answer, so it reaches the page.
+    let held = tokio::time::timeout(
+        DEADLINE,
+        agent.call::<KeyDown>(&KeyParams {
+            key: "b".into(),
+            modifiers: Vec::new(),
+            expect: None,
+        }),
+    )
+    .await?;
+    assert!(held.is_err(), "the key down waits for the dialog");
+    accept_the_dialog_of(&mut agent, &mut seen, held, "Key b").await?;
+    wait_for(
+        "the held key's release after the alert",
+        DEADLINE,
+        || async { Ok((browser.eval(&page, keys).await? == json!([2, 2])).then_some(())) },
+    )
+    .await?;
     let err = agent
         .call::<Dialog>(&DialogParams {
             accept: true,
@@ -418,6 +496,75 @@ async fn dialogs_are_reported_block_actions_and_are_answered() -> anyhow::Result
         .await
         .expect_err("no dialog");
     assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_whose_press_a_takeover_cuts_short_is_still_released() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent) = on_page("/dialogs", LaunchOptions::default()).await?;
+    let mut seen = agent.forward_notifications();
+    let outline = snapshot(&mut agent).await?;
+    let alert = find_ref(&outline, "button \"Alert on press\"")?;
+    // The harness answers the dialog in the person's place; its session
+    // sees dialogs once its Page domain is on.
+    browser
+        .cdp
+        .send_to(Some(&page.session), "Page.enable", json!({}))
+        .await?;
+    // The press opens an alert, so the browser has not answered it when
+    // the person takes control: the extension fails it, and still sends
+    // the click's release, which the page gets once the alert is gone.
+    let clicked =
+        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(alert))).await?;
+    if let Err(e) = clicked {
+        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
+    }
+    next_notification(&mut agent, &mut seen, "dialog.opened").await?;
+    browser.take_control(&page, tab).await?;
+    next_notification(&mut agent, &mut seen, "control.revoked").await?;
+    browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "Page.handleJavaScriptDialog",
+            json!({"accept": true}),
+        )
+        .await?;
+    let ups = "__mouse.filter(t => t === 'mouseup').length";
+    wait_for("the click's release", DEADLINE, || async {
+        Ok((browser.eval(&page, ups).await? == 1).then_some(()))
+    })
+    .await?;
+    assert_eq!(
+        browser
+            .eval(&page, "__mouse.filter(t => t === 'mousedown').length")
+            .await?,
+        1
+    );
+    Ok(())
+}
+
+/// Checks `outcome`, that of a call whose input opened a dialog: a
+/// success or `DIALOG_OPEN` (the dialog may open before or after its
+/// answer). Then waits for `dialog.opened` with `message` and accepts the
+/// dialog.
+async fn accept_the_dialog_of<T>(
+    agent: &mut Client,
+    seen: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
+    outcome: Result<T, cotab_host::client::ClientError>,
+    message: &str,
+) -> anyhow::Result<()> {
+    if let Err(e) = outcome {
+        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
+    }
+    let opened = next_notification(agent, seen, "dialog.opened").await?;
+    assert_eq!(opened["params"]["message"], message);
+    agent
+        .call::<Dialog>(&DialogParams {
+            accept: true,
+            prompt_text: None,
+        })
+        .await?;
     Ok(())
 }
 

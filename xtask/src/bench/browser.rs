@@ -435,7 +435,7 @@ async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Resul
 
 /// Item 2: a click on the fixture's button: direct CDP's move, press and
 /// release against `input.click` at the same point of a capture (which
-/// sends the same three events, in three trips). Each starts after a
+/// sends the same three events, in one trip with the viewport read). Each starts after a
 /// pause, as [`mouse_move`]'s do: its move waits for the page's frame.
 async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
     let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
@@ -482,45 +482,29 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
             Sample::Latency(b),
         ),
     ];
-    // Each click is three requests to the worker, in order: the move (with
-    // its viewport read), the press, the release.
-    let method = "Input.dispatchMouseEvent";
+    // Each click is one `input` command to the worker: the viewport read,
+    // the move, the press and the release, one after another.
     let trace = worker_trace(browser).await?;
     let worker: Vec<f64> = trace
         .iter()
-        .filter(|r| r.what == method)
+        .filter(|r| r.what == "input")
         .map(|r| r.posted - r.received)
         .collect();
-    let waits = browser_waits(browser, method);
-    let events = ["move (with the viewport read)", "press", "release"];
+    let waits = browser_waits(browser, "input");
     for (source, times) in [("in the worker", worker), ("the daemon's wait", waits)] {
-        let Some(clicks) = last_clicks(&times) else {
-            eprintln!("note: no per-event split of `input.click` from {source}");
+        if times.len() < ROUNDS {
+            eprintln!("note: no `input` command timings of `input.click` from {source}");
             continue;
-        };
-        for (i, event) in events.iter().enumerate() {
-            let ms = clicks.iter().map(|c| c[i]).filter(|v| v.is_finite());
-            rows.push(Row::new(
-                "2",
-                &format!("`input.click`'s {event}, {source}"),
-                "cotab",
-                Sample::Millis(ms.collect()),
-            ));
         }
+        let clicks = &times[times.len() - ROUNDS..];
+        rows.push(Row::new(
+            "2",
+            &format!("`input.click` (viewport read, move, press, release), {source}"),
+            "cotab",
+            Sample::Millis(clicks.to_vec()),
+        ));
     }
     Ok(rows)
-}
-
-/// The measured clicks' three figures each, from the last of `times` (one
-/// per mouse event, the clicks' events last).
-fn last_clicks(times: &[f64]) -> Option<Vec<[f64; 3]>> {
-    let all = times.get(times.len().checked_sub(3 * (WARM_UP + ROUNDS))?..)?;
-    Some(
-        all.chunks_exact(3)
-            .skip(WARM_UP)
-            .map(|c| [c[0], c[1], c[2]])
-            .collect(),
-    )
 }
 
 /// Item 2: a snapshot of the tiny fixture page.

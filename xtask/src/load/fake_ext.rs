@@ -13,8 +13,8 @@ use base64::Engine as _;
 use cotab_host::codec::NativeCodec;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_viewport, Command, ExtensionToHost, HostToExtension, LayoutMetrics, Outcome, SharedTabs,
-    TabInfo, ThenResult,
+    check_input_events, check_viewport, Command, ExtensionToHost, HostToExtension, LayoutMetrics,
+    Outcome, SharedTabs, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -151,6 +151,10 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
     if let Command::Cdp {
         if_viewport: Some(frame),
         ..
+    }
+    | Command::Input {
+        if_viewport: Some(frame),
+        ..
     } = command
     {
         // Input aimed at a frame: the viewport check the extension makes.
@@ -178,6 +182,10 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
             result: cdp(method, params),
             then: Outcome::Result(cdp(&then.method, &then.params)),
         })),
+        Command::Input { events, .. } => match check_input_events(events) {
+            Ok(()) => Outcome::Result(json!({})),
+            Err(e) => Outcome::Error(e),
+        },
         other => Outcome::Error(WireError::new(
             ErrorKind::CommandFailed,
             format!("the load fake does not do {other:?}"),
