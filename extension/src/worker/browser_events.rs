@@ -77,6 +77,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
             cdp::presses_gone(tab);
             w.crashed.borrow_mut().remove(&tab);
             held_input::forget(&w, tab);
+            w.dialogs_opened.borrow_mut().retain(|(t, _)| *t != tab);
             w.apply(effects);
         }),
     );

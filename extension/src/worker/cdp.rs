@@ -8,14 +8,14 @@
 //! after a short pause, within its deadline: it never ran, so a retry cannot
 //! run it twice.
 //!
-//! A release never overtakes its press: a key up, mouse up or touch end
-//! waits until every press of the same input on the tab that was handed to
-//! the browser has been answered, whoever stopped waiting for that answer.
-//! A press whose handler opens a JavaScript dialog is answered when the
+//! Every press handed to the browser is followed to its answer, whoever
+//! stopped waiting for it, so that a release (a key up, a mouse up, a
+//! touch end) can wait for the presses of its input ([`presses_answered`]):
+//! a press whose handler opens a JavaScript dialog is answered when the
 //! dialog closes, and the browser drops input dispatched while a dialog is
-//! showing: a release sent meanwhile (the person took control, the daemon
-//! gave up on the press, the native link dropped) would never reach the
-//! page, which would keep the key or button held.
+//! showing. A release sent meanwhile (the person took control, the daemon
+//! gave up on the press) would never reach the page, which would keep the
+//! key or button held.
 
 use crate::chrome::{debugger, error_message, to_js};
 use crate::state::{cdp_error_message, PendingPresses};
@@ -35,12 +35,21 @@ thread_local! {
     static PRESSES: RefCell<PendingPresses> = RefCell::new(PendingPresses::default());
 }
 
-/// Waits, at most `deadline_ms`, until no press of `input` on `tab` is
-/// waiting for the browser's answer.
-async fn presses_answered(tab: TabId, input: &str, deadline_ms: u64) {
-    let pending = PRESSES.with(|p| p.borrow().waiting(tab, input));
+/// If `method` with `params` releases an input (a key up, a mouse up, a
+/// touch end): waits, at most `deadline_ms`, until no press of that input
+/// on `tab` waits for the browser's answer. False if one still does.
+pub(crate) async fn presses_answered(
+    tab: TabId,
+    method: &str,
+    params: &Value,
+    deadline_ms: u64,
+) -> bool {
+    let InputRole::Release(input) = input_role(method, params) else {
+        return true;
+    };
+    let pending = PRESSES.with(|p| p.borrow().waiting(tab, &input));
     if pending.is_empty() {
-        return;
+        return true;
     }
     let answered = pin!(async {
         for gate in &pending {
@@ -50,8 +59,7 @@ async fn presses_answered(tab: TabId, input: &str, deadline_ms: u64) {
     let timer = pin!(TimeoutFuture::new(
         u32::try_from(deadline_ms).unwrap_or(u32::MAX)
     ));
-    // Past the deadline the release goes anyway: the browser answers it.
-    let _ = select(answered, timer).await;
+    matches!(select(answered, timer).await, Either::Left(_))
 }
 
 /// `tab`'s page is gone (closed, crashed, detached): its presses will get
@@ -78,9 +86,6 @@ pub(crate) async fn send(
     deadline_ms: u64,
 ) -> Result<JsValue, WireError> {
     let start = js_sys::Date::now();
-    if let InputRole::Release(input) = input_role(method, params) {
-        presses_answered(tab, &input, deadline_ms).await;
-    }
     let mut pauses = RETRY_PAUSES_MS.iter();
     loop {
         let spent = (js_sys::Date::now() - start).max(0.0) as u64;
@@ -124,7 +129,7 @@ async fn send_once(
     let promise = debugger::send_command(&target, method, &params).map_err(failed)?;
     let call = JsFuture::from(promise);
     let call = match press {
-        None => Either::Left(call),
+        None => Either::Left(async { call.await.map_err(failed) }),
         Some(input) => {
             // Followed to its answer in a task of its own, which goes on
             // if this attempt stops waiting.
@@ -139,9 +144,16 @@ async fn send_once(
             Either::Right(async move {
                 answered.wait().await;
                 // The task put the answer there before it opened the gate;
-                // a gate opened because the page went away has none.
+                // a gate opened because the page went away has none, and
+                // the press may have run.
                 let answer = answer.borrow_mut().take();
-                answer.unwrap_or_else(|| Err(JsValue::from_str("the page went away")))
+                match answer {
+                    Some(answer) => answer.map_err(failed),
+                    None => Err(WireError::new(
+                        ErrorKind::UnknownOutcome,
+                        "the page went away before it answered",
+                    )),
+                }
             })
         }
     };
@@ -155,7 +167,7 @@ async fn send_once(
         // `null`, as the host expects of every result.
         Either::Left((Ok(result), _)) if result.is_undefined() => Ok(JsValue::NULL),
         Either::Left((Ok(result), _)) => Ok(result),
-        Either::Left((Err(e), _)) => Err(failed(e)),
+        Either::Left((Err(e), _)) => Err(e),
         Either::Right(_) => Err(WireError::new(
             ErrorKind::Timeout,
             format!("the CDP command did not answer within {deadline_ms} ms"),

@@ -138,6 +138,16 @@ async fn cdp_command(
         params,
         class,
     } = call;
+    // A release waits, before anything else, for the presses of its input
+    // still waiting for the browser (see `cdp`): registered or noted in the
+    // ledger while it waits, an abort would count it as sent.
+    if !cdp::presses_answered(tab, method, params, DEFAULT_DEADLINE_MS).await {
+        return Err(WireError::new(
+            ErrorKind::Timeout,
+            "the press this releases is still waiting for the browser (a dialog it opened is \
+             showing); the release was not sent",
+        ));
+    }
     // Developer mode's re-attach replaces the debugger sessions; a command
     // sent meanwhile would fail "not attached".
     developer_mode::reattach_done(worker).await;
@@ -232,7 +242,7 @@ fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
 /// due went out: those of this command's presses that were handed to the
 /// browser and that the ledger still holds (no other release of them ran
 /// or is on its way), so the page never keeps one and never gets a second
-/// release. A release waits for its press's answer ([`cdp`]).
+/// release. A release waits for its press's answer ([`cdp_command`]).
 async fn input(
     worker: &Worker,
     link: u64,
@@ -242,14 +252,14 @@ async fn input(
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
     check_input_events(events)?;
-    if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
-        viewport_check(worker, link, &input_call(tab, first), frame, marks).await?;
-    }
     let dialogs = || {
         let opened = worker.dialogs_opened.borrow();
         opened.iter().find(|(t, _)| *t == tab).map(|(_, n)| *n)
     };
     let dialogs_before = dialogs();
+    if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
+        viewport_check(worker, link, &input_call(tab, first), frame, marks).await?;
+    }
     let mut failed = None;
     let mut pressed: Vec<String> = Vec::new();
     let mut last = JsValue::UNDEFINED;

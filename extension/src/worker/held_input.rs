@@ -57,6 +57,9 @@ pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
     worker.persist();
     let mut sent = 0;
     for (method, params) in &releases {
+        // After its press's answer (see `cdp`), if it comes in time: the
+        // page cannot wait for a dialog that nobody may answer.
+        cdp::presses_answered(tab, method, params, RELEASE_DEADLINE_MS).await;
         match cdp::send(tab, method, params, RELEASE_DEADLINE_MS).await {
             Ok(_) => sent += 1,
             Err(e) => log::warn(&format!(

@@ -493,8 +493,10 @@ async fn a_click_cut_short_by_a_dialog_leaves_its_releases_to_the_extension() {
         params: json!({"result": true}),
     });
     gate.notify_one();
-    // What the extension sent of the click, and nothing more: the press
-    // record is gone, so the button can be pressed again.
+    // The events the fake extension sent for the command (it keeps no
+    // dialog rule: the real one sends no second press after a dialog) and
+    // no release of the daemon's; the press record is gone, so the button
+    // can be pressed again.
     assert_eq!(
         mouse_events_before_a_key(&mut ext, &mut a).await,
         [
