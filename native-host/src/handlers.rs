@@ -1607,7 +1607,7 @@ impl Cx<'_> {
     async fn aim(&self, fence: &Fence, aim: &Aim) -> Result<(f64, f64, Option<Frame>), RpcError> {
         match aim {
             Aim::Element(r) => {
-                let el = self.element(fence, r).await?;
+                let el = self.element_in_view(fence, r, CommandClass::Act).await?;
                 let (x, y) = self
                     .visible_point(fence, &el, CommandClass::Act, true)
                     .await?;

@@ -32,6 +32,8 @@ pub(super) struct Element {
     pub(super) node: NodeRef,
     /// Its JavaScript object in the page.
     pub(super) object_id: String,
+    /// Already scrolled into view ([`Cx::element_in_view`]).
+    scrolled: bool,
 }
 
 /// Is the hit node the element or inside it (through shadow roots)?
@@ -225,6 +227,54 @@ impl Cx<'_> {
     /// one any more).
     pub(super) async fn element(&self, fence: &Fence, r: &Ref) -> Result<Element, RpcError> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
+        self.element_of(fence, node).await
+    }
+
+    /// [`Cx::element`], scrolled into view (`DOM.scrollIntoViewIfNeeded`,
+    /// of `class`) in the same trip: both name the node by its backend id.
+    /// A node the page no longer has is `STALE_REF` (its scroll fails too);
+    /// one it does not render is `NOT_INTERACTABLE`.
+    pub(super) async fn element_in_view(
+        &self,
+        fence: &Fence,
+        r: &Ref,
+        class: CommandClass,
+    ) -> Result<Element, RpcError> {
+        let node = self.core(|c| c.resolve_ref(fence, r))?;
+        let id = node.backend_node_id;
+        let (el, scrolled) = tokio::join!(
+            self.element_of(fence, node),
+            self.scroll_into_view(fence, id, class)
+        );
+        let mut el = el?;
+        scrolled?;
+        el.scrolled = true;
+        Ok(el)
+    }
+
+    /// Scrolls the node `id` into view if it is not.
+    async fn scroll_into_view(
+        &self,
+        fence: &Fence,
+        id: i64,
+        class: CommandClass,
+    ) -> Result<(), RpcError> {
+        self.step(
+            fence,
+            "DOM.scrollIntoViewIfNeeded",
+            json!({"backendNodeId": id}),
+            class,
+        )
+        .await
+        .map(drop)
+        .map_err(|e| match e.kind() {
+            ErrorKind::CommandFailed => not_interactable("the element is not rendered"),
+            _ => e,
+        })
+    }
+
+    /// The page's object for `node`.
+    async fn element_of(&self, fence: &Fence, node: NodeRef) -> Result<Element, RpcError> {
         let v = self
             .step(
                 fence,
@@ -239,7 +289,11 @@ impl Cx<'_> {
             .and_then(Value::as_str)
             .ok_or_else(|| gone(wire(ErrorKind::CommandFailed, "no object")))?
             .to_string();
-        Ok(Element { node, object_id })
+        Ok(Element {
+            node,
+            object_id,
+            scrolled: false,
+        })
     }
 
     /// Calls `function` on the element (`Runtime.callFunctionOn`,
@@ -308,17 +362,9 @@ impl Cx<'_> {
         class: CommandClass,
     ) -> Result<(Vec<[(f64, f64); 4]>, Layout), RpcError> {
         let id = el.node.backend_node_id;
-        self.step(
-            fence,
-            "DOM.scrollIntoViewIfNeeded",
-            json!({"backendNodeId": id}),
-            class,
-        )
-        .await
-        .map_err(|e| match e.kind() {
-            ErrorKind::CommandFailed => not_interactable("the element is not rendered"),
-            _ => e,
-        })?;
+        if !el.scrolled {
+            self.scroll_into_view(fence, id, class).await?;
+        }
         let (q, layout) = tokio::join!(
             self.step(
                 fence,
@@ -410,9 +456,11 @@ impl Cx<'_> {
     /// The element's box in viewport CSS pixels (for a clipped capture),
     /// after scrolling it into view.
     pub(super) async fn element_box(&self, fence: &Fence, r: &Ref) -> Result<Rect, RpcError> {
-        let el = self.element(fence, r).await?;
         // Observe: a capture needs no lease; bringing the element into view
         // only scrolls (which makes earlier frames stale by geometry).
+        let el = self
+            .element_in_view(fence, r, CommandClass::Observe)
+            .await?;
         let (quads, layout) = self
             .quads_in_view(fence, &el, CommandClass::Observe)
             .await?;
@@ -431,7 +479,7 @@ impl Cx<'_> {
         r: &Ref,
         clear: bool,
     ) -> Result<(), RpcError> {
-        let el = self.element(fence, r).await?;
+        let el = self.element_in_view(fence, r, CommandClass::Act).await?;
         self.visible_point(fence, &el, CommandClass::Act, false)
             .await?;
         self.step(

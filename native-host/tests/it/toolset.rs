@@ -98,6 +98,14 @@ fn page_responder(state: Arc<Mutex<PageState>>) -> Responder {
                 }
                 Reply::ok(json!({"object": {"objectId": format!("obj-{id}")}}))
             }
+            // A node gone from the page cannot be scrolled to either.
+            "DOM.scrollIntoViewIfNeeded"
+                if st
+                    .gone
+                    .contains(&params["backendNodeId"].as_i64().unwrap_or(0)) =>
+            {
+                Reply::failed("No node with given id found")
+            }
             "DOM.getContentQuads" => {
                 let [x, y, w, h] = rect(params["backendNodeId"].as_i64().unwrap_or(0))?;
                 Reply::ok(json!({"quads": [[x, y, x + w, y, x + w, y + h, x, y + h]]}))
@@ -389,6 +397,34 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
         .await
         .expect_err("too large");
     assert_eq!(err.rpc().map(|e| e.code), Some(INVALID_PARAMS));
+}
+
+#[tokio::test]
+async fn a_ref_click_asks_for_its_node_and_the_scroll_to_it_at_once() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let resolved = Arc::new(tokio::sync::Semaphore::new(0));
+    let script = Script {
+        held: HashMap::from([("DOM.resolveNode".to_string(), resolved.clone())]),
+        ..script
+    };
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let go = find_ref(&snapshot(&mut c).await, "\"Go\"");
+    let click = tokio::spawn(async move { c.call::<Click>(&ClickParams::on(go)).await });
+    // The scroll is asked for while the node's answer is held back.
+    let cmds = cdp_until(&mut ext, "DOM.scrollIntoViewIfNeeded").await;
+    assert!(methods(&cmds).contains(&"DOM.resolveNode"), "{cmds:?}");
+    assert_eq!(
+        cmds.last().map(|c| (c.1["backendNodeId"].clone(), c.2)),
+        Some((json!(11), CommandClass::Act))
+    );
+    resolved.add_permits(1);
+    tokio::time::timeout(WAIT, click)
+        .await
+        .expect("in time")
+        .expect("task")
+        .expect("clicked");
 }
 
 #[tokio::test]

@@ -16,8 +16,8 @@ use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
-    Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, SelectParams, Snapshot,
-    SnapshotParams, Status, TabsList, TabsSelect,
+    Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, Ref, SelectParams,
+    Snapshot, SnapshotParams, Status, TabsList, TabsSelect,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -98,6 +98,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     rows.extend(evaluate(&browser, &page, &mut agent).await?);
     rows.extend(mouse_move(&browser, &page, &mut agent).await?);
     rows.extend(click(&browser, &page, &mut agent).await?);
+    rows.push(ref_click(&mut agent).await?);
     rows.push(snapshot(&mut agent).await?);
     let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
@@ -505,6 +506,38 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
         ));
     }
     Ok(rows)
+}
+
+/// Item 2: a click on the fixture's button by the ref of a snapshot, each
+/// after a pause as [`click`]'s: the daemon finds the element's visible,
+/// uncovered centre (its node, scrolled into view, its quads and the
+/// layout, a hit test), then clicks there.
+async fn ref_click(agent: &mut Client) -> Result<Row> {
+    let outline = agent
+        .call::<Snapshot>(&SnapshotParams { max_chars: None })
+        .await?
+        .text;
+    let button = outline
+        .lines()
+        .find(|l| l.contains("button \"Click me\""))
+        .and_then(|l| l.split("[ref=").nth(1))
+        .and_then(|r| r.split(']').next())
+        .ok_or_else(|| anyhow!("no ref for the fixture's button in:\n{outline}"))?;
+    let params = ClickParams::on(Ref(button.to_owned()));
+    let mut v = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        tokio::time::sleep(frame_pause(round)).await;
+        let (d, _) = timed(async { Ok(agent.call::<Click>(&params).await?) }).await?;
+        if round >= WARM_UP {
+            v.push(d);
+        }
+    }
+    Ok(Row::new(
+        "2",
+        "`input.click` on a snapshot's ref",
+        "cotab",
+        Sample::Latency(v),
+    ))
 }
 
 /// Item 2: a snapshot of the tiny fixture page.
