@@ -35,21 +35,32 @@ thread_local! {
     static PRESSES: RefCell<PendingPresses> = RefCell::new(PendingPresses::default());
 }
 
+/// How a release's wait for the presses of its input went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PressWait {
+    /// Not a release, or no press of its input was waiting.
+    None,
+    /// Presses were waiting, and all were answered.
+    Answered,
+    /// A press was still waiting at the deadline.
+    Late,
+}
+
 /// If `method` with `params` releases an input (a key up, a mouse up, a
 /// touch end): waits, at most `deadline_ms`, until no press of that input
-/// on `tab` waits for the browser's answer. False if one still does.
+/// on `tab` waits for the browser's answer.
 pub(crate) async fn presses_answered(
     tab: TabId,
     method: &str,
     params: &Value,
     deadline_ms: u64,
-) -> bool {
+) -> PressWait {
     let InputRole::Release(input) = input_role(method, params) else {
-        return true;
+        return PressWait::None;
     };
     let pending = PRESSES.with(|p| p.borrow().waiting(tab, &input));
     if pending.is_empty() {
-        return true;
+        return PressWait::None;
     }
     let answered = pin!(async {
         for gate in &pending {
@@ -59,7 +70,10 @@ pub(crate) async fn presses_answered(
     let timer = pin!(TimeoutFuture::new(
         u32::try_from(deadline_ms).unwrap_or(u32::MAX)
     ));
-    matches!(select(answered, timer).await, Either::Left(_))
+    match select(answered, timer).await {
+        Either::Left(_) => PressWait::Answered,
+        Either::Right(_) => PressWait::Late,
+    }
 }
 
 /// `tab`'s page is gone (closed, crashed, detached): its presses will get

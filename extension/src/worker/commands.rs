@@ -11,6 +11,7 @@
 //!
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
+use super::cdp::PressWait;
 use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
 use crate::chrome::{error_message, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
@@ -141,12 +142,21 @@ async fn cdp_command(
     // A release waits, before anything else, for the presses of its input
     // still waiting for the browser (see `cdp`): registered or noted in the
     // ledger while it waits, an abort would count it as sent.
-    if !cdp::presses_answered(tab, method, params, DEFAULT_DEADLINE_MS).await {
-        return Err(WireError::new(
-            ErrorKind::Timeout,
-            "the press this releases is still waiting for the browser (a dialog it opened is \
-             showing); the release was not sent",
-        ));
+    match cdp::presses_answered(tab, method, params, DEFAULT_DEADLINE_MS).await {
+        PressWait::None => {}
+        PressWait::Late => {
+            return Err(WireError::new(
+                ErrorKind::Timeout,
+                "the press this releases is still waiting for the browser (a dialog it opened \
+                 is showing); the release was not sent",
+            ))
+        }
+        // The ledger may have released it meanwhile (the native link
+        // dropped while this waited): the page gets no second release.
+        PressWait::Answered if !worker.held.borrow().holds(tab, method, params) => {
+            return Ok(JsValue::NULL);
+        }
+        PressWait::Answered => {}
     }
     // Developer mode's re-attach replaces the debugger sessions; a command
     // sent meanwhile would fail "not attached".
