@@ -16,8 +16,8 @@ use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
-    Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, Ref, SelectParams,
-    Snapshot, SnapshotParams, Status, TabsList, TabsSelect,
+    Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, Press, PressParams,
+    Ref, SelectParams, Snapshot, SnapshotParams, Status, TabsList, TabsSelect,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -99,6 +99,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     rows.extend(mouse_move(&browser, &page, &mut agent).await?);
     rows.extend(click(&browser, &page, &mut agent).await?);
     rows.push(ref_click(&mut agent).await?);
+    rows.extend(key_press(&browser, &page, &mut agent).await?);
     rows.push(snapshot(&mut agent).await?);
     let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
@@ -423,15 +424,21 @@ async fn mouse_move(browser: &Browser, page: &Page, agent: &mut Client) -> Resul
             b.push(db);
         }
     }
-    Ok(vec![
-        Row::new(
-            "2",
-            "`Input.dispatchMouseEvent` mouseMoved",
-            "direct CDP",
-            Sample::Latency(a),
-        ),
-        Row::new("2", "`input.mouseMove`", "cotab", Sample::Latency(b)),
-    ])
+    Ok(item_2_pair(
+        ("`Input.dispatchMouseEvent` mouseMoved", a),
+        ("`input.mouseMove`", b),
+    ))
+}
+
+/// Item 2's rows for one comparison: direct CDP's latencies and cotab's.
+fn item_2_pair(
+    (direct_what, direct): (&str, Vec<Duration>),
+    (cotab_what, cotab): (&str, Vec<Duration>),
+) -> Vec<Row> {
+    vec![
+        Row::new("2", direct_what, "direct CDP", Sample::Latency(direct)),
+        Row::new("2", cotab_what, "cotab", Sample::Latency(cotab)),
+    ]
 }
 
 /// Item 2: a click on the fixture's button: direct CDP's move, press and
@@ -506,6 +513,40 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
         ));
     }
     Ok(rows)
+}
+
+/// Item 2: a key press (`ArrowDown`, which changes nothing on the fixture
+/// page): direct CDP's key down and key up against `input.press`, which
+/// sends the same two events in one trip. Key events wait for no frame, so
+/// the rounds go back to back, interleaved.
+async fn key_press(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    let key = "ArrowDown";
+    let info = cotab_host::keys::lookup(key).context("a known key")?;
+    let events = cotab_host::keys::key_events(&info, &[]);
+    let params = PressParams {
+        key: key.into(),
+        modifiers: Vec::new(),
+        expect: None,
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for round in 0..WARM_UP + ROUNDS {
+        let (da, _) = timed(async {
+            for event in &events {
+                direct(browser, page, "Input.dispatchKeyEvent", event.clone()).await?;
+            }
+            Ok(())
+        })
+        .await?;
+        let (db, _) = timed(async { Ok(agent.call::<Press>(&params).await?) }).await?;
+        if round >= WARM_UP {
+            a.push(da);
+            b.push(db);
+        }
+    }
+    Ok(item_2_pair(
+        ("`Input.dispatchKeyEvent` key down, key up", a),
+        ("`input.press`", b),
+    ))
 }
 
 /// Item 2: a click on the fixture's button by the ref of a snapshot, each
