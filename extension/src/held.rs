@@ -143,13 +143,14 @@ impl HeldInput {
     /// of held input changed (so it should be saved); a pointer move only
     /// updates where a held button would be released.
     pub fn before_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
-        if classify(method, params) == Input::Release {
-            if let (Some(held), Some(id)) = (self.get_mut(tab), entry_id(method, params)) {
+        let role = input_role(method, params);
+        if let InputRole::Release(id) = role {
+            if let Some(held) = self.get_mut(tab) {
                 held.releasing.push(id);
             }
             return false;
         }
-        if classify(method, params) != Input::Press {
+        if role == InputRole::Other {
             if method == MOUSE_EVENT
                 && params.get("type").and_then(Value::as_str) == Some("mouseMoved")
             {

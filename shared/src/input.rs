@@ -92,8 +92,16 @@ pub fn mouse_button(params: &Value) -> &str {
         .unwrap_or("left")
 }
 
+/// Whether `method` is a CDP input event.
+fn is_input_method(method: &str) -> bool {
+    [KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT].contains(&method)
+}
+
 /// What the CDP command `method` with `params` does to held input.
 pub fn input_role(method: &str, params: &Value) -> InputRole {
+    if !is_input_method(method) {
+        return InputRole::Other;
+    }
     let kind = params.get("type").and_then(Value::as_str).unwrap_or("");
     let key = || key_id(params).map(|id| format!("key:{id}"));
     let button = || format!("button:{}", mouse_button(params));
@@ -122,7 +130,7 @@ pub fn check_input_events(events: &[InputEvent]) -> Result<(), WireError> {
     }
     let mut held: Vec<String> = Vec::new();
     for event in events {
-        if ![KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT].contains(&event.method.as_str()) {
+        if !is_input_method(&event.method) {
             return invalid("an input command carries CDP input events only");
         }
         match event.role() {

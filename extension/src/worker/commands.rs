@@ -39,8 +39,8 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
     let link = worker.generation.get();
     worker.restored.wait().await;
     let mut marks = Marks::new(command.name().to_owned(), received);
-    let outcome = match command {
-        Command::ListShared => list_shared(&worker).await,
+    let answer = match command {
+        Command::ListShared => Answer::Outcome(list_shared(&worker).await),
         Command::Cdp {
             tab_id,
             method,
@@ -59,49 +59,55 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 Some(frame) => viewport_check(&worker, link, &call, frame, &mut marks).await,
                 None => Ok(()),
             };
-            let result = match (checked, then) {
+            Answer::Cdp(match (checked, then) {
                 (Err(e), _) => Err(e),
                 (Ok(()), None) => cdp_command(&worker, link, &call, &mut marks).await,
                 (Ok(()), Some(then)) => {
                     with_follow_up(&worker, link, call, &then, &mut marks).await
                 }
-            };
-            match result {
-                // The browser's value goes out as it came.
-                Ok(value) => {
-                    link::send_js_result(&worker, id, &value);
-                    marks.posted();
-                    return;
-                }
-                Err(e) => Outcome::Error(e),
-            }
+            })
         }
         Command::Input {
             tab_id,
             events,
             if_viewport,
-        } => match input(
-            &worker,
-            link,
-            tab_id,
-            &events,
-            if_viewport.as_ref(),
-            &mut marks,
-        )
-        .await
-        {
-            Ok(value) => {
-                link::send_js_result(&worker, id, &value);
-                marks.posted();
-                return;
-            }
-            Err(e) => Outcome::Error(e),
-        },
-        Command::CreateTab { url } => outcome(agent_tabs::create_tab(&worker, url).await),
-        Command::CloseTab { tab_id } => outcome(agent_tabs::close_tab(&worker, tab_id).await),
+        } => Answer::Cdp(
+            input(
+                &worker,
+                link,
+                tab_id,
+                &events,
+                if_viewport.as_ref(),
+                &mut marks,
+            )
+            .await,
+        ),
+        Command::CreateTab { url } => {
+            Answer::Outcome(outcome(agent_tabs::create_tab(&worker, url).await))
+        }
+        Command::CloseTab { tab_id } => {
+            Answer::Outcome(outcome(agent_tabs::close_tab(&worker, tab_id).await))
+        }
+    };
+    let outcome = match answer {
+        // The browser's value goes out as it came.
+        Answer::Cdp(Ok(value)) => {
+            link::send_js_result(&worker, id, &value);
+            marks.posted();
+            return;
+        }
+        Answer::Cdp(Err(e)) => Outcome::Error(e),
+        Answer::Outcome(outcome) => outcome,
     };
     link::send(&worker, &ExtensionToHost::Response { id, outcome });
     marks.posted();
+}
+
+/// What a request comes to: a CDP result (the browser's value), or
+/// anything else.
+enum Answer {
+    Cdp(Result<JsValue, WireError>),
+    Outcome(Outcome),
 }
 
 fn outcome(result: Result<Value, WireError>) -> Outcome {
