@@ -1607,10 +1607,8 @@ impl Cx<'_> {
     async fn aim(&self, fence: &Fence, aim: &Aim) -> Result<(f64, f64, Option<Frame>), RpcError> {
         match aim {
             Aim::Element(r) => {
-                let el = self.element_in_view(fence, r, CommandClass::Act).await?;
-                let (x, y) = self
-                    .visible_point(fence, &el, CommandClass::Act, true)
-                    .await?;
+                let (el, in_view) = self.element_in_view(fence, r, CommandClass::Act).await?;
+                let (x, y) = self.point_on(fence, &el, &in_view, true).await?;
                 Ok((x, y, None))
             }
             Aim::Point { x, y, frame } => {

@@ -32,8 +32,13 @@ pub(super) struct Element {
     pub(super) node: NodeRef,
     /// Its JavaScript object in the page.
     pub(super) object_id: String,
-    /// Already scrolled into view ([`Cx::element_in_view`]).
-    scrolled: bool,
+}
+
+/// An element's content quads and the layout viewport, read right after
+/// it was scrolled into view.
+pub(super) struct InView {
+    quads: Vec<[(f64, f64); 4]>,
+    layout: Layout,
 }
 
 /// Is the hit node the element or inside it (through shadow roots)?
@@ -231,25 +236,33 @@ impl Cx<'_> {
     }
 
     /// [`Cx::element`], scrolled into view (`DOM.scrollIntoViewIfNeeded`,
-    /// of `class`) in the same trip: both name the node by its backend id.
-    /// A node the page no longer has is `STALE_REF` (its scroll fails too);
-    /// one it does not render is `NOT_INTERACTABLE`.
+    /// of `class`), with its quads and the viewport read after the scroll,
+    /// all in one trip: the four commands name the node by its backend id
+    /// (or nothing), and the extension hands them to the page, which runs
+    /// them in order. A node the page no longer has is `STALE_REF` (its
+    /// scroll and quads fail too); one it does not render or that has no
+    /// size is `NOT_INTERACTABLE`.
     pub(super) async fn element_in_view(
         &self,
         fence: &Fence,
         r: &Ref,
         class: CommandClass,
-    ) -> Result<Element, RpcError> {
+    ) -> Result<(Element, InView), RpcError> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
         let id = node.backend_node_id;
-        let (el, scrolled) = tokio::join!(
+        let (el, scrolled, quads, layout) = tokio::join!(
             self.element_of(fence, node),
-            self.scroll_into_view(fence, id, class)
+            self.scroll_into_view(fence, id, class),
+            self.content_quads(fence, id),
+            self.layout(fence),
         );
-        let mut el = el?;
+        let el = el?;
         scrolled?;
-        el.scrolled = true;
-        Ok(el)
+        let in_view = InView {
+            quads: quads?,
+            layout: layout?,
+        };
+        Ok((el, in_view))
     }
 
     /// Scrolls the node `id` into view if it is not.
@@ -289,11 +302,7 @@ impl Cx<'_> {
             .and_then(Value::as_str)
             .ok_or_else(|| gone(wire(ErrorKind::CommandFailed, "no object")))?
             .to_string();
-        Ok(Element {
-            node,
-            object_id,
-            scrolled: false,
-        })
+        Ok(Element { node, object_id })
     }
 
     /// Calls `function` on the element (`Runtime.callFunctionOn`,
@@ -353,32 +362,42 @@ impl Cx<'_> {
         }
     }
 
-    /// Scrolls the element into view (with `class`) and reads its content
+    /// The content quads of the node `id`, in viewport CSS pixels.
+    async fn content_quads(
+        &self,
+        fence: &Fence,
+        id: i64,
+    ) -> Result<Vec<[(f64, f64); 4]>, RpcError> {
+        let q = self
+            .step(
+                fence,
+                "DOM.getContentQuads",
+                json!({"backendNodeId": id}),
+                CommandClass::Observe,
+            )
+            .await
+            .map_err(|e| match e.kind() {
+                ErrorKind::CommandFailed => not_interactable("the element has no size"),
+                _ => e,
+            })?;
+        Ok(quads(&q))
+    }
+
+    /// Scrolls the element into view (with `class`), then reads its content
     /// quads and the viewport.
     async fn quads_in_view(
         &self,
         fence: &Fence,
         el: &Element,
         class: CommandClass,
-    ) -> Result<(Vec<[(f64, f64); 4]>, Layout), RpcError> {
+    ) -> Result<InView, RpcError> {
         let id = el.node.backend_node_id;
-        if !el.scrolled {
-            self.scroll_into_view(fence, id, class).await?;
-        }
-        let (q, layout) = tokio::join!(
-            self.step(
-                fence,
-                "DOM.getContentQuads",
-                json!({"backendNodeId": id}),
-                CommandClass::Observe,
-            ),
-            self.layout(fence),
-        );
-        let q = q.map_err(|e| match e.kind() {
-            ErrorKind::CommandFailed => not_interactable("the element has no size"),
-            _ => e,
-        })?;
-        Ok((quads(&q), layout?))
+        self.scroll_into_view(fence, id, class).await?;
+        let (quads, layout) = tokio::join!(self.content_quads(fence, id), self.layout(fence));
+        Ok(InView {
+            quads: quads?,
+            layout: layout?,
+        })
     }
 
     /// The element's visible centre in viewport CSS pixels, after scrolling
@@ -391,9 +410,21 @@ impl Cx<'_> {
         class: CommandClass,
         hit_test: bool,
     ) -> Result<(f64, f64), RpcError> {
-        let (quads, layout) = self.quads_in_view(fence, el, class).await?;
+        let in_view = self.quads_in_view(fence, el, class).await?;
+        self.point_on(fence, el, &in_view, hit_test).await
+    }
+
+    /// [`Cx::visible_point`] of an element already in view.
+    pub(super) async fn point_on(
+        &self,
+        fence: &Fence,
+        el: &Element,
+        in_view: &InView,
+        hit_test: bool,
+    ) -> Result<(f64, f64), RpcError> {
+        let InView { quads, layout } = in_view;
         let (x, y) =
-            visible_centre(&quads, layout.width, layout.height).map_err(not_interactable)?;
+            visible_centre(quads, layout.width, layout.height).map_err(not_interactable)?;
         if hit_test {
             // `DOM.getNodeForLocation` reads document coordinates.
             let hit = self
@@ -458,11 +489,8 @@ impl Cx<'_> {
     pub(super) async fn element_box(&self, fence: &Fence, r: &Ref) -> Result<Rect, RpcError> {
         // Observe: a capture needs no lease; bringing the element into view
         // only scrolls (which makes earlier frames stale by geometry).
-        let el = self
+        let (_, InView { quads, layout }) = self
             .element_in_view(fence, r, CommandClass::Observe)
-            .await?;
-        let (quads, layout) = self
-            .quads_in_view(fence, &el, CommandClass::Observe)
             .await?;
         if quads.iter().all(|q| area(q) < 1.0) {
             return Err(not_interactable("the element has no size"));
@@ -479,9 +507,8 @@ impl Cx<'_> {
         r: &Ref,
         clear: bool,
     ) -> Result<(), RpcError> {
-        let el = self.element_in_view(fence, r, CommandClass::Act).await?;
-        self.visible_point(fence, &el, CommandClass::Act, false)
-            .await?;
+        let (el, in_view) = self.element_in_view(fence, r, CommandClass::Act).await?;
+        self.point_on(fence, &el, &in_view, false).await?;
         self.step(
             fence,
             "DOM.focus",

@@ -400,7 +400,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
 }
 
 #[tokio::test]
-async fn a_ref_click_asks_for_its_node_and_the_scroll_to_it_at_once() {
+async fn a_ref_click_asks_for_its_node_the_scroll_to_it_and_its_box_at_once() {
     let d = Daemon::start().await;
     let (script, _) = page_script();
     let resolved = Arc::new(tokio::sync::Semaphore::new(0));
@@ -412,12 +412,35 @@ async fn a_ref_click_asks_for_its_node_and_the_scroll_to_it_at_once() {
     let mut c = controller(&d).await;
     let go = find_ref(&snapshot(&mut c).await, "\"Go\"");
     let click = tokio::spawn(async move { c.call::<Click>(&ClickParams::on(go)).await });
-    // The scroll is asked for while the node's answer is held back.
-    let cmds = cdp_until(&mut ext, "DOM.scrollIntoViewIfNeeded").await;
-    assert!(methods(&cmds).contains(&"DOM.resolveNode"), "{cmds:?}");
+    // The scroll, then the quads and the viewport read after it, are asked
+    // for while the node's answer is held back.
+    let cmds = cdp_until(&mut ext, "Page.getLayoutMetrics").await;
+    let from = cmds
+        .iter()
+        .rposition(|c| c.0 == "DOM.resolveNode")
+        .expect("the node asked for");
+    let trip = &cmds[from..];
     assert_eq!(
-        cmds.last().map(|c| (c.1["backendNodeId"].clone(), c.2)),
-        Some((json!(11), CommandClass::Act))
+        methods(trip),
+        [
+            "DOM.resolveNode",
+            "DOM.scrollIntoViewIfNeeded",
+            "DOM.getContentQuads",
+            "Page.getLayoutMetrics"
+        ],
+        "{cmds:?}"
+    );
+    let asked: Vec<_> = trip[..3]
+        .iter()
+        .map(|c| (c.1["backendNodeId"].clone(), c.2))
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            (json!(11), CommandClass::Observe),
+            (json!(11), CommandClass::Act),
+            (json!(11), CommandClass::Observe)
+        ]
     );
     resolved.add_permits(1);
     tokio::time::timeout(WAIT, click)
