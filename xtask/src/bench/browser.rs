@@ -259,6 +259,20 @@ fn trace_rows(item: &'static str, trace: &[TraceRecord], kinds: &[(&str, &str)])
     rows
 }
 
+/// The pauses in the worker between one `what` request's answer posted
+/// and the next one's command handed to `chrome.debugger`, for requests
+/// that follow each other back to back: a pause of 20 ms or more has
+/// something else between the two (a block of direct captures, each of
+/// which waits for at least one frame), and is left out.
+fn pauses_between(trace: &[TraceRecord], what: &str) -> Vec<f64> {
+    let records: Vec<&TraceRecord> = trace.iter().filter(|r| r.what == what).collect();
+    records
+        .windows(2)
+        .map(|w| w[1].sent - w[0].posted)
+        .filter(|ms| ms.is_finite() && *ms < 20.0)
+        .collect()
+}
+
 /// One step's duration in a [`TraceRecord`], in milliseconds.
 type Step = fn(&TraceRecord) -> f64;
 
@@ -729,6 +743,20 @@ async fn captures(
         );
     }
     let trace = worker_trace(browser).await?;
+    // The worker's screenshots, in order: each round's block of plain
+    // captures, then its block with `knownFrameId`.
+    let shots: Vec<&TraceRecord> = trace
+        .iter()
+        .filter(|r| r.what == "Page.captureScreenshot")
+        .collect();
+    let times: Vec<Duration> = b
+        .times
+        .chunks(CAPTURE_BLOCK)
+        .zip(c.times.chunks(CAPTURE_BLOCK))
+        .flat_map(|(b, c)| b.iter().chain(c))
+        .copied()
+        .collect();
+    let split = hop_split(browser, "Page.captureScreenshot", &shots, &times);
     let mut rows = vec![
         Row::new(
             "3",
@@ -748,6 +776,18 @@ async fn captures(
         "3",
         &trace,
         &[("Page.captureScreenshot", "`page.capture`'s screenshot")],
+    ));
+    rows.extend(split_rows(
+        "3",
+        split,
+        "`page.capture` (both kinds) outside the daemon's wait for its screenshot: agent socket, daemon, agent",
+        "`page.capture` (both kinds) in the relay and the browser's native messaging, both ways",
+    ));
+    rows.push(Row::new(
+        "3",
+        "`page.capture` back to back, in the worker: a screenshot's answer posted → the next screenshot handed to `chrome.debugger` (the pause the compositor sees)",
+        "cotab",
+        Sample::Millis(pauses_between(&trace, "Page.captureScreenshot")),
     ));
     Ok((rows, size, (unchanged, CAPTURE_ROUNDS * CAPTURE_BLOCK)))
 }
@@ -903,4 +943,35 @@ pub(crate) fn summary_of(rows: &[Row], what: &str, path: &str) -> Option<Summary
     rows.iter()
         .find(|r| r.what == what && r.path == path)
         .and_then(Row::summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pauses_between, TraceRecord};
+
+    fn record(what: &str, sent: f64, posted: f64) -> TraceRecord {
+        TraceRecord {
+            what: what.to_owned(),
+            received: sent - 0.1,
+            sent,
+            answered: posted - 0.1,
+            posted,
+            sends: 1,
+        }
+    }
+
+    #[test]
+    fn pauses_are_taken_between_back_to_back_requests_of_one_kind() {
+        let trace = [
+            record("Page.captureScreenshot", 0.0, 40.0),
+            // Another kind between two captures does not split them.
+            record("Page.getLayoutMetrics", 41.0, 41.5),
+            record("Page.captureScreenshot", 41.5, 80.0),
+            record("Page.captureScreenshot", 82.0, 120.0),
+            // A block of something else (a direct capture's frames) between.
+            record("Page.captureScreenshot", 400.0, 440.0),
+        ];
+        assert_eq!(pauses_between(&trace, "Page.captureScreenshot"), [1.5, 2.0]);
+        assert!(pauses_between(&trace, "Runtime.evaluate").is_empty());
+    }
 }
