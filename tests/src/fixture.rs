@@ -103,6 +103,16 @@ pub const SIGNUP: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A field whose focus handler hands the focus to another field.
+pub const FOCUS_THIEF: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Focus thief</title></head>
+<body>
+ <p><label for="thief">Nickname</label>
+  <input id="thief" value="keep" onfocus="document.getElementById('other').focus()"></p>
+ <p><label for="other">Other</label> <input id="other"></p>
+</body></html>
+"#;
+
 /// A page that embeds the sign-up form in a same-origin iframe.
 pub const FRAMED: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Framed</title></head>
@@ -288,6 +298,7 @@ impl Fixture {
                         "/demo" => (200, DEMO),
                         "/input" => (200, INPUT),
                         "/signup" => (200, SIGNUP),
+                        "/focus-thief" => (200, FOCUS_THIEF),
                         "/long" => (200, LONG),
                         "/framed" => (200, FRAMED),
                         "/drag" => (200, DRAG),

@@ -82,6 +82,8 @@ const PREPARE_TYPING_FN: &str = "function(clear) { \
         !['checkbox','radio','file','submit','button','reset','image','range','color','hidden'].includes(el.type)); \
     if (!field && !el.isContentEditable) return 'not-editable'; \
     if (field && (el.disabled || el.readOnly)) return 'read-only'; \
+    const root = el.getRootNode(); \
+    if (!root || root.activeElement !== el) return 'not-focused'; \
     if (!clear) return 'ok'; \
     if (field) { \
         if (el.value === '') return 'ok'; \
@@ -509,32 +511,43 @@ impl Cx<'_> {
     ) -> Result<(), RpcError> {
         let (el, in_view) = self.element_in_view(fence, r, CommandClass::Act).await?;
         self.point_on(fence, &el, &in_view, false).await?;
-        self.step(
-            fence,
-            "DOM.focus",
-            json!({"backendNodeId": el.node.backend_node_id}),
-            CommandClass::Act,
-        )
-        .await
-        .map_err(|e| match e.kind() {
-            ErrorKind::CommandFailed => not_interactable("the element cannot take the focus"),
-            _ => e,
-        })?;
-        let r = self
-            .call_on(
+        // The focus and the check go in one trip: the page runs the check
+        // after the focus, and it touches nothing (`clear` included) unless
+        // the element has the focus then.
+        let (focused, prepared) = tokio::join!(
+            self.step(
+                fence,
+                "DOM.focus",
+                json!({"backendNodeId": el.node.backend_node_id}),
+                CommandClass::Act,
+            ),
+            self.call_on(
                 fence,
                 &el,
                 PREPARE_TYPING_FN,
                 vec![json!(clear)],
                 CommandClass::Act,
-            )
-            .await?;
-        match r.as_str() {
-            Some("ok") => Ok(()),
-            Some("read-only") => Err(not_interactable("the element is disabled or read-only")),
-            _ => Err(wire(
+            ),
+        );
+        let focused = match focused {
+            Ok(_) => true,
+            Err(e) if e.kind() == ErrorKind::CommandFailed => false,
+            Err(e) => return Err(e),
+        };
+        match prepared?.as_str() {
+            Some("not-editable") => Err(wire(
                 ErrorKind::InvalidRequest,
                 "the element does not take text",
+            )),
+            Some("read-only") => Err(not_interactable("the element is disabled or read-only")),
+            _ if !focused => Err(not_interactable("the element cannot take the focus")),
+            Some("ok") => Ok(()),
+            Some("not-focused") => Err(not_interactable(
+                "the page moved the focus away from the element",
+            )),
+            _ => Err(wire(
+                ErrorKind::CommandFailed,
+                "the page answered the typing check with something else",
             )),
         }
     }

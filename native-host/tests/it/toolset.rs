@@ -592,6 +592,48 @@ async fn typing_by_ref_focuses_clears_types_and_submits() {
 }
 
 #[tokio::test]
+async fn typing_by_ref_asks_for_the_focus_and_its_check_at_once() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let focused = Arc::new(tokio::sync::Semaphore::new(0));
+    let script = Script {
+        held: HashMap::from([("DOM.focus".to_string(), focused.clone())]),
+        ..script
+    };
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let name = find_ref(&snapshot(&mut c).await, "\"Name\"");
+    let typed = tokio::spawn(async move {
+        c.call::<Type>(&TypeParams {
+            text: "Ada".into(),
+            element: Some(name),
+            clear: true,
+            ..TypeParams::default()
+        })
+        .await
+    });
+    // The check (which clears only the element that has the focus) is
+    // asked for while the focus's answer is held back.
+    let cmds = cdp_until(&mut ext, "Runtime.callFunctionOn").await;
+    let m = methods(&cmds);
+    assert_eq!(m[m.len() - 2..], ["DOM.focus", "Runtime.callFunctionOn"]);
+    let check = &cmds.last().expect("the check").1;
+    assert!(
+        check["functionDeclaration"]
+            .as_str()
+            .is_some_and(|f| f.contains("activeElement !== el")),
+        "{check}"
+    );
+    focused.add_permits(1);
+    assert_eq!(ext.next_cdp("Input.insertText").await["text"], "Ada");
+    tokio::time::timeout(WAIT, typed)
+        .await
+        .expect("in time")
+        .expect("task")
+        .expect("typed");
+}
+
+#[tokio::test]
 async fn select_option_and_check_change_only_what_differs() {
     let d = Daemon::start().await;
     let (script, state) = page_script();

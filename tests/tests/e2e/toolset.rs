@@ -204,6 +204,31 @@ async fn a_form_is_filled_and_submitted_by_refs_from_one_snapshot() -> anyhow::R
         })
         .await?;
     assert_eq!(reloaded.url, browser.fixture.url("/second"));
+
+    // A field that hands the focus to another takes no text, and is not
+    // cleared: the text would go where the focus went.
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/focus-thief")))
+        .await?;
+    let thief = find_ref(&snapshot(&mut agent).await?, "textbox \"Nickname\"")?;
+    let err = agent
+        .call::<Type>(&TypeParams {
+            clear: true,
+            ..typed(&thief, "Ada")
+        })
+        .await
+        .expect_err("the focus moved away");
+    assert_eq!(err.kind(), Some(ErrorKind::NotInteractable), "{err}");
+    assert!(err.to_string().contains("moved the focus"), "{err}");
+    assert_eq!(
+        browser
+            .eval(
+                &page,
+                "[document.getElementById('thief').value, document.getElementById('other').value]"
+            )
+            .await?,
+        json!(["keep", ""])
+    );
     Ok(())
 }
 

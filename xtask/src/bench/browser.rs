@@ -17,7 +17,7 @@ use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
     Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, Press, PressParams,
-    Ref, SelectParams, Snapshot, SnapshotParams, Status, TabsList, TabsSelect,
+    Ref, SelectParams, Snapshot, SnapshotParams, Status, TabsList, TabsSelect, Type, TypeParams,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -99,6 +99,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     rows.extend(mouse_move(&browser, &page, &mut agent).await?);
     rows.extend(click(&browser, &page, &mut agent).await?);
     rows.push(ref_click(&mut agent).await?);
+    rows.push(ref_type(&browser, &page, &mut agent).await?);
     rows.extend(key_press(&browser, &page, &mut agent).await?);
     rows.push(snapshot(&mut agent).await?);
     let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
@@ -568,17 +569,8 @@ async fn key_press(browser: &Browser, page: &Page, agent: &mut Client) -> Result
 /// uncovered centre (its node, scrolled into view, its quads and the
 /// layout, a hit test), then clicks there.
 async fn ref_click(agent: &mut Client) -> Result<Row> {
-    let outline = agent
-        .call::<Snapshot>(&SnapshotParams { max_chars: None })
-        .await?
-        .text;
-    let button = outline
-        .lines()
-        .find(|l| l.contains("button \"Click me\""))
-        .and_then(|l| l.split("[ref=").nth(1))
-        .and_then(|r| r.split(']').next())
-        .ok_or_else(|| anyhow!("no ref for the fixture's button in:\n{outline}"))?;
-    let params = ClickParams::on(Ref(button.to_owned()));
+    let button = fixture_ref(agent, "button \"Click me\"").await?;
+    let params = ClickParams::on(button);
     let mut v = Vec::new();
     for round in 0..WARM_UP + ROUNDS {
         tokio::time::sleep(frame_pause(round)).await;
@@ -590,6 +582,56 @@ async fn ref_click(agent: &mut Client) -> Result<Row> {
     Ok(Row::new(
         "2",
         "`input.click` on a snapshot's ref",
+        "cotab",
+        Sample::Latency(v),
+    ))
+}
+
+/// The ref of the first element of a new snapshot whose line contains
+/// `line`.
+async fn fixture_ref(agent: &mut Client, line: &str) -> Result<Ref> {
+    let outline = agent
+        .call::<Snapshot>(&SnapshotParams { max_chars: None })
+        .await?
+        .text;
+    outline
+        .lines()
+        .find(|l| l.contains(line))
+        .and_then(|l| l.split("[ref=").nth(1))
+        .and_then(|r| r.split(']').next())
+        .map(|r| Ref(r.to_owned()))
+        .ok_or_else(|| anyhow!("no ref for `{line}` in:\n{outline}"))
+}
+
+/// Item 2: typing into the fixture's text field by the ref of a snapshot,
+/// emptying it first (`clear`), each after a pause as [`click`]'s: the
+/// daemon finds the element's visible centre (its node, scrolled into
+/// view, its quads and the layout), focuses it and checks that it takes
+/// text (clearing it), then inserts the text.
+async fn ref_type(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Row> {
+    let params = TypeParams {
+        text: "a".into(),
+        element: Some(fixture_ref(agent, "textbox").await?),
+        clear: true,
+        ..TypeParams::default()
+    };
+    let mut v = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        tokio::time::sleep(frame_pause(round)).await;
+        let (d, _) = timed(async { Ok(agent.call::<Type>(&params).await?) }).await?;
+        if round >= WARM_UP {
+            v.push(d);
+        }
+    }
+    let value = browser
+        .eval(page, "document.getElementById('name').value")
+        .await?;
+    if value != "a" {
+        bail!("the fixture's field holds {value} after the typing rounds, not \"a\"");
+    }
+    Ok(Row::new(
+        "2",
+        "`input.type` with `clear` on a snapshot's ref",
         "cotab",
         Sample::Latency(v),
     ))
