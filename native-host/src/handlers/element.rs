@@ -84,7 +84,7 @@ const PREPARE_TYPING_FN: &str = "function(clear) { \
     if (field && (el.disabled || el.readOnly)) return 'read-only'; \
     const root = el.getRootNode(); \
     if (!root || root.activeElement !== el) return 'not-focused'; \
-    if (!clear) return 'ok'; \
+    if (!clear) return (field ? el.value === '' : el.textContent === '') ? 'empty' : 'ok'; \
     if (field) { \
         if (el.value === '') return 'ok'; \
         try { el.select(); } catch (e) {} \
@@ -252,7 +252,10 @@ impl Cx<'_> {
     ) -> Result<(Element, InView), RpcError> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
         let id = node.backend_node_id;
+        // `biased`: polled in this order every time, so the frames go out
+        // in it even when the lane makes them wait.
         let (el, scrolled, quads, layout) = tokio::join!(
+            biased;
             self.element_of(fence, node),
             self.scroll_into_view(fence, id, class),
             self.content_quads(fence, id),
@@ -512,9 +515,11 @@ impl Cx<'_> {
         let (el, in_view) = self.element_in_view(fence, r, CommandClass::Act).await?;
         self.point_on(fence, &el, &in_view, false).await?;
         // The focus and the check go in one trip: the page runs the check
-        // after the focus, and it touches nothing (`clear` included) unless
-        // the element has the focus then.
-        let (focused, prepared) = tokio::join!(
+        // after the focus. The check only reads: a focus handler may open a
+        // dialog, and the check then runs when the dialog closes, after
+        // this request ended. Emptying the element is a step of its own.
+        let (focused, checked) = tokio::join!(
+            biased;
             self.step(
                 fence,
                 "DOM.focus",
@@ -525,7 +530,7 @@ impl Cx<'_> {
                 fence,
                 &el,
                 PREPARE_TYPING_FN,
-                vec![json!(clear)],
+                vec![json!(false)],
                 CommandClass::Act,
             ),
         );
@@ -534,22 +539,45 @@ impl Cx<'_> {
             Err(e) if e.kind() == ErrorKind::CommandFailed => false,
             Err(e) => return Err(e),
         };
-        match prepared?.as_str() {
-            Some("not-editable") => Err(wire(
-                ErrorKind::InvalidRequest,
-                "the element does not take text",
-            )),
-            Some("read-only") => Err(not_interactable("the element is disabled or read-only")),
-            _ if !focused => Err(not_interactable("the element cannot take the focus")),
-            Some("ok") => Ok(()),
-            Some("not-focused") => Err(not_interactable(
-                "the page moved the focus away from the element",
-            )),
-            _ => Err(wire(
-                ErrorKind::CommandFailed,
-                "the page answered the typing check with something else",
-            )),
+        let checked = checked?;
+        // Why it takes no text says more than the focus it could not take.
+        if !focused && !matches!(checked.as_str(), Some("not-editable" | "read-only")) {
+            return Err(not_interactable("the element cannot take the focus"));
         }
+        let state = typing_state(&checked)?;
+        if clear && state == "ok" {
+            let cleared = self
+                .call_on(
+                    fence,
+                    &el,
+                    PREPARE_TYPING_FN,
+                    vec![json!(true)],
+                    CommandClass::Act,
+                )
+                .await?;
+            typing_state(&cleared)?;
+        }
+        Ok(())
+    }
+}
+
+/// What [`PREPARE_TYPING_FN`] answered: `ok` or `empty` (the element takes
+/// text and has the focus), or why the text cannot go in.
+fn typing_state(answer: &Value) -> Result<&str, RpcError> {
+    match answer.as_str() {
+        Some(state @ ("ok" | "empty")) => Ok(state),
+        Some("not-editable") => Err(wire(
+            ErrorKind::InvalidRequest,
+            "the element does not take text",
+        )),
+        Some("read-only") => Err(not_interactable("the element is disabled or read-only")),
+        Some("not-focused") => Err(not_interactable(
+            "the page moved the focus away from the element",
+        )),
+        _ => Err(wire(
+            ErrorKind::CommandFailed,
+            "the page answered the typing check with something else",
+        )),
     }
 }
 

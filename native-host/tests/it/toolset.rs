@@ -9,8 +9,8 @@ use cotab_shared::controller::{
     Console, ConsoleLevel, ConsoleParams, CreateTabParams, Dialog, DialogParams, Drag, DragParams,
     Empty, ImageFormat, Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams,
     SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
-    SnapshotParams, Status, TabsClose, TabsCreate, TabsSelect, Type, TypeParams, Wait, WaitParams,
-    WaitUntil, INVALID_PARAMS,
+    SnapshotParams, Status, TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait,
+    WaitParams, WaitUntil, INVALID_PARAMS,
 };
 use cotab_shared::native::{CommandClass, Event};
 use cotab_shared::{ErrorKind, TabId};
@@ -567,10 +567,18 @@ async fn typing_by_ref_focuses_clears_types_and_submits() {
     let cmds = cdp_until(&mut ext, "Input.dispatchKeyEvent").await;
     let m = methods(&cmds);
     let at = |name: &str| m.iter().position(|x| *x == name).expect(name);
-    assert!(at("DOM.focus") < at("Runtime.callFunctionOn"));
-    assert!(at("Runtime.callFunctionOn") < at("Input.insertText"));
-    let prep = &cmds[at("Runtime.callFunctionOn")].1;
-    assert_eq!(prep["arguments"][0]["value"], true, "clear asked");
+    // The focus, its check (which only reads), then the emptying.
+    let calls: Vec<usize> = (0..m.len())
+        .filter(|&i| m[i] == "Runtime.callFunctionOn")
+        .collect();
+    assert_eq!(calls.len(), 2, "{m:?}");
+    assert!(at("DOM.focus") < calls[0]);
+    assert!(calls[1] < at("Input.insertText"));
+    let clears: Vec<&Value> = calls
+        .iter()
+        .map(|&i| &cmds[i].1["arguments"][0]["value"])
+        .collect();
+    assert_eq!(clears, [false, true]);
     assert_eq!(cmds[at("Input.insertText")].1["text"], "Ada");
     let down = &cmds.last().expect("enter").1;
     assert_eq!(
@@ -612,8 +620,8 @@ async fn typing_by_ref_asks_for_the_focus_and_its_check_at_once() {
         })
         .await
     });
-    // The check (which clears only the element that has the focus) is
-    // asked for while the focus's answer is held back.
+    // The check (that the element takes text and has the focus; it only
+    // reads) is asked for while the focus's answer is held back.
     let cmds = cdp_until(&mut ext, "Runtime.callFunctionOn").await;
     let m = methods(&cmds);
     assert_eq!(m[m.len() - 2..], ["DOM.focus", "Runtime.callFunctionOn"]);
@@ -624,7 +632,22 @@ async fn typing_by_ref_asks_for_the_focus_and_its_check_at_once() {
             .is_some_and(|f| f.contains("activeElement !== el")),
         "{check}"
     );
+    assert_eq!(check["arguments"][0]["value"], false, "{check}");
+    // Emptying it waits for the focus's answer: another agent's request,
+    // asked for now, reaches the extension first.
+    let mut other = observer(&d).await;
+    let listed = tokio::spawn(async move { other.call::<TabsList>(&Empty {}).await });
+    assert!(
+        matches!(
+            ext.next_command().await,
+            cotab_shared::native::Command::ListShared
+        ),
+        "the emptying went out before the focus answered"
+    );
+    listed.await.expect("task").expect("listed");
     focused.add_permits(1);
+    let clear = ext.next_cdp("Runtime.callFunctionOn").await;
+    assert_eq!(clear["arguments"][0]["value"], true, "{clear}");
     assert_eq!(ext.next_cdp("Input.insertText").await["text"], "Ada");
     tokio::time::timeout(WAIT, typed)
         .await
