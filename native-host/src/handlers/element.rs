@@ -1,13 +1,15 @@
 //! Elements named by snapshot refs, and the input methods that take them.
 //!
-//! A ref becomes an element in three steps, each a CDP call on the tab: the
+//! A ref becomes an element in three steps: the
 //! core maps it to a `backendNodeId` (only the session's latest snapshot,
 //! no navigation since: else `STALE_REF`), `DOM.resolveNode` makes it a
 //! JavaScript object (a node that is gone is `STALE_REF` too), and for
 //! pointer input `DOM.scrollIntoViewIfNeeded` + `DOM.getContentQuads` give
 //! its visible centre, clipped to the viewport (no size: `NOT_INTERACTABLE`),
 //! which `DOM.getNodeForLocation` must hit on the element or inside it
-//! (else covered: `NOT_INTERACTABLE`). A click on a ref is then coordinate
+//! (else covered: `NOT_INTERACTABLE`). The resolve, the scroll, the quads
+//! and the viewport read go in one trip ([`Cx::element_in_view`]), the hit
+//! test in a second. A click on a ref is then coordinate
 //! input that needs no frame; presses are recorded before they are sent
 //! and always released, as for every other input.
 
