@@ -73,8 +73,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
         Closure::<dyn FnMut(i32, JsValue)>::new(move |tab_id: i32, _info: JsValue| {
             let tab = TabId(tab_id);
             let effects = w.shared.borrow_mut().on_removed(tab);
-            w.in_flight.borrow_mut().abort_all_on(tab, "the tab closed");
-            cdp::presses_gone(tab);
+            page_gone(&w, tab, "the tab closed");
             w.crashed.borrow_mut().remove(&tab);
             held_input::forget(&w, tab);
             w.dialogs_opened.borrow_mut().retain(|(t, _)| *t != tab);
@@ -101,6 +100,15 @@ pub(super) fn register(worker: &Rc<Worker>) {
     );
 }
 
+/// `tab`'s page went away (`why`): its commands in flight fail, and its
+/// presses' answers no longer matter (releases waiting for them may go).
+/// Returns how many commands failed.
+fn page_gone(worker: &Worker, tab: TabId, why: &str) -> usize {
+    let aborted = worker.in_flight.borrow_mut().abort_all_on(tab, why);
+    cdp::presses_gone(tab);
+    aborted
+}
+
 /// The debugger of `tab` was detached by the browser (`reason`
 /// `target_closed`) or by someone else (`canceled_by_user`: the person, or
 /// DevTools): the tab is no longer shared, its commands in flight fail, and
@@ -111,11 +119,7 @@ pub(super) fn on_detach(worker: &Rc<Worker>, tab: TabId, reason: &str) {
     if effects.is_empty() {
         return;
     }
-    worker
-        .in_flight
-        .borrow_mut()
-        .abort_all_on(tab, "the debugger was detached");
-    cdp::presses_gone(tab);
+    page_gone(worker, tab, "the debugger was detached");
     worker.crashed.borrow_mut().remove(&tab);
     worker.apply(effects);
     if reason == TARGET_CLOSED {
@@ -134,11 +138,7 @@ fn on_crash(worker: &Rc<Worker>, tab: TabId) {
         return;
     }
     worker.crashed.borrow_mut().insert(tab);
-    let aborted = worker
-        .in_flight
-        .borrow_mut()
-        .abort_all_on(tab, "the page crashed");
-    cdp::presses_gone(tab);
+    let aborted = page_gone(worker, tab, "the page crashed");
     held_input::forget(worker, tab);
     log::warn(&format!(
         "the page in tab {tab} crashed ({aborted} command(s) in flight failed)"
