@@ -43,8 +43,9 @@ pub trait Method {
 pub struct Envelope<'a> {
     /// Must be `"2.0"`.
     pub jsonrpc: String,
-    /// Absent for a notification (which gets no answer).
-    #[serde(default)]
+    /// Absent for a notification (which gets no answer); `"id": null` is
+    /// a request, [`RequestId::Null`].
+    #[serde(default, deserialize_with = "present_id")]
     pub id: Option<RequestId>,
     /// Method name.
     pub method: String,
@@ -123,6 +124,7 @@ pub fn decode_line(line: &str) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
             // Salvage the id, if any, so the client can match the error.
             #[derive(Deserialize)]
             struct IdOnly {
+                #[serde(default, deserialize_with = "present_id")]
                 id: Option<RequestId>,
             }
             let id = serde_json::from_str::<IdOnly>(raw.get())
@@ -131,6 +133,12 @@ pub fn decode_line(line: &str) -> Result<Envelope<'_>, (Option<RequestId>, RpcEr
             Err(invalid(id))
         }
     }
+}
+
+/// An `id` member that is there, `null` included: serde's `Option` would
+/// read `null` as absent, which turns a request into a notification.
+fn present_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RequestId>, D::Error> {
+    RequestId::deserialize(d).map(Some)
 }
 
 /// A successful or failed response line.
@@ -1392,6 +1400,22 @@ mod tests {
         assert_eq!(err.code, INVALID_REQUEST);
         let (_, err) = decode_line("[1,2]").expect_err("not an object");
         assert_eq!(err.code, INVALID_REQUEST);
+        let (id, _) =
+            decode_line(r#"{"jsonrpc":"1.0","id":null,"method":"x"}"#).expect_err("bad version");
+        assert_eq!(id, Some(RequestId::Null));
+    }
+
+    /// Issue 15: `"id": null` is a request, not a notification.
+    #[test]
+    fn a_null_id_is_a_request_and_a_missing_one_a_notification() {
+        let env =
+            decode_line(r#"{"jsonrpc":"2.0","id":null,"method":"host.status"}"#).expect("null id");
+        assert_eq!(env.id, Some(RequestId::Null));
+        let env = decode_line(r#"{"jsonrpc":"2.0","method":"host.status"}"#).expect("no id");
+        assert_eq!(env.id, None);
+        let line =
+            serde_json::to_string(&Response::ok(Some(RequestId::Null), json!(1))).expect("encodes");
+        assert_eq!(line, r#"{"jsonrpc":"2.0","id":null,"result":1}"#);
     }
 
     #[test]

@@ -41,6 +41,10 @@ pub enum RequestId {
     Number(i64),
     /// A string id.
     String(String),
+    /// `"id": null`: JSON-RPC 2.0 discourages it but still makes it a
+    /// request (a notification has no `id` member at all), answered with
+    /// `"id": null`.
+    Null,
 }
 
 impl From<i64> for RequestId {

@@ -234,3 +234,24 @@ async fn a_browser_speaking_another_native_version_is_closed_at_hello() {
         .expect("status");
     assert_eq!(status.lane, cotab_shared::controller::LaneState::Absent);
 }
+
+/// Issue 15: `"id": null` makes a request (JSON-RPC 2.0), answered with
+/// `"id": null`; only a request without an `id` member is a notification.
+#[tokio::test]
+async fn a_request_with_a_null_id_is_answered_and_a_notification_is_not() {
+    let d = Daemon::start().await;
+    let mut c = d.agent().await;
+    // The notification comes first: had it been answered, its answer
+    // would be the first line read.
+    let lines = r#"{"jsonrpc":"2.0","method":"session.hello","params":{"agent":"a","protocolVersion":1}}
+{"jsonrpc":"2.0","id":null,"method":"session.hello","params":{"agent":"b","protocolVersion":1}}"#;
+    let r = tokio::time::timeout(WAIT, c.call_raw(lines))
+        .await
+        .expect("the null-id request is answered")
+        .expect("an answer");
+    assert!(r["id"].is_null(), "{r}");
+    assert!(r["result"]["ticket"].is_string(), "{r}");
+    c.call::<Status>(&Empty {})
+        .await
+        .expect("the connection is still usable");
+}
