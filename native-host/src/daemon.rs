@@ -7,6 +7,7 @@
 //! the sockets are bound under a umask that makes them private from the
 //! first instant.
 
+use crate::accept::{agent_limit, nofile_limit, Accepted, Acceptor};
 use crate::agent;
 use crate::broker::CoreConfig;
 use crate::codec::NativeCodec;
@@ -14,10 +15,13 @@ use crate::handlers::{Broker, Counts};
 use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
+use cotab_shared::controller::{Response, RpcError, SERVER_ERROR};
 use cotab_shared::limits::{
-    DEFAULT_DEADLINE_MS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION, RESUME_GRACE_MS,
+    DEFAULT_DEADLINE_MS, MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION,
+    MAX_LANE_CONNECTIONS, RESUME_GRACE_MS,
 };
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
+use cotab_shared::ErrorKind;
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{SinkExt, StreamExt};
 use nix::fcntl::{Flock, FlockArg};
@@ -50,13 +54,18 @@ pub struct DaemonConfig {
     pub resume_grace: Duration,
     /// Settings of agent connections (slow and non-reading peers).
     pub agent: agent::AgentConfig,
+    /// Agent connections open at once; one more is answered `BUSY` and
+    /// closed.
+    pub max_agents: usize,
 }
 
 impl DaemonConfig {
     /// Settings from the environment: [`crate::default_runtime_dir`],
     /// `COTAB_IDLE_EXIT_SECS` (default 600), `COTAB_DEADLINE_MS`
     /// (default [`DEFAULT_DEADLINE_MS`]), `COTAB_RESUME_GRACE_MS`
-    /// (default [`RESUME_GRACE_MS`]) and [`agent::AgentConfig::from_env`].
+    /// (default [`RESUME_GRACE_MS`]), `COTAB_MAX_AGENTS` (default
+    /// [`MAX_AGENT_CONNECTIONS`], fewer when the process may open few
+    /// files: [`agent_limit`]) and [`agent::AgentConfig::from_env`].
     pub fn from_env() -> Self {
         let num = |name: &str| {
             std::env::var(name)
@@ -73,6 +82,11 @@ impl DaemonConfig {
                 num("COTAB_RESUME_GRACE_MS").unwrap_or(RESUME_GRACE_MS),
             ),
             agent: agent::AgentConfig::from_env(),
+            max_agents: num("COTAB_MAX_AGENTS")
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or_else(|| {
+                    agent_limit(MAX_AGENT_CONNECTIONS, nofile_limit().unwrap_or(u64::MAX))
+                }),
         }
     }
 }
@@ -260,9 +274,9 @@ pub async fn run(
             .map_err(io_at(&pid_path))?;
         writeln!(f, "{}", std::process::id()).map_err(io_at(&pid_path))?;
     }
-    let host = bind_private(&host_path)?;
+    let mut host = Acceptor::new(bind_private(&host_path)?, HOST_SOCKET, MAX_LANE_CONNECTIONS);
     cleanup.0.push(host_path);
-    let agents = bind_private(&agent_path)?;
+    let mut agents = Acceptor::new(bind_private(&agent_path)?, AGENT_SOCKET, config.max_agents);
     cleanup.0.push(agent_path);
     tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
 
@@ -291,25 +305,66 @@ pub async fn run(
                 tracing::info!("idle: no browser and no agent connected; exiting");
                 break DaemonExit::Idle;
             }
-            r = host.accept() => match r {
-                Ok((stream, _)) if peer_is_us(&stream) => {
-                    tokio::spawn(serve_lane(broker.clone(), stream, conns.clone()));
+            a = host.next() => match a {
+                Accepted::Conn(stream, _) | Accepted::Full(stream) if !peer_is_us(&stream) => {
+                    tracing::warn!("refused a browser connection from another user");
                 }
-                Ok(_) => tracing::warn!("refused a browser connection from another user"),
-                Err(e) => tracing::warn!(error = %e, "accept failed on host.sock"),
+                Accepted::Conn(stream, slot) => {
+                    let (broker, conns) = (broker.clone(), conns.clone());
+                    tokio::spawn(async move {
+                        serve_lane(broker, stream, conns).await;
+                        drop(slot);
+                    });
+                }
+                Accepted::Full(_) => {
+                    tracing::warn!(limit = MAX_LANE_CONNECTIONS, "too many browser connections; closed one");
+                }
             },
-            r = agents.accept() => match r {
-                Ok((stream, _)) if peer_is_us(&stream) => {
-                    tokio::spawn(agent::serve(broker.clone(), stream, config.agent, conns.clone()));
+            a = agents.next() => match a {
+                Accepted::Conn(stream, _) | Accepted::Full(stream) if !peer_is_us(&stream) => {
+                    tracing::warn!("refused an agent connection from another user");
                 }
-                Ok(_) => tracing::warn!("refused an agent connection from another user"),
-                Err(e) => tracing::warn!(error = %e, "accept failed on agent.sock"),
+                Accepted::Conn(stream, slot) => {
+                    let (broker, conns) = (broker.clone(), conns.clone());
+                    tokio::spawn(async move {
+                        agent::serve(broker, stream, config.agent, conns).await;
+                        drop(slot);
+                    });
+                }
+                Accepted::Full(stream) => {
+                    tokio::spawn(refuse_agent(stream, config.max_agents));
+                }
             },
         }
     };
     conns.cancel();
     tracing::info!(?exit, "cotab daemon stopped");
     Ok(exit)
+}
+
+/// How long a connection past the limit has to take its `BUSY` line.
+const REFUSAL_WRITE: Duration = Duration::from_secs(1);
+
+/// Answers a connection past the agent limit with one `BUSY` error line
+/// (id null: it sent no request yet) and closes it.
+async fn refuse_agent(mut stream: UnixStream, limit: usize) {
+    use tokio::io::AsyncWriteExt as _;
+    tracing::debug!(limit, "too many agent connections; refused one");
+    let err = RpcError::new(
+        SERVER_ERROR,
+        ErrorKind::Busy,
+        format!("too many agent connections (the limit is {limit}); close one and try again"),
+    );
+    let Ok(mut line) = serde_json::to_vec(&Response::err(None, err)) else {
+        return;
+    };
+    line.push(b'\n');
+    // A peer that does not read loses only the explanation.
+    let _ = tokio::time::timeout(REFUSAL_WRITE, async {
+        stream.write_all(&line).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// Runs a daemon that also stops on SIGTERM and SIGINT.

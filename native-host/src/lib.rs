@@ -14,7 +14,8 @@
 //!   image checks, the snapshot's text, the upload directories.
 //! - [`handlers`]: one function per controller method; [`redact`]: the
 //!   secrets taken out of developer-mode results before agents see them.
-//! - [`agent`], [`daemon`], [`relay`]: the socket and process edges.
+//! - [`accept`], [`agent`], [`daemon`], [`relay`]: the socket and process
+//!   edges.
 //! - [`client`]: the agent side of the controller link (used by `cotab`).
 //! - [`mcp`]: `cotab mcp`, an MCP server (stdio) whose browser tools drive
 //!   the shared tabs through [`client`].
@@ -22,6 +23,7 @@
 //! **API Boundary:** the binaries in `src/bin/` only parse arguments and call
 //! into this library.
 
+pub mod accept;
 pub mod agent;
 pub mod broker;
 pub mod client;

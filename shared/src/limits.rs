@@ -78,3 +78,11 @@ pub const LINE_IDLE_MS: u64 = 30_000;
 /// dropped. Notifications use only the first half, so they alone never
 /// cause it.
 pub const MAX_QUEUED_LINES_PER_CONNECTION: usize = 256;
+
+/// Agent connections the daemon keeps open at once (fewer when the
+/// process may open few files). One past it is answered `BUSY` and closed.
+pub const MAX_AGENT_CONNECTIONS: usize = 256;
+
+/// Browser (relay) connections the daemon keeps open at once: one is the
+/// lane, the others are relays saying hello. One past it is closed.
+pub const MAX_LANE_CONNECTIONS: usize = 8;

@@ -8,7 +8,7 @@ use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::{InputEvent, InputRole};
-use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
+use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     check_input_events, check_viewport, Command, CommandClass, Event, ExtensionToHost,
     HostToExtension, LayoutMetrics, Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
@@ -69,10 +69,25 @@ impl Daemon {
         Daemon::start_config(Duration::from_secs(10), Duration::from_secs(10), agent).await
     }
 
+    /// A daemon that keeps at most `max_agents` agent connections.
+    pub(crate) async fn start_max_agents(max_agents: usize) -> Daemon {
+        let ten = Duration::from_secs(10);
+        Daemon::start_full(ten, ten, AgentConfig::default(), max_agents).await
+    }
+
     async fn start_config(
         default_deadline: Duration,
         resume_grace: Duration,
         agent: AgentConfig,
+    ) -> Daemon {
+        Daemon::start_full(default_deadline, resume_grace, agent, MAX_AGENT_CONNECTIONS).await
+    }
+
+    async fn start_full(
+        default_deadline: Duration,
+        resume_grace: Duration,
+        agent: AgentConfig,
+        max_agents: usize,
     ) -> Daemon {
         let dir = tempfile::tempdir().expect("tempdir");
         let runtime_dir = dir.path().join("rt");
@@ -83,6 +98,7 @@ impl Daemon {
             default_deadline,
             resume_grace,
             agent,
+            max_agents,
         };
         tokio::spawn(daemon::run(config, token.clone()));
         let d = Daemon { dir, token };
@@ -113,6 +129,21 @@ impl Daemon {
         let mut c = self.client().await;
         c.hello("test-agent").await.expect("hello");
         c
+    }
+
+    /// A client with a session, once the daemon has room for one (a
+    /// connection closed just now gives its place back a moment later).
+    pub(crate) async fn agent_eventually(&self) -> Client {
+        let sock = self.agent_sock();
+        eventually(|| {
+            let sock = sock.clone();
+            async move {
+                let mut c = Client::connect(sock).await?;
+                c.hello("test-agent").await?;
+                Ok::<_, cotab_host::client::ClientError>(c)
+            }
+        })
+        .await
     }
 }
 

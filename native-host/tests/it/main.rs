@@ -5,6 +5,7 @@
 mod agent;
 mod bad_input;
 mod binaries;
+mod connections;
 mod control;
 mod harness;
 mod limits;
