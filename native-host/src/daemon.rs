@@ -12,6 +12,7 @@ use crate::agent;
 use crate::broker::CoreConfig;
 use crate::codec::NativeCodec;
 use crate::handlers::{Broker, Counts};
+use crate::lane::Attached;
 use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
@@ -455,7 +456,10 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
     }
     let (mut sink, mut frames) = framed.split();
     let (tx, mut rx) = mpsc::channel::<Bytes>(256);
-    let generation = broker.lane.attach(lane_id, version.clone(), tx);
+    let Attached {
+        generation,
+        replaced,
+    } = broker.lane.attach(lane_id, version.clone(), tx);
     broker.lane_attached();
     broker.update_counts(|c| c.lanes += 1);
     tracing::info!(version, "browser lane online");
@@ -483,6 +487,12 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
+            // Another browser connection is the lane now: nothing this one
+            // sends counts any more, so it is closed at once.
+            _ = replaced.cancelled() => {
+                tracing::info!("closing a browser connection another one replaced");
+                break;
+            }
             next = frames.next() => match next {
                 None => break,
                 Some(Err(e)) => {
@@ -491,7 +501,7 @@ async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: Cancellat
                 }
                 Some(Ok(frame)) => match parse_browser_frame(frame).await {
                     Ok(ExtensionToHost::Response { id, outcome }) => broker.lane.complete(generation, id, outcome),
-                    Ok(ExtensionToHost::Event { event }) => broker.on_extension_event(event),
+                    Ok(ExtensionToHost::Event { event }) => broker.on_extension_event(generation, event),
                     Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
                     // Never log the frame: it may carry page data.
                     Err((len, _)) => tracing::warn!(len, "ignored a malformed message from the browser"),

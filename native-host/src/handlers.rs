@@ -200,8 +200,15 @@ impl Broker {
         }));
     }
 
-    /// A frame from the extension other than a response.
-    pub fn on_extension_event(&self, event: Event) {
+    /// A frame from the extension other than a response, on the
+    /// connection of `generation`. A connection that is no longer the
+    /// lane's (another replaced it while this frame was read) changes
+    /// nothing.
+    pub fn on_extension_event(&self, generation: u64, event: Event) {
+        if !self.lane.is_current(generation) {
+            tracing::debug!("ignored an event from a replaced browser connection");
+            return;
+        }
         match &event {
             Event::Shared(list) => self.with_core(|c| c.on_shared(&list.tabs)),
             Event::TabClosed { tab_id } => self.with_core(|c| c.on_tab_gone(*tab_id, true)),

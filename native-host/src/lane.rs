@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::bytes::Bytes;
+use tokio_util::sync::CancellationToken;
 
 /// What a request to the extension resolves to.
 pub type CallResult = Result<Value, WireError>;
@@ -89,6 +90,19 @@ impl Pending {
 struct Conn {
     generation: u64,
     tx: mpsc::Sender<Bytes>,
+    /// Cancelled when another connection replaces this one: its task
+    /// closes it at once.
+    replaced: CancellationToken,
+}
+
+/// What [`Lane::attach`] gives the connection that became the lane's.
+#[derive(Debug)]
+pub struct Attached {
+    /// The connection's generation: what it hands back with every frame.
+    pub generation: u64,
+    /// Cancelled once another connection replaces this one; its task must
+    /// close the connection then (nothing it sends counts any more).
+    pub replaced: CancellationToken,
 }
 
 #[derive(Debug)]
@@ -155,18 +169,26 @@ impl Lane {
     }
 
     /// A connection said hello: it becomes the lane's connection, replacing
-    /// any previous one (whose pending requests fail `UNKNOWN_OUTCOME`).
-    /// Returns the connection's generation, for [`Lane::detach`].
-    pub fn attach(&self, lane_id: LaneId, version: String, tx: mpsc::Sender<Bytes>) -> u64 {
+    /// any previous one (whose pending requests fail `UNKNOWN_OUTCOME`, and
+    /// whose `replaced` token is cancelled so its task closes it).
+    /// Returns the connection's generation, for [`Lane::detach`] and
+    /// [`Lane::is_current`].
+    pub fn attach(&self, lane_id: LaneId, version: String, tx: mpsc::Sender<Bytes>) -> Attached {
+        let replaced = CancellationToken::new();
         let generation = {
             let mut g = self.lock();
-            if g.conn.take().is_some() {
+            if let Some(old) = g.conn.take() {
                 tracing::info!("a new browser connection replaces the previous one");
+                old.replaced.cancel();
                 g.pending.fail_all(&lane_lost());
             }
             g.generation += 1;
             let generation = g.generation;
-            g.conn = Some(Conn { generation, tx });
+            g.conn = Some(Conn {
+                generation,
+                tx,
+                replaced: replaced.clone(),
+            });
             g.state = LaneState::Online;
             g.lane_id = Some(lane_id);
             g.version = Some(version);
@@ -175,7 +197,16 @@ impl Lane {
         self.changes.send_modify(|n| *n += 1);
         // No agent listening is fine.
         let _ = self.agent_events.send(AgentEvent::LaneOnline {});
-        generation
+        Attached {
+            generation,
+            replaced,
+        }
+    }
+
+    /// Whether the connection of `generation` is still the lane's: what a
+    /// replaced connection sent after its replacement must change nothing.
+    pub fn is_current(&self, generation: u64) -> bool {
+        self.lock().conn.as_ref().map(|c| c.generation) == Some(generation)
     }
 
     /// The connection of `generation` closed. A stale generation (already
@@ -501,7 +532,28 @@ mod tests {
 
     fn online(lane: &Lane) -> (u64, mpsc::Receiver<Bytes>) {
         let (tx, rx) = mpsc::channel(8);
-        (lane.attach(LaneId("L".into()), "1.0".into(), tx), rx)
+        (
+            lane.attach(LaneId("L".into()), "1.0".into(), tx).generation,
+            rx,
+        )
+    }
+
+    #[test]
+    fn a_replaced_connection_is_told_and_is_no_longer_current() {
+        let lane = Lane::default();
+        let (tx, _rx) = mpsc::channel(8);
+        let first = lane.attach(LaneId("L".into()), "1.0".into(), tx);
+        assert!(lane.is_current(first.generation));
+        assert!(!first.replaced.is_cancelled());
+        let (tx, _rx2) = mpsc::channel(8);
+        let second = lane.attach(LaneId("M".into()), "2.0".into(), tx);
+        assert!(first.replaced.is_cancelled());
+        assert!(!lane.is_current(first.generation));
+        assert!(lane.is_current(second.generation));
+        assert!(!second.replaced.is_cancelled());
+        // The replaced connection's close changes nothing.
+        assert!(!lane.detach(first.generation));
+        assert!(lane.is_current(second.generation));
     }
 
     fn far() -> Instant {

@@ -1,12 +1,14 @@
-//! The daemon's edges under exhaustion (issue 15): a connection past the
-//! agent limit is answered `BUSY` and closed, and a daemon out of file
-//! descriptors neither spins nor floods its log, and serves a new session
-//! once the flood ends.
+//! The daemon's edges (issue 15): a connection past the agent limit is
+//! answered `BUSY` and closed; a daemon out of file descriptors neither
+//! spins nor floods its log, and serves a new session once the flood ends;
+//! a browser connection another one replaced is closed, and what it sends
+//! changes nothing.
 
-use crate::harness::{Daemon, WAIT};
+use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
 use cotab_host::client::{Client, ClientError};
 use cotab_host::runtime::AGENT_SOCKET;
-use cotab_shared::controller::{Empty, Status};
+use cotab_shared::controller::{Empty, Status, TabsList};
+use cotab_shared::native::{Event, SharedTabs};
 use cotab_shared::ErrorKind;
 use serde_json::Value;
 use std::path::Path;
@@ -187,4 +189,39 @@ async fn the_agent_limit_follows_the_file_limit_so_a_flood_is_refused_not_starve
     let text = std::fs::read_to_string(&log).expect("log");
     assert!(!text.contains("accept failed"), "{text}");
     child.kill().await.expect("kill");
+}
+
+#[tokio::test]
+async fn a_replaced_browser_connection_is_closed_and_what_it_sends_changes_nothing() {
+    let d = Daemon::start().await;
+    let one = |id| Script {
+        tabs: vec![tab(id)],
+        ..Script::default()
+    };
+    let mut a = FakeExt::connect_as(&d.host_sock(), one(1), "profile-a", "1.0.0").await;
+    let mut agent = d.agent().await;
+    // A second browser profile on the same runtime directory.
+    let _b = FakeExt::connect_as(&d.host_sock(), one(2), "profile-b", "2.0.0").await;
+    tokio::time::timeout(WAIT, async {
+        loop {
+            let s = agent.call::<Status>(&Empty {}).await.expect("status");
+            if s.extension_version.as_deref() == Some("2.0.0") {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the second connection became the lane");
+    // The old connection speaks after its replacement took over.
+    a.event(Event::DeveloperMode { enabled: true });
+    a.event(Event::Shared(SharedTabs {
+        tabs: vec![tab(1), tab(9)],
+    }));
+    a.closed_by_the_daemon().await;
+    let status = agent.call::<Status>(&Empty {}).await.expect("status");
+    assert!(!status.developer_mode, "{status:?}");
+    let tabs = agent.call::<TabsList>(&Empty {}).await.expect("tabs");
+    let ids: Vec<i32> = tabs.tabs.iter().map(|t| t.id.0).collect();
+    assert_eq!(ids, [2], "only the current connection's tabs");
 }

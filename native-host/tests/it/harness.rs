@@ -246,6 +246,17 @@ pub(crate) struct FakeExt {
 impl FakeExt {
     /// Connects, says hello, checks the welcome, then serves `script`.
     pub(crate) async fn connect(host_sock: &Path, script: Script) -> FakeExt {
+        FakeExt::connect_as(host_sock, script, "lane-test", "0.0.1").await
+    }
+
+    /// [`FakeExt::connect`] as the browser profile `lane` running
+    /// extension version `version`.
+    pub(crate) async fn connect_as(
+        host_sock: &Path,
+        script: Script,
+        lane: &str,
+        version: &str,
+    ) -> FakeExt {
         let stream = UnixStream::connect(host_sock)
             .await
             .expect("connect host.sock");
@@ -255,9 +266,9 @@ impl FakeExt {
         );
         let hello = ExtensionToHost::Hello {
             protocol_version: NATIVE_PROTOCOL_VERSION,
-            lane_id: LaneId("lane-test".into()),
+            lane_id: LaneId(lane.into()),
             extension_id: cotab_shared::EXTENSION_ID.into(),
-            version: "0.0.1".into(),
+            version: version.into(),
         };
         framed
             .send(serde_json::to_vec(&hello).expect("json"))
@@ -367,6 +378,15 @@ impl FakeExt {
                 }
             }
         }
+    }
+
+    /// Waits until the daemon closes the connection (the fake then stops
+    /// serving).
+    pub(crate) async fn closed_by_the_daemon(&mut self) {
+        tokio::time::timeout(WAIT, &mut self.task)
+            .await
+            .expect("the daemon closed the connection in time")
+            .expect("the fake ended cleanly");
     }
 
     /// Drops the connection.
