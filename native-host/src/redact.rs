@@ -42,19 +42,26 @@ const MIN_WORD_MATCH: usize = 4;
 
 /// An observe-class `Runtime.evaluate` expression (with `returnByValue`)
 /// that returns `{passwords: [...], cookies: [...]}`: the non-empty values
-/// of the password fields of the document and its same-origin frames, and
-/// the cookie values of at least 8 characters that scripts can read.
+/// of the password fields of the document, of its open shadow roots (at
+/// any depth) and of its same-origin frames (8 deep), and the cookie
+/// values of at least 8 characters that scripts can read. It walks at most
+/// [`MAX_SCANNED_ROOTS`] documents and shadow roots, without recursion.
 pub const PAGE_SECRETS_EXPRESSION: &str = r#"(() => {
   const passwords = [];
   const sel = 'input[type=password], input[autocomplete*="password"], input[autocomplete*="one-time-code"]';
-  const visit = (doc, depth) => {
-    for (const e of doc.querySelectorAll(sel)) if (e.value) passwords.push(e.value);
-    if (depth > 8) return;
-    for (const f of doc.querySelectorAll('iframe, frame')) {
-      try { if (f.contentDocument) visit(f.contentDocument, depth + 1); } catch (_) {}
-    }
-  };
-  try { visit(document, 0); } catch (_) {}
+  const roots = [[document, 0]];
+  for (let seen = 0; roots.length && seen < 10000; seen++) {
+    const [root, frames] = roots.pop();
+    try {
+      for (const e of root.querySelectorAll(sel)) if (e.value) passwords.push(e.value);
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) roots.push([el.shadowRoot, frames]);
+        if (frames < 8 && (el.localName === 'iframe' || el.localName === 'frame')) {
+          try { const d = el.contentDocument; if (d) roots.push([d, frames + 1]); } catch (_) {}
+        }
+      }
+    } catch (_) {}
+  }
   let cookies = [];
   try {
     cookies = document.cookie.split(';')
@@ -63,6 +70,10 @@ pub const PAGE_SECRETS_EXPRESSION: &str = r#"(() => {
   } catch (_) {}
   return { passwords, cookies };
 })()"#;
+
+/// Most documents and shadow roots one [`PAGE_SECRETS_EXPRESSION`] scan
+/// walks (the number written in it).
+pub const MAX_SCANNED_ROOTS: usize = 10_000;
 
 /// Secret values the page holds right now, from a
 /// [`PAGE_SECRETS_EXPRESSION`] scan.
@@ -335,6 +346,12 @@ fn replace_known(s: &str, known: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_scan_walks_as_many_roots_as_documented() {
+        let bound = format!("seen < {}", super::MAX_SCANNED_ROOTS);
+        assert!(super::PAGE_SECRETS_EXPRESSION.contains(&bound));
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -290,6 +290,26 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         json!([3]),
         "the scan is sent again after a call that waited"
     );
+
+    // Issue 15: a password field inside open shadow roots, nested, is
+    // scanned too.
+    browser
+        .eval(
+            &page,
+            "const host = document.createElement('div'); host.id = 'shadow-host'; \
+             document.body.append(host); const inner = document.createElement('span'); \
+             host.attachShadow({mode: 'open'}).append(inner); \
+             inner.attachShadow({mode: 'open'}).innerHTML = '<input type=password id=deep>'; \
+             inner.shadowRoot.getElementById('deep').value = 'Shadow-Pw-51qz'; 'ok'",
+        )
+        .await?;
+    let r = agent
+        .call::<Evaluate>(&eval(
+            "document.getElementById('shadow-host').shadowRoot.querySelector('span')\
+             .shadowRoot.getElementById('deep').value",
+        ))
+        .await?;
+    assert_eq!(r.value, json!("[redacted]"), "{:?}", r.exception);
     Ok(())
 }
 
