@@ -1,11 +1,12 @@
 //! Installs what the tests and the demo need on a fresh machine beyond
 //! the Rust toolchain: Chromium, through apt-get when run as root (otherwise
-//! the exact command is printed), and the MCP client the `cotab mcp`
-//! end-to-end test drives, through npm. The wasm32 target is the extension
-//! build's business ([`crate::build_extension`]).
+//! the exact command is printed), the MCP client the `cotab mcp`
+//! end-to-end test drives, and binaryen's `wasm-opt` for the extension
+//! build, both through npm. The wasm32 target is the extension build's
+//! business ([`crate::build_extension`]).
 
 use anyhow::{bail, Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs a command, failing with its name when it fails.
@@ -90,4 +91,30 @@ pub(crate) fn ensure_mcp_client(target: &Path) -> Result<()> {
             "@modelcontextprotocol/inspector@{MCP_INSPECTOR_VERSION}"
         )))
     .context("installing the MCP Inspector (needs node and npm)")
+}
+
+/// The binaryen release whose `wasm-opt` shrinks the extension's module
+/// (npm package `binaryen`, which carries it as JavaScript and wasm, so it
+/// runs wherever Node does). Pinned: the end-to-end suite passes with its
+/// output. Debian's binaryen 108 produces a module that fails at init.
+const BINARYEN_VERSION: &str = "132.0.0";
+
+/// Installs binaryen under `<target>/binaryen` with npm when it is missing
+/// or another version, and returns its `wasm-opt`.
+pub(crate) fn ensure_wasm_opt(target: &Path) -> Result<PathBuf> {
+    let dir = target.join("binaryen");
+    let modules = dir.join("node_modules");
+    let wasm_opt = modules.join(".bin").join("wasm-opt");
+    let installed = std::fs::read_to_string(modules.join("binaryen").join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|m| m["version"] == BINARYEN_VERSION);
+    if !installed || !wasm_opt.is_file() {
+        run(Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&dir)
+            .arg(format!("binaryen@{BINARYEN_VERSION}")))
+        .context("installing binaryen (needs node and npm)")?;
+    }
+    Ok(wasm_opt)
 }
