@@ -10,6 +10,7 @@
 //! `worker` module performs the effects decided here.
 
 use cotab_shared::native::{CommandClass, Holder};
+use cotab_shared::reach::Blocked;
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -34,23 +35,30 @@ pub enum Admission {
 }
 
 /// Decides whether a command of `class` may run on `tab`: `shared` says
-/// whether the tab is shared, `human` whether the person controls it.
+/// whether the tab is shared, `human` whether the person controls it,
+/// `blocked` whether its page is a blocked target.
 ///
-/// `observe` and `release` always run on a shared tab (a release must reach
-/// the page even after the person took over, so no key stays held); `act`
-/// and `privileged` are refused while the person has control; `privileged`
+/// Nothing runs on a tab whose page is blocked (the extension itself sends
+/// the releases of what agents held there). Otherwise `observe` and
+/// `release` always run on a shared tab (a release must reach the page
+/// even after the person took over, so no key stays held); `act` and
+/// `privileged` are refused while the person has control; `privileged`
 /// also needs developer mode.
 pub fn admit(
     tab: TabId,
     class: CommandClass,
     shared: bool,
     human: bool,
+    blocked: Option<Blocked>,
 ) -> Result<Admission, WireError> {
     if !shared {
         return Err(WireError::new(
             ErrorKind::TabNotShared,
             format!("tab {tab} is not shared"),
         ));
+    }
+    if let Some(blocked) = blocked {
+        return Err(blocked.suspended(tab));
     }
     match class {
         CommandClass::Observe | CommandClass::Release => Ok(Admission::Run),
@@ -94,6 +102,39 @@ pub fn developer_mode_change(area: &str, changes: &Value) -> Option<bool> {
     Some(developer_mode_enabled(
         change.get("newValue").unwrap_or(&Value::Null),
     ))
+}
+
+/// What the worker does with a change of [`DEVELOPER_MODE_KEY`] that
+/// `chrome.storage.onChanged` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchNotice {
+    /// Nothing: the switch in memory already says so (the worker's own
+    /// write), or an earlier write of the worker's that a later one
+    /// follows.
+    Ignore,
+    /// Turn developer mode off: turning it off is safe whoever asks.
+    TurnOff,
+    /// Something other than the worker (an extension page opened outside
+    /// the popup) turned it on: write off back and keep it off.
+    Revert,
+}
+
+/// Decides [`SwitchNotice`]: `memory` is the switch as the worker knows it
+/// (`None` before its first read), `stored` the value storage now holds,
+/// `writing` whether a write of the worker's own is still on its way.
+///
+/// Only the person turns developer mode on, through the popup's request
+/// to the worker, which changes the switch in memory before it writes
+/// storage; so a change to `true` that memory does not already hold was
+/// written by someone else — unless it is the echo of the worker's own
+/// earlier write, overtaken by a later one still being written.
+pub fn switch_notice(memory: Option<bool>, stored: bool, writing: bool) -> SwitchNotice {
+    match (memory, stored) {
+        (Some(m), s) if m == s => SwitchNotice::Ignore,
+        (_, false) => SwitchNotice::TurnOff,
+        (_, true) if writing => SwitchNotice::Ignore,
+        (_, true) => SwitchNotice::Revert,
+    }
 }
 
 /// Who the popup says controls a shared tab: the person when the extension
@@ -269,6 +310,13 @@ impl InFlight {
         )
     }
 
+    /// `tab`'s page became a blocked target: fails every command on it with
+    /// `err` (`BLOCKED_TARGET`), so no answer from that page reaches an
+    /// agent. Returns how many.
+    pub fn fail_all_on(&mut self, tab: TabId, err: &WireError) -> usize {
+        self.abort_where(|e| e.tab == tab, || err.clone())
+    }
+
     /// The native link dropped: fails every command with `UNKNOWN_OUTCOME`.
     /// Returns how many.
     pub fn abort_all(&mut self, why: &str) -> usize {
@@ -312,19 +360,19 @@ mod tests {
     fn classes_on_a_tab_nobody_took() {
         let tab = TabId(3);
         assert_eq!(
-            admit(tab, CommandClass::Observe, true, false),
+            admit(tab, CommandClass::Observe, true, false, None),
             Ok(Admission::Run)
         );
         assert_eq!(
-            admit(tab, CommandClass::Act, true, false),
+            admit(tab, CommandClass::Act, true, false, None),
             Ok(Admission::Run)
         );
         assert_eq!(
-            admit(tab, CommandClass::Release, true, false),
+            admit(tab, CommandClass::Release, true, false, None),
             Ok(Admission::Run)
         );
         assert_eq!(
-            admit(tab, CommandClass::Privileged, true, false),
+            admit(tab, CommandClass::Privileged, true, false, None),
             Ok(Admission::NeedsDeveloperMode)
         );
     }
@@ -333,15 +381,15 @@ mod tests {
     fn classes_on_a_tab_the_person_controls() {
         let tab = TabId(3);
         assert_eq!(
-            admit(tab, CommandClass::Observe, true, true),
+            admit(tab, CommandClass::Observe, true, true, None),
             Ok(Admission::Run)
         );
         assert_eq!(
-            admit(tab, CommandClass::Release, true, true),
+            admit(tab, CommandClass::Release, true, true, None),
             Ok(Admission::Run)
         );
         for class in [CommandClass::Act, CommandClass::Privileged] {
-            let err = admit(tab, class, true, true).expect_err("refused");
+            let err = admit(tab, class, true, true, None).expect_err("refused");
             assert_eq!(err.kind, ErrorKind::HumanHasControl);
             assert_eq!(err.message, "the person has control of tab 3");
         }
@@ -355,7 +403,7 @@ mod tests {
             CommandClass::Release,
             CommandClass::Privileged,
         ] {
-            let err = admit(TabId(9), class, false, false).expect_err("refused");
+            let err = admit(TabId(9), class, false, false, None).expect_err("refused");
             assert_eq!(err.kind, ErrorKind::TabNotShared);
         }
     }
@@ -455,6 +503,55 @@ mod tests {
             Poll::Pending => panic!("the action was not aborted"),
         }
         assert!(in_flight.is_empty());
+    }
+
+    #[test]
+    fn only_the_workers_own_writes_turn_developer_mode_on() {
+        use SwitchNotice::*;
+        // The worker's own writes: memory changed first.
+        assert_eq!(switch_notice(Some(true), true, true), Ignore);
+        assert_eq!(switch_notice(Some(false), false, false), Ignore);
+        // Off is honoured from anywhere.
+        assert_eq!(switch_notice(Some(true), false, false), TurnOff);
+        assert_eq!(switch_notice(None, false, false), TurnOff);
+        // On from anyone else is undone.
+        assert_eq!(switch_notice(Some(false), true, false), Revert);
+        assert_eq!(switch_notice(None, true, false), Revert);
+        // On, off in quick succession: the first write's echo arrives
+        // while the second is on its way.
+        assert_eq!(switch_notice(Some(false), true, true), Ignore);
+    }
+
+    #[test]
+    fn nothing_runs_on_a_tab_whose_page_is_blocked() {
+        let tab = TabId(4);
+        for class in [
+            CommandClass::Observe,
+            CommandClass::Release,
+            CommandClass::Act,
+            CommandClass::Privileged,
+        ] {
+            let err =
+                admit(tab, class, true, false, Some(Blocked::ExtensionPage)).expect_err("refused");
+            assert_eq!(err.kind, ErrorKind::BlockedTarget, "{class:?}");
+        }
+    }
+
+    #[test]
+    fn every_command_on_a_tab_that_went_to_a_blocked_page_fails_with_its_reason() {
+        let mut in_flight = InFlight::default();
+        let (_, observe) = in_flight.register(TabId(1), CommandClass::Observe);
+        let (_, release) = in_flight.register(TabId(1), CommandClass::Release);
+        let (_, other) = in_flight.register(TabId(2), CommandClass::Observe);
+        let err = cotab_shared::reach::Blocked::LocalFile.suspended(TabId(1));
+        assert_eq!(in_flight.fail_all_on(TabId(1), &err), 2);
+        for abort in [&observe, &release] {
+            match poll_abort(abort) {
+                Poll::Ready(e) => assert_eq!(e, err),
+                Poll::Pending => panic!("not aborted"),
+            }
+        }
+        assert!(poll_abort(&other).is_pending());
     }
 
     #[test]

@@ -9,11 +9,13 @@
 //!
 //! # Code map
 //!
-//! - [`state`], [`control`], [`held`], [`policy`], [`messages`],
+//! - [`state`], [`control`], [`held`], [`page_state`], [`messages`],
 //!   [`popup_model`]: target-independent logic (shared-set and
 //!   human-control bookkeeping, backoff, event decisions, command-class
-//!   rules, the in-flight registry, the held-input ledger, blocked urls,
-//!   popup messages and rows), tested with plain `cargo test`.
+//!   rules, the in-flight registry, the held-input ledger, each tab's page
+//!   — blocked or not — and its contexts, popup messages and rows), tested
+//!   with plain `cargo test`. Which urls and raw CDP commands agents may
+//!   reach is `cotab_shared::reach`.
 //! - `chrome` (wasm32 only): thin `chrome.*` bindings, one module per
 //!   namespace.
 //! - `worker` (wasm32 only): the service worker — native link, host
@@ -46,12 +48,14 @@
 //! - `<input type="checkbox" id="developer-mode"
 //!   data-action="developer-mode">`, labelled "Developer mode (lets agents
 //!   run JavaScript and raw CDP)": checked when `developerMode` is `true` in
-//!   `chrome.storage.local`; clicking it writes that key.
+//!   `chrome.storage.local`; clicking it asks the worker, which writes that
+//!   key. The worker refuses every request from a popup page in a shared
+//!   tab with `{"ok": false, "error": …}`.
 
 pub mod control;
 pub mod held;
 pub mod messages;
-pub mod policy;
+pub mod page_state;
 pub mod popup_model;
 pub mod state;
 

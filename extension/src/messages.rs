@@ -5,8 +5,11 @@
 //! live in `cotab_shared::native`. The popup sends a [`PopupRequest`] with
 //! `chrome.runtime.sendMessage`; the worker answers `getState` with a
 //! [`PopupState`] and `share`/`unshare`/`takeControl`/`handBack` with an
-//! [`ActionReply`]. The developer-mode switch is not a message: the popup
-//! writes `chrome.storage.local` itself and the worker reacts to the change.
+//! [`ActionReply`], and `setDeveloperMode` (the person flipped the switch)
+//! too: the worker writes the switch to `chrome.storage.local` itself, and
+//! undoes a change to on that it did not write. The worker answers these
+//! requests only from the popup page, and never from a page in a shared
+//! tab, which an agent may be driving.
 
 use cotab_shared::native::TabControl;
 use cotab_shared::tagged::Tagged;
@@ -46,6 +49,12 @@ pub enum PopupRequest {
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
+    /// `{"type":"setDeveloperMode","enabled":B}`: the person flipped the
+    /// developer-mode switch. Answered with an [`ActionReply`].
+    SetDeveloperMode {
+        /// The switch's new state.
+        enabled: bool,
+    },
 }
 
 impl<'de> Deserialize<'de> for PopupRequest {
@@ -65,8 +74,18 @@ impl<'de> Deserialize<'de> for PopupRequest {
             "handBack" => PopupRequest::HandBack {
                 tab_id: t.field("tabId")?,
             },
+            "setDeveloperMode" => PopupRequest::SetDeveloperMode {
+                enabled: t.field("enabled")?,
+            },
             _ => {
-                return Err(t.unknown(&["getState", "share", "unshare", "takeControl", "handBack"]))
+                return Err(t.unknown(&[
+                    "getState",
+                    "share",
+                    "unshare",
+                    "takeControl",
+                    "handBack",
+                    "setDeveloperMode",
+                ]))
             }
         })
     }
@@ -209,6 +228,10 @@ mod tests {
             (
                 PopupRequest::HandBack { tab_id: TabId(8) },
                 json!({"type":"handBack","tabId":8}),
+            ),
+            (
+                PopupRequest::SetDeveloperMode { enabled: true },
+                json!({"type":"setDeveloperMode","enabled":true}),
             ),
         ];
         for (req, golden) in cases {

@@ -6,13 +6,12 @@
 //! Re-renders after every action and every second.
 //!
 //! It holds no share state: everything comes from the worker (`getState`)
-//! and `chrome.tabs.query`. The switch is written straight to
-//! `chrome.storage.local` (`developerMode`); the worker reacts to the
-//! change. The DOM it writes is the end-to-end tests' contract (see the
-//! crate docs).
+//! and `chrome.tabs.query`. The switch is set by a request to the worker
+//! too (`setDeveloperMode`), which writes it to `chrome.storage.local`.
+//! The DOM it writes is the end-to-end tests' contract (see the crate
+//! docs).
 
-use crate::chrome::{error_message, from_js, runtime, storage, tabs, to_js};
-use crate::control::DEVELOPER_MODE_KEY;
+use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
 use crate::popup_model::{rows, Row, RowAction};
@@ -43,7 +42,7 @@ struct Ui {
     /// Counts the person's flips of the switch, so a refresh that read the
     /// state before a flip does not undo it on screen.
     developer_flips: Cell<u64>,
-    /// A flip is being written to storage.
+    /// A flip is on its way to the worker.
     developer_writing: Cell<bool>,
     /// The rows on screen; the list is rebuilt only when they change.
     shown: RefCell<Option<Vec<Row>>>,
@@ -128,29 +127,36 @@ fn on_click(ui: &Rc<Ui>, event: &web_sys::Event) {
     spawn_local(act(ui.clone(), request));
 }
 
-/// Writes the switch to `chrome.storage.local`, shows a failure, re-renders.
+/// Asks the worker to set the switch (it writes it to storage), shows a
+/// failure, re-renders.
 async fn set_developer_mode(ui: Rc<Ui>, enabled: bool) {
-    let result = match storage::local() {
-        Ok(area) => area.set_key(DEVELOPER_MODE_KEY, &enabled).await,
-        Err(e) => Err(e),
-    };
+    let error = request(&PopupRequest::SetDeveloperMode { enabled })
+        .await
+        .map(|e| format!("could not change developer mode: {e}"));
     ui.developer_writing.set(false);
-    let error = result
-        .err()
-        .map(|e| format!("could not change developer mode: {}", error_message(&e)));
     show(&ui.error, error.as_deref());
     ui.action_error.replace(error);
     refresh(&ui).await;
 }
 
 /// Sends a request about one tab, shows its error, re-renders.
-async fn act(ui: Rc<Ui>, request: PopupRequest) {
-    let reply = match to_js(&request) {
+async fn act(ui: Rc<Ui>, request_: PopupRequest) {
+    let error = request(&request_).await;
+    show(&ui.error, error.as_deref());
+    ui.action_error.replace(error);
+    // Re-render even if nothing changed, to re-enable the clicked button.
+    ui.shown.replace(None);
+    refresh(&ui).await;
+}
+
+/// Sends `request` to the worker; the error to show, if it failed.
+async fn request(request: &PopupRequest) -> Option<String> {
+    let reply = match to_js(request) {
         Ok(message) => runtime::send_message(&message).await,
         Err(e) => Err(e),
     }
     .and_then(from_js::<ActionReply>);
-    let error = match reply {
+    match reply {
         Ok(ActionReply { ok: true, .. }) => None,
         Ok(ActionReply { error, .. }) => {
             Some(error.unwrap_or_else(|| "the action failed".to_owned()))
@@ -159,12 +165,7 @@ async fn act(ui: Rc<Ui>, request: PopupRequest) {
             "the extension did not answer: {}",
             error_message(&e)
         )),
-    };
-    show(&ui.error, error.as_deref());
-    ui.action_error.replace(error);
-    // Re-render even if nothing changed, to re-enable the clicked button.
-    ui.shown.replace(None);
-    refresh(&ui).await;
+    }
 }
 
 /// Reads the worker's state and the window's tabs and updates the page.

@@ -7,8 +7,8 @@
 
 use crate::control::{holder_kind, holder_text};
 use crate::messages::{ChromeTab, PopupState};
-use crate::policy::check_shareable;
 use cotab_shared::native::Holder;
+use cotab_shared::reach::check_shareable;
 use cotab_shared::TabId;
 
 /// What a tab's button does.

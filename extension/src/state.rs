@@ -8,9 +8,9 @@
 //! Everything here is plain data so `cargo test` on the host covers it; the
 //! `worker` module performs the effects these types decide on.
 
-use crate::policy::{check_created, check_shareable, Blocked};
 use cotab_shared::limits::MAX_SHARED_TABS;
 use cotab_shared::native::{Event, ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
+use cotab_shared::reach::{check_created, check_shareable, Blocked};
 use cotab_shared::{ErrorKind, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

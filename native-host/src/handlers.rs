@@ -47,6 +47,7 @@ use cotab_shared::limits::{
 use cotab_shared::native::{
     Command, CommandClass, Event, FollowUp, HostToExtension, Outcome, SharedTabs, ThenResult,
 };
+use cotab_shared::reach::{check_driveable, check_raw_cdp};
 use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -1072,6 +1073,7 @@ async fn tabs_list(cx: &Cx<'_>) -> Result<TabsListResult, RpcError> {
                 id: t.id,
                 url: t.url,
                 title: t.title,
+                blocked: t.blocked,
             })
             .collect(),
     })
@@ -1193,15 +1195,17 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
                 .and_then(|i| h.get("entries")?.as_array()?.get(i).cloned())
                 .ok_or_else(|| wire(ErrorKind::InvalidRequest, none))?;
             let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
-            // A blank page (a new tab's first entry) is fine to return to.
-            if url != "about:blank" {
-                check_navigate_url(url).map_err(|_| {
-                    wire(
-                        ErrorKind::BlockedTarget,
-                        "that history entry is not a page agents may open",
-                    )
-                })?;
-            }
+            // A blank page (a new tab's first entry) is fine to return to,
+            // as is any page a shared tab may show.
+            check_driveable(url, None).map_err(|b| {
+                wire(
+                    ErrorKind::BlockedTarget,
+                    format!(
+                        "that history entry is a page agents may not use ({})",
+                        b.reason()
+                    ),
+                )
+            })?;
             let id = entry.get("id").cloned().unwrap_or(Value::Null);
             cx.step(
                 &fence,
@@ -1937,6 +1941,9 @@ async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
         ));
     }
     let fence = cx.fence(Need::Privileged)?;
+    // The extension enforces this on every command; refused here too, so
+    // the answer comes before anything is sent.
+    check_raw_cdp(&p.method, &params)?;
     cx.core(|c| c.input(&fence))?;
     let (r, known) = scanned(cx, &fence, &p.method, params).await?;
     redacted(r, known).await

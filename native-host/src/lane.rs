@@ -735,6 +735,7 @@ mod tests {
             url: "http://a/".into(),
             title: title.into(),
             human_control: false,
+            blocked: None,
         };
         let notes = shared_changes(&[t(1, "a"), t(2, "b")], &[t(1, "a2"), t(3, "c")]);
         assert_eq!(

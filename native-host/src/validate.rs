@@ -4,11 +4,14 @@
 //! Error messages never contain the submitted value.
 
 use cotab_shared::limits::MAX_URL;
+use cotab_shared::reach::check_shareable;
 use cotab_shared::{ErrorKind, WireError};
 
 /// Checks that `url` is an absolute `http:` or `https:` url within
-/// [`MAX_URL`] bytes. Other schemes are `BLOCKED_TARGET`; anything that is
-/// not an absolute url is `INVALID_REQUEST`.
+/// [`MAX_URL`] bytes, of a page agents may open
+/// ([`cotab_shared::reach::check_shareable`]: not the web store). Other
+/// schemes and pages are `BLOCKED_TARGET`; anything that is not an
+/// absolute url is `INVALID_REQUEST`.
 ///
 /// This is a structural check (scheme, `//`, a non-empty host, a numeric
 /// port, no whitespace or control characters), not a full WHATWG parser:
@@ -41,6 +44,12 @@ pub fn check_navigate_url(url: &str) -> Result<(), WireError> {
         return Err(WireError::new(
             ErrorKind::BlockedTarget,
             "only http: and https: urls may be navigated to",
+        ));
+    }
+    if let Err(blocked) = check_shareable(url) {
+        return Err(WireError::new(
+            ErrorKind::BlockedTarget,
+            format!("agents may not open that page ({})", blocked.reason()),
         ));
     }
     let Some(after) = rest.strip_prefix("//") else {

@@ -537,6 +537,12 @@ pub struct AgentTab {
     pub title: String,
     /// Whether this agent has selected it.
     pub selected: bool,
+    /// Set while the tab shows a page agents may not use (a local file, an
+    /// extension or browser page): every request on it is refused
+    /// `BLOCKED_TARGET`, and its url and title are left empty, until it
+    /// shows a web page again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<crate::reach::Blocked>,
 }
 
 /// Result of `tabs.list`.
@@ -815,6 +821,10 @@ pub enum RevokeReason {
     DeveloperModeOff,
     /// The browser lane went away.
     LaneLost,
+    /// The tab went to a page agents may not use (a local file, an
+    /// extension or browser page); it may be acquired again once it shows
+    /// a web page.
+    BlockedTarget,
 }
 
 /// An opaque id of a capture; coordinates in input name the capture they

@@ -19,6 +19,7 @@ pub mod ids;
 pub mod input;
 pub mod limits;
 pub mod native;
+pub mod reach;
 pub mod tagged;
 
 pub use error::{ErrorKind, WireError};
@@ -34,8 +35,11 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// (`native::FollowUp`), which an extension of version 1 would ignore.
 /// 3: a `cdp` command may carry the viewport it expects (`ifViewport`),
 /// which an extension of version 2 would ignore. 4: the `input` command
-/// (`native::Command::Input`), a click in one trip.
-pub const NATIVE_PROTOCOL_VERSION: u32 = 4;
+/// (`native::Command::Input`), a click in one trip. 5: a shared tab may
+/// be reported suspended on a blocked target (`native::TabInfo::blocked`),
+/// which the daemon must enforce and an extension of version 4 never
+/// reports.
+pub const NATIVE_PROTOCOL_VERSION: u32 = 5;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

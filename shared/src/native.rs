@@ -405,6 +405,11 @@ pub struct TabInfo {
     /// keyboard command); agents may observe it but not act on it.
     #[serde(default, rename = "humanControl")]
     pub human_control: bool,
+    /// The tab's page is a blocked target ([`crate::reach`]): agents are
+    /// refused everything on it until it shows a web page again, and its
+    /// url and title are not reported (they are the person's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<crate::reach::Blocked>,
 }
 
 /// Result of [`Command::ListShared`], and payload of
@@ -993,6 +998,7 @@ mod tests {
                         url: "http://a/".into(),
                         title: "A".into(),
                         human_control: true,
+                        blocked: None,
                     }],
                 }),
             },

@@ -479,6 +479,7 @@ async fn drive(daemon: &mut DaemonProcess) -> Result<()> {
         url: "http://example.test/load".into(),
         title: "Load".into(),
         human_control: false,
+        blocked: None,
     };
     let fake = FakeExt::connect(&host_sock, tab).await?;
     let mut agents = Vec::with_capacity(AGENTS);

@@ -29,6 +29,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getManifest)]
     fn get_manifest() -> Result<JsValue, JsValue>;
 
+    /// `chrome.runtime.getURL(path)`: the extension's url for `path`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
+    fn get_url_js(path: &str) -> Result<String, JsValue>;
+
     /// `chrome.runtime.sendMessage(message)`: resolves with the answer.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = sendMessage)]
     pub(crate) async fn send_message(message: &JsValue) -> Result<JsValue, JsValue>;
@@ -56,6 +60,11 @@ pub(crate) fn id() -> Result<String, JsValue> {
     lookup(&["runtime", "id"])?
         .as_string()
         .ok_or_else(|| JsValue::from_str("chrome.runtime.id is not a string"))
+}
+
+/// `chrome.runtime.getURL(path)`.
+pub(crate) fn get_url(path: &str) -> Result<String, JsValue> {
+    get_url_js(path)
 }
 
 /// The `version` field of the manifest.

@@ -6,7 +6,7 @@
 //! browser reports its id and url, and shares it exactly as the popup's
 //! Share does — except that a tab opened without a url may be the blank
 //! page ([`crate::state::ShareOrigin::Created`]). A given url is checked
-//! against [`crate::policy`] before any tab is opened, and the shared-tab
+//! against [`cotab_shared::reach`] before any tab is opened, and the shared-tab
 //! limit too; a tab that cannot be shared after all is closed again. The
 //! answer is the tab's [`TabInfo`].
 //!
@@ -18,9 +18,9 @@ use super::{share, Worker};
 use crate::chrome::{error_message, tabs, windows};
 use crate::control::admit;
 use crate::log;
-use crate::policy::{check_shareable, BLANK_PAGE};
 use crate::state::{ShareFailure, ShareOrigin};
 use cotab_shared::native::{CommandClass, TabInfo};
+use cotab_shared::reach::{check_shareable, BLANK_PAGE};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
@@ -77,6 +77,9 @@ pub(super) async fn create_tab(
         url: info.effective_url().to_owned(),
         title: info.title.unwrap_or_default(),
         human_control: worker.shared.borrow().is_human(tab),
+        // Just checked after the attach; a later change is reported with
+        // the shared list.
+        blocked: None,
     };
     serde_json::to_value(info).map_err(|e| failed(e.to_string()))
 }
@@ -87,7 +90,13 @@ pub(super) async fn close_tab(worker: &Rc<Worker>, tab: TabId) -> Result<Value, 
         let set = worker.shared.borrow();
         // Closing is an action on the tab: refused while the person has
         // control, like any other.
-        admit(tab, CommandClass::Act, set.contains(tab), set.is_human(tab))?;
+        admit(
+            tab,
+            CommandClass::Act,
+            set.contains(tab),
+            set.is_human(tab),
+            worker.pages.borrow().blocked(tab),
+        )?;
     }
     tabs::remove(tab)
         .await

@@ -1,13 +1,17 @@
 //! Browser events about shared tabs: CDP events to forward, debugger
-//! detaches, tab closes, renderer crashes, url/title updates and moves
-//! between tab groups (handed to [`super::group_moves`]). The share
-//! decisions are [`crate::state::SharedSet`]'s; this module wires the
-//! listeners, fails commands in flight on a page that went away and hands
-//! held input to [`super::held_input`].
+//! detaches, tab closes, renderer crashes, url/title updates, navigations
+//! to and from blocked pages, and moves between tab groups (handed to
+//! [`super::group_moves`]). The share decisions are
+//! [`crate::state::SharedSet`]'s and the page decisions
+//! [`crate::page_state::Pages`]'; this module wires the listeners, fails
+//! commands in flight on a page that went away or became blocked, and
+//! hands held input to [`super::held_input`].
 
 use super::{cdp, group_moves, held_input, link, Worker};
 use crate::chrome::{debugger, error_message, from_js, tabs, ChromeEvent};
 use crate::log;
+use crate::page_state::{Change, TRACKED_EVENTS};
+use crate::state::Effect;
 use cotab_shared::native::{Event, ExtensionToHost};
 use cotab_shared::TabId;
 use serde_json::Value;
@@ -73,6 +77,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
         Closure::<dyn FnMut(i32, JsValue)>::new(move |tab_id: i32, _info: JsValue| {
             let tab = TabId(tab_id);
             let effects = w.shared.borrow_mut().on_removed(tab);
+            w.pages.borrow_mut().forget(tab);
             page_gone(&w, tab, "the tab closed");
             w.crashed.borrow_mut().remove(&tab);
             held_input::forget(&w, tab);
@@ -90,6 +95,16 @@ pub(super) fn register(worker: &Rc<Worker>) {
                     js_sys::Reflect::has(&change, &JsValue::from_str(key)).unwrap_or(false)
                 };
                 let tab = TabId(tab_id);
+                if has("url") {
+                    let url = js_sys::Reflect::get(&change, &JsValue::from_str("url"))
+                        .ok()
+                        .and_then(|u| u.as_string())
+                        .unwrap_or_default();
+                    let change = w.pages.borrow_mut().url_changed(tab, &url);
+                    if let Some(change) = change {
+                        page_changed(&w, tab, change);
+                    }
+                }
                 let effects = w.shared.borrow().on_updated(tab, has("url"), has("title"));
                 w.apply(effects);
                 if has("groupId") {
@@ -120,6 +135,7 @@ pub(super) fn on_detach(worker: &Rc<Worker>, tab: TabId, reason: &str) {
         return;
     }
     page_gone(worker, tab, "the debugger was detached");
+    worker.pages.borrow_mut().forget(tab);
     worker.crashed.borrow_mut().remove(&tab);
     worker.apply(effects);
     if reason == TARGET_CLOSED {
@@ -145,10 +161,61 @@ fn on_crash(worker: &Rc<Worker>, tab: TabId) {
     ));
 }
 
+/// Whether `tab` became suspended on a blocked page, or driveable again.
+/// Suspended: every command in flight on it fails `BLOCKED_TARGET` now
+/// (no answer of the blocked page reaches an agent), what the agents hold
+/// there is released, and the daemon hears of it. A tab not (yet) shared
+/// only has its page noted: a share checks the page after attaching.
+pub(super) fn page_changed(worker: &Rc<Worker>, tab: TabId, change: Change) {
+    if !worker.shared.borrow().contains(tab) {
+        return;
+    }
+    match change {
+        Change::Blocked(blocked) => {
+            let err = blocked.suspended(tab);
+            let failed = worker.in_flight.borrow_mut().fail_all_on(tab, &err);
+            log::warn(&format!(
+                "tab {tab} went to a page agents may not use ({}): suspended ({failed} \
+                 command(s) in flight failed)",
+                blocked.reason()
+            ));
+            let w = worker.clone();
+            spawn_local(async move {
+                held_input::release_tab(&w, tab).await;
+            });
+        }
+        Change::Driveable => log::info(&format!("tab {tab} shows a web page again")),
+    }
+    worker.apply(vec![Effect::SendShared]);
+}
+
 fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: JsValue) {
     let Some(tab) = debugger::source_tab(source) else {
         return;
     };
+    let forwarded = worker.shared.borrow().forwards_cdp_event(tab, &method);
+    let tracked = TRACKED_EVENTS.contains(&method.as_str());
+    // Read once for both uses.
+    let value = if forwarded || tracked {
+        match from_js::<Value>(params) {
+            Ok(params) => Some(params),
+            Err(e) => {
+                log::warn(&format!(
+                    "dropping {method} from tab {tab}: {}",
+                    error_message(&e)
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if let (true, Some(params)) = (tracked, &value) {
+        let change = worker.pages.borrow_mut().on_event(tab, &method, params);
+        if let Some(change) = change {
+            page_changed(worker, tab, change);
+        }
+    }
     match method.as_str() {
         TARGET_CRASHED => on_crash(worker, tab),
         TARGET_RELOADED_AFTER_CRASH => {
@@ -163,18 +230,12 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
         }
         _ => {}
     }
-    if !worker.shared.borrow().forwards_cdp_event(tab, &method) {
+    // Nothing of a blocked page reaches the daemon (its console and
+    // dialogs would reach agents): the page's change is reported in the
+    // shared list instead.
+    let blocked = worker.pages.borrow().blocked(tab).is_some();
+    let (true, false, Some(params)) = (forwarded, blocked, value) else {
         return;
-    }
-    let params = match from_js::<Value>(params) {
-        Ok(params) => params,
-        Err(e) => {
-            log::warn(&format!(
-                "dropping {method} from tab {tab}: {}",
-                error_message(&e)
-            ));
-            return;
-        }
     };
     link::send(
         worker,

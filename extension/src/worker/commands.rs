@@ -13,7 +13,7 @@
 
 use super::cdp::PressWait;
 use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
-use crate::chrome::{error_message, object, to_js};
+use crate::chrome::{error_message, from_js, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::controller::FrameGeometry;
@@ -23,6 +23,7 @@ use cotab_shared::native::{
     check_input_events, check_viewport, Command, CommandClass, ExtensionToHost, FollowUp,
     InputEvent, Outcome,
 };
+use cotab_shared::reach::{check_driveable, check_raw_cdp, RawCdp};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
 use futures_util::FutureExt as _;
@@ -128,7 +129,13 @@ async fn list_shared(worker: &Worker) -> Outcome {
 /// Whether a command of `class` may run on `tab` now.
 fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, WireError> {
     let set = worker.shared.borrow();
-    admit(tab, class, set.contains(tab), set.is_human(tab))
+    admit(
+        tab,
+        class,
+        set.contains(tab),
+        set.is_human(tab),
+        worker.pages.borrow().blocked(tab),
+    )
 }
 
 /// `cdp`: one CDP command on a shared tab, if its class allows it; other
@@ -175,6 +182,28 @@ async fn cdp_command(
         // The person may have taken control during the read.
         check(worker, tab, class)?;
     }
+    // Raw CDP (developer mode) reaches the tab's own page only; a history
+    // entry is looked up before it is gone to.
+    let rule = match class {
+        CommandClass::Privileged => Some(check_raw_cdp(method, params)?),
+        _ => None,
+    };
+    if let Some(RawCdp::HistoryEntry(entry)) = rule {
+        history_entry_allowed(tab, entry).await?;
+    }
+    // Awaited since the first check: the tab may have gone to a blocked
+    // page, or the person taken control, meanwhile.
+    check(worker, tab, class)?;
+    let pinned;
+    let params = match rule {
+        Some(RawCdp::InContext) => {
+            let mut p = params.clone();
+            worker.pages.borrow().pin_context(tab, method, &mut p)?;
+            pinned = p;
+            &pinned
+        }
+        _ => params,
+    };
     if worker.crashed.borrow().contains(&tab) {
         if !RECOVERS_FROM_CRASH.contains(&method) {
             return Err(WireError::new(
@@ -210,6 +239,41 @@ async fn cdp_command(
     marks.answered = trace::now();
     held_input::after_send(worker, tab, method, params, &result);
     result
+}
+
+/// Fails `BLOCKED_TARGET` unless the history entry `entry` of `tab` is a
+/// page agents may drive (raw `Page.navigateToHistoryEntry`). An entry the
+/// tab does not have is left to the browser to refuse.
+async fn history_entry_allowed(tab: TabId, entry: i64) -> Result<(), WireError> {
+    let history = cdp::send(
+        tab,
+        "Page.getNavigationHistory",
+        &Value::Null,
+        DEFAULT_DEADLINE_MS,
+    )
+    .await?;
+    let history: Value = from_js(history)
+        .map_err(|e| WireError::new(ErrorKind::CommandFailed, error_message(&e)))?;
+    let url = history
+        .get("entries")
+        .and_then(Value::as_array)
+        .and_then(|entries| {
+            entries
+                .iter()
+                .find(|e| e.get("id").and_then(Value::as_i64) == Some(entry))
+        })
+        .and_then(|e| e.get("url"))
+        .and_then(Value::as_str);
+    match url.map(|u| check_driveable(u, None)) {
+        Some(Err(blocked)) => Err(WireError::new(
+            ErrorKind::BlockedTarget,
+            format!(
+                "that history entry is a page agents may not use ({})",
+                blocked.reason()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// `ifViewport`: reads the tab's live viewport (class observe) and fails

@@ -1,12 +1,15 @@
 //! The developer-mode switch as the worker sees it (DESIGN §2, "Developer
-//! mode"). The popup writes `developerMode` to `chrome.storage.local`; this
-//! module reads it once when the worker starts, then follows every
-//! `chrome.storage.onChanged` of it (the switch's state in memory changes
-//! first, before anything reacts to the change), answers every privileged
-//! command from that state, and tells the host. A change the browser has
-//! committed reaches the worker as that event; a privileged command
-//! admitted before it arrives is aborted by it (below), exactly as one
-//! admitted by a read of storage an instant before the change would be.
+//! mode"). The person flips it in the popup, which asks the worker
+//! ([`set_by_person`]); the worker changes the switch in memory, reacts,
+//! and writes `developerMode` to `chrome.storage.local`, where it survives
+//! restarts. This module reads it once when the worker starts, then
+//! follows every `chrome.storage.onChanged` of it: a change to off is
+//! honoured whoever wrote it, a change to on that the worker did not write
+//! (an extension page other than the popup: any page of cotab's origin may
+//! write its storage) is written back to off
+//! ([`crate::control::switch_notice`]). It answers every privileged
+//! command from the state in memory, and tells the host. A privileged
+//! command admitted before a change to off is aborted by it (below).
 //!
 //! Turning it off, in order: fails every privileged command in flight with
 //! `DEVELOPER_MODE_OFF`, re-attaches the debugger on every shared tab
@@ -19,7 +22,9 @@
 
 use super::{browser_events::listen, link, share, Worker};
 use crate::chrome::{error_message, from_js, storage};
-use crate::control::{developer_mode_change, developer_mode_enabled, DEVELOPER_MODE_KEY};
+use crate::control::{
+    developer_mode_change, developer_mode_enabled, switch_notice, SwitchNotice, DEVELOPER_MODE_KEY,
+};
 use crate::log;
 use crate::state::{Gate, ReattachEnd};
 use cotab_shared::native::{Event, ExtensionToHost};
@@ -53,11 +58,54 @@ pub(super) fn register(worker: &Rc<Worker>) {
                 });
                 return;
             };
-            if let Some(enabled) = developer_mode_change(&area, &changes) {
-                changed(&worker, enabled);
+            if let Some(stored) = developer_mode_change(&area, &changes) {
+                let writing = worker.developer_writes.get() > 0;
+                match switch_notice(worker.developer_mode.get(), stored, writing) {
+                    SwitchNotice::Ignore => {}
+                    SwitchNotice::TurnOff => changed(&worker, false),
+                    SwitchNotice::Revert => {
+                        log::warn(
+                            "developer mode was turned on outside the popup; turning it off again",
+                        );
+                        if worker.developer_mode.get() != Some(false) {
+                            changed(&worker, false);
+                        }
+                        let worker = worker.clone();
+                        spawn_local(async move {
+                            if let Err(e) = write(&worker, false).await {
+                                log::warn(&e);
+                            }
+                        });
+                    }
+                }
             }
         }),
     );
+}
+
+/// The person flipped the popup's switch to `enabled`: the state in memory
+/// and what follows from it first, then storage.
+pub(super) async fn set_by_person(worker: &Rc<Worker>, enabled: bool) -> Result<(), String> {
+    if worker.developer_mode.get() != Some(enabled) {
+        changed(worker, enabled);
+    }
+    write(worker, enabled).await
+}
+
+/// Writes the switch to `chrome.storage.local`, counted in
+/// `developer_writes` while on its way.
+async fn write(worker: &Worker, enabled: bool) -> Result<(), String> {
+    worker
+        .developer_writes
+        .set(worker.developer_writes.get().saturating_add(1));
+    let result = match storage::local() {
+        Ok(area) => area.set_key(DEVELOPER_MODE_KEY, &enabled).await,
+        Err(e) => Err(e),
+    };
+    worker
+        .developer_writes
+        .set(worker.developer_writes.get().saturating_sub(1));
+    result.map_err(|e| format!("could not save developer mode: {}", error_message(&e)))
 }
 
 /// The switch changed to `enabled`: the copy in memory first, then what
@@ -197,7 +245,7 @@ async fn reattach(worker: &Rc<Worker>, tab: TabId) {
     // ours.
     let attached = match share::attach(tab, true).await {
         Ok(()) => {
-            if let Err(e) = share::enable(tab).await {
+            if let Err(e) = share::enable(worker, tab).await {
                 log::warn(&e);
             }
             true

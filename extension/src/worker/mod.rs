@@ -9,7 +9,8 @@
 //! group), [`takeover`] (the person
 //! takes control back, from the popup or the keyboard), [`developer_mode`]
 //! (the switch, and what turning it off undoes),
-//! [`browser_events`] (debugger and tab events, renderer crashes),
+//! [`browser_events`] (debugger and tab events, renderer crashes, a tab
+//! suspended on a blocked page),
 //! [`held_input`] (releases of held input the daemon cannot send),
 //! [`lifecycle`] (why the worker started, the wake-up alarm, the test-only
 //! detach hook) and [`popup_api`] (requests from the popup). Nothing here is shared with the popup page, which talks
@@ -33,6 +34,7 @@ use crate::chrome::{error_message, storage, tabs};
 use crate::control::InFlight;
 use crate::held::{HeldInput, StoredEntry};
 use crate::log;
+use crate::page_state::Pages;
 use crate::state::{Effect, Gate, Link, Persisted, SharedSet};
 use cotab_shared::native::{Event, ExtensionToHost, Holder, SharedTabs, TabInfo};
 use cotab_shared::{LaneId, TabId};
@@ -77,6 +79,9 @@ pub(crate) struct Worker {
     /// Counts "developer mode off" notices, so a privileged command whose
     /// first read of the switch raced one is refused.
     developer_off_epoch: Cell<u64>,
+    /// The worker's own writes of the switch still on their way to
+    /// storage ([`developer_mode`]).
+    developer_writes: Cell<u32>,
     /// Why the last tab dragged into the `cotab` group was not shared;
     /// cleared when a tab is shared. Shown in the popup.
     share_error: RefCell<Option<String>>,
@@ -92,6 +97,9 @@ pub(crate) struct Worker {
     /// Tabs whose debugger was detached from outside and that hold a
     /// session of ours only to release their held input.
     releasing_detached: RefCell<BTreeSet<TabId>>,
+    /// Each attached tab's page: blocked or not, its contexts
+    /// ([`crate::page_state`]).
+    pages: RefCell<Pages>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -138,12 +146,14 @@ pub(crate) fn start() {
         reattach_again: Cell::new(false),
         developer_mode: Cell::new(None),
         developer_off_epoch: Cell::new(0),
+        developer_writes: Cell::new(0),
         share_error: RefCell::new(None),
         held: RefCell::new(HeldInput::default()),
         crashed: RefCell::new(BTreeSet::new()),
         dialogs_opened: RefCell::new(Vec::new()),
         start: lifecycle::Start::default(),
         releasing_detached: RefCell::new(BTreeSet::new()),
+        pages: RefCell::new(Pages::default()),
     });
     lifecycle::register(&worker);
     browser_events::register(&worker);
@@ -219,8 +229,9 @@ impl Worker {
 }
 
 /// The shared tabs with their current urls, titles and human-control
-/// flags. A tab that vanished meanwhile is left out (its close event
-/// follows).
+/// flags, and whether each is suspended on a blocked page (whose url and
+/// title are the person's, and are left out). A tab that vanished
+/// meanwhile is left out (its close event follows).
 async fn shared_tabs(worker: &Worker) -> SharedTabs {
     let ids: Vec<(TabId, bool)> = {
         let set = worker.shared.borrow();
@@ -229,11 +240,21 @@ async fn shared_tabs(worker: &Worker) -> SharedTabs {
     let mut out = Vec::with_capacity(ids.len());
     for (id, human_control) in ids {
         match tabs::get(id).await {
-            Ok(tab) => out.push(TabInfo {
-                id,
-                url: tab.effective_url().to_owned(),
-                title: tab.title.unwrap_or_default(),
-                human_control,
+            Ok(tab) => out.push(match worker.pages.borrow().blocked(id) {
+                Some(blocked) => TabInfo {
+                    id,
+                    url: String::new(),
+                    title: String::new(),
+                    human_control,
+                    blocked: Some(blocked),
+                },
+                None => TabInfo {
+                    id,
+                    url: tab.effective_url().to_owned(),
+                    title: tab.title.unwrap_or_default(),
+                    human_control,
+                    blocked: None,
+                },
             }),
             Err(e) => log::info(&format!("shared tab {id} is gone: {}", error_message(&e))),
         }

@@ -1,6 +1,14 @@
 //! Requests from the popup over `chrome.runtime.onMessage`: `getState`,
-//! `share`, `unshare`, `takeControl` and `handBack` ([`crate::messages`]).
-//! Answers are sent asynchronously with `sendResponse`.
+//! `share`, `unshare`, `takeControl`, `handBack` and `setDeveloperMode`
+//! ([`crate::messages`]). Answers are sent asynchronously with
+//! `sendResponse`.
+//!
+//! They change who controls what, so they are taken only from cotab's
+//! popup page, opened by the person: the action popup, or the page in a
+//! tab that is not shared. A page in a shared tab may be driven by an
+//! agent (cotab's own pages are blocked targets, but a request sent before
+//! the tab was suspended must not count either), so its requests are
+//! answered with a refusal and change nothing.
 
 use super::{browser_events::listen, developer_mode, share, takeover, Worker};
 use crate::chrome::{error_message, from_js, runtime, to_js};
@@ -8,6 +16,7 @@ use crate::control::effective_holder;
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
 use cotab_shared::native::TabControl;
+use cotab_shared::TabId;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -26,9 +35,17 @@ pub(super) fn register(worker: &Rc<Worker>) {
                 let Ok(request) = from_js::<PopupRequest>(message) else {
                     return false;
                 };
+                let refusal = refuse(&worker, &sender);
                 let worker = worker.clone();
                 spawn_local(async move {
-                    let reply = answer(&worker, request).await;
+                    let reply = match refusal {
+                        Some(why) => {
+                            log::warn(why);
+                            to_js(&ActionReply::from_result(Err(why.to_owned())))
+                                .unwrap_or(JsValue::UNDEFINED)
+                        }
+                        None => answer(&worker, request).await,
+                    };
                     if let Err(e) = send_response.call1(&JsValue::NULL, &reply) {
                         log::warn(&format!(
                             "could not answer the popup: {}",
@@ -49,6 +66,35 @@ fn from_this_extension(sender: &JsValue) -> bool {
         .ok()
         .and_then(|id| id.as_string());
     matches!((sender_id, runtime::id()), (Some(a), Ok(b)) if a == b)
+}
+
+/// The file of the popup page.
+const POPUP_PAGE: &str = "popup.html";
+
+/// Why a request from `sender` is refused, if it is: it does not come from
+/// the popup page, or comes from a tab that is shared (or being shared).
+fn refuse(worker: &Worker, sender: &JsValue) -> Option<&'static str> {
+    let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
+    let url = get(sender, "url")
+        .and_then(|u| u.as_string())
+        .unwrap_or_default();
+    let popup = runtime::get_url(POPUP_PAGE).unwrap_or_default();
+    let page = url.split(['?', '#']).next().unwrap_or_default();
+    if popup.is_empty() || page != popup {
+        return Some("refused a request that did not come from the cotab popup");
+    }
+    let tab = get(sender, "tab")
+        .filter(|t| t.is_object())
+        .and_then(|t| get(&t, "id"))
+        .and_then(|id| id.as_f64())
+        .map(|id| TabId(id as i32));
+    if let Some(tab) = tab {
+        let set = worker.shared.borrow();
+        if set.contains(tab) || set.is_pending(tab) {
+            return Some("refused a request from a cotab page in a shared tab, which an agent may be driving");
+        }
+    }
+    None
 }
 
 async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
@@ -87,6 +133,9 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
         )),
         PopupRequest::HandBack { tab_id } => to_js(&ActionReply::from_result(
             takeover::hand_back(worker, tab_id).await,
+        )),
+        PopupRequest::SetDeveloperMode { enabled } => to_js(&ActionReply::from_result(
+            developer_mode::set_by_person(worker, enabled).await,
         )),
     };
     reply.unwrap_or_else(|e| {

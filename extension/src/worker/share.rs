@@ -8,7 +8,9 @@
 //! dragging a tab into the group ([`super::group_moves`]); an agent's
 //! `createTab` shares the tab the extension opened for it
 //! ([`super::agent_tabs`]). Only `http:`/`https:` pages are shareable
-//! ([`crate::policy`]), plus the blank page of a tab the extension opened.
+//! ([`cotab_shared::reach`]), plus the blank page of a tab the extension
+//! opened; the page is judged once more after the attach, from the
+//! session itself, since it may have navigated after its url was read.
 //! Unsharing also ends the person's control of the tab. The attach, enable
 //! and detach steps are reused by [`super::developer_mode`]'s re-attach.
 //!
@@ -17,15 +19,17 @@
 //! ([`crate::state::SharedSet::group_move`]).
 
 use super::lifecycle::StartReason;
-use super::{cdp, held_input, Saved, Worker};
-use crate::chrome::{debugger, error_message, storage, tab_groups, tabs};
+use super::{browser_events, cdp, held_input, Saved, Worker};
+use crate::chrome::{debugger, error_message, from_js, storage, tab_groups, tabs};
 use crate::held::HeldInput;
 use crate::log;
 use crate::messages::TAB_GROUP_ID_NONE;
+use crate::page_state::Change;
 use crate::state::{
     enable_commands, is_already_attached, Effect, ShareFailure, ShareOrigin, ShareStart,
 };
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
+use serde_json::Value;
 use std::rc::Rc;
 
 /// Deadline of the domain-enabling commands sent on attach, in milliseconds.
@@ -60,7 +64,7 @@ pub(crate) async fn share_tab(
     if start == ShareStart::AlreadyShared {
         return Ok(());
     }
-    let attached = attach_shareable(tab, origin).await;
+    let attached = attach_shareable(worker, tab, origin).await;
     if let (Ok(window_id), true) = (&attached, origin.needs_grouping()) {
         // The group only shows the person what is shared; failing to make
         // it must not fail the share.
@@ -126,12 +130,18 @@ pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool,
     held_input::release_tab(worker, tab).await;
     worker.crashed.borrow_mut().remove(&tab);
     detach(tab).await;
+    worker.pages.borrow_mut().forget(tab);
     Ok(true)
 }
 
-/// Checks `tab`'s url as `origin` requires, attaches and enables; returns
-/// the tab's window.
-async fn attach_shareable(tab: TabId, origin: ShareOrigin) -> Result<i32, ShareFailure> {
+/// Checks `tab`'s url as `origin` requires, attaches, enables and reads
+/// its page; returns the tab's window. The page is judged again once
+/// attached: it may have navigated since its url was read.
+async fn attach_shareable(
+    worker: &Rc<Worker>,
+    tab: TabId,
+    origin: ShareOrigin,
+) -> Result<i32, ShareFailure> {
     let info = tabs::get(tab).await.map_err(|e| {
         ShareFailure::Browser(format!("tab {tab} is not available: {}", error_message(&e)))
     })?;
@@ -139,9 +149,19 @@ async fn attach_shareable(tab: TabId, origin: ShareOrigin) -> Result<i32, ShareF
         .check_url(info.effective_url())
         .map_err(ShareFailure::Blocked)?;
     attach(tab, false).await.map_err(ShareFailure::Browser)?;
-    if let Err(e) = enable(tab).await {
+    let ready = match enable(worker, tab).await {
+        Ok(()) => match worker.pages.borrow().blocked(tab) {
+            // The blank page of a tab opened for an agent is what
+            // `origin` allowed above; anything else blocked is not.
+            Some(blocked) => Err(ShareFailure::Blocked(blocked)),
+            None => Ok(()),
+        },
+        Err(e) => Err(ShareFailure::Browser(e)),
+    };
+    if let Err(e) = ready {
         detach(tab).await;
-        return Err(ShareFailure::Browser(e));
+        worker.pages.borrow_mut().forget(tab);
+        return Err(e);
     }
     Ok(info.window_id)
 }
@@ -168,12 +188,39 @@ pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), Str
     }
 }
 
-/// Sends every command of [`cotab_shared::native::ENABLED_CDP_DOMAINS`], with its params.
-pub(super) async fn enable(tab: TabId) -> Result<(), String> {
+/// Sends every command of [`cotab_shared::native::ENABLED_CDP_DOMAINS`],
+/// with its params, then reads the tab's main frame (`Page.getFrameTree`)
+/// into [`Worker::pages`]: whether its page is blocked, from the session
+/// just opened. What was known of the page before is forgotten first.
+pub(super) async fn enable(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
+    let before = worker.pages.borrow().blocked(tab);
+    worker.pages.borrow_mut().attaching(tab);
     for (method, params) in enable_commands()? {
         cdp::send(tab, method, &params, ENABLE_DEADLINE_MS)
             .await
             .map_err(|e| format!("could not run {method} on tab {tab}: {}", e.message))?;
+    }
+    let tree = cdp::send(tab, "Page.getFrameTree", &Value::Null, ENABLE_DEADLINE_MS)
+        .await
+        .map_err(|e| format!("could not read the page of tab {tab}: {}", e.message))?;
+    let tree: Value = from_js(tree).map_err(|e| error_message(&e))?;
+    let text = |p: &str| tree.pointer(p).and_then(Value::as_str);
+    let url = format!(
+        "{}{}",
+        text("/frameTree/frame/url").unwrap_or_default(),
+        text("/frameTree/frame/urlFragment").unwrap_or_default()
+    );
+    worker.pages.borrow_mut().attached(
+        tab,
+        text("/frameTree/frame/id").unwrap_or_default(),
+        &url,
+        text("/frameTree/frame/unreachableUrl"),
+    );
+    // A re-attach of a shared tab: the page may have changed meanwhile.
+    let now = worker.pages.borrow().blocked(tab);
+    if now != before {
+        let change = now.map_or(Change::Driveable, Change::Blocked);
+        browser_events::page_changed(worker, tab, change);
     }
     Ok(())
 }
@@ -218,7 +265,7 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
         if !worker.shared.borrow().restore_wanted(tab) {
             continue;
         }
-        match reattach(tab, source).await {
+        match reattach(&worker, tab, source).await {
             Ok(()) => kept.push(tab),
             Err(e) => log::info(&format!("no longer sharing tab {tab}: {e}")),
         }
@@ -301,7 +348,7 @@ async fn load_saved(worker: &Worker) -> (Saved, Source) {
 /// Re-attaches a tab of the saved set (an existing session is ours). After
 /// a reload only a tab still in the `cotab` group counts: the group is what
 /// the person sees shared.
-async fn reattach(tab: TabId, source: Source) -> Result<(), String> {
+async fn reattach(worker: &Rc<Worker>, tab: TabId, source: Source) -> Result<(), String> {
     let info = tabs::get(tab)
         .await
         .map_err(|e| format!("the tab is gone: {}", error_message(&e)))?;
@@ -315,7 +362,7 @@ async fn reattach(tab: TabId, source: Source) -> Result<(), String> {
         }
     }
     attach(tab, true).await?;
-    if let Err(e) = enable(tab).await {
+    if let Err(e) = enable(worker, tab).await {
         log::warn(&e);
     }
     Ok(())

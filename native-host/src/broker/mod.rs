@@ -37,6 +37,7 @@ use cotab_shared::limits::{
     MAX_FRAMES_PER_SESSION, MAX_UNBOUND_TICKETS, RESUME_GRACE_MS, UNBOUND_TICKET_TTL_MS,
 };
 use cotab_shared::native::{Holder, TabControl, TabInfo};
+use cotab_shared::reach::Blocked;
 use cotab_shared::{ErrorKind, TabId, Ticket, WireError};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -271,6 +272,8 @@ struct Session {
 #[derive(Debug, Default)]
 struct Tab {
     human: bool,
+    /// The tab shows a page agents may not use: nothing is admitted on it.
+    blocked: Option<Blocked>,
     /// The agent holding the lease, and the lease's epoch.
     lease: Option<(SessionId, u64)>,
     /// Navigation mark: a fresh value of the core's clock at every
@@ -613,12 +616,20 @@ impl Core {
         Ok((tab, s.revision))
     }
 
+    /// Whether `tab` is shared and not on a blocked page.
+    fn driveable(&self, tab: TabId) -> bool {
+        self.tabs.get(&tab).is_some_and(|t| t.blocked.is_none())
+    }
+
     fn control_error(&self, tab: TabId) -> WireError {
         match self.tabs.get(&tab) {
             None => err(
                 ErrorKind::TabNotShared,
                 "the selected tab is no longer shared",
             ),
+            Some(Tab {
+                blocked: Some(b), ..
+            }) => b.suspended(tab),
             Some(t) if t.human => err(
                 ErrorKind::HumanHasControl,
                 "the person has control of this tab",
@@ -640,7 +651,7 @@ impl Core {
                 "the selected tab is no longer shared",
             )
         })?;
-        if tab.human {
+        if tab.human || tab.blocked.is_some() {
             return Err(self.control_error(tab_id));
         }
         match tab.lease {
@@ -690,12 +701,14 @@ impl Core {
         }
         if need != Need::Observe {
             match self.tabs.get(&tab) {
-                Some(t) if !t.human && t.lease.map(|(s, _)| s) == Some(sid) => {
+                Some(t)
+                    if !t.human && t.blocked.is_none() && t.lease.map(|(s, _)| s) == Some(sid) =>
+                {
                     fence.lease = t.lease.map(|(_, e)| e);
                 }
                 _ => return Err(self.control_error(tab)),
             }
-        } else if !self.tabs.contains_key(&tab) {
+        } else if !self.driveable(tab) {
             return Err(self.control_error(tab));
         }
         Ok(fence)
@@ -724,7 +737,7 @@ impl Core {
                 Some(t) if !t.human && t.lease == Some((fence.session, epoch)) => {}
                 _ => return Err(self.control_error(fence.tab)),
             }
-        } else if !self.tabs.contains_key(&fence.tab) {
+        } else if !self.driveable(fence.tab) {
             return Err(self.control_error(fence.tab));
         }
         Ok(())
@@ -1206,12 +1219,21 @@ impl Core {
             let Some(tab) = self.tabs.get_mut(&info.id) else {
                 continue;
             };
+            let newly_blocked = info.blocked.is_some() && tab.blocked.is_none();
+            tab.blocked = info.blocked;
             if info.human_control && !tab.human {
                 tab.human = true;
                 self.revoke_tab(info.id, RevokeReason::Human, false, true);
                 self.mark_input(info.id, Actor::Human);
             } else if !info.human_control && tab.human {
                 tab.human = false;
+            }
+            if newly_blocked {
+                // The extension releases what agents held there itself
+                // (it sends nothing else to a blocked page), and the page
+                // the agents saw is gone.
+                self.revoke_tab(info.id, RevokeReason::BlockedTarget, true, true);
+                self.on_main_frame_navigated(info.id);
             }
         }
         self.publish_controllers(false);

@@ -811,6 +811,7 @@ mod tests {
             url: "about:blank".into(),
             title: String::new(),
             human_control: false,
+            blocked: None,
         };
         let rev = c.tab_created(s, A, &info).expect("created");
         assert_eq!(c.selection(s, A).expect("bound"), (Some(TabId(9)), rev));

@@ -290,6 +290,7 @@ impl World {
                 url: String::new(),
                 title: String::new(),
                 human_control: *human,
+                blocked: None,
             })
             .collect();
         self.core.on_shared(&list);

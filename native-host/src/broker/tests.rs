@@ -12,6 +12,7 @@ pub(crate) fn tab(id: i32, human: bool) -> TabInfo {
         url: format!("http://t/{id}"),
         title: String::new(),
         human_control: human,
+        blocked: None,
     }
 }
 
@@ -706,4 +707,49 @@ fn a_crash_drops_the_tabs_presses_and_keeps_the_lease() {
     // The lease stays: the agent may press again after a reload.
     let f = c.fence(a, A, Need::Act).expect("still in control");
     c.begin_press(&f, None, key("a")).expect("press again");
+}
+
+// ---- blocked targets (issue 15) ---------------------------------------------
+
+#[test]
+fn a_tab_on_a_blocked_page_admits_nothing_until_it_shows_a_web_page_again() {
+    let (mut c, s) = setup();
+    let k = held_key(&mut c, s, A, "a");
+    let frame_before = c.fence(s, A, Need::Observe).expect("observe");
+    c.take_effects();
+    let blocked = TabInfo {
+        blocked: Some(Blocked::LocalFile),
+        url: String::new(),
+        ..tab(1, false)
+    };
+    c.on_shared(&[blocked.clone(), tab(2, false)]);
+    let fx = c.take_effects();
+    // The extension releases what the page held; the daemon sends nothing.
+    assert!(releases(&fx).is_empty(), "{fx:?}");
+    assert_eq!(revoked(&fx), vec![(s, TabId(1), R::BlockedTarget)]);
+    for need in [Need::Observe, Need::Act, Need::Privileged] {
+        let e = c.fence(s, A, need);
+        if need == Need::Privileged {
+            // Developer mode is off in this core: that answer comes first.
+            assert_eq!(kind(e), ErrorKind::DeveloperModeOff);
+        } else {
+            assert_eq!(kind(e), ErrorKind::BlockedTarget, "{need:?}");
+        }
+    }
+    assert_eq!(kind(c.check(&frame_before)), ErrorKind::BlockedTarget);
+    assert_eq!(kind(c.acquire(s, A)), ErrorKind::BlockedTarget);
+    assert_eq!(
+        c.agent_release(s, A, ReleaseTarget::Key("a".into())),
+        Ok(AgentRelease::Already),
+        "press {k:?} was dropped, not released twice"
+    );
+    // Reported again while still blocked: nothing more happens.
+    c.on_shared(&[blocked, tab(2, false)]);
+    assert!(revoked(&c.take_effects()).is_empty());
+    // Back on a web page: observing works, acting needs the lease again.
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.fence(s, A, Need::Observe).expect("observe again");
+    assert_eq!(kind(c.fence(s, A, Need::Act)), ErrorKind::NoControl);
+    c.acquire(s, A).expect("acquire again");
+    c.fence(s, A, Need::Act).expect("act again");
 }

@@ -2,7 +2,7 @@
 //! extension: takeover, leases between agents, selection fences, stale
 //! frames, resume grace, developer mode and the media budget.
 
-use crate::harness::{tab, Daemon, FakeExt, Reply, Responder, Script, WAIT};
+use crate::harness::{notification, tab, Daemon, FakeExt, Reply, Responder, Script, WAIT};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Evaluate, EvaluateParams,
@@ -41,18 +41,6 @@ fn human(id: i32, on: bool) -> TabInfo {
     TabInfo {
         human_control: on,
         ..tab(id)
-    }
-}
-
-async fn notification(c: &mut Client, method: &str) -> Value {
-    loop {
-        let msg = tokio::time::timeout(WAIT, c.next_message())
-            .await
-            .expect("in time")
-            .expect("message");
-        if msg["method"] == method {
-            return msg["params"].clone();
-        }
     }
 }
 

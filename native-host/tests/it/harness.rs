@@ -28,6 +28,20 @@ use tokio_util::sync::CancellationToken;
 /// Deadline for anything a test waits for.
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
 
+/// The params of the next notification named `method` (others are
+/// skipped), within [`WAIT`].
+pub(crate) async fn notification(c: &mut Client, method: &str) -> Value {
+    loop {
+        let msg = tokio::time::timeout(WAIT, c.next_message())
+            .await
+            .expect("in time")
+            .expect("message");
+        if msg["method"] == method {
+            return msg["params"].clone();
+        }
+    }
+}
+
 /// Retries `f` until it succeeds or [`WAIT`] passes.
 pub(crate) async fn eventually<T, E: std::fmt::Debug, F, Fut>(mut f: F) -> T
 where
@@ -219,6 +233,7 @@ pub(crate) fn tab(id: i32) -> TabInfo {
         url: format!("http://example.test/{id}"),
         title: format!("Tab {id}"),
         human_control: false,
+        blocked: None,
     }
 }
 
@@ -239,6 +254,9 @@ pub(crate) struct FakeExt {
     pub(crate) controllers: mpsc::UnboundedReceiver<Vec<TabControl>>,
     events: mpsc::UnboundedSender<ExtensionToHost>,
     raw: mpsc::UnboundedSender<Vec<u8>>,
+    /// The shared tabs as `listShared` answers them: the script's, then
+    /// the last `shared` event's, as a real extension's list follows it.
+    shared: Arc<std::sync::Mutex<Vec<TabInfo>>>,
     task: tokio::task::JoinHandle<()>,
     writer: tokio::task::JoinHandle<()>,
 }
@@ -303,12 +321,21 @@ impl FakeExt {
                 }
             }
         });
-        let task = tokio::spawn(serve(frames, script, tx, ctx, events.clone()));
+        let shared = Arc::new(std::sync::Mutex::new(script.tabs.clone()));
+        let task = tokio::spawn(serve(
+            frames,
+            script,
+            shared.clone(),
+            tx,
+            ctx,
+            events.clone(),
+        ));
         FakeExt {
             received,
             controllers,
             events,
             raw,
+            shared,
             task,
             writer,
         }
@@ -322,6 +349,9 @@ impl FakeExt {
 
     /// Sends an event to the daemon, as the extension would.
     pub(crate) fn event(&self, event: Event) {
+        if let Event::Shared(list) = &event {
+            *self.shared.lock().unwrap_or_else(|e| e.into_inner()) = list.tabs.clone();
+        }
         self.events
             .send(ExtensionToHost::Event { event })
             .expect("fake still running");
@@ -405,6 +435,7 @@ impl Drop for FakeExt {
 async fn serve(
     mut frames: futures_util::stream::SplitStream<Framed<UnixStream, NativeCodec>>,
     script: Script,
+    shared: Arc<std::sync::Mutex<Vec<TabInfo>>>,
     tx: mpsc::UnboundedSender<Command>,
     controllers: mpsc::UnboundedSender<Vec<TabControl>>,
     out: mpsc::UnboundedSender<ExtensionToHost>,
@@ -440,7 +471,7 @@ async fn serve(
         let (result, after): (Result<Value, WireError>, Vec<Event>) = match &command {
             Command::ListShared => (
                 Ok(json!(SharedTabs {
-                    tabs: script.tabs.clone()
+                    tabs: shared.lock().unwrap_or_else(|e| e.into_inner()).clone()
                 })),
                 Vec::new(),
             ),
@@ -450,6 +481,7 @@ async fn serve(
                     url: url.clone().unwrap_or_else(|| "about:blank".into()),
                     title: String::new(),
                     human_control: false,
+                    blocked: None,
                 };
                 (Ok(json!(info)), Vec::new())
             }

@@ -9,5 +9,6 @@ mod connections;
 mod control;
 mod harness;
 mod limits;
+mod reach;
 mod security;
 mod toolset;

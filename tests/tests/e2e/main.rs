@@ -3,6 +3,7 @@
 //! through the daemon's socket.
 
 mod bad_input;
+mod boundary;
 mod cli;
 mod drive;
 mod faults;

@@ -188,12 +188,23 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         agent.call::<Evaluate>(&eval("1 + 1")).await?.value,
         json!(2)
     );
+    // A binding outlives navigations: state raw CDP leaves in the page.
+    // (A script on every new document is refused: it would also run in
+    // pages agents may not use.)
     agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Runtime.addBinding".into(),
+            params: Some(json!({"name": "__probe"})),
+        })
+        .await?;
+    let err = agent
         .call::<CdpSend>(&CdpSendParams {
             method: "Page.addScriptToEvaluateOnNewDocument".into(),
             params: Some(json!({"source": "window.__probe = 42"})),
         })
-        .await?;
+        .await
+        .expect_err("a script for every later document");
+    assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{err}");
     let url = browser.fixture.url("/input");
     agent
         .call::<Navigate>(&NavigateParams {
@@ -203,8 +214,11 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         })
         .await?;
     assert_eq!(
-        agent.call::<Evaluate>(&eval("window.__probe")).await?.value,
-        json!(42)
+        agent
+            .call::<Evaluate>(&eval("typeof window.__probe"))
+            .await?
+            .value,
+        json!("function")
     );
 
     // Off: refused at once, and the raw CDP script is gone after a reload.

@@ -138,6 +138,7 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
         url: "http://example.test/bench".into(),
         title: "Bench".into(),
         human_control: false,
+        blocked: None,
     };
     let _fake = FakeExt::connect(&host_sock, tab).await?;
     let start = Instant::now();

@@ -1,0 +1,547 @@
+//! What agents may reach (DESIGN §2, "Blocked targets"): which urls a
+//! person may share, which an agent may navigate to, which a shared tab
+//! may show and stay driveable, and which raw CDP commands developer mode
+//! lets through. The extension enforces these on every path (sharing,
+//! navigation events, each command); the daemon applies the same checks
+//! first, so a refusal says why before anything is sent.
+//!
+//! The browser's own debugger refuses some blocked targets (`chrome://`,
+//! other extensions' pages) but allows others (`file:`, `data:`,
+//! `about:blank` and cotab's own pages), so cotab decides itself. This
+//! module only classifies; it looks at no tab.
+
+use crate::error::{ErrorKind, WireError};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+/// Why a url is out of agents' reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Blocked {
+    /// A browser page: `chrome:`, `devtools:`, `about:` (but the blank
+    /// page), `view-source:` …
+    BrowserPage,
+    /// An extension page, including cotab's own popup.
+    ExtensionPage,
+    /// A local file.
+    LocalFile,
+    /// A `data:` url (a tab may show one, but not be shared or sent there).
+    DataUrl,
+    /// The Chrome Web Store, which extensions must never script.
+    WebStore,
+    /// No url yet, or a scheme other than `http:`/`https:`.
+    NotWebPage,
+}
+
+impl Blocked {
+    /// A few words for the popup and error messages.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Blocked::BrowserPage => "browser page",
+            Blocked::ExtensionPage => "extension page",
+            Blocked::LocalFile => "local file",
+            Blocked::DataUrl => "data url",
+            Blocked::WebStore => "web store",
+            Blocked::NotWebPage => "not a web page",
+        }
+    }
+
+    /// `BLOCKED_TARGET` for a shared tab whose page is this.
+    pub fn suspended(self, tab: crate::TabId) -> WireError {
+        WireError::new(
+            ErrorKind::BlockedTarget,
+            format!(
+                "tab {tab} shows a page agents may not use ({}); nothing is sent to it until \
+                 the person goes back to a web page",
+                self.reason()
+            ),
+        )
+    }
+}
+
+impl fmt::Display for Blocked {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "this tab cannot be shared ({}): only http and https pages can",
+            self.reason()
+        )
+    }
+}
+
+/// Url prefixes of the web store, compared case-insensitively.
+const WEB_STORE: &[&str] = &[
+    "https://chromewebstore.google.com/",
+    "https://chrome.google.com/webstore",
+];
+
+/// The blank page a tab opened for an agent without a url shows.
+pub const BLANK_PAGE: &str = "about:blank";
+
+/// The lower-case scheme of `url` (before the first `:`), or `""`.
+fn scheme(lower: &str) -> &str {
+    lower.split_once(':').map(|(s, _)| s).unwrap_or("")
+}
+
+/// Checks that `url` is an `http:`/`https:` page other than the web store:
+/// what a person may share and an agent may navigate to.
+pub fn check_shareable(url: &str) -> Result<(), Blocked> {
+    let lower = url.trim().to_ascii_lowercase();
+    match scheme(&lower) {
+        "http" | "https" => {
+            if WEB_STORE.iter().any(|p| lower.starts_with(p)) {
+                Err(Blocked::WebStore)
+            } else {
+                Ok(())
+            }
+        }
+        "chrome" | "devtools" | "about" | "view-source" | "edge" | "brave" | "chrome-untrusted"
+        | "chrome-search" | "chrome-error" => Err(Blocked::BrowserPage),
+        "chrome-extension" | "moz-extension" | "extension" => Err(Blocked::ExtensionPage),
+        "file" => Err(Blocked::LocalFile),
+        "data" => Err(Blocked::DataUrl),
+        _ => Err(Blocked::NotWebPage),
+    }
+}
+
+/// Checks the url of a tab cotab opened itself (`tabs.create` for an
+/// agent): [`check_shareable`], except that the blank page is allowed, since
+/// nothing of the person's can be in it.
+pub fn check_created(url: &str) -> Result<(), Blocked> {
+    if url.trim().eq_ignore_ascii_case(BLANK_PAGE) {
+        return Ok(());
+    }
+    check_shareable(url)
+}
+
+/// Checks the page a shared tab shows now (its main frame's url): agents
+/// may drive it if it is a web page, the blank page or `about:srcdoc`, a
+/// `data:` page (no origin, nothing of the person's), or a `blob:` or
+/// `filesystem:` url of a web origin. Anything else suspends the tab for
+/// agents until it shows such a page again.
+///
+/// `unreachable` is the url a failed navigation was going to (the browser
+/// then shows its error page, `chrome-error://chromewebdata/`): the tab is
+/// judged by where it was going, so an agent whose navigation failed can
+/// go on from there.
+pub fn check_driveable(url: &str, unreachable: Option<&str>) -> Result<(), Blocked> {
+    if let Some(target) = unreachable.filter(|u| !u.is_empty()) {
+        return check_driveable(target, None);
+    }
+    let lower = url.trim().to_ascii_lowercase();
+    match scheme(&lower) {
+        "about" if lower == BLANK_PAGE || lower == "about:srcdoc" => Ok(()),
+        "data" => Ok(()),
+        "blob" | "filesystem" => {
+            let inner = &lower[lower.find(':').map_or(0, |i| i + 1)..];
+            match scheme(inner) {
+                "http" | "https" => check_shareable(inner),
+                _ => check_shareable(inner).map_err(|b| match b {
+                    Blocked::NotWebPage => Blocked::BrowserPage,
+                    other => other,
+                }),
+            }
+        }
+        _ => check_shareable(&lower),
+    }
+}
+
+/// `BLOCKED_TARGET` for raw CDP that developer mode does not let through.
+fn refused(why: impl Into<String>) -> WireError {
+    WireError::new(ErrorKind::BlockedTarget, why)
+}
+
+/// What the extension must still do before it sends a raw CDP command
+/// that [`check_raw_cdp`] let through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawCdp {
+    /// Send it as it is.
+    Send,
+    /// `Page.navigateToHistoryEntry`: look the entry up
+    /// (`Page.getNavigationHistory`) and send it only if its url passes
+    /// [`check_driveable`].
+    HistoryEntry(i64),
+    /// A command that runs script in an execution context: the extension
+    /// names the context it means by its unique id, so the command cannot
+    /// run in a document that replaced it meanwhile (context ids are
+    /// reused across documents).
+    InContext,
+}
+
+/// Domains whose commands act on the shared tab's own documents only, and
+/// so may be sent raw in developer mode (with the exceptions in
+/// [`check_raw_cdp`]). Everything else — `Target`, `Browser`, `Storage`,
+/// `SystemInfo`, `Tracing`, `ServiceWorker`, `IndexedDB`, `CacheStorage`,
+/// `DOMStorage`, `FileSystem`, `Extensions`, `PWA`, `Autofill`, `Security`,
+/// `Tethering`, `Cast` … — reaches other tabs, other origins, the browser or
+/// the machine, and is refused.
+pub const RAW_CDP_DOMAINS: &[&str] = &[
+    "Accessibility",
+    "Animation",
+    "Audits",
+    "CSS",
+    "Console",
+    "DOM",
+    "DOMDebugger",
+    "DOMSnapshot",
+    "Debugger",
+    "Emulation",
+    "EventBreakpoints",
+    "Fetch",
+    "HeapProfiler",
+    "IO",
+    "Input",
+    "Inspector",
+    "LayerTree",
+    "Log",
+    "Media",
+    "Network",
+    "Overlay",
+    "Page",
+    "Performance",
+    "PerformanceTimeline",
+    "Profiler",
+    "Runtime",
+    "Schema",
+    "WebAudio",
+];
+
+/// Checks a raw CDP command (`cdp.send`, `page.evaluate`) against what
+/// developer mode may reach: the shared tab's own documents, and nothing
+/// that outlives them into a page agents may not use.
+///
+/// Refused (`BLOCKED_TARGET`), besides domains outside
+/// [`RAW_CDP_DOMAINS`]:
+/// - navigation to a url [`check_shareable`] refuses (`Page.navigate`), and
+///   a reload that runs a script in the next document;
+/// - scripts that run by themselves in later documents, one of which may
+///   be cotab's own page (`Page.addScriptToEvaluateOnNewDocument`,
+///   `Page.addScriptToEvaluateOnLoad`, a breakpoint with a `condition`);
+/// - files of the machine: `DOM.setFileInputFiles` (uploads go through
+///   `input.setFiles` and the person's upload directories), files in
+///   `Input.dispatchDragEvent`, downloads (`Page.setDownloadBehavior`),
+///   `Network.loadNetworkResource`;
+/// - other origins' cookies and the browser's caches
+///   (`Network.getAllCookies`, `Network.getCookies` with `urls`,
+///   `Network.setCookie(s)`, `Network.deleteCookies`,
+///   `Network.clearBrowserCookies`, `Network.clearBrowserCache`,
+///   `Network.setCookieControls`, `Page.deleteCookie`);
+/// - input the person would no longer get through:
+///   `Input.setIgnoreInputEvents`.
+pub fn check_raw_cdp(method: &str, params: &Value) -> Result<RawCdp, WireError> {
+    let Some((domain, name)) = method.split_once('.') else {
+        return Err(refused("not a CDP method"));
+    };
+    if !RAW_CDP_DOMAINS.contains(&domain) {
+        return Err(refused(format!(
+            "the {domain} domain reaches beyond the shared tab; developer mode sends only \
+             commands that act on the tab's own page"
+        )));
+    }
+    let has = |k: &str| params.get(k).is_some_and(|v| !v.is_null());
+    let deny = |why: &str| Err(refused(format!("{method} is not allowed: {why}")));
+    match (domain, name) {
+        ("Page", "navigate") => {
+            let url = params.get("url").and_then(Value::as_str).unwrap_or("");
+            match check_shareable(url) {
+                Ok(()) => Ok(RawCdp::Send),
+                Err(b) => Err(refused(format!(
+                    "agents may not navigate to that url ({}); only http and https pages",
+                    b.reason()
+                ))),
+            }
+        }
+        ("Page", "navigateToHistoryEntry") => {
+            match params.get("entryId").and_then(Value::as_i64) {
+                Some(id) => Ok(RawCdp::HistoryEntry(id)),
+                // The browser refuses it with its own error.
+                None => Ok(RawCdp::Send),
+            }
+        }
+        ("Page", "reload") if has("scriptToEvaluateOnLoad") => {
+            deny("a script run by itself in the next document")
+        }
+        ("Page", "addScriptToEvaluateOnNewDocument" | "addScriptToEvaluateOnLoad") => deny(
+            "a script run by itself in every later document of the tab, which may be a page \
+             agents may not use; evaluate after each navigation instead",
+        ),
+        ("Page" | "Runtime" | "Inspector", "disable") => {
+            deny("cotab follows the tab's navigations and dialogs through this domain's events")
+        }
+        ("Page", "setLifecycleEventsEnabled")
+            if params.get("enabled").and_then(Value::as_bool) != Some(true) =>
+        {
+            deny("cotab waits for loads through the lifecycle events")
+        }
+        ("Page", "setDownloadBehavior") => deny("it writes files on the machine"),
+        ("Page", "deleteCookie") => deny("it reaches other origins' cookies"),
+        ("Debugger", "setBreakpointByUrl" | "setBreakpoint" | "setBreakpointOnFunctionCall")
+            if params
+                .get("condition")
+                .and_then(Value::as_str)
+                .is_some_and(|c| !c.trim().is_empty()) =>
+        {
+            deny("a breakpoint condition runs by itself in later documents")
+        }
+        ("DOM", "setFileInputFiles") => deny(
+            "it reads files of the machine; use input.setFiles, limited to the directories the \
+             person allowed",
+        ),
+        ("Input", "dispatchDragEvent")
+            if params
+                .pointer("/data/files")
+                .and_then(Value::as_array)
+                .is_some_and(|f| !f.is_empty()) =>
+        {
+            deny("dropped files are read from the machine")
+        }
+        ("Input", "setIgnoreInputEvents") => {
+            deny("the person's own input to the tab would be ignored")
+        }
+        ("Network", "getCookies") if has("urls") => deny("it reads other origins' cookies"),
+        (
+            "Network",
+            "getAllCookies"
+            | "setCookie"
+            | "setCookies"
+            | "deleteCookies"
+            | "clearBrowserCookies"
+            | "clearBrowserCache"
+            | "setCookieControls",
+        ) => deny("it reaches other origins' cookies or the browser's caches"),
+        ("Network", "loadNetworkResource") => deny("it loads urls outside the page, files too"),
+        ("Runtime", "evaluate" | "callFunctionOn") => Ok(RawCdp::InContext),
+        // They name their context by an id the next document may reuse,
+        // and have no unique form: `Runtime.evaluate` does what they do.
+        ("Runtime", "compileScript" | "runScript") => {
+            deny("use Runtime.evaluate, which names its context by a unique id")
+        }
+        _ => Ok(RawCdp::Send),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn web_pages_are_shareable() {
+        assert_eq!(check_shareable("http://127.0.0.1:8000/"), Ok(()));
+        assert_eq!(check_shareable("https://example.com/a?b"), Ok(()));
+        assert_eq!(check_shareable("HTTPS://EXAMPLE.COM/"), Ok(()));
+    }
+
+    #[test]
+    fn blocked_targets_are_refused() {
+        let cases = [
+            ("chrome://settings", Blocked::BrowserPage),
+            (
+                "devtools://devtools/bundled/inspector.html",
+                Blocked::BrowserPage,
+            ),
+            ("about:blank", Blocked::BrowserPage),
+            ("view-source:https://example.com/", Blocked::BrowserPage),
+            ("chrome-error://chromewebdata/", Blocked::BrowserPage),
+            (
+                "chrome-extension://njcapokbkdmpnkpmgflbgjlehbglmgck/popup.html",
+                Blocked::ExtensionPage,
+            ),
+            ("file:///etc/passwd", Blocked::LocalFile),
+            ("FILE:///etc/passwd", Blocked::LocalFile),
+            ("data:text/html,hi", Blocked::DataUrl),
+            (
+                "https://chromewebstore.google.com/detail/x",
+                Blocked::WebStore,
+            ),
+            (
+                "https://chrome.google.com/webstore/category",
+                Blocked::WebStore,
+            ),
+            ("", Blocked::NotWebPage),
+            ("ftp://example.com/", Blocked::NotWebPage),
+            ("javascript:alert(1)", Blocked::NotWebPage),
+        ];
+        for (url, want) in cases {
+            assert_eq!(check_shareable(url), Err(want), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_created_tab_may_be_blank_and_nothing_else() {
+        assert_eq!(check_created("about:blank"), Ok(()));
+        assert_eq!(check_created("http://127.0.0.1:8000/"), Ok(()));
+        for url in [
+            "about:blank#x",
+            "about:srcdoc",
+            "chrome://newtab/",
+            "data:text/html,hi",
+            "file:///etc/passwd",
+            "",
+        ] {
+            assert!(check_created(url).is_err(), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_tab_stays_driveable_on_web_blank_and_data_pages_only() {
+        for url in [
+            "https://example.com/",
+            "about:blank",
+            "about:srcdoc",
+            "data:text/html,hi",
+            "blob:https://example.com/1b2c",
+            "filesystem:http://example.com/temporary/a",
+        ] {
+            assert_eq!(check_driveable(url, None), Ok(()), "{url}");
+        }
+        let blocked = [
+            ("file:///etc/passwd", Blocked::LocalFile),
+            (
+                "chrome-extension://njcapokbkdmpnkpmgflbgjlehbglmgck/popup.html",
+                Blocked::ExtensionPage,
+            ),
+            (
+                "blob:chrome-extension://njcapokbkdmpnkpmgflbgjlehbglmgck/1b2c",
+                Blocked::ExtensionPage,
+            ),
+            ("blob:null/1b2c", Blocked::BrowserPage),
+            ("chrome://version/", Blocked::BrowserPage),
+            ("about:version", Blocked::BrowserPage),
+            ("https://chromewebstore.google.com/", Blocked::WebStore),
+            ("chrome-error://chromewebdata/", Blocked::BrowserPage),
+        ];
+        for (url, want) in blocked {
+            assert_eq!(check_driveable(url, None), Err(want), "{url}");
+        }
+    }
+
+    #[test]
+    fn an_error_page_is_judged_by_the_url_that_failed() {
+        let error_page = "chrome-error://chromewebdata/";
+        assert_eq!(
+            check_driveable(error_page, Some("http://unreachable.test/")),
+            Ok(())
+        );
+        assert_eq!(
+            check_driveable(error_page, Some("file:///nope")),
+            Err(Blocked::LocalFile)
+        );
+        assert_eq!(
+            check_driveable(error_page, Some("")),
+            Err(Blocked::BrowserPage)
+        );
+    }
+
+    #[test]
+    fn the_refusal_says_why() {
+        let msg = Blocked::LocalFile.to_string();
+        assert!(msg.contains("local file") && msg.contains("http"), "{msg}");
+        let msg = Blocked::ExtensionPage.suspended(crate::TabId(3)).message;
+        assert!(
+            msg.contains("tab 3") && msg.contains("extension page"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn raw_cdp_reaches_the_tabs_own_page_only() {
+        let ok = [
+            ("Runtime.enable", json!({})),
+            ("DOM.getDocument", json!({"depth": -1})),
+            ("Page.navigate", json!({"url": "https://example.com/"})),
+            ("Page.reload", json!({"ignoreCache": true})),
+            ("Page.captureScreenshot", json!({})),
+            ("Network.getCookies", json!({})),
+            (
+                "Debugger.setBreakpointByUrl",
+                json!({"lineNumber": 3, "url": "a.js"}),
+            ),
+            (
+                "Input.dispatchDragEvent",
+                json!({"type": "drop", "x": 1, "y": 1, "data": {"items": [], "dragOperationsMask": 1}}),
+            ),
+            ("Input.dispatchKeyEvent", json!({"type": "keyDown"})),
+        ];
+        for (method, params) in ok {
+            assert_eq!(check_raw_cdp(method, &params), Ok(RawCdp::Send), "{method}");
+        }
+        assert_eq!(
+            check_raw_cdp("Runtime.evaluate", &json!({"expression": "1"})),
+            Ok(RawCdp::InContext)
+        );
+        assert_eq!(
+            check_raw_cdp("Page.navigateToHistoryEntry", &json!({"entryId": 7})),
+            Ok(RawCdp::HistoryEntry(7))
+        );
+        let refused = [
+            (
+                "Target.createTarget",
+                json!({"url": "https://example.com/"}),
+            ),
+            ("Target.getTargets", json!({})),
+            ("Browser.getVersion", json!({})),
+            ("Storage.getCookies", json!({})),
+            ("SystemInfo.getInfo", json!({})),
+            ("IndexedDB.requestData", json!({})),
+            ("Extensions.getStorageItems", json!({})),
+            ("Page.navigate", json!({"url": "file:///etc/passwd"})),
+            (
+                "Page.navigate",
+                json!({"url": "chrome-extension://njcapokbkdmpnkpmgflbgjlehbglmgck/popup.html"}),
+            ),
+            ("Page.navigate", json!({"url": "data:text/html,hi"})),
+            ("Page.navigate", json!({})),
+            ("Page.reload", json!({"scriptToEvaluateOnLoad": "evil()"})),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": "1"}),
+            ),
+            (
+                "Page.setDownloadBehavior",
+                json!({"behavior": "allow", "downloadPath": "/"}),
+            ),
+            (
+                "Debugger.setBreakpointByUrl",
+                json!({"lineNumber": 0, "urlRegex": ".*", "condition": "evil()"}),
+            ),
+            ("DOM.setFileInputFiles", json!({"files": ["/etc/passwd"]})),
+            (
+                "Input.dispatchDragEvent",
+                json!({"type": "drop", "data": {"files": ["/etc/passwd"]}}),
+            ),
+            ("Input.setIgnoreInputEvents", json!({"ignore": true})),
+            ("Network.getAllCookies", json!({})),
+            (
+                "Network.getCookies",
+                json!({"urls": ["https://bank.example/"]}),
+            ),
+            (
+                "Network.setCookie",
+                json!({"name": "a", "value": "b", "domain": "bank.example"}),
+            ),
+            (
+                "Network.loadNetworkResource",
+                json!({"url": "file:///etc/passwd"}),
+            ),
+            (
+                "Runtime.compileScript",
+                json!({"expression": "1", "persistScript": true}),
+            ),
+            ("Page.disable", json!({})),
+            ("Runtime.disable", json!({})),
+            ("Page.setLifecycleEventsEnabled", json!({"enabled": false})),
+            ("nodot", json!({})),
+        ];
+        for (method, params) in refused {
+            let err = check_raw_cdp(method, &params).expect_err(method);
+            assert_eq!(err.kind, ErrorKind::BlockedTarget, "{method}");
+            assert!(
+                !err.message.contains("passwd"),
+                "never echoes values: {}",
+                err.message
+            );
+        }
+    }
+}
