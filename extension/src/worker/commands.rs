@@ -223,6 +223,9 @@ async fn cdp_command(
     // developer-mode change or a link drop either came before (and was
     // seen above) or comes after and aborts this command.
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
+    if class == CommandClass::Privileged && !worker.raw_cdp.borrow().contains(&tab) {
+        worker.raw_cdp.borrow_mut().push(tab);
+    }
     // Leaves the registry however this ends, dropped half-way included.
     let _registered = Registered { worker, key };
     held_input::before_send(worker, tab, method, params);

@@ -18,7 +18,9 @@
 //! then sends [`Event::DeveloperMode`]. Commands that arrive during the
 //! re-attach wait for it ([`reattach_done`]); the tabs stay shared (the
 //! detach notice of our own detach, if any, is ignored by
-//! [`crate::state::SharedSet`]). Turning it on only sends the event.
+//! [`crate::state::SharedSet`]). Turning it on only sends the event. The
+//! same re-attach runs for one tab when the person takes control of a tab
+//! on which raw CDP ran ([`reattach_taken`]).
 
 use super::{browser_events::listen, link, share, Worker};
 use crate::chrome::{error_message, from_js, storage};
@@ -201,6 +203,26 @@ fn turned_off(worker: &Rc<Worker>) {
     log::info(&format!(
         "developer mode off: {aborted} privileged command(s) failed, re-attaching shared tabs"
     ));
+    run_reattach(worker, None);
+}
+
+/// The person took control of `tab`, on which raw CDP ran since its
+/// debugger attached: it is re-attached, so nothing raw CDP set up there
+/// (overrides, request interception, an inspect overlay, a paused script)
+/// outlives the agent's control. Commands wait for it, as for developer
+/// mode's re-attach.
+pub(super) fn reattach_taken(worker: &Rc<Worker>, tab: TabId) {
+    log::info(&format!(
+        "re-attaching tab {tab}, taken over after raw CDP ran on it"
+    ));
+    run_reattach(worker, Some(tab));
+}
+
+/// Re-attaches `first` (every shared tab when `None`) under the re-attach
+/// gate, then every shared tab as long as developer mode was turned off
+/// again meanwhile; one runs at a time (a request while one runs makes it
+/// go over every tab once more).
+fn run_reattach(worker: &Rc<Worker>, mut first: Option<TabId>) {
     if worker.reattach.borrow().is_some() {
         worker.reattach_again.set(true);
         return;
@@ -211,7 +233,10 @@ fn turned_off(worker: &Rc<Worker>) {
     spawn_local(async move {
         loop {
             worker.reattach_again.set(false);
-            reattach_all(&worker).await;
+            match first.take() {
+                Some(tab) => reattach(&worker, tab).await,
+                None => reattach_all(&worker).await,
+            }
             if !worker.reattach_again.get() {
                 break;
             }

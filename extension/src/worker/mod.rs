@@ -100,6 +100,9 @@ pub(crate) struct Worker {
     /// Each attached tab's page: blocked or not, its contexts
     /// ([`crate::page_state`]).
     pages: RefCell<Pages>,
+    /// Tabs to which a privileged (raw CDP) command was sent since their
+    /// debugger attached: a takeover re-attaches them ([`takeover`]).
+    raw_cdp: RefCell<Vec<TabId>>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -154,6 +157,7 @@ pub(crate) fn start() {
         start: lifecycle::Start::default(),
         releasing_detached: RefCell::new(BTreeSet::new()),
         pages: RefCell::new(Pages::default()),
+        raw_cdp: RefCell::new(Vec::new()),
     });
     lifecycle::register(&worker);
     browser_events::register(&worker);

@@ -195,6 +195,8 @@ pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), Str
 pub(super) async fn enable(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
     let before = worker.pages.borrow().blocked(tab);
     worker.pages.borrow_mut().attaching(tab);
+    // A new session: nothing raw CDP set up in the old one is left.
+    worker.raw_cdp.borrow_mut().retain(|t| *t != tab);
     for (method, params) in enable_commands()? {
         cdp::send(tab, method, &params, ENABLE_DEADLINE_MS)
             .await

@@ -6,9 +6,12 @@
 //! (from then on `act` and `privileged` commands on it are refused, and
 //! those in flight fail `HUMAN_HAS_CONTROL`), persists it with the set and
 //! sends [`cotab_shared::native::Event::Shared`]. The daemon revokes the
-//! agent's lease and releases its held input when it sees the flag.
+//! agent's lease and releases its held input when it sees the flag. A tab
+//! on which raw CDP ran since its debugger attached is re-attached, so
+//! nothing it set up (overrides, interception, an inspect overlay, ignored
+//! input) stays in the person's way.
 
-use super::{browser_events::listen, Worker};
+use super::{browser_events::listen, developer_mode, Worker};
 use crate::chrome::{commands, error_message, tabs};
 use crate::log;
 use cotab_shared::TabId;
@@ -34,6 +37,10 @@ pub(crate) async fn take_control(worker: &Rc<Worker>, tab: TabId) -> Result<(), 
         ));
     }
     worker.apply(effects);
+    // What raw CDP set up in the tab must not stay in the person's way.
+    if worker.raw_cdp.borrow().contains(&tab) {
+        developer_mode::reattach_taken(worker, tab);
+    }
     Ok(())
 }
 

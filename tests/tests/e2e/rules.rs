@@ -573,3 +573,31 @@ async fn a_held_gesture_is_lifted_when_the_agent_releases_control() -> anyhow::R
     assert!(agent.call::<GestureEnd>(&Empty {}).await?.already_released);
     Ok(())
 }
+
+/// Issue 15: what raw CDP set up in a tab (here a viewport override) does
+/// not outlive the agent's control: taking control re-attaches the tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_clears_what_raw_cdp_set_up_in_the_tab() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent, _frame) = recorder(LaunchOptions::default()).await?;
+    let width = || async { browser.eval(&page, "window.innerWidth").await };
+    let natural = width().await?;
+    browser.set_developer_mode(&page, true).await?;
+    notification(&mut agent, "developerMode.changed").await?;
+    agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Emulation.setDeviceMetricsOverride".into(),
+            params: Some(
+                json!({"width": 333, "height": 444, "deviceScaleFactor": 1, "mobile": false}),
+            ),
+        })
+        .await?;
+    assert_eq!(width().await?, json!(333));
+    browser.take_control(&page, tab).await?;
+    wait_for("the override to be gone", DEADLINE, || async {
+        Ok((width().await? == natural).then_some(()))
+    })
+    .await?;
+    // The tab is still shared and observable.
+    agent.call::<Capture>(&CaptureParams::default()).await?;
+    Ok(())
+}
