@@ -45,6 +45,9 @@
 //!   `<button data-tab-id="N" data-action="take-control">Take
 //!   control</button>` while the person does not control the tab, or
 //!   `data-action="hand-back"` (Hand back) while they do.
+//! - A shared tab whose page agents may not use also holds `<span
+//!   class="suspended" data-tab-id="N">` reading "Agents paused: local
+//!   file" (or extension page, browser page …).
 //! - `<input type="checkbox" id="developer-mode"
 //!   data-action="developer-mode">`, labelled "Developer mode (lets agents
 //!   run JavaScript and raw CDP)": checked when `developerMode` is `true` in

@@ -105,6 +105,10 @@ pub struct PopupState {
     /// when they took it, else what the daemon last said.
     #[serde(default)]
     pub controllers: Vec<TabControl>,
+    /// The shared tabs whose page agents may not use now, with why: agents
+    /// are paused there until it shows a web page again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspended: Vec<Suspended>,
     /// Whether developer mode is on (read from `chrome.storage.local`).
     #[serde(rename = "developerMode", default)]
     pub developer_mode: bool,
@@ -119,6 +123,16 @@ pub struct PopupState {
         skip_serializing_if = "Option::is_none"
     )]
     pub share_error: Option<String>,
+}
+
+/// A shared tab agents are paused on ([`PopupState::suspended`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suspended {
+    /// The tab.
+    #[serde(rename = "tabId")]
+    pub tab_id: TabId,
+    /// What its page is.
+    pub blocked: cotab_shared::reach::Blocked,
 }
 
 /// The answer to a share or unshare request.
@@ -258,6 +272,10 @@ mod tests {
                     holder: Holder::Human,
                 },
             ],
+            suspended: vec![Suspended {
+                tab_id: TabId(1),
+                blocked: cotab_shared::reach::Blocked::LocalFile,
+            }],
             developer_mode: true,
             last_error: Some("Specified native messaging host not found.".into()),
             share_error: Some("at most 16 tabs can be shared at once".into()),
@@ -265,6 +283,7 @@ mod tests {
         let golden = json!({"connected":false,"shared":[1,2],"humanControl":[2],
                "controllers":[{"tabId":1,"holder":{"kind":"agent","name":"bot"}},
                               {"tabId":2,"holder":{"kind":"human"}}],
+               "suspended":[{"tabId":1,"blocked":"localFile"}],
                "developerMode":true,
                "lastError":"Specified native messaging host not found.",
                "shareError":"at most 16 tabs can be shared at once"});

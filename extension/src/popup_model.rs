@@ -103,6 +103,8 @@ pub struct Row {
     pub action: RowAction,
     /// Its controller, for a shared tab.
     pub control: Option<ControlRow>,
+    /// For a shared tab agents are paused on: the sentence that says why.
+    pub suspended: Option<String>,
 }
 
 /// The rows for `tabs`, given the worker's state. Tabs without an id are
@@ -143,12 +145,18 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
                 Some(title) if !title.trim().is_empty() => title.to_owned(),
                 _ => url.clone(),
             };
+            let suspended = state
+                .suspended
+                .iter()
+                .find(|s| s.tab_id == tab_id)
+                .map(|s| format!("Agents paused: {}", s.blocked.reason()));
             Some(Row {
                 tab_id,
                 url,
                 label,
                 action,
                 control,
+                suspended,
             })
         })
         .collect()
@@ -197,6 +205,26 @@ mod tests {
         assert_eq!(control.kind(), "nobody");
         assert_eq!(control.text(), "No one has control");
         assert_eq!(control.action.data_action(), "take-control");
+        assert_eq!(rows[1].suspended, None);
+    }
+
+    #[test]
+    fn a_shared_tab_on_a_blocked_page_says_agents_are_paused() {
+        let tabs = [tab(Some(2), "file:///home/ada/notes.txt", "notes")];
+        let state = PopupState {
+            shared: vec![TabId(2)],
+            suspended: vec![crate::messages::Suspended {
+                tab_id: TabId(2),
+                blocked: cotab_shared::reach::Blocked::LocalFile,
+            }],
+            ..PopupState::default()
+        };
+        let rows = rows(&tabs, &state);
+        assert_eq!(rows[0].action, RowAction::Unshare);
+        assert_eq!(
+            rows[0].suspended.as_deref(),
+            Some("Agents paused: local file")
+        );
     }
 
     #[test]

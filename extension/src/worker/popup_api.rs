@@ -14,7 +14,7 @@ use super::{browser_events::listen, developer_mode, share, takeover, Worker};
 use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::control::effective_holder;
 use crate::log;
-use crate::messages::{ActionReply, PopupRequest, PopupState};
+use crate::messages::{ActionReply, PopupRequest, PopupState, Suspended};
 use cotab_shared::native::TabControl;
 use cotab_shared::TabId;
 use std::rc::Rc;
@@ -117,6 +117,16 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
                         holder: effective_holder(set.is_human(tab_id), holders.get(&tab_id)),
                     })
                     .collect(),
+                suspended: {
+                    let pages = worker.pages.borrow();
+                    set.ids()
+                        .iter()
+                        .filter_map(|&tab_id| {
+                            let blocked = pages.blocked(tab_id)?;
+                            Some(Suspended { tab_id, blocked })
+                        })
+                        .collect()
+                },
                 developer_mode,
                 last_error: link.last_error().map(str::to_owned),
                 share_error: worker.share_error.borrow().clone(),

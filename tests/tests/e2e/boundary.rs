@@ -216,6 +216,18 @@ async fn a_shared_tab_that_reaches_a_local_file_by_any_path_is_suspended() -> an
         "released already, not sent again: {err:?}"
     );
     seen.push_str(&everything_refused(&mut agent, true).await?);
+    // The person sees why the agent stopped.
+    let popup = browser.open_popup().await?;
+    let note = format!(
+        "document.querySelector('.suspended[data-tab-id=\"{}\"]')?.textContent ?? null",
+        tab.0
+    );
+    wait_for("the popup to say agents are paused", DEADLINE, || async {
+        let text = browser.eval(&popup, &note).await?;
+        Ok((text == json!("Agents paused: local file")).then_some(()))
+    })
+    .await?;
+    browser.close(&popup).await?;
     let listed_tab = listed(&mut agent, tab).await?;
     assert_eq!(listed_tab.blocked, Some(Blocked::LocalFile));
     assert_eq!(
