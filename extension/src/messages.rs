@@ -109,6 +109,10 @@ pub struct PopupState {
     /// are paused there until it shows a web page again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suspended: Vec<Suspended>,
+    /// The local files the host config lets agents reach (a `file:` tab
+    /// under them may be shared).
+    #[serde(rename = "fileDirs", default, skip_serializing_if = "is_none")]
+    pub file_dirs: cotab_shared::reach::LocalFiles,
     /// Whether developer mode is on (read from `chrome.storage.local`).
     #[serde(rename = "developerMode", default)]
     pub developer_mode: bool,
@@ -123,6 +127,10 @@ pub struct PopupState {
         skip_serializing_if = "Option::is_none"
     )]
     pub share_error: Option<String>,
+}
+
+fn is_none(files: &cotab_shared::reach::LocalFiles) -> bool {
+    files.0.is_empty()
 }
 
 /// A shared tab agents are paused on ([`PopupState::suspended`]).
@@ -276,6 +284,7 @@ mod tests {
                 tab_id: TabId(1),
                 blocked: cotab_shared::reach::Blocked::LocalFile,
             }],
+            file_dirs: cotab_shared::reach::LocalFiles(vec!["/home/ada/site".into()]),
             developer_mode: true,
             last_error: Some("Specified native messaging host not found.".into()),
             share_error: Some("at most 16 tabs can be shared at once".into()),
@@ -284,6 +293,7 @@ mod tests {
                "controllers":[{"tabId":1,"holder":{"kind":"agent","name":"bot"}},
                               {"tabId":2,"holder":{"kind":"human"}}],
                "suspended":[{"tabId":1,"blocked":"localFile"}],
+               "fileDirs":["/home/ada/site"],
                "developerMode":true,
                "lastError":"Specified native messaging host not found.",
                "shareError":"at most 16 tabs can be shared at once"});

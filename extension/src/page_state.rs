@@ -4,6 +4,11 @@
 //! is on its way to — is a blocked target ([`cotab_shared::reach`]), and
 //! its live JavaScript execution contexts.
 //!
+//! It also keeps the local files the person's host config lets agents
+//! reach, as the daemon last said ([`Pages::set_files`]): pages are judged
+//! against it whenever asked, so taking a directory back suspends a tab
+//! showing one of its files at once.
+//!
 //! **A shared tab whose page is blocked is suspended for agents:** the
 //! worker refuses every command on it (`BLOCKED_TARGET`) until its main
 //! frame commits a page agents may drive again. A navigation is judged
@@ -19,7 +24,7 @@
 //! document, so a command sent just before a navigation could otherwise
 //! run in the page that replaced the one the agent saw.
 
-use cotab_shared::reach::{check_driveable, Blocked};
+use cotab_shared::reach::{check_driveable, Blocked, LocalFiles};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 
@@ -49,24 +54,40 @@ struct Context {
     default: bool,
 }
 
+/// A url as a report gave it, with the url a failed navigation was going
+/// to; judged against the local files allowed at the time it is asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Seen {
+    url: String,
+    unreachable: Option<String>,
+}
+
+impl Seen {
+    fn blocked(&self, files: &LocalFiles) -> Option<Blocked> {
+        check_driveable(&self.url, self.unreachable.as_deref(), files).err()
+    }
+}
+
 /// What is known of one tab's page.
 #[derive(Debug, Clone, Default)]
 struct Page {
     /// The main frame's id, once a report named it.
     main_frame: Option<String>,
-    /// The committed page is blocked.
-    committed: Option<Blocked>,
-    /// A main-frame navigation to a blocked page started (with its loader
-    /// id) and has not committed yet.
-    starting: Option<(Blocked, String)>,
+    /// The committed page, once reported (or a blocked url the tab
+    /// reported since).
+    committed: Option<Seen>,
+    /// A main-frame navigation that started and has not committed yet,
+    /// with its loader id.
+    starting: Option<(Seen, String)>,
     /// Live contexts with their (reusable) numeric id. A few per page:
     /// a list keeps the wasm smaller than a map would.
     contexts: Vec<(i64, Context)>,
 }
 
 impl Page {
-    fn blocked(&self) -> Option<Blocked> {
-        self.starting.as_ref().map(|(b, _)| *b).or(self.committed)
+    fn blocked(&self, files: &LocalFiles) -> Option<Blocked> {
+        let starting = self.starting.as_ref().and_then(|(s, _)| s.blocked(files));
+        starting.or_else(|| self.committed.as_ref()?.blocked(files))
     }
 
     fn context(&self, id: i64) -> Option<&Context> {
@@ -81,10 +102,13 @@ impl Page {
     }
 }
 
-/// The pages of every attached tab (at most a few dozen: a list).
+/// The pages of every attached tab (at most a few dozen: a list), and the
+/// local files the person's host config lets agents reach (none until
+/// the daemon says).
 #[derive(Debug, Clone, Default)]
 pub struct Pages {
     tabs: Vec<(TabId, Page)>,
+    files: LocalFiles,
 }
 
 fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
@@ -109,7 +133,28 @@ impl Pages {
 
     /// Whether agents are suspended on `tab`, and why.
     pub fn blocked(&self, tab: TabId) -> Option<Blocked> {
-        self.get(tab).and_then(Page::blocked)
+        self.get(tab).and_then(|p| p.blocked(&self.files))
+    }
+
+    /// The local files agents may reach.
+    pub fn files(&self) -> &LocalFiles {
+        &self.files
+    }
+
+    /// The daemon says which local files agents may reach now: every
+    /// tab's page is judged again. Returns the tabs whose suspension
+    /// changed.
+    pub fn set_files(&mut self, files: LocalFiles) -> Vec<(TabId, Change)> {
+        let before: Vec<(TabId, Option<Blocked>)> = self
+            .tabs
+            .iter()
+            .map(|(t, _)| (*t, self.blocked(*t)))
+            .collect();
+        self.files = files;
+        before
+            .into_iter()
+            .filter_map(|(tab, was)| Some((tab, self.change(tab, was)?)))
+            .collect()
     }
 
     /// The debugger is about to (re-)attach to `tab`: what was known of
@@ -131,16 +176,23 @@ impl Pages {
         let before = self.blocked(tab);
         let page = self.entry(tab);
         page.main_frame = Some(frame.to_owned());
-        page.committed = check_driveable(url, unreachable).err();
+        page.committed = Some(Seen {
+            url: url.to_owned(),
+            unreachable: unreachable.map(str::to_owned),
+        });
         self.change(tab, before)
     }
 
     /// The tab's url as `chrome.tabs` reports it changed: a blocked url
     /// suspends the tab (nothing else lifts that but a main-frame commit).
     pub fn url_changed(&mut self, tab: TabId, url: &str) -> Option<Change> {
-        let blocked = check_driveable(url, None).err()?;
+        let seen = Seen {
+            url: url.to_owned(),
+            unreachable: None,
+        };
+        seen.blocked(&self.files)?;
         let before = self.blocked(tab);
-        self.entry(tab).committed = Some(blocked);
+        self.entry(tab).committed = Some(seen);
         self.change(tab, before)
     }
 
@@ -151,9 +203,11 @@ impl Pages {
         match method {
             // A newer navigation replaces the one pending.
             "Page.frameStartedNavigating" if page.is_main(text(params, "/frameId")) => {
-                page.starting = check_driveable(text(params, "/url"), None)
-                    .err()
-                    .map(|b| (b, text(params, "/loaderId").to_owned()));
+                let seen = Seen {
+                    url: text(params, "/url").to_owned(),
+                    unreachable: None,
+                };
+                page.starting = Some((seen, text(params, "/loaderId").to_owned()));
             }
             "Page.frameNavigated" if params.pointer("/frame/parentId").is_none() => {
                 let frame = text(params, "/frame/id");
@@ -167,11 +221,13 @@ impl Pages {
                 );
                 let unreachable = params
                     .pointer("/frame/unreachableUrl")
-                    .and_then(Value::as_str);
-                page.committed = check_driveable(&url, unreachable).err();
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                page.committed = Some(Seen { url, unreachable });
                 let loader = text(params, "/frame/loaderId");
-                // The blocked navigation pending is this one (or has no
-                // loader to tell): it has now been judged at its commit.
+                // The navigation pending is this one (or has no loader to
+                // tell): it has now been judged at its commit. Another
+                // one's commit leaves it pending.
                 if page
                     .starting
                     .as_ref()
@@ -444,6 +500,42 @@ mod tests {
         );
         p.forget(T);
         assert_eq!(p.blocked(T), None);
+    }
+
+    #[test]
+    fn local_files_the_person_allows_are_driveable_and_revoking_them_suspends_at_once() {
+        let mut p = attached_web();
+        let site = "file:///home/ada/site/index.html";
+        assert!(p
+            .on_event(T, "Page.frameStartedNavigating", &start(site, "L1"))
+            .is_some());
+        p.on_event(T, "Page.frameNavigated", &commit(site, "L1"));
+        assert_eq!(p.blocked(T), Some(Blocked::LocalFile));
+        let allowed = LocalFiles(vec!["/home/ada/site".into()]);
+        assert_eq!(p.set_files(allowed.clone()), vec![(T, Change::Driveable)]);
+        assert_eq!(p.files(), &allowed);
+        assert_eq!(p.blocked(T), None);
+        // Elsewhere on the disk is still blocked.
+        assert!(p
+            .on_event(
+                T,
+                "Page.frameStartedNavigating",
+                &start("file:///etc/passwd", "L2")
+            )
+            .is_some());
+        p.on_event(T, "Page.frameNavigated", &commit(site, "L3"));
+        assert_eq!(
+            p.blocked(T),
+            Some(Blocked::LocalFile),
+            "the start is still pending"
+        );
+        p.on_event(T, "Page.frameNavigated", &commit(site, "L2"));
+        assert_eq!(p.blocked(T), None);
+        assert_eq!(
+            p.set_files(LocalFiles::NONE),
+            vec![(T, Change::Blocked(Blocked::LocalFile))]
+        );
+        assert_eq!(p.set_files(LocalFiles::NONE), vec![]);
     }
 
     #[test]

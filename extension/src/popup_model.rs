@@ -136,7 +136,7 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
             let action = if shared {
                 RowAction::Unshare
             } else {
-                match check_shareable(&url) {
+                match check_shareable(&url, &state.file_dirs) {
                     Ok(()) => RowAction::Share,
                     Err(blocked) => RowAction::Unavailable(blocked.reason()),
                 }

@@ -10,7 +10,7 @@
 
 use cotab_shared::limits::MAX_SHARED_TABS;
 use cotab_shared::native::{Event, ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
-use cotab_shared::reach::{check_created, check_shareable, Blocked};
+use cotab_shared::reach::{check_created, check_shareable, Blocked, LocalFiles};
 use cotab_shared::{ErrorKind, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -171,12 +171,13 @@ pub enum ShareOrigin {
 }
 
 impl ShareOrigin {
-    /// Judges the tab's url: only `http:`/`https:` pages, except that a tab
-    /// the extension opened may also be the blank page.
-    pub fn check_url(self, url: &str) -> Result<(), Blocked> {
+    /// Judges the tab's url: only `http:`/`https:` pages and the local
+    /// files `files` allows, except that a tab the extension opened may
+    /// also be the blank page.
+    pub fn check_url(self, url: &str, files: &LocalFiles) -> Result<(), Blocked> {
         match self {
-            ShareOrigin::Popup | ShareOrigin::GroupDrag => check_shareable(url),
-            ShareOrigin::Created => check_created(url),
+            ShareOrigin::Popup | ShareOrigin::GroupDrag => check_shareable(url, files),
+            ShareOrigin::Created => check_created(url, files),
         }
     }
 
@@ -824,12 +825,21 @@ mod tests {
     #[test]
     fn share_origins_judge_urls() {
         for origin in [ShareOrigin::Popup, ShareOrigin::GroupDrag] {
-            assert_eq!(origin.check_url("about:blank"), Err(Blocked::BrowserPage));
-            assert_eq!(origin.check_url("https://example.com/"), Ok(()));
+            assert_eq!(
+                origin.check_url("about:blank", &LocalFiles::NONE),
+                Err(Blocked::BrowserPage)
+            );
+            assert_eq!(
+                origin.check_url("https://example.com/", &LocalFiles::NONE),
+                Ok(())
+            );
         }
-        assert_eq!(ShareOrigin::Created.check_url("about:blank"), Ok(()));
         assert_eq!(
-            ShareOrigin::Created.check_url("data:text/html,x"),
+            ShareOrigin::Created.check_url("about:blank", &LocalFiles::NONE),
+            Ok(())
+        );
+        assert_eq!(
+            ShareOrigin::Created.check_url("data:text/html,x", &LocalFiles::NONE),
             Err(Blocked::DataUrl)
         );
         assert!(ShareOrigin::Popup.needs_grouping());

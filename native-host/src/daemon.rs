@@ -301,7 +301,10 @@ pub async fn run(
     let exit = loop {
         tokio::select! {
             _ = shutdown.cancelled() => break DaemonExit::Shutdown,
-            _ = ticker.tick() => broker.tick(),
+            _ = ticker.tick() => {
+                broker.tick();
+                broker.refresh_config();
+            }
             _ = &mut idle => {
                 tracing::info!("idle: no browser and no agent connected; exiting");
                 break DaemonExit::Idle;

@@ -24,6 +24,7 @@ use crate::broker::{
     AgentRelease, CaptureMeta, ConsoleEntry, Core, CoreConfig, Effect, Fence, Frame, Need, PressId,
     PressKind, ReleaseCmd, ReleaseTarget,
 };
+use crate::config;
 use crate::keys;
 use crate::lane::{CdpEvent, Lane};
 use crate::redact;
@@ -47,7 +48,7 @@ use cotab_shared::limits::{
 use cotab_shared::native::{
     Command, CommandClass, Event, FollowUp, HostToExtension, Outcome, SharedTabs, ThenResult,
 };
-use cotab_shared::reach::{check_driveable, check_raw_cdp};
+use cotab_shared::reach::{check_driveable, check_raw_cdp, LocalFiles};
 use cotab_shared::{ErrorKind, TabId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -89,6 +90,9 @@ pub struct Broker {
     /// Bumped whenever a dialog opens, so pending calls look again.
     dialogs: watch::Sender<u64>,
     next_conn: AtomicU64,
+    /// The local files the host config lets agents reach, as last read,
+    /// and the watch that says when to read it again.
+    files: Mutex<(LocalFiles, config::Watch)>,
 }
 
 impl Broker {
@@ -104,6 +108,42 @@ impl Broker {
             notes: broadcast::Sender::new(256),
             dialogs: watch::Sender::new(0),
             next_conn: AtomicU64::new(1),
+            files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
+        }
+    }
+
+    /// The local files agents may reach (`fileDirs` of the host config).
+    pub fn local_files(&self) -> LocalFiles {
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .clone()
+    }
+
+    /// Reads the host config again if it changed; when the local files it
+    /// allows changed, tells the extension. Called on the daemon's tick,
+    /// so a change applies within a second.
+    pub fn refresh_config(&self) {
+        let path = config::config_path();
+        let changed = {
+            let mut g = self.files.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(read) = g.1.changed(path.as_deref()) else {
+                return;
+            };
+            let files = read.local_files();
+            (files != g.0).then(|| {
+                g.0 = files.clone();
+                files
+            })
+        };
+        if let Some(file_dirs) = changed {
+            tracing::info!(
+                dirs = file_dirs.0.len(),
+                "the local files agents may reach changed"
+            );
+            self.lane
+                .send_oneway(&HostToExtension::Policy { file_dirs });
         }
     }
 
@@ -282,6 +322,9 @@ impl Broker {
         self.with_core(|c| {
             c.on_lane_lost();
             c.on_lane_online();
+        });
+        self.lane.send_oneway(&HostToExtension::Policy {
+            file_dirs: self.local_files(),
         });
     }
 
@@ -1119,7 +1162,7 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
                 "invalid params: missing field `params.url` (or `params.action`)",
             ))
         }
-        (Some(url), None) => check_url_param(url)?,
+        (Some(url), None) => check_url_param(url, &cx.broker.local_files())?,
         (None, Some(_)) => {}
     }
     let fence = cx.fence(Need::Act)?;
@@ -1197,7 +1240,7 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
             let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
             // A blank page (a new tab's first entry) is fine to return to,
             // as is any page a shared tab may show.
-            check_driveable(url, None).map_err(|b| {
+            check_driveable(url, None, &cx.broker.local_files()).map_err(|b| {
                 wire(
                     ErrorKind::BlockedTarget,
                     format!(
@@ -1246,8 +1289,8 @@ async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcE
 }
 
 /// A url an agent submitted, checked as `page.navigate` does.
-fn check_url_param(url: &str) -> Result<(), RpcError> {
-    check_navigate_url(url).map_err(|e| match e.kind {
+fn check_url_param(url: &str, files: &LocalFiles) -> Result<(), RpcError> {
+    check_navigate_url(url, files).map_err(|e| match e.kind {
         ErrorKind::InvalidRequest => {
             invalid_params(format!("invalid params: `params.url`: {}", e.message))
         }
@@ -1943,7 +1986,7 @@ async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
     let fence = cx.fence(Need::Privileged)?;
     // The extension enforces this on every command; refused here too, so
     // the answer comes before anything is sent.
-    check_raw_cdp(&p.method, &params)?;
+    check_raw_cdp(&p.method, &params, &cx.broker.local_files())?;
     cx.core(|c| c.input(&fence))?;
     let (r, known) = scanned(cx, &fence, &p.method, params).await?;
     redacted(r, known).await

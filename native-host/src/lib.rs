@@ -10,8 +10,9 @@
 //! - [`broker`]: the sans-IO broker core (sessions, leases, frames, held
 //!   input, developer mode): state plus an input in, effects out.
 //! - [`session`], [`lane`], [`keys`], [`validate`], [`outline`],
-//!   [`uploads`]: ids and tickets, the browser lane, the key table, url and
-//!   image checks, the snapshot's text, the upload directories.
+//!   [`config`], [`uploads`]: ids and tickets, the browser lane, the key
+//!   table, url and image checks, the snapshot's text, the person's host
+//!   config, the upload check.
 //! - [`handlers`]: one function per controller method; [`redact`]: the
 //!   secrets taken out of developer-mode results before agents see them.
 //! - [`accept`], [`agent`], [`daemon`], [`relay`]: the socket and process
@@ -28,6 +29,7 @@ pub mod agent;
 pub mod broker;
 pub mod client;
 pub mod codec;
+pub mod config;
 pub mod daemon;
 pub mod handlers;
 pub mod install;

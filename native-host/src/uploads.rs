@@ -1,51 +1,21 @@
 //! Which local files an agent may upload with `input.setFiles`: the
-//! person's host config (`{"uploadDirs": ["/abs/dir", …]}` in
-//! `$COTAB_CONFIG`, default `$XDG_CONFIG_HOME/cotab/config.json` or
-//! `~/.config/cotab/config.json`) names the directories; every path must
-//! resolve (symlinks included) to a regular file under one of them.
+//! person's host config ([`crate::config`], `uploadDirs`) names the
+//! directories; every path must resolve (symlinks included) to a regular
+//! file under one of them.
 //!
-//! It owns the config's location and reading, the path check, and the
-//! content type guessed for a file the page builds itself. It does not send
-//! anything to the browser ([`crate::handlers`] does).
+//! It owns the path check and the content type guessed for a file the
+//! page builds itself. It does not send anything to the browser
+//! ([`crate::handlers`] does).
 //!
 //! **API Boundary:** errors never contain a submitted path: an agent must
 //! not learn from them what exists on the person's disk.
 
+use crate::config::HostConfig;
 use cotab_shared::{ErrorKind, WireError};
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
-
-/// Environment variable naming the host config file.
-pub const CONFIG_ENV: &str = "COTAB_CONFIG";
 
 /// Most files in one `input.setFiles`.
 pub const MAX_FILES: usize = 64;
-
-/// The host config, as far as uploads go.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UploadConfig {
-    /// Directories files may be uploaded from.
-    #[serde(default)]
-    pub upload_dirs: Vec<PathBuf>,
-}
-
-/// Where the host config is: `$COTAB_CONFIG`, else
-/// `$XDG_CONFIG_HOME/cotab/config.json`, else `~/.config/cotab/config.json`.
-pub fn config_path() -> Option<PathBuf> {
-    let var = |k: &str| {
-        std::env::var_os(k)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(p) = var(CONFIG_ENV) {
-        return Some(p);
-    }
-    let base = var("XDG_CONFIG_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| var("HOME").map(|h| h.join(".config")))?;
-    Some(base.join("cotab").join("config.json"))
-}
 
 fn refused() -> WireError {
     WireError::new(
@@ -55,31 +25,10 @@ fn refused() -> WireError {
     )
 }
 
-/// Reads the config at `path`. An absent file allows nothing; an unreadable
-/// or malformed one is an error (the person meant to configure something).
-pub fn load(path: Option<&Path>) -> Result<UploadConfig, WireError> {
-    let Some(path) = path else {
-        return Ok(UploadConfig::default());
-    };
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|_| {
-            WireError::new(
-                ErrorKind::CommandFailed,
-                "the cotab config file is not valid: expected {\"uploadDirs\": [\"/abs/dir\"]}",
-            )
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UploadConfig::default()),
-        Err(_) => Err(WireError::new(
-            ErrorKind::CommandFailed,
-            "the cotab config file cannot be read",
-        )),
-    }
-}
-
 /// Checks every path: absolute, resolving (symlinks followed) to a regular
 /// file inside an allowed directory (itself resolved). Returns the resolved
 /// paths, in order. Any failure is `PATH_NOT_ALLOWED` without the path.
-pub fn check_paths(paths: &[String], config: &UploadConfig) -> Result<Vec<PathBuf>, WireError> {
+pub fn check_paths(paths: &[String], config: &HostConfig) -> Result<Vec<PathBuf>, WireError> {
     let dirs: Vec<PathBuf> = config
         .upload_dirs
         .iter()
@@ -133,9 +82,10 @@ pub fn content_type(path: &Path) -> &'static str {
 mod tests {
     use super::*;
 
-    fn config(dir: &Path) -> UploadConfig {
-        UploadConfig {
+    fn config(dir: &Path) -> HostConfig {
+        HostConfig {
             upload_dirs: vec![dir.to_path_buf()],
+            ..HostConfig::default()
         }
     }
 
@@ -170,7 +120,7 @@ mod tests {
             assert!(!e.message.contains("secret") && !e.message.contains("allowed/"));
         }
         // No config: nothing is allowed.
-        let none = check_paths(&[s(allowed.join("sub/a.txt"))], &UploadConfig::default());
+        let none = check_paths(&[s(allowed.join("sub/a.txt"))], &HostConfig::default());
         assert_eq!(none.map_err(|e| e.kind), Err(ErrorKind::PathNotAllowed));
         // A symlinked allowed directory is resolved too.
         let alias = root.path().join("alias");
@@ -179,20 +129,7 @@ mod tests {
     }
 
     #[test]
-    fn config_file_is_read_and_absent_allows_nothing() {
-        let root = tempfile::tempdir().expect("tempdir");
-        let path = root.path().join("config.json");
-        assert_eq!(load(Some(&path)), Ok(UploadConfig::default()));
-        std::fs::write(&path, r#"{"uploadDirs": ["/tmp/x"], "other": 1}"#).expect("write");
-        assert_eq!(
-            load(Some(&path)).expect("valid").upload_dirs,
-            vec![PathBuf::from("/tmp/x")]
-        );
-        std::fs::write(&path, "{nope").expect("write");
-        assert_eq!(
-            load(Some(&path)).map_err(|e| e.kind),
-            Err(ErrorKind::CommandFailed)
-        );
+    fn content_types_follow_the_extension() {
         assert_eq!(content_type(Path::new("/a/B.PNG")), "image/png");
         assert_eq!(content_type(Path::new("/a/b")), "application/octet-stream");
     }

@@ -4,20 +4,21 @@
 //! Error messages never contain the submitted value.
 
 use cotab_shared::limits::MAX_URL;
-use cotab_shared::reach::check_shareable;
+use cotab_shared::reach::{check_shareable, LocalFiles};
 use cotab_shared::{ErrorKind, WireError};
 
 /// Checks that `url` is an absolute `http:` or `https:` url within
 /// [`MAX_URL`] bytes, of a page agents may open
-/// ([`cotab_shared::reach::check_shareable`]: not the web store). Other
-/// schemes and pages are `BLOCKED_TARGET`; anything that is not an
-/// absolute url is `INVALID_REQUEST`.
+/// ([`cotab_shared::reach::check_shareable`]: not the web store), or a
+/// local file `files` allows. Other schemes and pages are
+/// `BLOCKED_TARGET`; anything that is not an absolute url is
+/// `INVALID_REQUEST`.
 ///
 /// This is a structural check (scheme, `//`, a non-empty host, a numeric
 /// port, no whitespace or control characters), not a full WHATWG parser:
 /// the browser parses the url again, and any url that passes here is one
 /// the browser treats as a network url.
-pub fn check_navigate_url(url: &str) -> Result<(), WireError> {
+pub fn check_navigate_url(url: &str, files: &LocalFiles) -> Result<(), WireError> {
     let invalid = |why: &str| {
         Err(WireError::new(
             ErrorKind::InvalidRequest,
@@ -40,13 +41,16 @@ pub fn check_navigate_url(url: &str) -> Result<(), WireError> {
         return invalid("not an absolute url");
     }
     let scheme = scheme.to_ascii_lowercase();
+    if scheme == "file" && files.allows(url) {
+        return Ok(());
+    }
     if scheme != "http" && scheme != "https" {
         return Err(WireError::new(
             ErrorKind::BlockedTarget,
             "only http: and https: urls may be navigated to",
         ));
     }
-    if let Err(blocked) = check_shareable(url) {
+    if let Err(blocked) = check_shareable(url, files) {
         return Err(WireError::new(
             ErrorKind::BlockedTarget,
             format!("agents may not open that page ({})", blocked.reason()),
@@ -132,7 +136,9 @@ mod tests {
     use super::*;
 
     fn kind(url: &str) -> Option<ErrorKind> {
-        check_navigate_url(url).err().map(|e| e.kind)
+        check_navigate_url(url, &LocalFiles::NONE)
+            .err()
+            .map(|e| e.kind)
     }
 
     #[test]
@@ -177,7 +183,7 @@ mod tests {
             "http://a b/",
             "1http://x",
         ] {
-            let e = check_navigate_url(u).expect_err(u);
+            let e = check_navigate_url(u, &LocalFiles::NONE).expect_err(u);
             assert_eq!(e.kind, ErrorKind::InvalidRequest, "{u}");
             if !u.is_empty() {
                 assert!(!e.message.contains(u), "{}", e.message);

@@ -81,6 +81,14 @@ pub enum HostToExtension {
         /// Controllers of shared tabs.
         tabs: Vec<TabControl>,
     },
+    /// What the person's host config lets agents reach besides web pages,
+    /// sent after each hello and whenever the config changes: the local
+    /// directories whose files may be shared and driven (`fileDirs`).
+    Policy {
+        /// The directories ([`crate::reach::LocalFiles`]).
+        #[serde(rename = "fileDirs")]
+        file_dirs: crate::reach::LocalFiles,
+    },
     /// A command the extension must run and answer with a
     /// [`ExtensionToHost::Response`] carrying the same `id`.
     Request {
@@ -222,11 +230,14 @@ impl<'de> Deserialize<'de> for HostToExtension {
             "controllers" => HostToExtension::Controllers {
                 tabs: t.field("tabs")?,
             },
+            "policy" => HostToExtension::Policy {
+                file_dirs: t.field("fileDirs")?,
+            },
             "request" => HostToExtension::Request {
                 id: t.field("id")?,
                 command: t.field("command")?,
             },
-            _ => return Err(t.unknown(&["welcome", "controllers", "request"])),
+            _ => return Err(t.unknown(&["welcome", "controllers", "policy", "request"])),
         })
     }
 }
@@ -917,6 +928,12 @@ mod tests {
                 protocol_version: 1,
             },
             json!({"type":"welcome","protocolVersion":1}),
+        );
+        round_trip(
+            &HostToExtension::Policy {
+                file_dirs: crate::reach::LocalFiles(vec!["/home/ada/site".into()]),
+            },
+            json!({"type":"policy","fileDirs":["/home/ada/site"]}),
         );
     }
 

@@ -70,6 +70,77 @@ impl fmt::Display for Blocked {
     }
 }
 
+/// The local directories whose files agents may reach: `fileDirs` in the
+/// person's host config, absolute and with symlinks resolved by the
+/// daemon. Empty (the default): no local file at all.
+///
+/// A `file:` url is allowed when its path, percent-decoded, is one of
+/// these directories or lies below one, with no `.` or `..` segment and
+/// no host (`file:///…` or `file://localhost/…`). The check is on the url:
+/// a symlink inside an allowed directory is followed by the browser, so
+/// the person allows only directories whose contents they trust.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct LocalFiles(pub Vec<String>);
+
+impl LocalFiles {
+    /// No local file.
+    pub const NONE: LocalFiles = LocalFiles(Vec::new());
+
+    /// Whether the `file:` url `url` names a file agents may reach.
+    pub fn allows(&self, url: &str) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
+        let Some(rest) = url
+            .get(..7)
+            .filter(|s| s.eq_ignore_ascii_case("file://"))
+            .map(|_| &url[7..])
+        else {
+            return false;
+        };
+        let path = match rest.get(..9) {
+            Some(h) if h.eq_ignore_ascii_case("localhost") => &rest[9..],
+            _ => rest,
+        };
+        let path = path.split(['?', '#']).next().unwrap_or_default();
+        let Some(path) = percent_decode(path).filter(|p| p.starts_with('/')) else {
+            return false;
+        };
+        let clean = path
+            .split('/')
+            .skip(1)
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+        clean
+            && self.0.iter().any(|dir| {
+                let dir = dir.trim_end_matches('/');
+                !dir.is_empty()
+                    && path
+                        .strip_prefix(dir)
+                        .is_some_and(|after| after.is_empty() || after.starts_with('/'))
+            })
+    }
+}
+
+/// `s` with `%XX` escapes decoded; `None` when one is malformed, the
+/// result is not UTF-8, or it holds a NUL.
+fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok().filter(|p| !p.contains('\0'))
+}
+
 /// Url prefixes of the web store, compared case-insensitively.
 const WEB_STORE: &[&str] = &[
     "https://chromewebstore.google.com/",
@@ -84,9 +155,10 @@ fn scheme(lower: &str) -> &str {
     lower.split_once(':').map(|(s, _)| s).unwrap_or("")
 }
 
-/// Checks that `url` is an `http:`/`https:` page other than the web store:
-/// what a person may share and an agent may navigate to.
-pub fn check_shareable(url: &str) -> Result<(), Blocked> {
+/// Checks that `url` is an `http:`/`https:` page other than the web store,
+/// or a local file `files` allows: what a person may share and an agent
+/// may navigate to.
+pub fn check_shareable(url: &str, files: &LocalFiles) -> Result<(), Blocked> {
     let lower = url.trim().to_ascii_lowercase();
     match scheme(&lower) {
         "http" | "https" => {
@@ -99,6 +171,7 @@ pub fn check_shareable(url: &str) -> Result<(), Blocked> {
         "chrome" | "devtools" | "about" | "view-source" | "edge" | "brave" | "chrome-untrusted"
         | "chrome-search" | "chrome-error" => Err(Blocked::BrowserPage),
         "chrome-extension" | "moz-extension" | "extension" => Err(Blocked::ExtensionPage),
+        "file" if files.allows(url.trim()) => Ok(()),
         "file" => Err(Blocked::LocalFile),
         "data" => Err(Blocked::DataUrl),
         _ => Err(Blocked::NotWebPage),
@@ -108,11 +181,11 @@ pub fn check_shareable(url: &str) -> Result<(), Blocked> {
 /// Checks the url of a tab cotab opened itself (`tabs.create` for an
 /// agent): [`check_shareable`], except that the blank page is allowed, since
 /// nothing of the person's can be in it.
-pub fn check_created(url: &str) -> Result<(), Blocked> {
+pub fn check_created(url: &str, files: &LocalFiles) -> Result<(), Blocked> {
     if url.trim().eq_ignore_ascii_case(BLANK_PAGE) {
         return Ok(());
     }
-    check_shareable(url)
+    check_shareable(url, files)
 }
 
 /// Checks the page a shared tab shows now (its main frame's url): agents
@@ -125,25 +198,27 @@ pub fn check_created(url: &str) -> Result<(), Blocked> {
 /// then shows its error page, `chrome-error://chromewebdata/`): the tab is
 /// judged by where it was going, so an agent whose navigation failed can
 /// go on from there.
-pub fn check_driveable(url: &str, unreachable: Option<&str>) -> Result<(), Blocked> {
+pub fn check_driveable(
+    url: &str,
+    unreachable: Option<&str>,
+    files: &LocalFiles,
+) -> Result<(), Blocked> {
     if let Some(target) = unreachable.filter(|u| !u.is_empty()) {
-        return check_driveable(target, None);
+        return check_driveable(target, None, files);
     }
     let lower = url.trim().to_ascii_lowercase();
     match scheme(&lower) {
         "about" if lower == BLANK_PAGE || lower == "about:srcdoc" => Ok(()),
         "data" => Ok(()),
+        // Of a web origin only: a `file:` origin's blob is no file.
         "blob" | "filesystem" => {
             let inner = &lower[lower.find(':').map_or(0, |i| i + 1)..];
-            match scheme(inner) {
-                "http" | "https" => check_shareable(inner),
-                _ => check_shareable(inner).map_err(|b| match b {
-                    Blocked::NotWebPage => Blocked::BrowserPage,
-                    other => other,
-                }),
-            }
+            check_shareable(inner, &LocalFiles::NONE).map_err(|b| match b {
+                Blocked::NotWebPage => Blocked::BrowserPage,
+                other => other,
+            })
         }
-        _ => check_shareable(&lower),
+        _ => check_shareable(url, files),
     }
 }
 
@@ -229,7 +304,11 @@ pub const RAW_CDP_DOMAINS: &[&str] = &[
 ///   `Network.setCookieControls`, `Page.deleteCookie`);
 /// - input the person would no longer get through:
 ///   `Input.setIgnoreInputEvents`.
-pub fn check_raw_cdp(method: &str, params: &Value) -> Result<RawCdp, WireError> {
+pub fn check_raw_cdp(
+    method: &str,
+    params: &Value,
+    files: &LocalFiles,
+) -> Result<RawCdp, WireError> {
     let Some((domain, name)) = method.split_once('.') else {
         return Err(refused("not a CDP method"));
     };
@@ -244,7 +323,7 @@ pub fn check_raw_cdp(method: &str, params: &Value) -> Result<RawCdp, WireError> 
     match (domain, name) {
         ("Page", "navigate") => {
             let url = params.get("url").and_then(Value::as_str).unwrap_or("");
-            match check_shareable(url) {
+            match check_shareable(url, files) {
                 Ok(()) => Ok(RawCdp::Send),
                 Err(b) => Err(refused(format!(
                     "agents may not navigate to that url ({}); only http and https pages",
@@ -326,11 +405,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const N: &LocalFiles = &LocalFiles::NONE;
+
     #[test]
     fn web_pages_are_shareable() {
-        assert_eq!(check_shareable("http://127.0.0.1:8000/"), Ok(()));
-        assert_eq!(check_shareable("https://example.com/a?b"), Ok(()));
-        assert_eq!(check_shareable("HTTPS://EXAMPLE.COM/"), Ok(()));
+        assert_eq!(check_shareable("http://127.0.0.1:8000/", N), Ok(()));
+        assert_eq!(check_shareable("https://example.com/a?b", N), Ok(()));
+        assert_eq!(check_shareable("HTTPS://EXAMPLE.COM/", N), Ok(()));
     }
 
     #[test]
@@ -364,14 +445,14 @@ mod tests {
             ("javascript:alert(1)", Blocked::NotWebPage),
         ];
         for (url, want) in cases {
-            assert_eq!(check_shareable(url), Err(want), "{url}");
+            assert_eq!(check_shareable(url, &LocalFiles::NONE), Err(want), "{url}");
         }
     }
 
     #[test]
     fn a_created_tab_may_be_blank_and_nothing_else() {
-        assert_eq!(check_created("about:blank"), Ok(()));
-        assert_eq!(check_created("http://127.0.0.1:8000/"), Ok(()));
+        assert_eq!(check_created("about:blank", N), Ok(()));
+        assert_eq!(check_created("http://127.0.0.1:8000/", N), Ok(()));
         for url in [
             "about:blank#x",
             "about:srcdoc",
@@ -380,7 +461,7 @@ mod tests {
             "file:///etc/passwd",
             "",
         ] {
-            assert!(check_created(url).is_err(), "{url}");
+            assert!(check_created(url, N).is_err(), "{url}");
         }
     }
 
@@ -394,7 +475,7 @@ mod tests {
             "blob:https://example.com/1b2c",
             "filesystem:http://example.com/temporary/a",
         ] {
-            assert_eq!(check_driveable(url, None), Ok(()), "{url}");
+            assert_eq!(check_driveable(url, None, N), Ok(()), "{url}");
         }
         let blocked = [
             ("file:///etc/passwd", Blocked::LocalFile),
@@ -413,7 +494,7 @@ mod tests {
             ("chrome-error://chromewebdata/", Blocked::BrowserPage),
         ];
         for (url, want) in blocked {
-            assert_eq!(check_driveable(url, None), Err(want), "{url}");
+            assert_eq!(check_driveable(url, None, N), Err(want), "{url}");
         }
     }
 
@@ -421,17 +502,58 @@ mod tests {
     fn an_error_page_is_judged_by_the_url_that_failed() {
         let error_page = "chrome-error://chromewebdata/";
         assert_eq!(
-            check_driveable(error_page, Some("http://unreachable.test/")),
+            check_driveable(error_page, Some("http://unreachable.test/"), N),
             Ok(())
         );
         assert_eq!(
-            check_driveable(error_page, Some("file:///nope")),
+            check_driveable(error_page, Some("file:///nope"), N),
             Err(Blocked::LocalFile)
         );
         assert_eq!(
-            check_driveable(error_page, Some("")),
+            check_driveable(error_page, Some(""), N),
             Err(Blocked::BrowserPage)
         );
+    }
+
+    #[test]
+    fn local_files_are_reached_only_under_the_directories_the_person_allowed() {
+        let files = LocalFiles(vec!["/home/ada/site".into(), "/srv/pages/".into()]);
+        for url in [
+            "file:///home/ada/site",
+            "file:///home/ada/site/index.html",
+            "FILE:///home/ada/site/a%20b.html?x#y",
+            "file://localhost/srv/pages/x.html",
+        ] {
+            assert!(files.allows(url), "{url}");
+            assert_eq!(check_shareable(url, &files), Ok(()), "{url}");
+            assert_eq!(check_driveable(url, None, &files), Ok(()), "{url}");
+        }
+        for url in [
+            "file:///home/ada/site-other/x.html",
+            "file:///home/ada/sit",
+            "file:///home/ada/site/../.ssh/id_rsa",
+            "file:///home/ada/site/%2e%2e/.ssh/id_rsa",
+            "file:///home/ada/site//x",
+            "file:///home/ada/site/%zz",
+            "file:///home/ada/site/%00",
+            "file://fileserver/home/ada/site/x",
+            "file:///etc/passwd",
+            "https://example.com/home/ada/site",
+        ] {
+            assert!(!files.allows(url), "{url}");
+        }
+        assert_eq!(
+            check_shareable("file:///etc/passwd", &files),
+            Err(Blocked::LocalFile)
+        );
+        assert!(!LocalFiles::NONE.allows("file:///home/ada/site/x"));
+        assert!(!LocalFiles(vec!["/".into()]).allows("file:///etc/passwd"));
+        // A blob of a file page is not a file.
+        assert!(check_driveable("blob:file:///home/ada/site/1", None, &files).is_err());
+        // Raw navigation follows the same rule.
+        let nav = |url: &str| check_raw_cdp("Page.navigate", &json!({"url": url}), &files);
+        assert_eq!(nav("file:///home/ada/site/a.html"), Ok(RawCdp::Send));
+        assert!(nav("file:///etc/passwd").is_err());
     }
 
     #[test]
@@ -465,14 +587,18 @@ mod tests {
             ("Input.dispatchKeyEvent", json!({"type": "keyDown"})),
         ];
         for (method, params) in ok {
-            assert_eq!(check_raw_cdp(method, &params), Ok(RawCdp::Send), "{method}");
+            assert_eq!(
+                check_raw_cdp(method, &params, N),
+                Ok(RawCdp::Send),
+                "{method}"
+            );
         }
         assert_eq!(
-            check_raw_cdp("Runtime.evaluate", &json!({"expression": "1"})),
+            check_raw_cdp("Runtime.evaluate", &json!({"expression": "1"}), N),
             Ok(RawCdp::InContext)
         );
         assert_eq!(
-            check_raw_cdp("Page.navigateToHistoryEntry", &json!({"entryId": 7})),
+            check_raw_cdp("Page.navigateToHistoryEntry", &json!({"entryId": 7}), N),
             Ok(RawCdp::HistoryEntry(7))
         );
         let refused = [
@@ -535,7 +661,7 @@ mod tests {
             ("nodot", json!({})),
         ];
         for (method, params) in refused {
-            let err = check_raw_cdp(method, &params).expect_err(method);
+            let err = check_raw_cdp(method, &params, N).expect_err(method);
             assert_eq!(err.kind, ErrorKind::BlockedTarget, "{method}");
             assert!(
                 !err.message.contains("passwd"),

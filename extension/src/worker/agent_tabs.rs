@@ -39,7 +39,8 @@ pub(super) async fn create_tab(
     url: Option<String>,
 ) -> Result<Value, WireError> {
     if let Some(url) = &url {
-        check_shareable(url).map_err(|blocked| ShareFailure::Blocked(blocked).to_wire())?;
+        check_shareable(url, worker.pages.borrow().files())
+            .map_err(|blocked| ShareFailure::Blocked(blocked).to_wire())?;
     }
     worker
         .shared

@@ -185,11 +185,15 @@ async fn cdp_command(
     // Raw CDP (developer mode) reaches the tab's own page only; a history
     // entry is looked up before it is gone to.
     let rule = match class {
-        CommandClass::Privileged => Some(check_raw_cdp(method, params)?),
+        CommandClass::Privileged => Some(check_raw_cdp(
+            method,
+            params,
+            worker.pages.borrow().files(),
+        )?),
         _ => None,
     };
     if let Some(RawCdp::HistoryEntry(entry)) = rule {
-        history_entry_allowed(tab, entry).await?;
+        history_entry_allowed(worker, tab, entry).await?;
     }
     // Awaited since the first check: the tab may have gone to a blocked
     // page, or the person taken control, meanwhile.
@@ -247,7 +251,7 @@ async fn cdp_command(
 /// Fails `BLOCKED_TARGET` unless the history entry `entry` of `tab` is a
 /// page agents may drive (raw `Page.navigateToHistoryEntry`). An entry the
 /// tab does not have is left to the browser to refuse.
-async fn history_entry_allowed(tab: TabId, entry: i64) -> Result<(), WireError> {
+async fn history_entry_allowed(worker: &Worker, tab: TabId, entry: i64) -> Result<(), WireError> {
     let history = cdp::send(
         tab,
         "Page.getNavigationHistory",
@@ -267,7 +271,7 @@ async fn history_entry_allowed(tab: TabId, entry: i64) -> Result<(), WireError> 
         })
         .and_then(|e| e.get("url"))
         .and_then(Value::as_str);
-    match url.map(|u| check_driveable(u, None)) {
+    match url.map(|u| check_driveable(u, None, worker.pages.borrow().files())) {
         Some(Err(blocked)) => Err(WireError::new(
             ErrorKind::BlockedTarget,
             format!(

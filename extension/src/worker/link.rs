@@ -9,7 +9,7 @@
 //! posted while no port is open are dropped: the next hello and shared list
 //! resynchronise the host.
 
-use super::{commands, developer_mode, held_input, send_shared, Worker};
+use super::{browser_events, commands, developer_mode, held_input, send_shared, Worker};
 use crate::chrome::runtime::{self, Port};
 use crate::chrome::{error_message, from_js, object, storage, to_js};
 use crate::{log, trace};
@@ -182,6 +182,12 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
         }
         Ok(HostToExtension::Controllers { tabs }) => {
             *worker.holders.borrow_mut() = tabs.into_iter().map(|c| (c.tab_id, c.holder)).collect();
+        }
+        Ok(HostToExtension::Policy { file_dirs }) => {
+            let changes = worker.pages.borrow_mut().set_files(file_dirs);
+            for (tab, change) in changes {
+                browser_events::page_changed(worker, tab, change);
+            }
         }
         Ok(HostToExtension::Request { id, command }) => {
             spawn_local(commands::handle(worker.clone(), id, command, received));

@@ -127,6 +127,7 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
                         })
                         .collect()
                 },
+                file_dirs: worker.pages.borrow().files().clone(),
                 developer_mode,
                 last_error: link.last_error().map(str::to_owned),
                 share_error: worker.share_error.borrow().clone(),

@@ -146,7 +146,7 @@ async fn attach_shareable(
         ShareFailure::Browser(format!("tab {tab} is not available: {}", error_message(&e)))
     })?;
     origin
-        .check_url(info.effective_url())
+        .check_url(info.effective_url(), worker.pages.borrow().files())
         .map_err(ShareFailure::Blocked)?;
     attach(tab, false).await.map_err(ShareFailure::Browser)?;
     let ready = match enable(worker, tab).await {

@@ -15,7 +15,7 @@
 
 use super::{aim_of, invalid_params, off_thread_if, wire, Cx, Rect};
 use crate::broker::{Fence, Need, NodeRef, PressKind};
-use crate::uploads;
+use crate::{config, uploads};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use cotab_shared::controller::{
@@ -883,7 +883,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
     // request only, not the daemon's one thread.
     let paths = p.paths;
     let files = off_thread_if(true, "reading the upload settings", move || {
-        let config = uploads::load(uploads::config_path().as_deref())?;
+        let config = config::load(config::config_path().as_deref())?;
         Ok(uploads::check_paths(&paths, &config)?)
     })
     .await?;

@@ -449,6 +449,8 @@ async fn serve(
                 continue;
             }
             HostToExtension::Welcome { .. } => panic!("a second welcome"),
+            // What the host config allows: nothing the fake checks.
+            HostToExtension::Policy { .. } => continue,
         };
         // The test may have stopped listening; recording is best effort.
         if let Command::Cdp {

@@ -1062,7 +1062,7 @@ async fn uploads_come_only_from_allowed_directories() {
     let config = root.path().join("config.json");
     std::fs::write(&config, json!({"uploadDirs": [allowed]}).to_string()).expect("config");
     // The only test of this binary that reads the config.
-    std::env::set_var(cotab_host::uploads::CONFIG_ENV, &config);
+    std::env::set_var(cotab_host::config::CONFIG_ENV, &config);
 
     let d = Daemon::start().await;
     let (script, _) = page_script();

@@ -382,3 +382,77 @@ async fn a_cotab_page_in_a_shared_tab_can_reach_nothing() -> anyhow::Result<()> 
     drop(other);
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn local_files_are_driveable_only_under_the_directories_the_person_allowed(
+) -> anyhow::Result<()> {
+    let root = tempfile::tempdir()?;
+    let site = root.path().join("site");
+    std::fs::create_dir(&site)?;
+    std::fs::write(
+        site.join("page.html"),
+        "<title>Site</title><p>allowed page</p>",
+    )?;
+    std::fs::write(
+        site.join("next.html"),
+        "<title>Next</title><p>next page</p>",
+    )?;
+    std::fs::write(root.path().join("secret.txt"), CANARY)?;
+    let config = root.path().join("config.json");
+    let allow = |dirs: &[&std::path::Path]| -> anyhow::Result<()> {
+        let dirs: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        std::fs::write(&config, serde_json::to_vec(&json!({"fileDirs": dirs}))?)?;
+        Ok(())
+    };
+    allow(&[&site])?;
+    let browser = Browser::launch(cotab_e2e::browser::LaunchOptions {
+        env: vec![("COTAB_CONFIG".into(), config.display().to_string())],
+        ..Default::default()
+    })
+    .await?;
+    let page_url = format!("file://{}", site.join("page.html").display());
+    let page = browser.open_tab(&page_url).await?;
+    // The person shares the local page from the popup, as any other.
+    let tab = browser.share(&page, &page_url).await?;
+    let mut agent = controller(&browser, tab).await?;
+    let outline = agent
+        .call::<Snapshot>(&SnapshotParams::default())
+        .await?
+        .text;
+    assert!(outline.contains("allowed page"), "{outline}");
+    let next = format!("file://{}", site.join("next.html").display());
+    agent
+        .call::<Navigate>(&NavigateParams {
+            url: Some(next.clone()),
+            ..NavigateParams::default()
+        })
+        .await?;
+    let secret = format!("file://{}", root.path().join("secret.txt").display());
+    let err = agent
+        .call::<Navigate>(&NavigateParams {
+            url: Some(secret.clone()),
+            ..NavigateParams::default()
+        })
+        .await
+        .expect_err("outside the directory");
+    assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{err}");
+    let err = agent
+        .call::<Navigate>(&NavigateParams {
+            url: Some(format!("file://{}/../secret.txt", site.display())),
+            ..NavigateParams::default()
+        })
+        .await
+        .expect_err("out by a dot segment");
+    assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{err}");
+    assert_eq!(location(&browser, &page).await?, next);
+
+    // The person takes the permission back: the tab is suspended at once.
+    allow(&[])?;
+    notification(&mut agent, "control.revoked", |p| {
+        p["reason"] == "blockedTarget"
+    })
+    .await?;
+    let refused = everything_refused(&mut agent, false).await?;
+    assert!(!refused.contains(CANARY));
+    Ok(())
+}
