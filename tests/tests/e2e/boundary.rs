@@ -282,11 +282,28 @@ async fn a_shared_tab_that_reaches_a_local_file_by_any_path_is_suspended() -> an
     assert_eq!(location(&browser, &page).await?, web);
 
     // The page's own script goes back (a path no check before sending can
-    // see): the tab is suspended before anything of the file is read.
+    // see): the tab is suspended before anything of the file is read, also
+    // by a second agent reading the tab as fast as it can meanwhile.
+    let mut observer = browser.agent("observer").await?;
+    observer
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    let racing = tokio::spawn(async move {
+        let mut read = String::new();
+        for _ in 0..400 {
+            match observer.call::<Snapshot>(&SnapshotParams::default()).await {
+                Ok(r) => read.push_str(&r.text),
+                Err(e) if e.kind() == Some(ErrorKind::BlockedTarget) => return Ok(read),
+                Err(e) => read.push_str(&e.to_string()),
+            }
+        }
+        anyhow::bail!("the observer never saw the tab suspended")
+    });
     let r = agent
         .call::<Evaluate>(&eval("history.back(); 'went'"))
         .await;
     seen.push_str(&format!("{r:?}"));
+    seen.push_str(&racing.await??);
     wait_for("the file to be shown", DEADLINE, || async {
         Ok((location(&browser, &page).await? == file_url).then_some(()))
     })
