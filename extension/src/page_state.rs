@@ -82,10 +82,13 @@ struct Page {
     /// Live contexts with their (reusable) numeric id. A few per page:
     /// a list keeps the wasm smaller than a map would.
     contexts: Vec<(i64, Context)>,
+    /// [`Page::judge`] as of the last report or policy change: read at
+    /// every command and forwarded event, so it is kept, not recomputed.
+    verdict: Option<Blocked>,
 }
 
 impl Page {
-    fn blocked(&self, files: &LocalFiles) -> Option<Blocked> {
+    fn judge(&self, files: &LocalFiles) -> Option<Blocked> {
         let starting = self.starting.as_ref().and_then(|(s, _)| s.blocked(files));
         starting.or_else(|| self.committed.as_ref()?.blocked(files))
     }
@@ -133,7 +136,7 @@ impl Pages {
 
     /// Whether agents are suspended on `tab`, and why.
     pub fn blocked(&self, tab: TabId) -> Option<Blocked> {
-        self.get(tab).and_then(|p| p.blocked(&self.files))
+        self.get(tab).and_then(|p| p.verdict)
     }
 
     /// The local files agents may reach.
@@ -145,11 +148,8 @@ impl Pages {
     /// tab's page is judged again. Returns the tabs whose suspension
     /// changed.
     pub fn set_files(&mut self, files: LocalFiles) -> Vec<(TabId, Change)> {
-        let before: Vec<(TabId, Option<Blocked>)> = self
-            .tabs
-            .iter()
-            .map(|(t, _)| (*t, self.blocked(*t)))
-            .collect();
+        let before: Vec<(TabId, Option<Blocked>)> =
+            self.tabs.iter().map(|(t, p)| (*t, p.verdict)).collect();
         self.files = files;
         before
             .into_iter()
@@ -268,8 +268,17 @@ impl Pages {
         self.tabs.retain(|(t, _)| *t != tab);
     }
 
-    fn change(&self, tab: TabId, before: Option<Blocked>) -> Option<Change> {
-        match (before, self.blocked(tab)) {
+    /// Judges `tab`'s page again, and says how its suspension changed
+    /// since `before`.
+    fn change(&mut self, tab: TabId, before: Option<Blocked>) -> Option<Change> {
+        let files = &self.files;
+        let page = self
+            .tabs
+            .iter_mut()
+            .find(|(t, _)| *t == tab)
+            .map(|(_, p)| p)?;
+        page.verdict = page.judge(files);
+        match (before, page.verdict) {
             (None, Some(b)) => Some(Change::Blocked(b)),
             (Some(_), None) => Some(Change::Driveable),
             (Some(a), Some(b)) if a != b => Some(Change::Blocked(b)),
