@@ -191,6 +191,9 @@ async fn a_shared_tab_that_reaches_a_local_file_by_any_path_is_suspended() -> an
         .call::<Evaluate>(&eval(&format!("location.href = {file_url:?}; 1")))
         .await?;
     assert_eq!(location(&browser, &page).await?, web);
+    // The attempt the browser refused suspends nothing.
+    assert_eq!(listed(&mut agent, tab).await?.blocked, None);
+    agent.call::<Capture>(&CaptureParams::default()).await?;
 
     // The agent holds a key when the person goes to the file: suspended at
     // once, and the key is released by the extension.
