@@ -58,6 +58,8 @@ enum Op {
     Close(usize),
     Developer(bool),
     Navigate(usize),
+    /// The tab's page becomes (`true`) or stops being a blocked target.
+    Blocked(usize, bool),
     LaneLost,
     LaneOnline,
 }
@@ -91,7 +93,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => t.clone().prop_map(Op::Reshare),
         1 => t.clone().prop_map(Op::Close),
         2 => any::<bool>().prop_map(Op::Developer),
-        1 => t.prop_map(Op::Navigate),
+        1 => t.clone().prop_map(Op::Navigate),
+        2 => (t, any::<bool>()).prop_map(|(t, b)| Op::Blocked(t, b)),
         1 => Just(Op::LaneLost),
         1 => Just(Op::LaneOnline),
     ]
@@ -119,6 +122,7 @@ fn interference(a: usize, t: usize) -> impl Strategy<Value = Vec<Op>> {
         1 => Just(vec![Op::Disconnect(a), Op::Resume(a)]),
         1 => Just(vec![Op::Bye(a), Op::Hello(a)]),
         1 => Just(vec![Op::Navigate(t)]),
+        1 => Just(vec![Op::Blocked(t, true), Op::Blocked(t, false), Op::Acquire(a)]),
         1 => u.prop_map(Op::Close).prop_map(|o| vec![o]),
     ]
 }
@@ -235,6 +239,8 @@ struct World {
     next_conn: u64,
     agents: Vec<Agent>,
     shared: Vec<(TabId, bool)>,
+    /// Shared tabs whose page is a blocked target.
+    blocked: Vec<TabId>,
     closed: Vec<TabId>,
     takeovers: BTreeMap<TabId, u64>,
     dev: bool,
@@ -269,6 +275,7 @@ impl World {
                 })
                 .collect(),
             shared,
+            blocked: Vec::new(),
             closed: Vec::new(),
             takeovers: BTreeMap::new(),
             dev: false,
@@ -290,7 +297,10 @@ impl World {
                 url: String::new(),
                 title: String::new(),
                 human_control: *human,
-                blocked: None,
+                blocked: self
+                    .blocked
+                    .contains(id)
+                    .then_some(cotab_shared::reach::Blocked::LocalFile),
             })
             .collect();
         self.core.on_shared(&list);
@@ -392,6 +402,10 @@ impl World {
         assert!(
             !self.human(tab),
             "input admitted while the person controls the tab"
+        );
+        assert!(
+            !self.blocked.contains(&tab),
+            "input admitted on a blocked page"
         );
     }
 
@@ -515,6 +529,10 @@ impl World {
                         if need != Need::Observe {
                             self.admitted(i, fence.tab);
                         }
+                        assert!(
+                            !self.blocked.contains(&fence.tab),
+                            "an action started on a blocked page"
+                        );
                         self.inflight.push(InFlight {
                             grant: self.agents[i].grants,
                             takeovers: self.takeovers.get(&fence.tab).copied().unwrap_or(0),
@@ -556,6 +574,10 @@ impl World {
                 if !self.inflight.is_empty() {
                     let a = self.inflight.remove(Self::recent(self.inflight.len(), n));
                     if self.core.check(&a.fence).is_ok() {
+                        assert!(
+                            !self.blocked.contains(&a.fence.tab),
+                            "published on a blocked page"
+                        );
                         let i = self.agent_of(a.fence.session).expect("a live session");
                         assert_eq!(
                             self.agents[i].revision, a.revision,
@@ -628,7 +650,24 @@ impl World {
             Op::Unshare(t) => {
                 let tab = TabId(TABS[t]);
                 self.shared.retain(|(id, _)| *id != tab);
+                self.blocked.retain(|id| *id != tab);
                 self.push_shared();
+            }
+            Op::Blocked(t, b) => {
+                let tab = TabId(TABS[t]);
+                if self.shared.iter().any(|(id, _)| *id == tab) {
+                    self.blocked.retain(|id| *id != tab);
+                    if b {
+                        self.blocked.push(tab);
+                    }
+                    self.push_shared();
+                    self.drain();
+                    if b {
+                        for a in &self.agents {
+                            assert_ne!(a.authorized, Some(tab), "a lease survived the block");
+                        }
+                    }
+                }
             }
             Op::Reshare(t) => {
                 let tab = TabId(TABS[t]);
@@ -640,6 +679,7 @@ impl World {
             Op::Close(t) => {
                 let tab = TabId(TABS[t]);
                 self.shared.retain(|(id, _)| *id != tab);
+                self.blocked.retain(|id| *id != tab);
                 self.closed.push(tab);
                 self.core.on_tab_gone(tab, true);
             }
