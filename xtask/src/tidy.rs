@@ -1,6 +1,7 @@
 //! Repository-wide checks run as plain tests (`cargo test -p xtask`): every
-//! Rust module documents what it owns, and the manifest's key yields the
-//! extension id the host allows.
+//! Rust module documents what it owns, no source file grows past what one
+//! can hold in one's head, and the manifest's key yields the extension id
+//! the host allows.
 
 #[cfg(test)]
 mod tests {
@@ -49,6 +50,75 @@ mod tests {
             missing.is_empty(),
             "modules without a `//!` doc: {missing:#?}"
         );
+    }
+
+    /// Longest a Rust source file may be.
+    const MAX_LINES: usize = 800;
+
+    /// Files longer than [`MAX_LINES`] today, each with the most lines it
+    /// may have: a limit may only go down (split the file instead), and a
+    /// file back under [`MAX_LINES`] leaves the list.
+    const LONG_FILES: &[(&str, usize)] = &[
+        ("native-host/src/handlers.rs", 2009),
+        ("shared/src/controller.rs", 1842),
+        ("native-host/tests/it/toolset.rs", 1477),
+        ("native-host/src/broker/mod.rs", 1425),
+        ("shared/src/native.rs", 1168),
+        ("native-host/src/bin/cotab.rs", 1093),
+        ("extension/src/state.rs", 1083),
+        ("xtask/src/load_browser.rs", 1043),
+        ("native-host/src/mcp/bridge.rs", 1031),
+        ("native-host/src/handlers/element.rs", 1030),
+        ("xtask/src/bench/browser.rs", 1028),
+        ("tests/tests/e2e/toolset.rs", 890),
+        ("native-host/tests/it/security.rs", 874),
+        ("native-host/src/broker/page.rs", 850),
+    ];
+
+    #[test]
+    fn no_source_file_grows_past_what_one_can_hold_in_ones_head() {
+        let root = root();
+        let mut files = Vec::new();
+        for krate in [
+            "shared",
+            "native-host",
+            "extension",
+            "tests",
+            "xtask",
+            "fuzz",
+        ] {
+            rust_files(&root.join(krate), &mut files);
+        }
+        let mut problems = Vec::new();
+        for file in &files {
+            let name = file
+                .strip_prefix(&root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            if name.contains("/target/") {
+                continue;
+            }
+            let lines = fs::read_to_string(file).unwrap_or_default().lines().count();
+            match LONG_FILES.iter().find(|(n, _)| *n == name) {
+                Some((_, limit)) if lines > *limit => problems.push(format!(
+                    "{name}: {lines} lines, more than its {limit}: split it"
+                )),
+                Some(_) if lines <= MAX_LINES => problems.push(format!(
+                    "{name}: {lines} lines, no longer long: take it off LONG_FILES"
+                )),
+                None if lines > MAX_LINES => {
+                    problems.push(format!("{name}: {lines} lines, over {MAX_LINES}: split it"))
+                }
+                _ => {}
+            }
+        }
+        for (name, _) in LONG_FILES {
+            if !root.join(name).is_file() {
+                problems.push(format!("{name} is gone: take it off LONG_FILES"));
+            }
+        }
+        assert!(problems.is_empty(), "{problems:#?}");
     }
 
     #[test]
