@@ -19,7 +19,8 @@
 //! holding the reader.
 
 use crate::codec::{LineCodec, LineCodecError};
-use crate::handlers::{dispatch, Broker, ConnState, Note};
+use crate::handlers::dispatch;
+use crate::shell::{Broker, ConnState, Note};
 use cotab_shared::controller::{
     decode_line, AgentEvent, Call, Notification, Response, RpcError, INVALID_REQUEST, PARSE_ERROR,
     SERVER_ERROR,

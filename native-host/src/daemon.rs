@@ -11,11 +11,11 @@ use crate::accept::{agent_limit, nofile_limit, Accepted, Acceptor};
 use crate::agent;
 use crate::broker::CoreConfig;
 use crate::codec::NativeCodec;
-use crate::handlers::{Broker, Counts};
 use crate::lane::Attached;
 use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
+use crate::shell::{Broker, Counts};
 use cotab_shared::controller::{Response, RpcError, SERVER_ERROR};
 use cotab_shared::limits::{
     DEFAULT_DEADLINE_MS, MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION,

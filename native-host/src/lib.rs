@@ -41,6 +41,7 @@ pub mod redact;
 pub mod relay;
 pub mod runtime;
 pub mod session;
+pub mod shell;
 pub mod uploads;
 pub mod validate;
 

@@ -13,7 +13,7 @@
 //! input that needs no frame; presses are recorded before they are sent
 //! and always released, as for every other input.
 
-use super::{aim_of, invalid_params, off_thread_if, wire, Cx, Rect};
+use super::{aim_of, invalid_params, off_thread_if, wire, Cx, HeldPress, Rect};
 use crate::broker::{Fence, Need, NodeRef, PressKind};
 use crate::{config, uploads};
 use base64::engine::general_purpose::STANDARD;
@@ -740,7 +740,7 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
     }
     .await;
     guard.settle(down.is_ok());
-    let held = super::HeldPress::new(cx.broker, id);
+    let held = HeldPress::new(cx.broker, id);
     let moved = async {
         down?;
         // The target may need scrolling too; the button stays held.

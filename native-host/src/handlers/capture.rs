@@ -1,0 +1,222 @@
+//! `page.capture`: the screenshot, its geometry and frame, downscaling,
+//! clips, and the digest that answers `knownFrameId` with `unchanged`.
+
+use super::{invalid_params, off_thread_if, wire, Cx};
+use crate::broker::{CaptureMeta, Need};
+use crate::validate::image_size;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use cotab_shared::controller::{
+    CaptureParams, CaptureResult, ImageFormat, RpcError, DEFAULT_JPEG_QUALITY,
+};
+use cotab_shared::native::CommandClass;
+use cotab_shared::ErrorKind;
+use serde_json::{json, Value};
+use sha2::{Digest as _, Sha256};
+
+pub(super) fn dpr_of(v: &Value) -> f64 {
+    v.as_f64()
+        .filter(|d| d.is_finite() && *d > 0.0)
+        .unwrap_or(1.0)
+}
+
+/// A capture's base64 text (in characters) above which it is decoded and
+/// hashed on the blocking pool, so the daemon's one thread keeps serving
+/// other requests meanwhile.
+pub(super) const LARGE_IMAGE: usize = 1 << 20;
+
+/// A capture's image from its base64 text: the text back, the SHA-256 of
+/// its bytes and its size in pixels.
+pub(super) type Image = (String, [u8; 32], u32, u32);
+
+/// Reads a capture's base64 text as an [`Image`].
+pub(super) fn read_image(data: String) -> Result<Image, RpcError> {
+    let bytes = STANDARD
+        .decode(data.as_bytes())
+        .map_err(|_| wire(ErrorKind::CommandFailed, "the capture is not valid base64"))?;
+    let (width, height) = image_size(&bytes).ok_or_else(|| {
+        wire(
+            ErrorKind::CommandFailed,
+            "the capture is not a readable image",
+        )
+    })?;
+    Ok((data, Sha256::digest(&bytes).into(), width, height))
+}
+
+/// A rectangle in viewport CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Rect {
+    pub(super) x: f64,
+    pub(super) y: f64,
+    pub(super) width: f64,
+    pub(super) height: f64,
+}
+
+pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcError> {
+    let quality = match (p.format, p.quality) {
+        (ImageFormat::Png, Some(_)) => {
+            return Err(invalid_params(
+                "invalid params: `params.quality` is only allowed with jpeg",
+            ));
+        }
+        (ImageFormat::Jpeg, Some(q)) if q > 100 => {
+            return Err(invalid_params(
+                "invalid params: `params.quality` must be 0 to 100",
+            ));
+        }
+        (ImageFormat::Jpeg, q) => Some(q.unwrap_or(DEFAULT_JPEG_QUALITY)),
+        (ImageFormat::Png, None) => None,
+    };
+    if p.max_width == Some(0) {
+        return Err(invalid_params(
+            "invalid params: `params.maxWidth` must be at least 1",
+        ));
+    }
+    let fence = cx.fence(Need::Observe)?;
+    let mark = cx.core(|c| c.capture_started(&fence));
+    let mut params = json!({"format": p.format.as_str()});
+    if let (Some(q), Some(obj)) = (quality, params.as_object_mut()) {
+        obj.insert("quality".into(), json!(q));
+    }
+    let shoot = |params: Value| {
+        let fence = &fence;
+        async move {
+            let shot = cx
+                .step(
+                    fence,
+                    "Page.captureScreenshot",
+                    params,
+                    CommandClass::Observe,
+                )
+                .await?;
+            let data = match shot {
+                Value::Object(mut m) => match m.remove("data") {
+                    Some(Value::String(data)) => Some(data),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
+            off_thread_if(data.len() > LARGE_IMAGE, "reading the capture", move || {
+                read_image(data)
+            })
+            .await
+        }
+    };
+    let (data, digest, width, height, dpr, geometry, origin) =
+        if p.clip.is_none() && p.max_width.is_none() {
+            let (shot, dpr, geometry) = tokio::join!(
+                shoot(params),
+                cx.read(&fence, "window.devicePixelRatio"),
+                cx.geometry(&fence),
+            );
+            let (data, digest, width, height) = shot?;
+            (
+                data,
+                digest,
+                width,
+                height,
+                dpr_of(&dpr?),
+                geometry?,
+                (0.0, 0.0),
+            )
+        } else {
+            // The element's box first: bringing it into view scrolls.
+            let region = match &p.clip {
+                Some(r) => Some(cx.element_box(&fence, r).await?),
+                None => None,
+            };
+            let (dpr, geometry) = tokio::join!(
+                cx.read(&fence, "window.devicePixelRatio"),
+                cx.geometry(&fence),
+            );
+            let (dpr, geometry) = (dpr_of(&dpr?), geometry?);
+            let region = region.unwrap_or(Rect {
+                x: 0.0,
+                y: 0.0,
+                width: geometry.viewport_width,
+                height: geometry.viewport_height,
+            });
+            let natural = region.width * dpr;
+            let mut scale = match p.max_width {
+                Some(m) if natural > f64::from(m) => f64::from(m) / natural,
+                _ => 1.0,
+            };
+            let mut attempt = 0;
+            loop {
+                let mut params = params.clone();
+                if let Some(obj) = params.as_object_mut() {
+                    // `Page.captureScreenshot` reads a clip in document
+                    // coordinates: the viewport's scroll offset plus the box.
+                    obj.insert(
+                        "clip".into(),
+                        json!({"x": region.x + geometry.scroll_x, "y": region.y + geometry.scroll_y,
+                           "width": region.width, "height": region.height, "scale": scale}),
+                    );
+                }
+                let (data, digest, width, height) = shoot(params).await?;
+                match p.max_width {
+                    Some(m) if width > m => {
+                        if attempt > 0 {
+                            return Err(wire(
+                                ErrorKind::CommandFailed,
+                                "the browser did not downscale the capture to maxWidth",
+                            ));
+                        }
+                        attempt += 1;
+                        // Rounding made it too wide: shrink by what it missed.
+                        scale *= (f64::from(m) - 0.5) / f64::from(width);
+                    }
+                    _ => {
+                        break (
+                            data,
+                            digest,
+                            width,
+                            height,
+                            dpr * scale,
+                            geometry,
+                            (region.x, region.y),
+                        )
+                    }
+                }
+            }
+        };
+    if let Some(known) = &p.known_frame_id {
+        let same = cx.core(|c| c.unchanged_frame(&fence, known, &digest, &geometry));
+        if let Some(f) = same {
+            return Ok(CaptureResult {
+                format: p.format,
+                data: None,
+                unchanged: true,
+                width,
+                height,
+                device_pixel_ratio: f.dpr,
+                frame_id: f.id,
+                geometry: f.geometry,
+            });
+        }
+    }
+    let g = geometry.clone();
+    let frame_id = cx.core(|c| {
+        c.capture_finished_with(
+            &fence,
+            mark,
+            CaptureMeta {
+                dpr,
+                geometry: g,
+                origin,
+                digest,
+            },
+        )
+    })?;
+    Ok(CaptureResult {
+        format: p.format,
+        data: Some(data),
+        unchanged: false,
+        width,
+        height,
+        device_pixel_ratio: dpr,
+        frame_id,
+        geometry,
+    })
+}

@@ -1,0 +1,555 @@
+//! The context of one request (`Cx`): its session and deadline, its fence
+//! and the checks against it, every CDP step it sends (each raced against
+//! the tab's dialogs), and the guards that settle, pair or release the
+//! presses it records.
+
+use super::{dialog_open, first_button, wire};
+use crate::broker::{
+    AgentRelease, Core, Fence, Frame, Need, PressId, PressKind, ReleaseCmd, ReleaseTarget,
+};
+use crate::lane::CdpEvent;
+use crate::session::SessionId;
+use crate::shell::{Broker, ConnState};
+use cotab_shared::controller::{Expect, FrameGeometry, FrameId, ReleaseResult, RpcError};
+use cotab_shared::input::{check_input_events, InputEvent};
+use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
+use cotab_shared::{ErrorKind, TabId, WireError};
+use serde_json::{json, Value};
+use std::future::Future;
+use std::sync::Arc;
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+
+/// Settles a recorded press when the handler is done with it, or — if the
+/// handler is dropped midway (its connection aborted) — as failed, which
+/// makes the core release it.
+pub(super) struct PressGuard<'a> {
+    pub(super) broker: &'a Broker,
+    pub(super) id: PressId,
+    pub(super) armed: bool,
+}
+
+impl PressGuard<'_> {
+    pub(super) fn settle(mut self, sent: bool) {
+        self.armed = false;
+        let id = self.id;
+        self.broker.with_core(|c| c.press_settled(id, sent));
+    }
+}
+
+impl Drop for PressGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let id = self.id;
+            self.broker.with_core(|c| c.press_settled(id, false));
+        }
+    }
+}
+
+/// The record of a press that goes to the extension with its release
+/// ([`Cx::input_events`]): the extension releases it whatever happens, so
+/// the record is dropped with nothing for the daemon to send — when the
+/// handler is done, or dropped midway.
+pub(super) struct PairedPress<'a> {
+    pub(super) broker: &'a Broker,
+    pub(super) id: PressId,
+}
+
+impl Drop for PairedPress<'_> {
+    fn drop(&mut self) {
+        let id = self.id;
+        self.broker.with_core(|c| c.press_paired(id));
+    }
+}
+
+/// A press that was sent and is held across several awaited steps (a
+/// drag): released by [`HeldPress::release`], or — if the handler is
+/// dropped midway — by its drop, in a task of its own.
+pub(super) struct HeldPress<'a> {
+    pub(super) broker: &'a Broker,
+    pub(super) id: PressId,
+    pub(super) armed: bool,
+}
+
+impl<'a> HeldPress<'a> {
+    pub(super) fn new(broker: &'a Broker, id: PressId) -> Self {
+        HeldPress {
+            broker,
+            id,
+            armed: true,
+        }
+    }
+
+    /// Sends the release now (nothing when the core released it already).
+    pub(super) async fn release(mut self, cx: &Cx<'_>) -> Result<(), RpcError> {
+        self.armed = false;
+        let id = self.id;
+        match cx.core(|c| c.release_press(id)) {
+            Some(cmd) => cx.release_now(cmd).await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for HeldPress<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let id = self.id;
+            if let Some(cmd) = self.broker.with_core(|c| c.release_press(id)) {
+                // Detached on purpose: the release must happen even though
+                // nobody waits for it.
+                drop(self.broker.send_release(cmd));
+            }
+        }
+    }
+}
+
+/// The context of one request.
+pub(super) struct Cx<'a> {
+    pub(super) broker: &'a Broker,
+    pub(super) conn: &'a ConnState,
+    pub(super) deadline: Instant,
+}
+
+impl Cx<'_> {
+    pub(super) fn sid(&self) -> Result<SessionId, RpcError> {
+        self.conn.bound_session(self.broker).ok_or_else(|| {
+            wire(
+                ErrorKind::AuthenticationFailed,
+                "no session: call session.hello or session.resume first",
+            )
+        })
+    }
+
+    pub(super) fn core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        self.broker.with_core(f)
+    }
+
+    pub(super) fn fence(&self, need: Need) -> Result<Fence, RpcError> {
+        let sid = self.sid()?;
+        let conn = self.conn.id;
+        Ok(self.core(|c| c.fence(sid, conn, need))?)
+    }
+
+    pub(super) fn check(&self, fence: &Fence) -> Result<(), RpcError> {
+        Ok(self.core(|c| c.check(fence))?)
+    }
+
+    /// Makes `sid` this connection's session, letting any previous one go.
+    pub(super) fn attach(&self, sid: SessionId) {
+        let old = self.conn.session().replace(sid);
+        if let Some(old) = old.filter(|o| *o != sid) {
+            let conn = self.conn.id;
+            self.core(|c| c.unbind(old, conn, std::time::Instant::now()));
+        }
+    }
+
+    pub(super) async fn extension(&self, command: Command) -> Result<Value, RpcError> {
+        self.broker
+            .lane
+            .call(command, self.deadline)
+            .await
+            .map_err(RpcError::from)
+    }
+
+    /// One CDP command on `tab_id`, unless a dialog is open there, with an
+    /// optional follow-up the extension sends in the same trip once the
+    /// command succeeds (the result is then a [`ThenResult`]), and an
+    /// optional viewport (`ifViewport`) the extension checks before
+    /// sending it.
+    pub(super) async fn cdp(
+        &self,
+        tab_id: TabId,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+        (then, if_viewport): (Option<FollowUp>, Option<&FrameGeometry>),
+    ) -> Result<Value, RpcError> {
+        tracing::debug!(tab = %tab_id, method, ?class, "cdp");
+        let call = self.extension(Command::Cdp {
+            tab_id,
+            method: method.into(),
+            params,
+            class,
+            then,
+            if_viewport: if_viewport.cloned(),
+        });
+        if method == "Page.handleJavaScriptDialog" {
+            return call.await;
+        }
+        self.unless_dialog(tab_id, call).await
+    }
+
+    /// `DIALOG_OPEN` if a dialog is open on `tab`.
+    pub(super) fn no_dialog(&self, tab: TabId) -> Result<(), RpcError> {
+        match self.core(|c| c.dialog(tab).map(|d| d.kind)) {
+            None => Ok(()),
+            Some(kind) => Err(dialog_open(kind)),
+        }
+    }
+
+    /// Runs `fut` unless a dialog is open on `tab`, or opens before it
+    /// finishes: then `DIALOG_OPEN` at once (what `fut` was waiting for is
+    /// dropped; a late answer is ignored).
+    pub(super) async fn unless_dialog<T>(
+        &self,
+        tab: TabId,
+        fut: impl Future<Output = Result<T, RpcError>>,
+    ) -> Result<T, RpcError> {
+        let mut opened = self.broker.dialogs.subscribe();
+        self.no_dialog(tab)?;
+        tokio::pin!(fut);
+        loop {
+            tokio::select! {
+                r = &mut fut => return r,
+                changed = opened.changed() => {
+                    if changed.is_err() {
+                        return fut.await;
+                    }
+                    self.no_dialog(tab)?;
+                }
+            }
+        }
+    }
+
+    /// Waits for the first CDP event of the fence's tab that `wanted`
+    /// accepts, until the request's deadline (`TIMEOUT`) or a dialog
+    /// (`DIALOG_OPEN`). Subscribe (`events`) before sending what causes it.
+    pub(super) async fn event(
+        &self,
+        fence: &Fence,
+        events: &mut broadcast::Receiver<Arc<CdpEvent>>,
+        timeout_message: &str,
+        wanted: impl Fn(&CdpEvent) -> bool,
+    ) -> Result<Arc<CdpEvent>, RpcError> {
+        let wait = async {
+            loop {
+                match tokio::time::timeout_at(self.deadline, events.recv()).await {
+                    Err(_) => return Err(wire(ErrorKind::Timeout, timeout_message)),
+                    Ok(Ok(ev)) if ev.tab_id == fence.tab && wanted(&ev) => return Ok(ev),
+                    Ok(Ok(_)) | Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                    Ok(Err(broadcast::error::RecvError::Closed)) => {
+                        return Err(wire(ErrorKind::RuntimeLost, "the browser lane went away"));
+                    }
+                }
+            }
+        };
+        let ev = self.unless_dialog(fence.tab, wait).await?;
+        self.check(fence)?;
+        Ok(ev)
+    }
+
+    /// One awaited CDP step of a fenced action: the fence is checked after
+    /// it, before its result is looked at.
+    pub(super) async fn step(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+    ) -> Result<Value, RpcError> {
+        self.step_with(fence, method, params, class, (None, None))
+            .await
+    }
+
+    /// [`Cx::step`] with a follow-up ([`Cx::cdp`]).
+    pub(super) async fn step_then(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+        then: FollowUp,
+    ) -> Result<Value, RpcError> {
+        self.step_with(fence, method, params, class, (Some(then), None))
+            .await
+    }
+
+    /// [`Cx::step`] for input aimed at a capture's frame (if any): the
+    /// extension reads the live viewport right before sending it and
+    /// answers `STALE_FRAME` instead if it is not the frame's, all in one
+    /// trip over the native link.
+    pub(super) async fn step_in(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        frame: Option<&Frame>,
+    ) -> Result<Value, RpcError> {
+        let viewport = frame.map(|f| &f.geometry);
+        self.step_with(fence, method, params, CommandClass::Act, (None, viewport))
+            .await
+    }
+
+    /// [`Cx::step`] with a follow-up or a frame's viewport ([`Cx::cdp`]).
+    pub(super) async fn step_with(
+        &self,
+        fence: &Fence,
+        method: &str,
+        params: Value,
+        class: CommandClass,
+        extra: (Option<FollowUp>, Option<&FrameGeometry>),
+    ) -> Result<Value, RpcError> {
+        let r = self.cdp(fence.tab, method, params, class, extra).await;
+        self.checked(fence, r)
+    }
+
+    /// `r`, the outcome of an awaited step, once the fence is checked.
+    pub(super) fn checked(
+        &self,
+        fence: &Fence,
+        r: Result<Value, RpcError>,
+    ) -> Result<Value, RpcError> {
+        // A lost transport says more than the revocation it caused (the
+        // lane's loss revokes every lease): report it as such. A stale
+        // frame says that nothing was sent, which a press's settling needs
+        // to know whatever happened meanwhile.
+        if let Err(e) = &r {
+            if matches!(
+                e.kind(),
+                ErrorKind::UnknownOutcome
+                    | ErrorKind::RuntimeLost
+                    | ErrorKind::Timeout
+                    | ErrorKind::LaneAbsent
+                    | ErrorKind::StaleFrame
+            ) {
+                return r;
+            }
+        }
+        self.check(fence)?;
+        r
+    }
+
+    /// Input events in one trip ([`Command::Input`]): the extension sends
+    /// them in order, each once the one before answered, the first
+    /// checked against the frame's viewport (if any), and pairs their
+    /// presses itself (a press that may have run is released whatever
+    /// fails after it). Unless a dialog is open or opens meanwhile
+    /// (`DIALOG_OPEN` at once); the fence is checked after it.
+    pub(super) async fn input_events(
+        &self,
+        fence: &Fence,
+        events: Vec<InputEvent>,
+        frame: Option<&Frame>,
+    ) -> Result<Value, RpcError> {
+        tracing::debug!(tab = %fence.tab, events = events.len(), "input");
+        check_input_events(&events).map_err(|e| {
+            wire(
+                ErrorKind::CommandFailed,
+                format!("the daemon built an invalid input command: {}", e.message),
+            )
+        })?;
+        let call = self.extension(Command::Input {
+            tab_id: fence.tab,
+            events,
+            if_viewport: frame.map(|f| f.geometry.clone()),
+        });
+        let r = self.unless_dialog(fence.tab, call).await;
+        self.checked(fence, r)
+    }
+
+    /// `Runtime.evaluate` (class Observe) with `returnByValue`, returning
+    /// the value.
+    pub(super) async fn read(&self, fence: &Fence, expression: &str) -> Result<Value, RpcError> {
+        let r = self
+            .step(
+                fence,
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true}),
+                CommandClass::Observe,
+            )
+            .await?;
+        if r.get("exceptionDetails").is_some() {
+            return Err(wire(
+                ErrorKind::CommandFailed,
+                "the page threw while reading its state",
+            ));
+        }
+        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+    }
+
+    /// The live viewport (`Page.getLayoutMetrics`, class Observe).
+    pub(super) async fn geometry(&self, fence: &Fence) -> Result<FrameGeometry, RpcError> {
+        let r = self
+            .step(
+                fence,
+                "Page.getLayoutMetrics",
+                json!({}),
+                CommandClass::Observe,
+            )
+            .await?;
+        cotab_shared::native::LayoutMetrics::viewport_in(r).ok_or_else(|| {
+            wire(
+                ErrorKind::CommandFailed,
+                "the browser sent no layout metrics",
+            )
+        })
+    }
+
+    /// Checks `expect` before anything is sent: the revision, then the
+    /// live url.
+    pub(super) async fn expect(
+        &self,
+        fence: &Fence,
+        expect: Option<&Expect>,
+    ) -> Result<(), RpcError> {
+        let Some(expect) = expect else {
+            return Ok(());
+        };
+        self.core(|c| c.check_expected_revision(fence, expect.selection_revision))?;
+        if let Some(url) = &expect.url {
+            let live = self.read(fence, "location.href").await?;
+            if live.as_str() != Some(url.as_str()) {
+                return Err(wire(
+                    ErrorKind::StateChanged,
+                    "the tab's url is not the expected one",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The frame coordinate input aims at; `STALE_FRAME` if the page has
+    /// moved on since (a navigation, someone else's input). The viewport
+    /// is checked with the input's first command ([`Cx::step_in`]).
+    pub(super) fn frame(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, RpcError> {
+        Ok(self.core(|c| c.frame_for(fence, id))?)
+    }
+
+    /// [`Cx::frame`], its viewport checked against the live one here, for
+    /// a press: a press sent with its check ([`Cx::step_in`]) would wait
+    /// in the extension for the viewport, where a release the daemon sends
+    /// meanwhile (the request timed out, a dialog opened) could overtake
+    /// it and leave the button held.
+    pub(super) async fn frame_live(
+        &self,
+        fence: &Fence,
+        id: Option<&FrameId>,
+    ) -> Result<Frame, RpcError> {
+        let frame = self.frame(fence, id)?;
+        let live = self.geometry(fence).await?;
+        cotab_shared::native::check_viewport(&frame.geometry, Some(live))?;
+        Ok(frame)
+    }
+
+    /// A `mouseMoved` to the CSS point `(x, y)`, with the buttons the
+    /// session holds on the tab, which move with it (and go back where
+    /// they were if the frame check refused the event).
+    pub(super) async fn move_mouse(
+        &self,
+        fence: &Fence,
+        (x, y): (f64, f64),
+        frame: Option<&Frame>,
+    ) -> Result<(), RpcError> {
+        let (buttons, was) = self.core(|c| {
+            c.input(fence)?;
+            let was = c.pointer_moved(fence, x, y);
+            Ok::<_, WireError>((c.buttons_held(fence.session, fence.tab, None), was))
+        })?;
+        let r = self
+            .step_in(
+                fence,
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": x, "y": y, "button": first_button(buttons),
+                       "buttons": buttons}),
+                frame,
+            )
+            .await;
+        if matches!(&r, Err(e) if e.kind() == ErrorKind::StaleFrame) {
+            self.core(|c| c.pointer_back(&was));
+        }
+        r.map(drop)
+    }
+
+    pub(super) fn begin_press(
+        &self,
+        fence: &Fence,
+        frame: Option<&cotab_shared::controller::FrameId>,
+        kind: PressKind,
+    ) -> Result<PressGuard<'_>, RpcError> {
+        let id = self.core(|c| c.begin_press(fence, frame, kind))?;
+        Ok(PressGuard {
+            broker: self.broker,
+            id,
+            armed: true,
+        })
+    }
+
+    /// [`Cx::begin_press`] for a press the extension pairs with its
+    /// release ([`Cx::input_events`]).
+    pub(super) fn begin_paired_press(
+        &self,
+        fence: &Fence,
+        frame: Option<&cotab_shared::controller::FrameId>,
+        kind: PressKind,
+    ) -> Result<PairedPress<'_>, RpcError> {
+        let id = self.core(|c| c.begin_press(fence, frame, kind))?;
+        Ok(PairedPress {
+            broker: self.broker,
+            id,
+        })
+    }
+
+    /// Sends an agent's release and reports it.
+    pub(super) async fn agent_release(
+        &self,
+        target: ReleaseTarget,
+    ) -> Result<ReleaseResult, RpcError> {
+        let sid = self.sid()?;
+        let conn = self.conn.id;
+        match self.core(|c| c.agent_release(sid, conn, target))? {
+            AgentRelease::Already => Ok(ReleaseResult {
+                already_released: true,
+            }),
+            AgentRelease::Send(cmd) => {
+                self.release_now(cmd).await?;
+                Ok(ReleaseResult {
+                    already_released: false,
+                })
+            }
+        }
+    }
+
+    /// Sends a release in its own task (it happens even if this request
+    /// is dropped) and waits for it.
+    ///
+    /// A dialog that opens meanwhile ends the wait (`DIALOG_OPEN`); the
+    /// release still goes out, in its task.
+    pub(super) async fn release_now(&self, cmd: ReleaseCmd) -> Result<(), RpcError> {
+        let tab = cmd.tab;
+        let task = self.broker.send_release(cmd);
+        let wait = async {
+            match task.await {
+                Ok(r) => r.map(drop).map_err(RpcError::from),
+                Err(_) => Err(wire(ErrorKind::CommandFailed, "the release task failed")),
+            }
+        };
+        let mut opened = self.broker.dialogs.subscribe();
+        self.no_dialog(tab)?;
+        tokio::pin!(wait);
+        loop {
+            tokio::select! {
+                r = &mut wait => return r,
+                changed = opened.changed() => {
+                    if changed.is_err() {
+                        return wait.await;
+                    }
+                    self.no_dialog(tab)?;
+                }
+            }
+        }
+    }
+
+    pub(super) async fn live_shared(&self) -> Result<SharedTabs, RpcError> {
+        let v = self.extension(Command::ListShared).await?;
+        let list: SharedTabs = serde_json::from_value(v).map_err(|_| {
+            wire(
+                ErrorKind::CommandFailed,
+                "the extension sent a malformed tab list",
+            )
+        })?;
+        self.broker.with_core(|c| c.on_shared(&list.tabs));
+        self.broker.lane.set_shared(list.tabs.clone());
+        Ok(list)
+    }
+}

@@ -1,0 +1,170 @@
+//! Developer mode: `page.evaluate` and `cdp.send`, each followed by the
+//! page scan, and the redaction of their results ([`crate::redact`]).
+
+use super::{invalid_params, off_thread_if, wire, Cx};
+use crate::broker::{Fence, Need};
+use crate::redact;
+use cotab_shared::controller::{CdpSendParams, EvaluateParams, EvaluateResult, RpcError};
+use cotab_shared::limits::MAX_EXPRESSION;
+use cotab_shared::native::{CommandClass, FollowUp, Outcome, ThenResult};
+use cotab_shared::reach::check_raw_cdp;
+use cotab_shared::ErrorKind;
+use serde_json::{json, Value};
+
+pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateResult, RpcError> {
+    if p.expression.len() > MAX_EXPRESSION {
+        return Err(invalid_params(format!(
+            "invalid params: `params.expression` is longer than {MAX_EXPRESSION} bytes"
+        )));
+    }
+    let fence = cx.fence(Need::Privileged)?;
+    cx.core(|c| c.input(&fence))?;
+    let (mut r, known) = scanned(
+        cx,
+        &fence,
+        "Runtime.evaluate",
+        json!({"expression": p.expression, "returnByValue": true,
+               "awaitPromise": p.await_promise.unwrap_or(true)}),
+    )
+    .await?;
+    let exception = r.get("exceptionDetails").map(|d| {
+        let text = d
+            .pointer("/exception/description")
+            .or_else(|| d.get("text"))
+            .and_then(Value::as_str)
+            .unwrap_or("the expression threw");
+        redact::redact_str(text, &known)
+    });
+    let value = r
+        .pointer_mut("/result/value")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
+    let value = redacted(value, known).await?;
+    Ok(EvaluateResult { value, exception })
+}
+
+/// Text in a result (in bytes) above which it is redacted on the blocking
+/// pool: redaction looks for every known secret in every string, which on
+/// a result of several MiB would hold the daemon's one thread up.
+pub(super) const LARGE_RESULT: usize = 256 << 10;
+
+/// `value` redacted by [`redact::redact`], off the daemon's thread when it
+/// holds more than [`LARGE_RESULT`] of text.
+pub(super) async fn redacted(mut value: Value, known: redact::Known) -> Result<Value, RpcError> {
+    let heavy = text_len_over(&value, LARGE_RESULT);
+    off_thread_if(heavy, "redacting the result", move || {
+        redact::redact(&mut value, &known);
+        Ok(value)
+    })
+    .await
+}
+
+/// Whether the strings (keys included) of `value` hold more than `limit`
+/// bytes (other scalars count 8); stops counting once they do.
+pub(super) fn text_len_over(value: &Value, limit: usize) -> bool {
+    fn spend(left: &mut usize, n: usize) -> bool {
+        match left.checked_sub(n) {
+            Some(l) => {
+                *left = l;
+                false
+            }
+            None => true,
+        }
+    }
+    fn walk(v: &Value, left: &mut usize) -> bool {
+        match v {
+            Value::String(s) => spend(left, s.len()),
+            Value::Array(a) => a.iter().any(|v| walk(v, left)),
+            Value::Object(m) => m.iter().any(|(k, v)| spend(left, k.len()) || walk(v, left)),
+            _ => spend(left, 8),
+        }
+    }
+    let mut left = limit;
+    walk(value, &mut left)
+}
+
+/// A developer-mode (class privileged) call, with the page's secrets read
+/// right after it for [`redact`] (password field values, cookie values
+/// scripts can read): the extension sends the scan as the call's
+/// follow-up, class observe, as soon as the call answers, in the same trip
+/// over the native link, so the scan sees what the person typed even if
+/// the call waited for it. A scan that fails (the page navigated away or
+/// closed, a dialog opened) yields nothing and the result still goes
+/// through the key and shape rules: the call has already acted, and
+/// failing it now would hide that outcome.
+pub(super) async fn scanned(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    method: &str,
+    params: Value,
+) -> Result<(Value, redact::Known), RpcError> {
+    let scan = FollowUp {
+        method: "Runtime.evaluate".into(),
+        params: json!({"expression": redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true}),
+        // An evaluation runs on the page's main thread in order with the
+        // scan, so the scan may ride right behind it.
+        overlap: method == "Runtime.evaluate",
+    };
+    let r = cx
+        .step_then(fence, method, params, CommandClass::Privileged, scan)
+        .await?;
+    let r: ThenResult = serde_json::from_value(r).map_err(|_| {
+        wire(
+            ErrorKind::CommandFailed,
+            "the extension answered a developer-mode call without its redaction scan; \
+             the result is withheld",
+        )
+    })?;
+    let known = match r.then {
+        Outcome::Result(v) if v.get("exceptionDetails").is_none() => {
+            redact::Known::from_scan(v.pointer("/result/value"))
+        }
+        _ => redact::Known::default(),
+    };
+    Ok((r.result, known))
+}
+
+pub(super) fn valid_cdp_method(m: &str) -> bool {
+    let mut parts = m.split('.');
+    let ok = |p: Option<&str>| {
+        p.is_some_and(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric()))
+    };
+    m.len() <= 128 && ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
+}
+
+pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
+    if !valid_cdp_method(&p.method) {
+        return Err(invalid_params(
+            "invalid params: `params.method` must look like `Domain.method`",
+        ));
+    }
+    let params = p.params.unwrap_or_else(|| json!({}));
+    if !params.is_object() {
+        return Err(invalid_params(
+            "invalid params: `params.params` must be an object",
+        ));
+    }
+    let fence = cx.fence(Need::Privileged)?;
+    // The extension enforces this on every command; refused here too, so
+    // the answer comes before anything is sent.
+    check_raw_cdp(&p.method, &params, &cx.broker.local_files())?;
+    cx.core(|c| c.input(&fence))?;
+    let (r, known) = scanned(cx, &fence, &p.method, params).await?;
+    redacted(r, known).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_len_over;
+    use serde_json::json;
+
+    #[test]
+    fn text_length_counts_strings_keys_and_scalars_and_stops_early() {
+        let v = json!({"ab": ["cdef", 1, null]});
+        // 2 (key) + 4 + 8 + 8 = 22
+        assert!(!text_len_over(&v, 22));
+        assert!(text_len_over(&v, 21));
+        assert!(!text_len_over(&json!("x".repeat(10)), 10));
+        assert!(text_len_over(&json!(["x".repeat(300_000)]), 256 << 10));
+    }
+}

@@ -1,0 +1,159 @@
+//! `page.navigate`: to a url, back, forward or reload, waiting for the
+//! page to load; and the url check agents' urls go through.
+
+use super::{invalid_params, wire, Cx};
+use crate::broker::Need;
+use crate::validate::check_navigate_url;
+use cotab_shared::controller::{NavigateAction, NavigateParams, NavigateResult, RpcError};
+use cotab_shared::native::CommandClass;
+use cotab_shared::reach::{check_driveable, LocalFiles};
+use cotab_shared::ErrorKind;
+use serde_json::{json, Value};
+
+pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcError> {
+    match (&p.url, p.action) {
+        (Some(_), Some(_)) => {
+            return Err(invalid_params(
+                "invalid params: `params.url` and `params.action` exclude each other",
+            ))
+        }
+        (None, None) => {
+            return Err(invalid_params(
+                "invalid params: missing field `params.url` (or `params.action`)",
+            ))
+        }
+        (Some(url), None) => check_url_param(url, &cx.broker.local_files())?,
+        (None, Some(_)) => {}
+    }
+    let fence = cx.fence(Need::Act)?;
+    cx.expect(&fence, p.expect.as_ref()).await?;
+    cx.core(|c| c.input(&fence))?;
+    // Subscribe before navigating so the load event cannot slip past.
+    let mut events = cx.broker.lane.subscribe_cdp();
+    let not_loaded = "the page did not finish loading before the deadline";
+    match (p.url, p.action) {
+        (Some(url), _) => {
+            let r = cx
+                .step(
+                    &fence,
+                    "Page.navigate",
+                    json!({"url": url}),
+                    CommandClass::Act,
+                )
+                .await?;
+            if let Some(err) = r
+                .get("errorText")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+            {
+                return Err(wire(
+                    ErrorKind::CommandFailed,
+                    format!("navigation failed: {err}"),
+                ));
+            }
+            let new_document = r
+                .get("loaderId")
+                .and_then(Value::as_str)
+                .is_some_and(|s| !s.is_empty());
+            if new_document {
+                cx.event(&fence, &mut events, not_loaded, |e| {
+                    e.method == "Page.loadEventFired"
+                })
+                .await?;
+            }
+        }
+        (None, Some(NavigateAction::Reload)) => {
+            cx.step(&fence, "Page.reload", json!({}), CommandClass::Act)
+                .await?;
+            cx.event(&fence, &mut events, not_loaded, |e| {
+                e.method == "Page.loadEventFired"
+            })
+            .await?;
+        }
+        (None, None) => {
+            return Err(invalid_params(
+                "invalid params: missing field `params.url` (or `params.action`)",
+            ))
+        }
+        (None, Some(action)) => {
+            let h = cx
+                .step(
+                    &fence,
+                    "Page.getNavigationHistory",
+                    json!({}),
+                    CommandClass::Observe,
+                )
+                .await?;
+            let current = h.get("currentIndex").and_then(Value::as_i64).unwrap_or(0);
+            let (target, none) = if action == NavigateAction::Back {
+                (
+                    current - 1,
+                    "there is no previous page in this tab's history",
+                )
+            } else {
+                (current + 1, "there is no next page in this tab's history")
+            };
+            let entry = usize::try_from(target)
+                .ok()
+                .and_then(|i| h.get("entries")?.as_array()?.get(i).cloned())
+                .ok_or_else(|| wire(ErrorKind::InvalidRequest, none))?;
+            let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
+            // A blank page (a new tab's first entry) is fine to return to,
+            // as is any page a shared tab may show.
+            check_driveable(url, None, &cx.broker.local_files()).map_err(|b| {
+                wire(
+                    ErrorKind::BlockedTarget,
+                    format!(
+                        "that history entry is a page agents may not use ({})",
+                        b.reason()
+                    ),
+                )
+            })?;
+            let id = entry.get("id").cloned().unwrap_or(Value::Null);
+            cx.step(
+                &fence,
+                "Page.navigateToHistoryEntry",
+                json!({"entryId": id}),
+                CommandClass::Act,
+            )
+            .await?;
+            // A document load, a same-document entry, or a page restored
+            // from the back/forward cache (which fires no load event).
+            cx.event(&fence, &mut events, not_loaded, |e| {
+                match e.method.as_str() {
+                    "Page.loadEventFired" | "Page.navigatedWithinDocument" => true,
+                    "Page.frameNavigated" => {
+                        e.params.pointer("/frame/parentId").is_none()
+                            && e.params.get("type").and_then(Value::as_str)
+                                == Some("BackForwardCacheRestore")
+                    }
+                    _ => false,
+                }
+            })
+            .await?;
+        }
+    }
+    let v = cx
+        .read(&fence, "({url: location.href, title: document.title})")
+        .await?;
+    let text = |k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    Ok(NavigateResult {
+        url: text("url"),
+        title: text("title"),
+    })
+}
+
+/// A url an agent submitted, checked as `page.navigate` does.
+pub(super) fn check_url_param(url: &str, files: &LocalFiles) -> Result<(), RpcError> {
+    check_navigate_url(url, files).map_err(|e| match e.kind {
+        ErrorKind::InvalidRequest => {
+            invalid_params(format!("invalid params: `params.url`: {}", e.message))
+        }
+        _ => RpcError::from(e),
+    })
+}

@@ -1,0 +1,125 @@
+//! Sessions and control: `session.hello`, `session.resume`, `session.bye`,
+//! `host.status`, `tabs.list`, `tabs.select`, `control.acquire` and
+//! `control.release`.
+
+use super::{check_version, invalid_params, wire, Cx};
+use crate::session::mint_ticket;
+use cotab_shared::controller::{
+    AgentTab, Call, ControlResult, Empty, HelloParams, HelloResult, ResumeParams, ResumeResult,
+    RpcError, SelectParams, SelectResult, StatusResult, TabsListResult,
+};
+use cotab_shared::limits::MAX_AGENT_NAME;
+use cotab_shared::{ErrorKind, PROTOCOL_VERSION};
+
+pub(super) fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
+    check_version(p.protocol_version)?;
+    if p.agent.is_empty() || p.agent.len() > MAX_AGENT_NAME {
+        return Err(invalid_params(format!(
+            "invalid params: `params.agent` must be 1 to {MAX_AGENT_NAME} bytes"
+        )));
+    }
+    let ticket =
+        mint_ticket().map_err(|_| wire(ErrorKind::CommandFailed, "no randomness available"))?;
+    let conn = cx.conn.id;
+    let t = ticket.clone();
+    let sid = cx.core(|c| c.hello(conn, p.agent, t));
+    cx.attach(sid);
+    tracing::info!(conn = conn.0, "session opened");
+    Ok(HelloResult {
+        protocol_version: PROTOCOL_VERSION,
+        ticket,
+        daemon_version: crate::VERSION.into(),
+        methods: Call::METHODS.iter().map(|m| m.to_string()).collect(),
+    })
+}
+
+pub(super) fn resume(cx: &Cx<'_>, p: ResumeParams) -> Result<ResumeResult, RpcError> {
+    check_version(p.protocol_version)?;
+    let conn = cx.conn.id;
+    let sid = cx
+        .core(|c| c.resume(conn, &p.ticket, std::time::Instant::now()))
+        .ok_or_else(|| {
+            wire(
+                ErrorKind::AuthenticationFailed,
+                "unknown, expired or revoked ticket",
+            )
+        })?;
+    cx.attach(sid);
+    let (selected_tab, selection_revision) = cx.core(|c| c.selection(sid, conn))?;
+    tracing::info!(conn = conn.0, "session resumed");
+    Ok(ResumeResult {
+        protocol_version: PROTOCOL_VERSION,
+        selected_tab,
+        selection_revision,
+    })
+}
+
+pub(super) fn bye(cx: &Cx<'_>) -> Result<Empty, RpcError> {
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    cx.conn.session().take();
+    cx.core(|c| c.bye(sid, conn));
+    Ok(Empty {})
+}
+
+pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
+    let (lane, extension_version, shared_tabs) = cx.broker.lane.status();
+    StatusResult {
+        protocol_version: PROTOCOL_VERSION,
+        daemon_version: crate::VERSION.into(),
+        pid: std::process::id(),
+        lane,
+        extension_version,
+        shared_tabs,
+        agents: cx.broker.counts.borrow().agents,
+        developer_mode: cx.core(|c| c.developer_mode()),
+    }
+}
+
+pub(super) async fn tabs_list(cx: &Cx<'_>) -> Result<TabsListResult, RpcError> {
+    let list = cx.live_shared().await?;
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    let (selected, _) = cx.core(|c| c.selection(sid, conn))?;
+    Ok(TabsListResult {
+        tabs: list
+            .tabs
+            .into_iter()
+            .map(|t| AgentTab {
+                selected: Some(t.id) == selected,
+                id: t.id,
+                url: t.url,
+                title: t.title,
+                blocked: t.blocked,
+            })
+            .collect(),
+    })
+}
+
+pub(super) async fn tabs_select(cx: &Cx<'_>, p: SelectParams) -> Result<SelectResult, RpcError> {
+    cx.live_shared().await?;
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    let selection_revision = cx.core(|c| c.select(sid, conn, p.tab_id))?;
+    Ok(SelectResult {
+        tab_id: p.tab_id,
+        selection_revision,
+    })
+}
+
+pub(super) fn acquire(cx: &Cx<'_>) -> Result<ControlResult, RpcError> {
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    let (tab_id, selection_revision) = cx.core(|c| c.acquire(sid, conn))?;
+    Ok(ControlResult {
+        tab_id,
+        selection_revision,
+    })
+}
+
+pub(super) fn release(cx: &Cx<'_>) -> Result<Empty, RpcError> {
+    let sid = cx.sid()?;
+    let conn = cx.conn.id;
+    cx.core(|c| c.release_control(sid, conn))?;
+    Ok(Empty {})
+}

@@ -1,0 +1,376 @@
+//! The daemon's shared state around the sans-IO core: the browser lane,
+//! the core behind its lock and the effects it returns performed, the
+//! in-flight budgets, the connection counts that decide the idle exit, the
+//! notes addressed to sessions, the dialog signal, the local-file policy
+//! read from the host config, and each agent connection's state
+//! ([`ConnState`]). The handlers ([`crate::handlers`]) work over it; the
+//! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
+
+use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, ReleaseCmd};
+use crate::config;
+use crate::lane::Lane;
+use crate::session::{ConnId, SessionId};
+use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind};
+use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
+use cotab_shared::native::{Command, CommandClass, Event, HostToExtension};
+use cotab_shared::reach::LocalFiles;
+use cotab_shared::{TabId, WireError};
+use serde_json::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::{broadcast, watch, Semaphore};
+use tokio::time::Instant;
+
+/// How many lanes and agents are connected; the daemon exits when both
+/// stay zero for its idle period.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Browser connections.
+    pub lanes: usize,
+    /// Agent connections.
+    pub agents: usize,
+}
+
+/// A notification for one session (`Some`) or every session (`None`).
+pub type Note = (Option<SessionId>, AgentEvent);
+
+/// The daemon's shared state.
+#[derive(Debug)]
+pub struct Broker {
+    /// The browser lane.
+    pub lane: Arc<Lane>,
+    core: Mutex<Core>,
+    /// Deadline of every request.
+    pub default_deadline: Duration,
+    /// Requests in flight in the whole daemon.
+    pub in_flight: Arc<Semaphore>,
+    /// Captures in flight in the whole daemon.
+    pub media_in_flight: Arc<Semaphore>,
+    pub(crate) counts: watch::Sender<Counts>,
+    notes: broadcast::Sender<Note>,
+    /// Bumped whenever a dialog opens, so pending calls look again.
+    pub(crate) dialogs: watch::Sender<u64>,
+    next_conn: AtomicU64,
+    /// The local files the host config lets agents reach, as last read,
+    /// and the watch that says when to read it again.
+    files: Mutex<(LocalFiles, config::Watch)>,
+}
+
+impl Broker {
+    /// A broker with an absent lane and no session.
+    pub fn new(default_deadline: Duration, core: CoreConfig) -> Self {
+        Broker {
+            lane: Arc::new(Lane::default()),
+            core: Mutex::new(Core::new(core)),
+            default_deadline,
+            in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT_TOTAL)),
+            media_in_flight: Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_TOTAL)),
+            counts: watch::Sender::new(Counts::default()),
+            notes: broadcast::Sender::new(256),
+            dialogs: watch::Sender::new(0),
+            next_conn: AtomicU64::new(1),
+            files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
+        }
+    }
+
+    /// The local files agents may reach (`fileDirs` of the host config).
+    pub fn local_files(&self) -> LocalFiles {
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .clone()
+    }
+
+    /// Reads the host config again if it changed; when the local files it
+    /// allows changed, tells the extension. Called on the daemon's tick,
+    /// so a change applies within a second.
+    pub fn refresh_config(&self) {
+        let path = config::config_path();
+        let changed = {
+            let mut g = self.files.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(read) = g.1.changed(path.as_deref()) else {
+                return;
+            };
+            let files = read.local_files();
+            (files != g.0).then(|| {
+                g.0 = files.clone();
+                files
+            })
+        };
+        if let Some(file_dirs) = changed {
+            tracing::info!(
+                dirs = file_dirs.0.len(),
+                "the local files agents may reach changed"
+            );
+            self.lane
+                .send_oneway(&HostToExtension::Policy { file_dirs });
+        }
+    }
+
+    /// Runs `f` on the core, then performs the effects it produced (after
+    /// the lock is released, in order).
+    pub fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
+        let (r, effects) = {
+            // Plain data: a panic elsewhere does not make it unusable.
+            let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
+            let r = f(&mut core);
+            (r, core.take_effects())
+        };
+        self.perform(effects);
+        r
+    }
+
+    fn perform(&self, effects: Vec<Effect>) {
+        for e in effects {
+            match e {
+                Effect::Release(cmd) => {
+                    // Detached on purpose: the release must happen even if
+                    // nobody waits for it.
+                    drop(self.send_release(cmd));
+                }
+                Effect::Dropped(press) => {
+                    tracing::debug!(press = press.0, "held input dropped with its tab or lane");
+                }
+                Effect::Notify(sid, event) => {
+                    // No agent listening is fine.
+                    let _ = self.notes.send((Some(sid), event));
+                }
+                Effect::NotifyAll(event) => {
+                    // No agent listening is fine.
+                    let _ = self.notes.send((None, event));
+                }
+                Effect::Controllers(tabs) => {
+                    self.lane
+                        .send_oneway(&HostToExtension::Controllers { tabs });
+                }
+            }
+        }
+    }
+
+    /// Sends a paired release (class `Release`) in its own task, so it
+    /// happens even if the caller goes away. A failure is logged, never
+    /// retried.
+    pub(crate) fn send_release(
+        &self,
+        cmd: ReleaseCmd,
+    ) -> tokio::task::JoinHandle<Result<Value, WireError>> {
+        let lane = self.lane.clone();
+        let deadline = Instant::now() + self.default_deadline;
+        tokio::spawn(async move {
+            let r = lane
+                .call(
+                    Command::Cdp {
+                        tab_id: cmd.tab,
+                        method: cmd.method.into(),
+                        params: cmd.params,
+                        class: CommandClass::Release,
+                        then: None,
+                        if_viewport: None,
+                    },
+                    deadline,
+                )
+                .await;
+            if let Err(e) = &r {
+                tracing::warn!(tab = %cmd.tab, method = cmd.method, kind = %e.kind, "a paired release failed");
+            }
+            r
+        })
+    }
+
+    /// Sends a CDP command that undoes state the daemon set (class
+    /// `Release`, so it runs whoever controls the tab) in its own task; a
+    /// failure is logged.
+    pub(crate) fn send_detached(&self, tab: TabId, method: &'static str, params: Value) {
+        let lane = self.lane.clone();
+        let deadline = Instant::now() + self.default_deadline;
+        // Detached on purpose: it must run even if the request is gone.
+        drop(tokio::spawn(async move {
+            let r = lane
+                .call(
+                    Command::Cdp {
+                        tab_id: tab,
+                        method: method.into(),
+                        params,
+                        class: CommandClass::Release,
+                        then: None,
+                        if_viewport: None,
+                    },
+                    deadline,
+                )
+                .await;
+            if let Err(e) = r {
+                tracing::warn!(%tab, method, kind = %e.kind, "an undo command failed");
+            }
+        }));
+    }
+
+    /// A frame from the extension other than a response, on the
+    /// connection of `generation`. A connection that is no longer the
+    /// lane's (another replaced it while this frame was read) changes
+    /// nothing.
+    pub fn on_extension_event(&self, generation: u64, event: Event) {
+        if !self.lane.is_current(generation) {
+            tracing::debug!("ignored an event from a replaced browser connection");
+            return;
+        }
+        match &event {
+            Event::Shared(list) => self.with_core(|c| c.on_shared(&list.tabs)),
+            Event::TabClosed { tab_id } => self.with_core(|c| c.on_tab_gone(*tab_id, true)),
+            Event::Detached { tab_id, reason } => {
+                let closed = reason == "target_closed";
+                self.with_core(|c| c.on_tab_gone(*tab_id, closed));
+            }
+            Event::DeveloperMode { enabled } => {
+                self.with_core(|c| c.on_developer_mode(*enabled));
+            }
+            Event::Cdp {
+                tab_id,
+                method,
+                params,
+            } => {
+                let tab = *tab_id;
+                let text = |k: &str| params.get(k).and_then(Value::as_str).unwrap_or_default();
+                match method.as_str() {
+                    "Inspector.targetCrashed" => self.with_core(|c| c.on_page_crashed(tab)),
+                    "Page.frameNavigated" => {
+                        let main_frame = params
+                            .get("frame")
+                            .is_some_and(|f| f.get("parentId").is_none());
+                        if main_frame {
+                            self.with_core(|c| c.on_main_frame_navigated(tab));
+                        }
+                    }
+                    "Page.javascriptDialogOpening" => {
+                        let kind = params
+                            .get("type")
+                            .cloned()
+                            .and_then(|t| serde_json::from_value(t).ok())
+                            .unwrap_or(DialogKind::Alert);
+                        let info = DialogInfo {
+                            tab_id: tab,
+                            kind,
+                            message: text("message").to_string(),
+                            default_prompt: (kind == DialogKind::Prompt)
+                                .then(|| text("defaultPrompt").to_string()),
+                        };
+                        self.with_core(|c| c.on_dialog_opening(info));
+                        self.dialogs.send_modify(|n| *n += 1);
+                    }
+                    "Page.javascriptDialogClosed" => {
+                        self.with_core(|c| c.on_dialog_closed(tab));
+                    }
+                    "Runtime.consoleAPICalled" => {
+                        let entry = ConsoleEntry::from_console_api(params);
+                        self.with_core(|c| c.on_console(tab, entry));
+                    }
+                    "Runtime.exceptionThrown" => {
+                        let entry = ConsoleEntry::from_exception(params);
+                        self.with_core(|c| c.on_console(tab, entry));
+                    }
+                    "Page.lifecycleEvent" => {
+                        let (frame, loader, name) =
+                            (text("frameId"), text("loaderId"), text("name"));
+                        self.with_core(|c| c.on_lifecycle(tab, frame, loader, name));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.lane.on_event(event);
+    }
+
+    /// A browser connection said hello and became the lane's connection.
+    /// Whatever the previous one left (held input, leases) is gone.
+    pub fn lane_attached(&self) {
+        self.with_core(|c| {
+            c.on_lane_lost();
+            c.on_lane_online();
+        });
+        self.lane.send_oneway(&HostToExtension::Policy {
+            file_dirs: self.local_files(),
+        });
+    }
+
+    /// The lane's connection closed.
+    pub fn lane_lost(&self) {
+        self.with_core(Core::on_lane_lost);
+    }
+
+    /// Expires resume graces and tickets.
+    pub fn tick(&self) {
+        self.with_core(|c| c.tick(std::time::Instant::now()));
+    }
+
+    /// A fresh connection id.
+    pub fn next_conn_id(&self) -> ConnId {
+        ConnId(self.next_conn.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Changes the connection counts.
+    pub fn update_counts(&self, f: impl FnOnce(&mut Counts)) {
+        self.counts.send_modify(f);
+    }
+
+    /// Watches the connection counts.
+    pub fn watch_counts(&self) -> watch::Receiver<Counts> {
+        self.counts.subscribe()
+    }
+
+    /// Lane notifications for every agent.
+    pub fn subscribe_agent_events(&self) -> broadcast::Receiver<AgentEvent> {
+        self.lane.subscribe_agent_events()
+    }
+
+    /// Notifications the core addressed to sessions.
+    pub fn subscribe_notes(&self) -> broadcast::Receiver<Note> {
+        self.notes.subscribe()
+    }
+}
+
+/// One agent connection as handlers see it.
+#[derive(Debug)]
+pub struct ConnState {
+    /// The connection's id.
+    pub id: ConnId,
+    session: Mutex<Option<SessionId>>,
+}
+
+impl ConnState {
+    /// A connection without a session.
+    pub fn new(id: ConnId) -> Self {
+        ConnState {
+            id,
+            session: Mutex::new(None),
+        }
+    }
+
+    pub(crate) fn session(&self) -> MutexGuard<'_, Option<SessionId>> {
+        self.session.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The attached session, if any (notifications go only there).
+    pub fn session_id(&self) -> Option<SessionId> {
+        *self.session()
+    }
+
+    /// The attached session if it is still bound to this connection: once
+    /// another connection resumed it, this one has no session (no calls,
+    /// no notifications).
+    pub fn bound_session(&self, broker: &Broker) -> Option<SessionId> {
+        let sid = self.session_id()?;
+        broker
+            .with_core(|c| c.is_bound(sid, self.id))
+            .then_some(sid)
+    }
+
+    /// Lets the connection's session go: it stays resumable, keeping its
+    /// lease and held input for the resume grace.
+    pub fn close(&self, broker: &Broker) {
+        let sid = self.session().take();
+        if let Some(sid) = sid {
+            broker.with_core(|c| c.unbind(sid, self.id, std::time::Instant::now()));
+        }
+    }
+}
