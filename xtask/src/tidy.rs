@@ -1,7 +1,7 @@
 //! Repository-wide checks run as plain tests (`cargo test -p xtask`): every
 //! Rust module documents what it owns, no source file grows past what one
-//! can hold in one's head, and the manifest's key yields the extension id
-//! the host allows.
+//! can hold in one's head, the broker core stays sans-IO, and the
+//! manifest's key yields the extension id the host allows.
 
 #[cfg(test)]
 mod tests {
@@ -118,6 +118,43 @@ mod tests {
             }
         }
         assert!(problems.is_empty(), "{problems:#?}");
+    }
+
+    /// What the sans-IO broker core must never touch: an async runtime,
+    /// logging, the clock, files or sockets (its tests may read the
+    /// clock).
+    const NOT_IN_THE_CORE: &[&str] = &[
+        "tokio",
+        "tracing",
+        "Instant::now",
+        "SystemTime",
+        "std::fs",
+        "std::net",
+        "std::thread",
+    ];
+
+    #[test]
+    fn the_broker_core_does_no_io_keeps_no_clock_and_logs_nothing() {
+        let mut files = Vec::new();
+        rust_files(&root().join("native-host/src/broker"), &mut files);
+        assert!(!files.is_empty(), "no broker sources found");
+        let mut found = Vec::new();
+        for file in files {
+            let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if matches!(name, "tests.rs" | "proptests.rs") {
+                continue;
+            }
+            let text = fs::read_to_string(&file).unwrap_or_default();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for word in NOT_IN_THE_CORE {
+                    if code.contains(word) {
+                        found.push(format!("{}:{}: {word}", file.display(), n + 1));
+                    }
+                }
+            }
+        }
+        assert!(found.is_empty(), "the broker core reaches out: {found:#?}");
     }
 
     #[test]
