@@ -1,7 +1,8 @@
 //! Repository-wide checks run as plain tests (`cargo test -p xtask`): every
 //! Rust module documents what it owns, no source file grows past what one
-//! can hold in one's head, the broker core stays sans-IO, and the
-//! manifest's key yields the extension id the host allows.
+//! can hold in one's head, the broker core stays sans-IO, the protocol
+//! document names every method, and the manifest's key yields the
+//! extension id the host allows.
 
 #[cfg(test)]
 mod tests {
@@ -155,6 +156,20 @@ mod tests {
             }
         }
         assert!(found.is_empty(), "the broker core reaches out: {found:#?}");
+    }
+
+    #[test]
+    fn the_protocol_document_names_every_method() {
+        let doc = fs::read_to_string(root().join("docs/protocol.md")).expect("docs/protocol.md");
+        let missing: Vec<&str> = cotab_shared::controller::Call::METHODS
+            .iter()
+            .copied()
+            .filter(|m| !doc.contains(&format!("`{m}")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "methods docs/protocol.md does not name: {missing:?}"
+        );
     }
 
     #[test]
