@@ -1,0 +1,219 @@
+//! The params and results of sessions, the lane's status, tabs and
+//! control: `session.*`, `host.status`, `tabs.*`, `control.*`, and why a
+//! lease ends ([`RevokeReason`]).
+
+use crate::ids::{TabId, Ticket};
+use serde::{Deserialize, Serialize};
+
+/// Params of methods that take none. Unknown members are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// Params of `session.hello`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HelloParams {
+    /// The protocol version the agent speaks; must be 1.
+    pub protocol_version: u32,
+    /// A short name for the agent, shown to the person.
+    pub agent: String,
+}
+
+/// Result of `session.hello`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HelloResult {
+    /// The daemon's protocol version.
+    pub protocol_version: u32,
+    /// The session's ticket, for `session.resume`.
+    pub ticket: Ticket,
+    /// The daemon's version.
+    pub daemon_version: String,
+    /// Methods this daemon serves.
+    pub methods: Vec<String>,
+}
+
+/// Params of `session.resume`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResumeParams {
+    /// The protocol version the agent speaks; must be 1.
+    pub protocol_version: u32,
+    /// The ticket `session.hello` returned.
+    pub ticket: Ticket,
+}
+
+/// Result of `session.resume`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeResult {
+    /// The daemon's protocol version.
+    pub protocol_version: u32,
+    /// The session's selected tab, if any.
+    pub selected_tab: Option<TabId>,
+    /// The session's selection revision.
+    pub selection_revision: u64,
+}
+
+/// State of the browser lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LaneState {
+    /// No extension has connected since the daemon started.
+    Absent,
+    /// The extension is connected.
+    Online,
+    /// The extension was connected and dropped.
+    Offline,
+}
+
+impl LaneState {
+    /// The wire name: `absent`, `online` or `offline`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaneState::Absent => "absent",
+            LaneState::Online => "online",
+            LaneState::Offline => "offline",
+        }
+    }
+}
+
+impl std::fmt::Display for LaneState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Result of `host.status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusResult {
+    /// The daemon's protocol version.
+    pub protocol_version: u32,
+    /// The daemon's version.
+    pub daemon_version: String,
+    /// The daemon's process id.
+    pub pid: u32,
+    /// The browser lane's state.
+    pub lane: LaneState,
+    /// The extension's version, once a lane has connected.
+    pub extension_version: Option<String>,
+    /// Number of shared tabs the daemon knows of.
+    pub shared_tabs: usize,
+    /// Number of agent connections.
+    pub agents: usize,
+    /// Whether developer mode is on (`page.evaluate`, `cdp.send`).
+    #[serde(default)]
+    pub developer_mode: bool,
+}
+
+/// A shared tab as listed to an agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentTab {
+    /// The tab id.
+    pub id: TabId,
+    /// The tab's url.
+    pub url: String,
+    /// The tab's title.
+    pub title: String,
+    /// Whether this agent has selected it.
+    pub selected: bool,
+    /// Set while the tab shows a page agents may not use (a local file, an
+    /// extension or browser page): every request on it is refused
+    /// `BLOCKED_TARGET`, and its url and title are left empty, until it
+    /// shows a web page again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<crate::reach::Blocked>,
+}
+
+/// Result of `tabs.list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabsListResult {
+    /// The shared tabs; tabs not shared are never listed.
+    pub tabs: Vec<AgentTab>,
+}
+
+/// Params of `tabs.select`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SelectParams {
+    /// The shared tab to select.
+    pub tab_id: TabId,
+}
+
+/// Result of `tabs.select`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectResult {
+    /// The selected tab.
+    pub tab_id: TabId,
+    /// The agent's selection revision after the change.
+    pub selection_revision: u64,
+}
+
+/// Why an agent lost control of a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RevokeReason {
+    /// The person took control.
+    Human,
+    /// The person unshared the tab.
+    Unshared,
+    /// The tab was closed.
+    TabClosed,
+    /// The agent selected another tab.
+    TabSwitched,
+    /// The session ended (`session.bye`).
+    SessionEnded,
+    /// The agent's connection dropped and it did not resume in time, or its
+    /// ticket expired.
+    Disconnected,
+    /// Developer mode was turned off while the agent held input.
+    DeveloperModeOff,
+    /// The browser lane went away.
+    LaneLost,
+    /// The tab went to a page agents may not use (a local file, an
+    /// extension or browser page); it may be acquired again once it shows
+    /// a web page.
+    BlockedTarget,
+}
+
+/// Result of `control.acquire`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlResult {
+    /// The tab now controlled.
+    pub tab_id: TabId,
+    /// The session's selection revision.
+    pub selection_revision: u64,
+}
+
+/// Params of `tabs.create`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateTabParams {
+    /// An absolute `http:` or `https:` url; a blank tab when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// Result of `tabs.create`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTabResult {
+    /// The new tab, now shared, selected and controlled by the caller.
+    pub tab_id: TabId,
+    /// The session's selection revision after the change.
+    pub selection_revision: u64,
+}
+
+/// Params of `tabs.close`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CloseTabParams {
+    /// The shared tab; the selected one when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_id: Option<TabId>,
+}

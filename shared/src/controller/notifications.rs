@@ -1,0 +1,68 @@
+//! What the daemon tells an agent unasked: a [`Notification`] line
+//! carrying an [`AgentEvent`].
+
+use super::{DialogInfo, RevokeReason};
+use crate::ids::TabId;
+use serde::{Deserialize, Serialize};
+
+/// A notification from the daemon to an agent (no id).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// Always `"2.0"`.
+    pub jsonrpc: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: AgentEvent,
+}
+
+/// The notifications an agent can receive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum AgentEvent {
+    /// A shared tab's url or title changed.
+    #[serde(rename = "tab.updated")]
+    TabUpdated(crate::native::TabInfo),
+    /// A shared tab was closed or unshared.
+    #[serde(rename = "tab.closed")]
+    TabClosed {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+    },
+    /// The agent lost the control lease of a tab; its held input there has
+    /// been released.
+    #[serde(rename = "control.revoked")]
+    ControlRevoked {
+        /// The tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// Why.
+        reason: RevokeReason,
+    },
+    /// A JavaScript dialog opened on a shared tab; actions on the tab fail
+    /// `DIALOG_OPEN` until `page.dialog` answers it.
+    #[serde(rename = "dialog.opened")]
+    DialogOpened(DialogInfo),
+    /// The person turned developer mode on or off.
+    #[serde(rename = "developerMode.changed")]
+    DeveloperModeChanged {
+        /// Whether `page.evaluate` and `cdp.send` are allowed now.
+        enabled: bool,
+    },
+    /// The browser lane dropped.
+    #[serde(rename = "lane.offline")]
+    LaneOffline {},
+    /// The browser lane (re)connected.
+    #[serde(rename = "lane.online")]
+    LaneOnline {},
+}
+
+impl Notification {
+    /// Wraps an event.
+    pub fn new(event: AgentEvent) -> Self {
+        Notification {
+            jsonrpc: "2.0".into(),
+            event,
+        }
+    }
+}

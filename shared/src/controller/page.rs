@@ -1,0 +1,412 @@
+//! The params and results of the methods that read or move the page:
+//! navigation, captures and their frames, snapshots and refs, waits,
+//! dialogs, console messages, and developer mode's evaluate and raw CDP.
+
+use crate::ids::TabId;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Params of `page.navigate`: a url, or a history action.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NavigateParams {
+    /// An absolute `http:` or `https:` url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Back, forward or reload (instead of `url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<NavigateAction>,
+    /// Expected state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}
+
+impl NavigateParams {
+    /// Navigation to `url`.
+    pub fn to(url: impl Into<String>) -> Self {
+        NavigateParams {
+            url: Some(url.into()),
+            ..NavigateParams::default()
+        }
+    }
+}
+
+/// A history navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NavigateAction {
+    /// The previous history entry.
+    Back,
+    /// The next history entry.
+    Forward,
+    /// The same page again.
+    Reload,
+}
+
+/// Result of `page.navigate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigateResult {
+    /// The url after navigation (after redirects).
+    pub url: String,
+    /// The page's title after load.
+    pub title: String,
+}
+
+/// Image format of a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageFormat {
+    /// JPEG (the default).
+    #[default]
+    Jpeg,
+    /// PNG.
+    Png,
+}
+
+impl ImageFormat {
+    /// The format's name as CDP and file extensions spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageFormat::Jpeg => "jpeg",
+            ImageFormat::Png => "png",
+        }
+    }
+}
+
+/// Params of `page.capture`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CaptureParams {
+    /// Image format; `jpeg` when absent.
+    #[serde(default)]
+    pub format: ImageFormat,
+    /// JPEG quality 0–100; 80 when absent; not allowed with PNG.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+    /// Downscale so the image is at most this many pixels wide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_width: Option<u32>,
+    /// Capture only this element's box.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clip: Option<Ref>,
+    /// A frame the agent already has: when the new capture's pixels are the
+    /// same, the answer is `unchanged: true` without image data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_frame_id: Option<FrameId>,
+}
+
+/// Default JPEG quality of a capture.
+pub const DEFAULT_JPEG_QUALITY: u8 = 80;
+
+/// Result of `page.capture`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureResult {
+    /// The image format.
+    pub format: ImageFormat,
+    /// The image, base64 (standard alphabet, padded); absent when
+    /// `unchanged`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// The pixels are the same as `knownFrameId`'s; `frameId` is that frame.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchanged: bool,
+    /// Width in image pixels.
+    pub width: u32,
+    /// Height in image pixels.
+    pub height: u32,
+    /// Image pixels per CSS pixel.
+    pub device_pixel_ratio: f64,
+    /// Id of this capture, for coordinate input.
+    pub frame_id: FrameId,
+    /// What the capture shows, in CSS pixels.
+    pub geometry: FrameGeometry,
+}
+
+/// An opaque id of a capture; coordinates in input name the capture they
+/// were read from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FrameId(pub String);
+
+/// The geometry of a capture, in CSS pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameGeometry {
+    /// Viewport width.
+    pub viewport_width: f64,
+    /// Viewport height.
+    pub viewport_height: f64,
+    /// Horizontal scroll offset of the viewport.
+    pub scroll_x: f64,
+    /// Vertical scroll offset of the viewport.
+    pub scroll_y: f64,
+}
+
+impl FrameGeometry {
+    /// Whether the `live` viewport is this one, within
+    /// [`crate::limits::GEOMETRY_TOLERANCE`] on each figure.
+    pub fn matches(&self, live: &FrameGeometry) -> bool {
+        let close = |a: f64, b: f64| (a - b).abs() <= crate::limits::GEOMETRY_TOLERANCE;
+        close(self.viewport_width, live.viewport_width)
+            && close(self.viewport_height, live.viewport_height)
+            && close(self.scroll_x, live.scroll_x)
+            && close(self.scroll_y, live.scroll_y)
+    }
+}
+
+/// State an action expects; when the tab is no longer in it the action
+/// fails `STATE_CHANGED` without touching the page.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Expect {
+    /// The tab's url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The session's selection revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection_revision: Option<u64>,
+}
+
+/// Params of `page.evaluate`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EvaluateParams {
+    /// A JavaScript expression.
+    pub expression: String,
+    /// Wait for a returned promise to settle (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub await_promise: Option<bool>,
+}
+
+/// Result of `page.evaluate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluateResult {
+    /// The value, as JSON (`null` for `undefined` and values JSON cannot
+    /// carry).
+    pub value: Value,
+    /// The exception's description when the expression threw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
+}
+
+/// Params of `cdp.send`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CdpSendParams {
+    /// CDP method, e.g. `Page.addScriptToEvaluateOnNewDocument`.
+    pub method: String,
+    /// CDP params object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Value>,
+}
+
+/// An element reference from `page.snapshot`, e.g. `e12`. It belongs to
+/// the snapshot that issued it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Ref(pub String);
+
+impl std::fmt::Display for Ref {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Params of `page.snapshot`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SnapshotParams {
+    /// Longest outline, in characters (default 40 000, at most 400 000);
+    /// a longer one is cut with a truncation marker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
+}
+
+/// Result of `page.snapshot`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotResult {
+    /// The tab's url.
+    pub url: String,
+    /// The tab's title.
+    pub title: String,
+    /// The outline: one node a line, indented by depth, e.g.
+    /// `- button "Sign in" [ref=e4]`.
+    pub text: String,
+    /// Refs issued by this snapshot.
+    pub refs: usize,
+    /// The outline was cut at `maxChars`.
+    pub truncated: bool,
+}
+
+/// What `page.wait` waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WaitUntil {
+    /// The page's load event (at once when already loaded).
+    Load,
+    /// No network request for 500 ms.
+    NetworkIdle,
+    /// `text` appears in the page's visible text.
+    Text,
+    /// `text` is no longer in the page's visible text.
+    TextGone,
+    /// The element `ref` is in the page and visible.
+    Ref,
+    /// The element `ref` is gone or hidden.
+    RefGone,
+    /// An element matches the CSS `selector`.
+    Selector,
+    /// No element matches the CSS `selector`.
+    SelectorGone,
+    /// `timeMs` passes.
+    Time,
+}
+
+/// Params of `page.wait`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitParams {
+    /// The condition.
+    pub until: WaitUntil,
+    /// For `text` and `textGone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// For `ref` and `refGone`.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
+    /// For `selector` and `selectorGone`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    /// For `time`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// Deadline (default 30 s, at most 5 min) → `TIMEOUT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl WaitParams {
+    /// A wait for `until` with no other field set.
+    pub fn until(until: WaitUntil) -> Self {
+        WaitParams {
+            until,
+            text: None,
+            element: None,
+            selector: None,
+            time_ms: None,
+            timeout_ms: None,
+        }
+    }
+}
+
+/// Result of `page.wait`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitResult {
+    /// How long it waited.
+    pub waited_ms: u64,
+}
+
+/// A JavaScript dialog's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum DialogKind {
+    /// `alert()`.
+    Alert,
+    /// `confirm()`.
+    Confirm,
+    /// `prompt()`.
+    Prompt,
+    /// A page asking before it unloads.
+    Beforeunload,
+}
+
+/// An open dialog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DialogInfo {
+    /// The tab.
+    pub tab_id: TabId,
+    /// Its kind.
+    #[serde(rename = "type")]
+    pub kind: DialogKind,
+    /// The page's message.
+    pub message: String,
+    /// A prompt's default text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_prompt: Option<String>,
+}
+
+/// Params of `page.dialog`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DialogParams {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// The answer to a prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+
+/// A console message's level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConsoleLevel {
+    /// `console.debug`.
+    Debug,
+    /// `console.log`, `console.info` and the like.
+    Info,
+    /// `console.warn`.
+    Warning,
+    /// `console.error`, `console.assert` and uncaught exceptions.
+    Error,
+}
+
+/// Params of `page.console`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConsoleParams {
+    /// Only these levels (all when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Vec<ConsoleLevel>>,
+    /// Only messages after this cursor (a previous answer's `next`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<u64>,
+}
+
+/// One console message or uncaught exception.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleMessage {
+    /// Cursor of this message; increases per tab.
+    pub seq: u64,
+    /// Its level.
+    pub level: ConsoleLevel,
+    /// The text (arguments joined with spaces; an exception's description).
+    pub text: String,
+    /// An uncaught exception rather than a console call.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exception: bool,
+    /// Source url, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Line number (1-based), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// Result of `page.console`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleResult {
+    /// Matching messages, oldest first.
+    pub messages: Vec<ConsoleMessage>,
+    /// Pass as `since` to get only newer messages.
+    pub next: u64,
+    /// Messages dropped from the tab's bounded buffer since `since`.
+    pub dropped: u64,
+}
