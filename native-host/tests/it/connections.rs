@@ -140,7 +140,8 @@ async fn a_daemon_out_of_file_descriptors_pauses_logs_once_and_recovers() {
         "the flood passes the limit ({})",
         idle.len()
     );
-    // Let the daemon take what it can and fail on the rest.
+    // A measuring window, not a wait for an event: what is measured is
+    // how much CPU and log the daemon spends while it cannot accept.
     let before = (cpu_time(pid), std::fs::metadata(&log).expect("log").len());
     let window = Duration::from_secs(2);
     tokio::time::sleep(window).await;
