@@ -18,20 +18,13 @@
 //! and serialisable, so the worker keeps it in `chrome.storage` across
 //! restarts and reloads.
 
-use cotab_shared::input::{input_role, key_id, mouse_button, InputRole};
+use cotab_shared::input::{
+    input_role, key_id, key_up, mouse_button, mouse_up, touch_end, InputRole,
+};
 pub use cotab_shared::input::{KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
 use cotab_shared::TabId;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
-
-/// Key fields copied from a key down into its key up.
-const KEY_FIELDS: [&str; 5] = [
-    "key",
-    "code",
-    "windowsVirtualKeyCode",
-    "nativeVirtualKeyCode",
-    "location",
-];
+use serde_json::Value;
 
 /// What one tab holds. A handful of entries at most, so plain vectors (a
 /// map type per entry kind would cost the worker's wasm more than it saves).
@@ -174,14 +167,7 @@ impl HeldInput {
                 let Some(id) = key_id(params).map(str::to_owned) else {
                     return false;
                 };
-                let mut up = Map::new();
-                up.insert("type".into(), json!("keyUp"));
-                for field in KEY_FIELDS {
-                    if let Some(v) = params.get(field) {
-                        up.insert(field.into(), v.clone());
-                    }
-                }
-                put(&mut held.keys, id, Value::Object(up))
+                put(&mut held.keys, id, key_up(params, None))
             }
             MOUSE_EVENT => put(&mut held.buttons, button(params), point(params)),
             _ => !std::mem::replace(&mut held.touch, true),
@@ -230,14 +216,11 @@ impl HeldInput {
         let pending = |id: String| held.releasing.contains(&id);
         let mut out = Vec::new();
         if held.touch && !pending("touch".to_owned()) {
-            out.push((TOUCH_EVENT, json!({"type": "touchEnd", "touchPoints": []})));
+            out.push((TOUCH_EVENT, touch_end()));
         }
         for (button, (x, y)) in &held.buttons {
             if !pending(format!("button:{button}")) {
-                out.push((
-                    MOUSE_EVENT,
-                    json!({"type": "mouseReleased", "x": x, "y": y, "button": button, "clickCount": 1}),
-                ));
+                out.push((MOUSE_EVENT, mouse_up(*x, *y, button, None)));
             }
         }
         for (id, up) in held.keys.iter().rev() {
@@ -313,6 +296,7 @@ impl HeldInput {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     const T: TabId = TabId(4);
 

@@ -4,6 +4,10 @@
 //! The text a key produces matters: Chromium only runs a key's default
 //! action (Enter submits a form, a letter is typed) when the `keyDown`
 //! carries `text`. Keys without text are sent as `rawKeyDown`.
+//!
+//! Also the one reading of a key combination as people and Playwright
+//! write it (`Control+Shift+a`, `ControlOrMeta+c`), for the CLI and for
+//! `cotab mcp` alike.
 
 use cotab_shared::controller::Modifier;
 use serde_json::{json, Value};
@@ -93,6 +97,50 @@ fn printable(name: &str) -> Option<KeyInfo> {
     })
 }
 
+/// The modifier Playwright's `ControlOrMeta` means on this machine.
+pub fn control_or_meta() -> Modifier {
+    if cfg!(target_os = "macos") {
+        Modifier::Meta
+    } else {
+        Modifier::Control
+    }
+}
+
+/// A modifier by its name: `Control`/`Ctrl`, `Shift`, `Alt`/`Option`,
+/// `Meta`/`Cmd`/`Command`, or `ControlOrMeta` ([`control_or_meta`]).
+pub fn parse_modifier(name: &str) -> Result<Modifier, String> {
+    match name {
+        "Control" | "Ctrl" => Ok(Modifier::Control),
+        "ControlOrMeta" => Ok(control_or_meta()),
+        "Shift" => Ok(Modifier::Shift),
+        "Alt" | "Option" => Ok(Modifier::Alt),
+        "Meta" | "Cmd" | "Command" => Ok(Modifier::Meta),
+        _ => Err(format!(
+            "unknown modifier `{name}` (use Control, Shift, Alt, Meta or ControlOrMeta)"
+        )),
+    }
+}
+
+/// Splits `Control+Shift+a` into its modifiers and its key, Playwright's
+/// way: the key is what follows the last `+`, and a lone `+` (or one after
+/// `+`, as in `Shift++`) is the key itself.
+pub fn parse_combo(combo: &str) -> Result<(Vec<Modifier>, String), String> {
+    let (mods, key) = match combo.strip_suffix("++") {
+        Some(mods) => (mods, "+"),
+        None if combo == "+" => ("", "+"),
+        None => combo.rsplit_once('+').unwrap_or(("", combo)),
+    };
+    if key.is_empty() {
+        return Err("the key combination names no key".into());
+    }
+    let modifiers = mods
+        .split('+')
+        .filter(|m| !m.is_empty())
+        .map(parse_modifier)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((modifiers, key.to_string()))
+}
+
 /// The CDP modifier mask for `modifiers`.
 pub fn modifier_mask(modifiers: &[Modifier]) -> u32 {
     modifiers.iter().fold(0, |m, k| m | k.cdp_bit())
@@ -119,14 +167,7 @@ pub fn key_events(key: &KeyInfo, modifiers: &[Modifier]) -> [Value; 2] {
         obj.insert("text".into(), json!(t));
         obj.insert("unmodifiedText".into(), json!(t));
     }
-    let up = json!({
-        "type": "keyUp",
-        "key": key.key,
-        "code": key.code,
-        "windowsVirtualKeyCode": key.vk,
-        "nativeVirtualKeyCode": key.vk,
-        "modifiers": mask,
-    });
+    let up = cotab_shared::input::key_up(&down, Some(mask));
     [down, up]
 }
 
@@ -209,5 +250,36 @@ mod tests {
         let [down, _] = key_events(&lookup("Tab").expect("known"), &[Modifier::Shift]);
         assert_eq!(down["type"], "rawKeyDown");
         assert_eq!(down["modifiers"], 8);
+    }
+
+    #[test]
+    fn key_combinations_read_as_playwright_writes_them() {
+        assert_eq!(parse_combo("Enter"), Ok((vec![], "Enter".into())));
+        assert_eq!(parse_combo("a"), Ok((vec![], "a".into())));
+        assert_eq!(parse_combo("+"), Ok((vec![], "+".into())));
+        assert_eq!(
+            parse_combo("Control+a"),
+            Ok((vec![Modifier::Control], "a".into()))
+        );
+        assert_eq!(
+            parse_combo("Control+Shift+Tab"),
+            Ok((vec![Modifier::Control, Modifier::Shift], "Tab".into()))
+        );
+        assert_eq!(
+            parse_combo("Shift++"),
+            Ok((vec![Modifier::Shift], "+".into()))
+        );
+        assert_eq!(
+            parse_combo("ControlOrMeta+c"),
+            Ok((vec![control_or_meta()], "c".into()))
+        );
+        assert_eq!(
+            parse_combo("Cmd+Option+x"),
+            Ok((vec![Modifier::Meta, Modifier::Alt], "x".into()))
+        );
+        assert!(parse_combo("Hyper+a").is_err());
+        assert!(parse_combo("Control+").is_err());
+        assert_eq!(parse_modifier("Ctrl"), Ok(Modifier::Control));
+        assert!(parse_modifier("Hyper").is_err());
     }
 }

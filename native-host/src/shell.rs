@@ -10,6 +10,9 @@ use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, ReleaseCmd};
 use crate::config;
 use crate::lane::Lane;
 use crate::session::{ConnId, SessionId};
+use cotab_shared::cdp::{
+    CdpCommand, CdpEvent as _, FrameNavigated, JavascriptDialogOpening, LifecycleEvent,
+};
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
 use cotab_shared::native::{Command, CommandClass, Event, HostToExtension};
@@ -182,7 +185,8 @@ impl Broker {
     /// Sends a CDP command that undoes state the daemon set (class
     /// `Release`, so it runs whoever controls the tab) in its own task; a
     /// failure is logged.
-    pub(crate) fn send_detached(&self, tab: TabId, method: &'static str, params: Value) {
+    pub(crate) fn send_detached<C: CdpCommand>(&self, tab: TabId, command: &C) {
+        let (method, params) = (C::METHOD, command.params());
         let lane = self.lane.clone();
         let deadline = Instant::now() + self.default_deadline;
         // Detached on purpose: it must run even if the request is gone.
@@ -231,29 +235,28 @@ impl Broker {
                 params,
             } => {
                 let tab = *tab_id;
-                let text = |k: &str| params.get(k).and_then(Value::as_str).unwrap_or_default();
                 match method.as_str() {
                     "Inspector.targetCrashed" => self.with_core(|c| c.on_page_crashed(tab)),
-                    "Page.frameNavigated" => {
-                        let main_frame = params
-                            .get("frame")
-                            .is_some_and(|f| f.get("parentId").is_none());
+                    FrameNavigated::METHOD => {
+                        let main_frame = FrameNavigated::parse(method, params)
+                            .is_some_and(|n| n.frame.parent_id.is_none());
                         if main_frame {
                             self.with_core(|c| c.on_main_frame_navigated(tab));
                         }
                     }
-                    "Page.javascriptDialogOpening" => {
-                        let kind = params
-                            .get("type")
-                            .cloned()
-                            .and_then(|t| serde_json::from_value(t).ok())
+                    JavascriptDialogOpening::METHOD => {
+                        let opening =
+                            JavascriptDialogOpening::parse(method, params).unwrap_or_default();
+                        let kind = opening
+                            .kind
+                            .and_then(|t| serde_json::from_value(Value::String(t)).ok())
                             .unwrap_or(DialogKind::Alert);
                         let info = DialogInfo {
                             tab_id: tab,
                             kind,
-                            message: text("message").to_string(),
+                            message: opening.message,
                             default_prompt: (kind == DialogKind::Prompt)
-                                .then(|| text("defaultPrompt").to_string()),
+                                .then_some(opening.default_prompt),
                         };
                         self.with_core(|c| c.on_dialog_opening(info));
                         self.dialogs.send_modify(|n| *n += 1);
@@ -269,10 +272,12 @@ impl Broker {
                         let entry = ConsoleEntry::from_exception(params);
                         self.with_core(|c| c.on_console(tab, entry));
                     }
-                    "Page.lifecycleEvent" => {
-                        let (frame, loader, name) =
-                            (text("frameId"), text("loaderId"), text("name"));
-                        self.with_core(|c| c.on_lifecycle(tab, frame, loader, name));
+                    LifecycleEvent::METHOD => {
+                        if let Some(e) = LifecycleEvent::parse(method, params) {
+                            self.with_core(|c| {
+                                c.on_lifecycle(tab, &e.frame_id, &e.loader_id, &e.name)
+                            });
+                        }
                     }
                     _ => {}
                 }

@@ -13,13 +13,16 @@
 
 #[cfg(test)]
 mod arbitrary;
+pub mod cdp;
 pub mod controller;
 pub mod error;
+pub mod geometry;
 pub mod ids;
 pub mod input;
 pub mod limits;
 pub mod native;
 pub mod reach;
+pub mod tab;
 pub mod tagged;
 
 pub use error::{ErrorKind, WireError};

@@ -32,7 +32,7 @@ pub const MAX_MEDIA_IN_FLIGHT_TOTAL: usize = 48;
 pub const RESUME_GRACE_MS: u64 = 10_000;
 
 /// Tolerance, in CSS pixels, between a frame's viewport and the live one
-/// ([`crate::controller::FrameGeometry::matches`]).
+/// ([`crate::geometry::FrameGeometry::matches`]).
 pub const GEOMETRY_TOLERANCE: f64 = 1.0;
 
 /// Frames (captures) remembered per session for coordinate input.

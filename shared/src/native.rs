@@ -7,10 +7,13 @@
 //! at [`crate::limits::MAX_EXTENSION_TO_HOST`]. This module owns the format
 //! but does no I/O: the host's codecs call [`frame_len`] and [`encode_frame`].
 
-use crate::controller::FrameGeometry;
-use crate::error::{ErrorKind, WireError};
+pub use crate::cdp::{CssViewport, LayoutMetrics};
+use crate::error::WireError;
+pub use crate::geometry::{check_viewport, FrameGeometry};
 use crate::ids::{LaneId, TabId};
+use crate::input::InputRole;
 pub use crate::input::{check_input_events, InputEvent};
+pub use crate::tab::TabInfo;
 use crate::tagged::Tagged;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -204,6 +207,18 @@ pub enum CommandClass {
     Privileged,
 }
 
+impl InputEvent {
+    /// The class the event is sent with: a release is
+    /// [`CommandClass::Release`] (it runs whoever controls the tab),
+    /// anything else [`CommandClass::Act`].
+    pub fn class(&self) -> CommandClass {
+        match self.role() {
+            InputRole::Release(_) => CommandClass::Release,
+            _ => CommandClass::Act,
+        }
+    }
+}
+
 /// Who controls a shared tab, as the daemon tells the extension.
 /// (Deserialised by hand, with the same shape.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -319,71 +334,6 @@ pub struct FollowUp {
     pub overlap: bool,
 }
 
-/// The part of a CDP `Page.getLayoutMetrics` result that cotab reads.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LayoutMetrics {
-    /// The visual viewport, in CSS pixels.
-    #[serde(default)]
-    pub css_visual_viewport: Option<CssViewport>,
-}
-
-/// A viewport of [`LayoutMetrics`]: its size and scroll offset.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CssViewport {
-    /// Width.
-    pub client_width: f64,
-    /// Height.
-    pub client_height: f64,
-    /// Horizontal scroll offset.
-    pub page_x: f64,
-    /// Vertical scroll offset.
-    pub page_y: f64,
-}
-
-impl LayoutMetrics {
-    /// The live viewport in a `Page.getLayoutMetrics` result; `None` if
-    /// it has none or is malformed.
-    pub fn viewport_in(result: Value) -> Option<FrameGeometry> {
-        serde_json::from_value::<LayoutMetrics>(result)
-            .ok()
-            .and_then(|m| m.geometry())
-    }
-
-    /// The live viewport as a frame's geometry; `None` if the browser
-    /// sent none.
-    pub fn geometry(&self) -> Option<FrameGeometry> {
-        self.css_visual_viewport.map(|v| FrameGeometry {
-            viewport_width: v.client_width,
-            viewport_height: v.client_height,
-            scroll_x: v.page_x,
-            scroll_y: v.page_y,
-        })
-    }
-}
-
-/// The check of a frame's viewport against the live one (`None`: the
-/// browser sent none): `STALE_FRAME` unless it
-/// [matches](FrameGeometry::matches). The extension makes it for a
-/// command's `ifViewport`, the daemon before a press.
-pub fn check_viewport(frame: &FrameGeometry, live: Option<FrameGeometry>) -> Result<(), WireError> {
-    let live = live.ok_or_else(|| {
-        WireError::new(
-            ErrorKind::CommandFailed,
-            "the browser sent no layout metrics",
-        )
-    })?;
-    if frame.matches(&live) {
-        Ok(())
-    } else {
-        Err(WireError::new(
-            ErrorKind::StaleFrame,
-            "the viewport moved since the frame: capture the page again",
-        ))
-    }
-}
-
 /// The result of a [`Command::Cdp`] with a [`FollowUp`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThenResult {
@@ -401,26 +351,6 @@ pub struct TabControl {
     pub tab_id: TabId,
     /// Who controls it.
     pub holder: Holder,
-}
-
-/// A tab as agents see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TabInfo {
-    /// The tab id.
-    pub id: TabId,
-    /// The tab's current url.
-    pub url: String,
-    /// The tab's current title.
-    pub title: String,
-    /// The person took control of this tab in the popup (or with the
-    /// keyboard command); agents may observe it but not act on it.
-    #[serde(default, rename = "humanControl")]
-    pub human_control: bool,
-    /// The tab's page is a blocked target ([`crate::reach`]): agents are
-    /// refused everything on it until it shows a web page again, and its
-    /// url and title are not reported (they are the person's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blocked: Option<crate::reach::Blocked>,
 }
 
 /// Result of [`Command::ListShared`], and payload of
@@ -689,61 +619,6 @@ mod tests {
             json!({"type":"hello","protocolVersion":1,"laneId":"lane-1",
                    "extensionId":crate::EXTENSION_ID,"version":"0.1.0"}),
         );
-    }
-
-    #[test]
-    fn layout_metrics_give_the_visual_viewport_and_match_within_a_pixel() {
-        let metrics: LayoutMetrics = serde_json::from_value(json!({
-            "cssLayoutViewport": {"clientWidth": 800, "clientHeight": 600, "pageX": 0, "pageY": 0},
-            "cssVisualViewport": {"clientWidth": 800, "clientHeight": 600, "pageX": 0,
-                                  "pageY": 240.5, "zoom": 1, "scale": 1}
-        }))
-        .expect("deserialises");
-        let live = metrics.geometry().expect("a viewport");
-        let frame = FrameGeometry {
-            viewport_width: 800.0,
-            viewport_height: 600.0,
-            scroll_x: 0.0,
-            scroll_y: 240.0,
-        };
-        assert_eq!(live.scroll_y, 240.5);
-        assert!(frame.matches(&live));
-        for moved in [
-            FrameGeometry {
-                scroll_y: 241.5,
-                ..live.clone()
-            },
-            FrameGeometry {
-                viewport_width: 802.0,
-                ..live.clone()
-            },
-            FrameGeometry {
-                scroll_x: -1.5,
-                ..live.clone()
-            },
-        ] {
-            assert!(!frame.matches(&moved), "{moved:?}");
-        }
-        assert_eq!(check_viewport(&frame, Some(live.clone())), Ok(()));
-        let moved = FrameGeometry {
-            scroll_y: 300.0,
-            ..live.clone()
-        };
-        assert_eq!(
-            check_viewport(&frame, Some(moved)).map_err(|e| e.kind),
-            Err(ErrorKind::StaleFrame)
-        );
-        assert_eq!(
-            check_viewport(&frame, None).map_err(|e| e.kind),
-            Err(ErrorKind::CommandFailed)
-        );
-        // No visual viewport: no geometry; a malformed one: an error.
-        let none: LayoutMetrics = serde_json::from_value(json!({})).expect("deserialises");
-        assert_eq!(none.geometry(), None);
-        assert!(serde_json::from_value::<LayoutMetrics>(
-            json!({"cssVisualViewport": {"clientWidth": "wide"}})
-        )
-        .is_err());
     }
 
     #[test]

@@ -17,11 +17,10 @@ use crate::chrome::{error_message, from_js, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::controller::FrameGeometry;
-use cotab_shared::input::InputRole;
+use cotab_shared::input::InputPlan;
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{
-    check_input_events, check_viewport, Command, CommandClass, ExtensionToHost, FollowUp,
-    InputEvent, Outcome,
+    check_viewport, Command, CommandClass, ExtensionToHost, FollowUp, InputEvent, Outcome,
 };
 use cotab_shared::reach::{check_driveable, check_raw_cdp, RawCdp};
 use cotab_shared::{ErrorKind, TabId, WireError};
@@ -308,7 +307,7 @@ async fn viewport_check(
 }
 
 /// The `cssVisualViewport` of a `Page.getLayoutMetrics` result, read
-/// where it lies (as [`cotab_shared::native::LayoutMetrics::geometry`]
+/// where it lies (as [`cotab_shared::cdp::LayoutMetrics::geometry`]
 /// reads it from JSON).
 fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
     let get = |o: &JsValue, k: &str| js_sys::Reflect::get(o, &JsValue::from_str(k)).ok();
@@ -338,64 +337,41 @@ async fn input(
     if_viewport: Option<&FrameGeometry>,
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
-    check_input_events(events)?;
+    let mut plan = InputPlan::new(events)?;
     let dialogs = || {
         let opened = worker.dialogs_opened.borrow();
         opened.iter().find(|(t, _)| *t == tab).map(|(_, n)| *n)
     };
     let dialogs_before = dialogs();
     if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
-        viewport_check(worker, link, &input_call(tab, first), frame, marks).await?;
+        if let Err(e) = viewport_check(worker, link, &input_call(tab, first), frame, marks).await {
+            plan.fail(e);
+        }
     }
-    let mut failed = None;
-    let mut pressed: Vec<String> = Vec::new();
-    let mut last = JsValue::UNDEFINED;
-    for event in events {
-        let role = event.role();
-        // A dialog that opened meanwhile ends the action (the daemon has
-        // answered `DIALOG_OPEN`); only the releases still due go.
-        if failed.is_none() && !matches!(role, InputRole::Release(_)) && dialogs() != dialogs_before
-        {
-            failed = Some(WireError::new(
+    // A dialog that opened meanwhile ends the action (the daemon has
+    // answered `DIALOG_OPEN`); only the releases still due go.
+    let dialog_opened = || {
+        (dialogs() != dialogs_before).then(|| {
+            WireError::new(
                 ErrorKind::DialogOpen,
                 "a dialog opened during the input: the rest of it was not sent",
-            ));
-        }
-        if failed.is_some() {
-            let due = match &role {
-                InputRole::Release(id) => {
-                    pressed.contains(id)
-                        && worker
-                            .held
-                            .borrow()
-                            .holds(tab, &event.method, &event.params)
-                }
-                _ => false,
-            };
-            if !due {
-                continue;
-            }
-        }
+            )
+        })
+    };
+    let still_held = |event: &InputEvent| {
+        worker
+            .held
+            .borrow()
+            .holds(tab, &event.method, &event.params)
+    };
+    while let Some(event) = plan.next(&dialog_opened, still_held) {
         // `sends` counts the commands handed to `chrome.debugger`: a press
         // refused before that (its class, the tab) holds nothing.
         let sends = marks.sends;
         let result = cdp_command(worker, link, &input_call(tab, event), marks).await;
-        match role {
-            InputRole::Press(id) if marks.sends > sends => pressed.push(id),
-            InputRole::Release(id) => pressed.retain(|p| *p != id),
-            _ => {}
-        }
-        match result {
-            Ok(value) => last = value,
-            Err(e) => {
-                failed.get_or_insert(e);
-            }
-        }
+        plan.sent(event, marks.sends > sends, result);
     }
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(last),
-    }
+    plan.finish().map(|last| last.unwrap_or(JsValue::UNDEFINED))
 }
 
 /// An event of an `input` command as one CDP command, with its class.

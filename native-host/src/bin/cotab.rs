@@ -6,6 +6,7 @@ use anyhow::Context as _;
 use base64::Engine as _;
 use clap::{Parser, Subcommand};
 use cotab_host::client::{Client, ClientError};
+use cotab_host::keys;
 use cotab_host::runtime::{AGENT_SOCKET, CLI_TICKET_FILE};
 use cotab_shared::controller::{
     Acquire, Capture, CdpSend, Click, Evaluate, KeyDown, KeyUp, Method, MouseDown, MouseMove,
@@ -13,8 +14,8 @@ use cotab_shared::controller::{
 };
 use cotab_shared::controller::{
     CaptureParams, CdpSendParams, ClickParams, Empty, EvaluateParams, ImageFormat, KeyParams,
-    KeyUpParams, Modifier, MouseButton, MouseUpParams, NavigateParams, PointerParams, PressParams,
-    Ref, ReleaseResult, ResumeParams, SelectParams, TypeParams,
+    KeyUpParams, MouseButton, MouseUpParams, NavigateParams, PointerParams, PressParams, Ref,
+    ReleaseResult, ResumeParams, SelectParams, TypeParams,
 };
 // The agent toolset (snapshot refs, waits, tabs, dialogs, console, uploads).
 use cotab_shared::controller::{
@@ -270,7 +271,7 @@ enum Cmd {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Press a key, e.g. `Enter`, `a`, `Control+a`, `Shift+Tab`.
+    /// Press a key, e.g. `Enter`, `a`, `Control+a`, `ControlOrMeta+c`, `Shift+Tab`.
     Press {
         /// Key name, optionally with `+`-joined modifiers first.
         key: String,
@@ -378,18 +379,6 @@ fn target(args: &[String]) -> Result<Target, anyhow::Error> {
     }
 }
 
-fn parse_modifier(m: &str) -> Result<Modifier, anyhow::Error> {
-    match m {
-        "Control" | "Ctrl" => Ok(Modifier::Control),
-        "Shift" => Ok(Modifier::Shift),
-        "Alt" | "Option" => Ok(Modifier::Alt),
-        "Meta" | "Cmd" | "Command" => Ok(Modifier::Meta),
-        _ => Err(anyhow::anyhow!(
-            "unknown modifier `{m}` (use Control, Shift, Alt or Meta)"
-        )),
-    }
-}
-
 /// The params of `cotab wait`, and what it waits for, for the progress line.
 fn wait_params(
     condition: WaitKind,
@@ -445,32 +434,6 @@ fn wait_params(
 enum Format {
     Jpeg,
     Png,
-}
-
-/// Splits `Control+Shift+a` into modifiers and key. A lone `+` is the key.
-fn parse_combo(combo: &str) -> Result<(Vec<Modifier>, String), String> {
-    if combo == "+" || !combo.contains('+') || combo.ends_with("++") && combo.len() == 2 {
-        return Ok((Vec::new(), combo.to_string()));
-    }
-    let (mods, key) = match combo.strip_suffix("++") {
-        Some(mods) => (mods, "+"),
-        None => combo.rsplit_once('+').unwrap_or(("", combo)),
-    };
-    let mut out = Vec::new();
-    for m in mods.split('+') {
-        out.push(match m {
-            "Control" | "Ctrl" => Modifier::Control,
-            "Shift" => Modifier::Shift,
-            "Alt" | "Option" => Modifier::Alt,
-            "Meta" | "Cmd" | "Command" => Modifier::Meta,
-            _ => {
-                return Err(format!(
-                    "unknown modifier `{m}` (use Control, Shift, Alt or Meta)"
-                ))
-            }
-        });
-    }
-    Ok((out, key.to_string()))
 }
 
 enum Failure {
@@ -686,7 +649,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::KeyDown { key } => {
-            let (modifiers, name) = parse_combo(&key).map_err(anyhow::Error::msg)?;
+            let (modifiers, name) = keys::parse_combo(&key).map_err(anyhow::Error::msg)?;
             let r = act::<KeyDown>(
                 &mut client,
                 &KeyParams {
@@ -781,7 +744,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             let (element, x, y) = target(&t)?;
             let modifiers = modifiers
                 .iter()
-                .map(|m| parse_modifier(m))
+                .map(|m| keys::parse_modifier(m).map_err(anyhow::Error::msg))
                 .collect::<Result<Vec<_>, _>>()?;
             let r = act::<Click>(
                 &mut client,
@@ -820,7 +783,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             print(json, &r, |_| format!("typed {chars} character(s)"))
         }
         Cmd::Press { key } => {
-            let (modifiers, name) = parse_combo(&key).map_err(anyhow::Error::msg)?;
+            let (modifiers, name) = keys::parse_combo(&key).map_err(anyhow::Error::msg)?;
             let r = act::<Press>(
                 &mut client,
                 &PressParams {
@@ -1064,30 +1027,5 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(1)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn combos() {
-        assert_eq!(parse_combo("Enter"), Ok((vec![], "Enter".into())));
-        assert_eq!(parse_combo("a"), Ok((vec![], "a".into())));
-        assert_eq!(parse_combo("+"), Ok((vec![], "+".into())));
-        assert_eq!(
-            parse_combo("Control+a"),
-            Ok((vec![Modifier::Control], "a".into()))
-        );
-        assert_eq!(
-            parse_combo("Control+Shift+Tab"),
-            Ok((vec![Modifier::Control, Modifier::Shift], "Tab".into()))
-        );
-        assert_eq!(
-            parse_combo("Shift++"),
-            Ok((vec![Modifier::Shift], "+".into()))
-        );
-        assert!(parse_combo("Hyper+a").is_err());
     }
 }

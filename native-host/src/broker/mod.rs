@@ -33,13 +33,14 @@ use crate::session::{constant_time_eq, ConnId, SessionId};
 use cotab_shared::controller::{
     AgentEvent, FrameGeometry, FrameId, Modifier, MouseButton, RevokeReason,
 };
+use cotab_shared::input::{mouse_up, touch_end, KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
 use cotab_shared::limits::{
     MAX_FRAMES_PER_SESSION, MAX_UNBOUND_TICKETS, RESUME_GRACE_MS, UNBOUND_TICKET_TTL_MS,
 };
 use cotab_shared::native::{Holder, TabControl, TabInfo};
 use cotab_shared::reach::Blocked;
 use cotab_shared::{ErrorKind, TabId, Ticket, WireError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -1129,17 +1130,13 @@ impl Core {
         let (method, params) = match &p.kind {
             PressKind::Key { key, modifiers } => {
                 let [_, up] = keys::key_events(key, modifiers);
-                ("Input.dispatchKeyEvent", up)
+                (KEY_EVENT, up)
             }
-            PressKind::Mouse { button, x, y } => (
-                "Input.dispatchMouseEvent",
-                json!({"type": "mouseReleased", "x": x, "y": y, "button": button.as_str(),
-                       "buttons": self.buttons_held(p.session, p.tab, Some(id)), "clickCount": 1}),
-            ),
-            PressKind::Touch { .. } => (
-                "Input.dispatchTouchEvent",
-                json!({"type": "touchEnd", "touchPoints": []}),
-            ),
+            PressKind::Mouse { button, x, y } => {
+                let others = self.buttons_held(p.session, p.tab, Some(id));
+                (MOUSE_EVENT, mouse_up(*x, *y, button.as_str(), Some(others)))
+            }
+            PressKind::Touch { .. } => (TOUCH_EVENT, touch_end()),
         };
         Some(ReleaseCmd {
             press: id,

@@ -6,12 +6,13 @@ use crate::broker::{CaptureMeta, Need};
 use crate::validate::image_size;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use cotab_shared::cdp::{CaptureScreenshot, Viewport};
 use cotab_shared::controller::{
     CaptureParams, CaptureResult, ImageFormat, RpcError, DEFAULT_JPEG_QUALITY,
 };
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 pub(super) fn dpr_of(v: &Value) -> f64 {
@@ -74,29 +75,18 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
     }
     let fence = cx.fence(Need::Observe)?;
     let mark = cx.core(|c| c.capture_started(&fence));
-    let mut params = json!({"format": p.format.as_str()});
-    if let (Some(q), Some(obj)) = (quality, params.as_object_mut()) {
-        obj.insert("quality".into(), json!(q));
-    }
-    let shoot = |params: Value| {
+    let params = CaptureScreenshot {
+        format: p.format.as_str(),
+        quality,
+        clip: None,
+    };
+    let shoot = |params: CaptureScreenshot| {
         let fence = &fence;
         async move {
-            let shot = cx
-                .step(
-                    fence,
-                    "Page.captureScreenshot",
-                    params,
-                    CommandClass::Observe,
-                )
-                .await?;
-            let data = match shot {
-                Value::Object(mut m) => match m.remove("data") {
-                    Some(Value::String(data)) => Some(data),
-                    _ => None,
-                },
-                _ => None,
-            }
-            .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
+            let shot = cx.send(fence, &params, CommandClass::Observe).await?;
+            let data = shot
+                .data
+                .ok_or_else(|| wire(ErrorKind::CommandFailed, "the capture returned no image"))?;
             off_thread_if(data.len() > LARGE_IMAGE, "reading the capture", move || {
                 read_image(data)
             })
@@ -144,16 +134,18 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
             };
             let mut attempt = 0;
             loop {
-                let mut params = params.clone();
-                if let Some(obj) = params.as_object_mut() {
-                    // `Page.captureScreenshot` reads a clip in document
-                    // coordinates: the viewport's scroll offset plus the box.
-                    obj.insert(
-                        "clip".into(),
-                        json!({"x": region.x + geometry.scroll_x, "y": region.y + geometry.scroll_y,
-                           "width": region.width, "height": region.height, "scale": scale}),
-                    );
-                }
+                // `Page.captureScreenshot` reads a clip in document
+                // coordinates: the viewport's scroll offset plus the box.
+                let params = CaptureScreenshot {
+                    clip: Some(Viewport {
+                        x: region.x + geometry.scroll_x,
+                        y: region.y + geometry.scroll_y,
+                        width: region.width,
+                        height: region.height,
+                        scale,
+                    }),
+                    ..params.clone()
+                };
                 let (data, digest, width, height) = shoot(params).await?;
                 match p.max_width {
                     Some(m) if width > m => {

@@ -10,11 +10,12 @@ use crate::broker::{
 use crate::lane::CdpEvent;
 use crate::session::SessionId;
 use crate::shell::{Broker, ConnState};
+use cotab_shared::cdp::{CdpCommand, Evaluate, GetLayoutMetrics, LayoutMetrics, MouseEvent};
 use cotab_shared::controller::{Expect, FrameGeometry, FrameId, ReleaseResult, RpcError};
 use cotab_shared::input::{check_input_events, InputEvent};
 use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
 use cotab_shared::{ErrorKind, TabId, WireError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::broadcast;
@@ -252,6 +253,31 @@ impl Cx<'_> {
             .await
     }
 
+    /// A typed [`Cx::step`]: `command`'s params, and its result read as
+    /// its response (`COMMAND_FAILED` when it has another shape).
+    pub(super) async fn send<C: CdpCommand>(
+        &self,
+        fence: &Fence,
+        command: &C,
+        class: CommandClass,
+    ) -> Result<C::Response, RpcError> {
+        let v = self.step(fence, C::METHOD, command.params(), class).await?;
+        Ok(C::response(v)?)
+    }
+
+    /// [`Cx::send`] of input aimed at a capture's frame ([`Cx::step_in`]).
+    pub(super) async fn send_in<C: CdpCommand>(
+        &self,
+        fence: &Fence,
+        command: &C,
+        frame: Option<&Frame>,
+    ) -> Result<C::Response, RpcError> {
+        let v = self
+            .step_in(fence, C::METHOD, command.params(), frame)
+            .await?;
+        Ok(C::response(v)?)
+    }
+
     /// [`Cx::step`] with a follow-up ([`Cx::cdp`]).
     pub(super) async fn step_then(
         &self,
@@ -352,20 +378,19 @@ impl Cx<'_> {
     /// the value.
     pub(super) async fn read(&self, fence: &Fence, expression: &str) -> Result<Value, RpcError> {
         let r = self
-            .step(
+            .send(
                 fence,
-                "Runtime.evaluate",
-                json!({"expression": expression, "returnByValue": true}),
+                &Evaluate::by_value(expression),
                 CommandClass::Observe,
             )
             .await?;
-        if r.get("exceptionDetails").is_some() {
+        if r.threw() {
             return Err(wire(
                 ErrorKind::CommandFailed,
                 "the page threw while reading its state",
             ));
         }
-        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+        Ok(r.result.value.unwrap_or(Value::Null))
     }
 
     /// The live viewport (`Page.getLayoutMetrics`, class Observe).
@@ -373,12 +398,12 @@ impl Cx<'_> {
         let r = self
             .step(
                 fence,
-                "Page.getLayoutMetrics",
-                json!({}),
+                GetLayoutMetrics::METHOD,
+                GetLayoutMetrics {}.params(),
                 CommandClass::Observe,
             )
             .await?;
-        cotab_shared::native::LayoutMetrics::viewport_in(r).ok_or_else(|| {
+        LayoutMetrics::viewport_in(r).ok_or_else(|| {
             wire(
                 ErrorKind::CommandFailed,
                 "the browser sent no layout metrics",
@@ -446,15 +471,15 @@ impl Cx<'_> {
             let was = c.pointer_moved(fence, x, y);
             Ok::<_, WireError>((c.buttons_held(fence.session, fence.tab, None), was))
         })?;
-        let r = self
-            .step_in(
-                fence,
-                "Input.dispatchMouseEvent",
-                json!({"type": "mouseMoved", "x": x, "y": y, "button": first_button(buttons),
-                       "buttons": buttons}),
-                frame,
-            )
-            .await;
+        let moved = MouseEvent {
+            kind: "mouseMoved",
+            x,
+            y,
+            button: Some(first_button(buttons)),
+            buttons: Some(buttons),
+            ..MouseEvent::default()
+        };
+        let r = self.send_in(fence, &moved, frame).await;
         if matches!(&r, Err(e) if e.kind() == ErrorKind::StaleFrame) {
             self.core(|c| c.pointer_back(&was));
         }

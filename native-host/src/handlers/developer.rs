@@ -4,6 +4,7 @@
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::redact;
+use cotab_shared::cdp::{CdpCommand as _, Evaluate};
 use cotab_shared::controller::{CdpSendParams, EvaluateParams, EvaluateResult, RpcError};
 use cotab_shared::limits::MAX_EXPRESSION;
 use cotab_shared::native::{CommandClass, FollowUp, Outcome, ThenResult};
@@ -19,14 +20,12 @@ pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateR
     }
     let fence = cx.fence(Need::Privileged)?;
     cx.core(|c| c.input(&fence))?;
-    let (mut r, known) = scanned(
-        cx,
-        &fence,
-        "Runtime.evaluate",
-        json!({"expression": p.expression, "returnByValue": true,
-               "awaitPromise": p.await_promise.unwrap_or(true)}),
-    )
-    .await?;
+    let evaluate = Evaluate {
+        expression: &p.expression,
+        return_by_value: true,
+        await_promise: p.await_promise.unwrap_or(true),
+    };
+    let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params()).await?;
     let exception = r.get("exceptionDetails").map(|d| {
         let text = d
             .pointer("/exception/description")
@@ -99,11 +98,11 @@ pub(super) async fn scanned(
     params: Value,
 ) -> Result<(Value, redact::Known), RpcError> {
     let scan = FollowUp {
-        method: "Runtime.evaluate".into(),
-        params: json!({"expression": redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true}),
+        method: Evaluate::METHOD.into(),
+        params: Evaluate::by_value(redact::PAGE_SECRETS_EXPRESSION).params(),
         // An evaluation runs on the page's main thread in order with the
         // scan, so the scan may ride right behind it.
-        overlap: method == "Runtime.evaluate",
+        overlap: method == Evaluate::METHOD,
     };
     let r = cx
         .step_then(fence, method, params, CommandClass::Privileged, scan)

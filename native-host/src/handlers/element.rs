@@ -18,6 +18,11 @@ use crate::broker::{Fence, Need, NodeRef, PressKind};
 use crate::{config, uploads};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use cotab_shared::cdp::{
+    CallArgument, CallFunctionOn, CdpEvent as _, ContentQuads, DispatchDragEvent, DragIntercepted,
+    Focus, GetContentQuads, GetLayoutMetrics, GetNodeForLocation, MouseEvent, Node, ResolveNode,
+    ScrollIntoViewIfNeeded, SetFileInputFiles, SetInterceptDrags,
+};
 use cotab_shared::controller::{
     CheckParams, DragParams, Empty, HoverParams, MouseButton, Ref, RpcError, ScrollParams,
     SelectOptionParams, SelectOptionResult, SetFilesParams,
@@ -157,18 +162,12 @@ fn area(q: &[(f64, f64); 4]) -> f64 {
     (a / 2.0).abs()
 }
 
-fn quads(v: &Value) -> Vec<[(f64, f64); 4]> {
-    v.get("quads")
-        .and_then(Value::as_array)
-        .map(|qs| {
-            qs.iter()
-                .filter_map(|q| {
-                    let n: Vec<f64> = q.as_array()?.iter().filter_map(Value::as_f64).collect();
-                    (n.len() == 8).then(|| [(n[0], n[1]), (n[2], n[3]), (n[4], n[5]), (n[6], n[7])])
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+fn quads(q: &ContentQuads) -> Vec<[(f64, f64); 4]> {
+    q.quads
+        .iter()
+        .filter(|n| n.len() == 8)
+        .map(|n| [(n[0], n[1]), (n[2], n[3]), (n[4], n[5]), (n[6], n[7])])
+        .collect()
 }
 
 /// The visible centre of the first quad with an area, clipped to a
@@ -279,36 +278,31 @@ impl Cx<'_> {
         id: i64,
         class: CommandClass,
     ) -> Result<(), RpcError> {
-        self.step(
-            fence,
-            "DOM.scrollIntoViewIfNeeded",
-            json!({"backendNodeId": id}),
-            class,
-        )
-        .await
-        .map(drop)
-        .map_err(|e| match e.kind() {
-            ErrorKind::CommandFailed => not_interactable("the element is not rendered"),
-            _ => e,
-        })
+        let node = Node {
+            backend_node_id: id,
+        };
+        self.send(fence, &ScrollIntoViewIfNeeded(node), class)
+            .await
+            .map(drop)
+            .map_err(|e| match e.kind() {
+                ErrorKind::CommandFailed => not_interactable("the element is not rendered"),
+                _ => e,
+            })
     }
 
     /// The page's object for `node`.
     async fn element_of(&self, fence: &Fence, node: NodeRef) -> Result<Element, RpcError> {
+        let resolve = ResolveNode(Node {
+            backend_node_id: node.backend_node_id,
+        });
         let v = self
-            .step(
-                fence,
-                "DOM.resolveNode",
-                json!({"backendNodeId": node.backend_node_id}),
-                CommandClass::Observe,
-            )
+            .send(fence, &resolve, CommandClass::Observe)
             .await
             .map_err(gone)?;
         let object_id = v
-            .pointer("/object/objectId")
-            .and_then(Value::as_str)
-            .ok_or_else(|| gone(wire(ErrorKind::CommandFailed, "no object")))?
-            .to_string();
+            .object
+            .object_id
+            .ok_or_else(|| gone(wire(ErrorKind::CommandFailed, "no object")))?;
         Ok(Element { node, object_id })
     }
 
@@ -322,51 +316,45 @@ impl Cx<'_> {
         args: Vec<Value>,
         class: CommandClass,
     ) -> Result<Value, RpcError> {
-        let arguments: Vec<Value> = args.into_iter().map(|v| json!({ "value": v })).collect();
-        let r = self
-            .step(
-                fence,
-                "Runtime.callFunctionOn",
-                json!({"objectId": el.object_id, "functionDeclaration": function,
-                       "arguments": arguments, "returnByValue": true, "awaitPromise": true}),
-                class,
-            )
-            .await
-            .map_err(gone)?;
-        if r.get("exceptionDetails").is_some() {
+        let call = CallFunctionOn {
+            object_id: &el.object_id,
+            function_declaration: function,
+            arguments: args.into_iter().map(CallArgument::Value).collect(),
+            return_by_value: true,
+            await_promise: true,
+        };
+        let r = self.send(fence, &call, class).await.map_err(gone)?;
+        if r.threw() {
             return Err(wire(
                 ErrorKind::CommandFailed,
                 "the page threw while handling the element",
             ));
         }
-        Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
+        Ok(r.result.value.unwrap_or(Value::Null))
     }
 
     async fn layout(&self, fence: &Fence) -> Result<Layout, RpcError> {
         let m = self
-            .step(
-                fence,
-                "Page.getLayoutMetrics",
-                json!({}),
-                CommandClass::Observe,
-            )
+            .send(fence, &GetLayoutMetrics {}, CommandClass::Observe)
             .await?;
-        let v = m
-            .get("cssLayoutViewport")
-            .or_else(|| m.get("cssVisualViewport"));
-        let num = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_f64);
-        match (num("clientWidth"), num("clientHeight")) {
-            (Some(width), Some(height)) => Ok(Layout {
-                width,
-                height,
-                page_x: num("pageX").unwrap_or(0.0),
-                page_y: num("pageY").unwrap_or(0.0),
-            }),
-            _ => Err(wire(
+        let visual = m.css_visual_viewport.map(|v| Layout {
+            width: v.client_width,
+            height: v.client_height,
+            page_x: v.page_x,
+            page_y: v.page_y,
+        });
+        let layout = m.css_layout_viewport.map(|v| Layout {
+            width: v.client_width,
+            height: v.client_height,
+            page_x: v.page_x,
+            page_y: v.page_y,
+        });
+        layout.or(visual).ok_or_else(|| {
+            wire(
                 ErrorKind::CommandFailed,
                 "the browser sent no layout metrics",
-            )),
-        }
+            )
+        })
     }
 
     /// The content quads of the node `id`, in viewport CSS pixels.
@@ -376,10 +364,11 @@ impl Cx<'_> {
         id: i64,
     ) -> Result<Vec<[(f64, f64); 4]>, RpcError> {
         let q = self
-            .step(
+            .send(
                 fence,
-                "DOM.getContentQuads",
-                json!({"backendNodeId": id}),
+                &GetContentQuads(Node {
+                    backend_node_id: id,
+                }),
                 CommandClass::Observe,
             )
             .await
@@ -434,28 +423,27 @@ impl Cx<'_> {
             visible_centre(quads, layout.width, layout.height).map_err(not_interactable)?;
         if hit_test {
             // `DOM.getNodeForLocation` reads document coordinates.
-            let hit = self
-                .step(
-                    fence,
-                    "DOM.getNodeForLocation",
-                    json!({"x": (x + layout.page_x).floor(), "y": (y + layout.page_y).floor(),
-                           "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true}),
-                    CommandClass::Observe,
-                )
-                .await;
+            let at = GetNodeForLocation {
+                x: (x + layout.page_x).floor(),
+                y: (y + layout.page_y).floor(),
+                include_user_agent_shadow_dom: false,
+                ignore_pointer_events_none: true,
+            };
+            let hit = self.send(fence, &at, CommandClass::Observe).await;
             let covered = || not_interactable("the element is covered by another element");
             let hit_id = match hit {
-                Ok(v) => v.get("backendNodeId").and_then(Value::as_i64),
+                Ok(v) => v.backend_node_id,
                 Err(e) if e.kind() == ErrorKind::CommandFailed => None,
                 Err(e) => return Err(e),
             }
             .ok_or_else(covered)?;
             if hit_id != el.node.backend_node_id {
                 let hit_obj = self
-                    .step(
+                    .send(
                         fence,
-                        "DOM.resolveNode",
-                        json!({"backendNodeId": hit_id}),
+                        &ResolveNode(Node {
+                            backend_node_id: hit_id,
+                        }),
                         CommandClass::Observe,
                     )
                     .await
@@ -463,23 +451,19 @@ impl Cx<'_> {
                         ErrorKind::CommandFailed => covered(),
                         _ => e,
                     })?;
-                let hit_obj = hit_obj
-                    .pointer("/object/objectId")
-                    .cloned()
-                    .ok_or_else(covered)?;
-                let inside = self
-                    .step(
-                        fence,
-                        "Runtime.callFunctionOn",
-                        json!({"objectId": el.object_id, "functionDeclaration": CONTAINS_FN,
-                               "arguments": [{"objectId": hit_obj}], "returnByValue": true}),
-                        CommandClass::Observe,
-                    )
-                    .await;
+                let hit_obj = hit_obj.object.object_id.ok_or_else(covered)?;
+                let contains = CallFunctionOn {
+                    object_id: &el.object_id,
+                    function_declaration: CONTAINS_FN,
+                    arguments: vec![CallArgument::ObjectId(hit_obj)],
+                    return_by_value: true,
+                    await_promise: false,
+                };
+                let inside = self.send(fence, &contains, CommandClass::Observe).await;
                 // An answer from another frame's world cannot be compared:
                 // that is something else on top.
                 let inside = match inside {
-                    Ok(v) => v.pointer("/result/value") == Some(&Value::Bool(true)),
+                    Ok(v) => v.result.value == Some(Value::Bool(true)),
                     Err(e) if e.kind() == ErrorKind::CommandFailed => false,
                     Err(e) => return Err(e),
                 };
@@ -520,14 +504,12 @@ impl Cx<'_> {
         // after the focus. The check only reads: a focus handler may open a
         // dialog, and the check then runs when the dialog closes, after
         // this request ended. Emptying the element is a step of its own.
+        let focus = Focus(Node {
+            backend_node_id: el.node.backend_node_id,
+        });
         let (focused, checked) = tokio::join!(
             biased;
-            self.step(
-                fence,
-                "DOM.focus",
-                json!({"backendNodeId": el.node.backend_node_id}),
-                CommandClass::Act,
-            ),
+            self.send(fence, &focus, CommandClass::Act),
             self.call_on(
                 fence,
                 &el,
@@ -703,10 +685,9 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
     // Subscribe before pressing so the browser's report cannot slip past.
     let mut events = cx.broker.lane.subscribe_cdp();
     if draggable {
-        cx.step(
+        cx.send(
             &fence,
-            "Input.setInterceptDrags",
-            json!({"enabled": true}),
+            &SetInterceptDrags { enabled: true },
             CommandClass::Act,
         )
         .await?;
@@ -722,21 +703,22 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
     )?;
     let id = guard.id;
     let down = async {
-        cx.step(
-            &fence,
-            "Input.dispatchMouseEvent",
-            json!({"type": "mouseMoved", "x": ax, "y": ay, "buttons": 0}),
-            CommandClass::Act,
-        )
-        .await?;
-        cx.step(
-            &fence,
-            "Input.dispatchMouseEvent",
-            json!({"type": "mousePressed", "x": ax, "y": ay, "button": "left", "buttons": 1,
-                   "clickCount": 1}),
-            CommandClass::Act,
-        )
-        .await
+        let moved = MouseEvent {
+            kind: "mouseMoved",
+            x: ax,
+            y: ay,
+            buttons: Some(0),
+            ..MouseEvent::default()
+        };
+        cx.send(&fence, &moved, CommandClass::Act).await?;
+        let pressed = MouseEvent {
+            kind: "mousePressed",
+            button: Some("left"),
+            buttons: Some(1),
+            click_count: Some(1),
+            ..moved
+        };
+        cx.send(&fence, &pressed, CommandClass::Act).await
     }
     .await;
     guard.settle(down.is_ok());
@@ -752,16 +734,20 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
             let t = f64::from(step) / f64::from(DRAG_STEPS);
             let (x, y) = (ax + (bx - ax) * t, ay + (by - ay) * t);
             let buttons = cx.core(|c| c.mouse_moved(&fence, x, y))?;
-            cx.step(
-                &fence,
-                "Input.dispatchMouseEvent",
-                json!({"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": buttons}),
-                CommandClass::Act,
-            )
-            .await?;
+            let moved = MouseEvent {
+                kind: "mouseMoved",
+                x,
+                y,
+                button: Some("left"),
+                buttons: Some(buttons),
+                ..MouseEvent::default()
+            };
+            cx.send(&fence, &moved, CommandClass::Act).await?;
             while let Ok(ev) = events.try_recv() {
-                if ev.tab_id == fence.tab && ev.method == "Input.dragIntercepted" {
-                    data = ev.params.get("data").cloned();
+                if ev.tab_id == fence.tab {
+                    if let Some(drag) = DragIntercepted::parse(&ev.method, &ev.params) {
+                        data = Some(drag.data);
+                    }
                 }
             }
             if data.is_some() {
@@ -776,22 +762,23 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
             };
             if let Ok(ev) = cx2
                 .event(&fence, &mut events, "no drag started", |e| {
-                    e.method == "Input.dragIntercepted"
+                    e.method == DragIntercepted::METHOD
                 })
                 .await
             {
-                data = ev.params.get("data").cloned();
+                data = DragIntercepted::parse(&ev.method, &ev.params).map(|d| d.data);
             }
         }
         if let Some(data) = data {
             for kind in ["dragEnter", "dragOver", "drop"] {
-                cx.step(
-                    &fence,
-                    "Input.dispatchDragEvent",
-                    json!({"type": kind, "x": bx, "y": by, "data": data, "modifiers": 0}),
-                    CommandClass::Act,
-                )
-                .await?;
+                let drag = DispatchDragEvent {
+                    kind,
+                    x: bx,
+                    y: by,
+                    data: data.clone(),
+                    modifiers: 0,
+                };
+                cx.send(&fence, &drag, CommandClass::Act).await?;
             }
         }
         Ok::<_, RpcError>((bx, by))
@@ -802,11 +789,8 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
     if draggable {
         // Interception must not outlive the drag (the person's own drags
         // would break): turned off with the release class, in its task.
-        cx.broker.send_detached(
-            fence.tab,
-            "Input.setInterceptDrags",
-            json!({"enabled": false}),
-        );
+        cx.broker
+            .send_detached(fence.tab, &SetInterceptDrags { enabled: false });
     }
     moved?;
     released?;
@@ -861,13 +845,15 @@ pub(super) async fn scroll(cx: &Cx<'_>, p: ScrollParams) -> Result<Empty, RpcErr
         }
     };
     cx.core(|c| c.input(&fence))?;
-    cx.step_in(
-        &fence,
-        "Input.dispatchMouseEvent",
-        json!({"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy}),
-        frame.as_ref(),
-    )
-    .await?;
+    let wheel = MouseEvent {
+        kind: "mouseWheel",
+        x,
+        y,
+        delta_x: Some(dx),
+        delta_y: Some(dy),
+        ..MouseEvent::default()
+    };
+    cx.send_in(&fence, &wheel, frame.as_ref()).await?;
     Ok(Empty {})
 }
 
@@ -910,10 +896,12 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
     cx.core(|c| c.input(&fence))?;
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let direct = cx
-        .step(
+        .send(
             &fence,
-            "DOM.setFileInputFiles",
-            json!({"files": names, "backendNodeId": el.node.backend_node_id}),
+            &SetFileInputFiles {
+                files: names,
+                backend_node_id: el.node.backend_node_id,
+            },
             CommandClass::Act,
         )
         .await;

@@ -5,14 +5,14 @@
 use super::{check_point, invalid_params, Cx};
 use crate::broker::{Fence, Frame, Need, PressKind, ReleaseTarget};
 use crate::keys;
+use cotab_shared::cdp::{InsertText, MouseEvent, TouchEvent, TouchPoint};
 use cotab_shared::controller::{
     ClickParams, Empty, FrameId, KeyParams, KeyUpParams, Modifier, MouseButton, MouseUpParams,
     PointParams, PointerParams, PressParams, Ref, ReleaseResult, RpcError, TypeParams,
 };
-use cotab_shared::input::{InputEvent, KEY_EVENT, MOUSE_EVENT};
+use cotab_shared::input::{InputEvent, KEY_EVENT};
 use cotab_shared::limits::MAX_TYPE_TEXT;
 use cotab_shared::native::CommandClass;
-use serde_json::json;
 
 /// Where pointer input aims: an element ref, or a point in a capture.
 pub(super) enum Aim {
@@ -100,13 +100,8 @@ pub(super) async fn type_text(cx: &Cx<'_>, p: TypeParams) -> Result<Empty, RpcEr
     }
     cx.core(|c| c.input(&fence))?;
     if !p.text.is_empty() {
-        cx.step(
-            &fence,
-            "Input.insertText",
-            json!({"text": p.text}),
-            CommandClass::Act,
-        )
-        .await?;
+        cx.send(&fence, &InsertText { text: &p.text }, CommandClass::Act)
+            .await?;
     }
     if p.submit {
         cx.press_key(&fence, key_of("Enter")?, Vec::new()).await?;
@@ -190,17 +185,27 @@ impl Cx<'_> {
             PressKind::Mouse { button, x, y },
         )?;
         let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(press.id)));
-        let mouse = |params| InputEvent::new(MOUSE_EVENT, params);
-        let mut events = vec![mouse(json!({"type": "mouseMoved", "x": x, "y": y,
-                                           "buttons": others, "modifiers": modifiers}))];
+        let moved = MouseEvent {
+            kind: "mouseMoved",
+            x,
+            y,
+            buttons: Some(others),
+            modifiers: Some(modifiers),
+            ..MouseEvent::default()
+        };
+        let mut events = vec![InputEvent::of(&moved)];
         for i in 1..=count {
             for (kind, buttons) in [
                 ("mousePressed", others | button.bit()),
                 ("mouseReleased", others),
             ] {
-                events.push(mouse(json!({"type": kind, "x": x, "y": y,
-                                         "button": button.as_str(), "buttons": buttons,
-                                         "clickCount": i, "modifiers": modifiers})));
+                events.push(InputEvent::of(&MouseEvent {
+                    kind,
+                    button: Some(button.as_str()),
+                    buttons: Some(buttons),
+                    click_count: Some(u32::from(i)),
+                    ..moved
+                }));
             }
         }
         let r = self.input_events(fence, events, frame).await;
@@ -222,9 +227,7 @@ pub(super) async fn key_down(cx: &Cx<'_>, p: KeyParams) -> Result<Empty, RpcErro
             modifiers: p.modifiers,
         },
     )?;
-    let r = cx
-        .step(&fence, "Input.dispatchKeyEvent", down, CommandClass::Act)
-        .await;
+    let r = cx.step(&fence, KEY_EVENT, down, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
     Ok(Empty {})
@@ -247,15 +250,16 @@ pub(super) async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
     );
     let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
     let buttons = cx.core(|c| c.buttons_held(fence.session, fence.tab, None));
-    let r = cx
-        .step(
-            &fence,
-            "Input.dispatchMouseEvent",
-            json!({"type": "mousePressed", "x": x, "y": y, "button": button.as_str(),
-                   "buttons": buttons, "clickCount": 1}),
-            CommandClass::Act,
-        )
-        .await;
+    let pressed = MouseEvent {
+        kind: "mousePressed",
+        x,
+        y,
+        button: Some(button.as_str()),
+        buttons: Some(buttons),
+        click_count: Some(1),
+        ..MouseEvent::default()
+    };
+    let r = cx.send(&fence, &pressed, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
     Ok(Empty {})
@@ -316,14 +320,11 @@ pub(super) async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty
             dpr: frame.dpr,
         },
     )?;
-    let r = cx
-        .step(
-            &fence,
-            "Input.dispatchTouchEvent",
-            json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y}]}),
-            CommandClass::Act,
-        )
-        .await;
+    let start = TouchEvent {
+        kind: "touchStart",
+        touch_points: vec![TouchPoint { x, y }],
+    };
+    let r = cx.send(&fence, &start, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
     Ok(Empty {})
@@ -333,13 +334,11 @@ pub(super) async fn gesture_update(cx: &Cx<'_>, p: PointParams) -> Result<Empty,
     check_point(p.x, p.y)?;
     let fence = cx.fence(Need::Act)?;
     let (x, y) = cx.core(|c| c.gesture_moved(&fence, p.x, p.y))?;
-    cx.step(
-        &fence,
-        "Input.dispatchTouchEvent",
-        json!({"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}),
-        CommandClass::Act,
-    )
-    .await?;
+    let moved = TouchEvent {
+        kind: "touchMove",
+        touch_points: vec![TouchPoint { x, y }],
+    };
+    cx.send(&fence, &moved, CommandClass::Act).await?;
     Ok(Empty {})
 }
 

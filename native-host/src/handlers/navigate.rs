@@ -4,11 +4,15 @@
 use super::{invalid_params, wire, Cx};
 use crate::broker::Need;
 use crate::validate::check_navigate_url;
+use cotab_shared::cdp::{
+    CdpEvent as _, FrameNavigated, GetNavigationHistory, LoadEventFired, Navigate,
+    NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
+};
 use cotab_shared::controller::{NavigateAction, NavigateParams, NavigateResult, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::reach::{check_driveable, LocalFiles};
 use cotab_shared::ErrorKind;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateResult, RpcError> {
     match (&p.url, p.action) {
@@ -34,39 +38,26 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
     match (p.url, p.action) {
         (Some(url), _) => {
             let r = cx
-                .step(
-                    &fence,
-                    "Page.navigate",
-                    json!({"url": url}),
-                    CommandClass::Act,
-                )
+                .send(&fence, &Navigate { url: &url }, CommandClass::Act)
                 .await?;
-            if let Some(err) = r
-                .get("errorText")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-            {
+            if let Some(err) = r.error_text.filter(|s| !s.is_empty()) {
                 return Err(wire(
                     ErrorKind::CommandFailed,
                     format!("navigation failed: {err}"),
                 ));
             }
-            let new_document = r
-                .get("loaderId")
-                .and_then(Value::as_str)
-                .is_some_and(|s| !s.is_empty());
+            let new_document = r.loader_id.is_some_and(|s| !s.is_empty());
             if new_document {
                 cx.event(&fence, &mut events, not_loaded, |e| {
-                    e.method == "Page.loadEventFired"
+                    e.method == LoadEventFired::METHOD
                 })
                 .await?;
             }
         }
         (None, Some(NavigateAction::Reload)) => {
-            cx.step(&fence, "Page.reload", json!({}), CommandClass::Act)
-                .await?;
+            cx.send(&fence, &Reload {}, CommandClass::Act).await?;
             cx.event(&fence, &mut events, not_loaded, |e| {
-                e.method == "Page.loadEventFired"
+                e.method == LoadEventFired::METHOD
             })
             .await?;
         }
@@ -77,14 +68,9 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
         }
         (None, Some(action)) => {
             let h = cx
-                .step(
-                    &fence,
-                    "Page.getNavigationHistory",
-                    json!({}),
-                    CommandClass::Observe,
-                )
+                .send(&fence, &GetNavigationHistory {}, CommandClass::Observe)
                 .await?;
-            let current = h.get("currentIndex").and_then(Value::as_i64).unwrap_or(0);
+            let current = h.current_index;
             let (target, none) = if action == NavigateAction::Back {
                 (
                     current - 1,
@@ -95,9 +81,9 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
             };
             let entry = usize::try_from(target)
                 .ok()
-                .and_then(|i| h.get("entries")?.as_array()?.get(i).cloned())
+                .and_then(|i| h.entries.get(i))
                 .ok_or_else(|| wire(ErrorKind::InvalidRequest, none))?;
-            let url = entry.get("url").and_then(Value::as_str).unwrap_or_default();
+            let url = entry.url.as_str();
             // A blank page (a new tab's first entry) is fine to return to,
             // as is any page a shared tab may show.
             check_driveable(url, None, &cx.broker.local_files()).map_err(|b| {
@@ -109,26 +95,17 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
                     ),
                 )
             })?;
-            let id = entry.get("id").cloned().unwrap_or(Value::Null);
-            cx.step(
-                &fence,
-                "Page.navigateToHistoryEntry",
-                json!({"entryId": id}),
-                CommandClass::Act,
-            )
-            .await?;
+            let to = NavigateToHistoryEntry { entry_id: entry.id };
+            cx.send(&fence, &to, CommandClass::Act).await?;
             // A document load, a same-document entry, or a page restored
             // from the back/forward cache (which fires no load event).
             cx.event(&fence, &mut events, not_loaded, |e| {
-                match e.method.as_str() {
-                    "Page.loadEventFired" | "Page.navigatedWithinDocument" => true,
-                    "Page.frameNavigated" => {
-                        e.params.pointer("/frame/parentId").is_none()
-                            && e.params.get("type").and_then(Value::as_str)
-                                == Some("BackForwardCacheRestore")
-                    }
-                    _ => false,
-                }
+                e.method == LoadEventFired::METHOD
+                    || e.method == NavigatedWithinDocument::METHOD
+                    || FrameNavigated::parse(&e.method, &e.params).is_some_and(|n| {
+                        n.frame.parent_id.is_none()
+                            && n.kind.as_deref() == Some("BackForwardCacheRestore")
+                    })
             })
             .await?;
         }

@@ -7,6 +7,10 @@
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::outline::{self, AxNode, FrameTree};
+use cotab_shared::cdp::{
+    CdpEvent as _, Frame, GetFrameOwner, GetFrameTree, GetFullAxTree, HandleJavaScriptDialog,
+    LifecycleEvent, SetLifecycleEventsEnabled,
+};
 use cotab_shared::controller::{
     ConsoleParams, ConsoleResult, DialogParams, Empty, RpcError, SnapshotParams, SnapshotResult,
     WaitParams, WaitResult, WaitUntil,
@@ -15,7 +19,7 @@ use cotab_shared::limits::MAX_DEADLINE_MS;
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
 use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -60,21 +64,6 @@ async fn parse_nodes(v: Value) -> Vec<AxNode> {
         .unwrap_or_default()
 }
 
-/// The frame ids below `tree` (a `FrameTree`), depth first.
-fn child_frames(tree: &Value, out: &mut Vec<String>) {
-    for c in tree
-        .get("childFrames")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(id) = c.pointer("/frame/id").and_then(Value::as_str) {
-            out.push(id.to_string());
-        }
-        child_frames(c, out);
-    }
-}
-
 pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotResult, RpcError> {
     let max = p.max_chars.unwrap_or(DEFAULT_SNAPSHOT_CHARS);
     if max == 0 || max > MAX_SNAPSHOT_CHARS {
@@ -84,37 +73,36 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     }
     let fence = cx.fence(Need::Observe)?;
     let mark = cx.core(|c| c.snapshot_started(&fence));
-    let observe = |method: &'static str, params: Value| {
-        let fence = &fence;
-        async move { cx.step(fence, method, params, CommandClass::Observe).await }
+    let fence = &fence;
+    let ax_tree = |frame_id: Option<String>| async move {
+        cx.send(fence, &GetFullAxTree { frame_id }, CommandClass::Observe)
+            .await
     };
     // The frame tree, the main frame's tree and the page's url and title
     // do not depend on each other: the three are asked for at once, and
     // the first failure ends the snapshot.
     let (tree, main, page) = tokio::try_join!(
-        observe("Page.getFrameTree", json!({})),
-        observe("Accessibility.getFullAXTree", json!({})),
-        cx.read(&fence, "({url: location.href, title: document.title})"),
+        cx.send(fence, &GetFrameTree {}, CommandClass::Observe),
+        ax_tree(None),
+        cx.read(fence, "({url: location.href, title: document.title})"),
     )?;
-    let tree = tree.get("frameTree").cloned().unwrap_or(Value::Null);
-    let main_id = tree
-        .pointer("/frame/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let main_id = tree.frame_tree.frame.id.clone();
     let mut children = Vec::new();
-    child_frames(&tree, &mut children);
+    tree.frame_tree.descendants(&mut children);
     children.truncate(MAX_SNAPSHOT_FRAMES);
     // Each child frame's owner and tree together, a few frames at a time
     // (so at most that many raw trees are held at once), in the frame
     // tree's order; the first failure other than an unreadable frame ends
     // the snapshot and drops the frames still being read.
     let child = |id: String| {
-        let observe = &observe;
+        let ax_tree = &ax_tree;
         async move {
+            let owner_of = GetFrameOwner {
+                frame_id: id.clone(),
+            };
             let (owner, nodes) = tokio::join!(
-                observe("DOM.getFrameOwner", json!({"frameId": id})),
-                observe("Accessibility.getFullAXTree", json!({"frameId": id})),
+                cx.send(fence, &owner_of, CommandClass::Observe),
+                ax_tree(Some(id.clone())),
             );
             let (owner, nodes) = match (owner, nodes) {
                 (Err(e), _) | (_, Err(e)) if e.kind() != ErrorKind::CommandFailed => return Err(e),
@@ -125,7 +113,7 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
             };
             Ok(Some(FrameTree {
                 frame_id: id,
-                owner: owner.get("backendNodeId").and_then(Value::as_i64),
+                owner: owner.backend_node_id,
                 nodes: parse_nodes(nodes).await,
             }))
         }
@@ -154,13 +142,13 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     // take the same ones. A large outline renders on the blocking pool.
     let nodes: usize = frames.iter().map(|f| f.nodes.len()).sum();
     let reserved = nodes as u64;
-    let first = cx.core(|c| c.reserve_refs(&fence, reserved))?;
+    let first = cx.core(|c| c.reserve_refs(fence, reserved))?;
     let out = off_thread_if(nodes > LARGE_TREE, "rendering the snapshot", move || {
         Ok(outline::render(&frames, first, max))
     })
     .await?;
     let refs = out.refs.len();
-    cx.core(|c| c.snapshot_finished(&fence, mark, first, reserved, out.refs))?;
+    cx.core(|c| c.snapshot_finished(fence, mark, first, reserved, out.refs))?;
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),
@@ -285,18 +273,13 @@ pub(super) async fn wait(cx: &Cx<'_>, p: WaitParams) -> Result<WaitResult, RpcEr
 async fn network_idle(cx: &Cx<'_>, fence: &Fence, until: Instant) -> Result<(), RpcError> {
     let mut events = cx.broker.lane.subscribe_cdp();
     let tree = cx
-        .step(fence, "Page.getFrameTree", json!({}), CommandClass::Observe)
+        .send(fence, &GetFrameTree {}, CommandClass::Observe)
         .await?;
-    let frame = tree
-        .pointer("/frameTree/frame/id")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let loader = tree
-        .pointer("/frameTree/frame/loaderId")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let Frame {
+        id: frame,
+        loader_id: loader,
+        ..
+    } = tree.frame_tree.frame;
     let tab = fence.tab;
     let known = |cx: &Cx<'_>| {
         cx.core(|c| {
@@ -311,10 +294,9 @@ async fn network_idle(cx: &Cx<'_>, fence: &Fence, until: Instant) -> Result<(), 
             // Nothing known of this loader (the daemon started after the
             // page loaded): enabling lifecycle events again makes the
             // browser report the ones already reached, before it answers.
-            cx.step(
+            cx.send(
                 fence,
-                "Page.setLifecycleEventsEnabled",
-                json!({"enabled": true}),
+                &SetLifecycleEventsEnabled { enabled: true },
                 CommandClass::Observe,
             )
             .await?;
@@ -329,9 +311,8 @@ async fn network_idle(cx: &Cx<'_>, fence: &Fence, until: Instant) -> Result<(), 
         ..*cx
     };
     cx.event(fence, &mut events, "", |e| {
-        e.method == "Page.lifecycleEvent"
-            && e.params.get("name").and_then(Value::as_str) == Some("networkIdle")
-            && e.params.get("frameId").and_then(Value::as_str) == Some(frame.as_str())
+        LifecycleEvent::parse(&e.method, &e.params)
+            .is_some_and(|l| l.name == "networkIdle" && l.frame_id == frame)
     })
     .await?;
     Ok(())
@@ -407,18 +388,12 @@ pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Empty, RpcErr
             "no dialog is open on this tab",
         ));
     }
-    let mut params = json!({"accept": p.accept});
-    if let (Some(text), Some(obj)) = (p.prompt_text, params.as_object_mut()) {
-        obj.insert("promptText".into(), json!(text));
-    }
+    let answer = HandleJavaScriptDialog {
+        accept: p.accept,
+        prompt_text: p.prompt_text,
+    };
     cx.core(|c| c.input(&fence))?;
-    cx.step(
-        &fence,
-        "Page.handleJavaScriptDialog",
-        params,
-        CommandClass::Act,
-    )
-    .await?;
+    cx.send(&fence, &answer, CommandClass::Act).await?;
     let tab = fence.tab;
     cx.core(|c| c.on_dialog_closed(tab));
     Ok(Empty {})

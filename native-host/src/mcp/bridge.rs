@@ -15,6 +15,7 @@ use super::tools::{
 };
 use super::McpServeError;
 use crate::client::{Client, ClientError};
+use crate::keys;
 use cotab_shared::controller::{
     Acquire, AgentEvent, Bye, Capture, CaptureParams, ClickParams, CloseTabParams, Console,
     ConsoleParams, ConsoleResult, CreateTabParams, DialogInfo, DialogKind, DialogParams,
@@ -374,7 +375,7 @@ impl Bridge {
                 Ok(self.with_snapshot(line).await)
             }
             ToolCall::PressKey(a) => {
-                let (modifiers, key) = parse_key(&a.key).map_err(ToolFailure::invalid)?;
+                let (modifiers, key) = keys::parse_combo(&a.key).map_err(ToolFailure::invalid)?;
                 self.act::<Press>(&PressParams {
                     key,
                     modifiers,
@@ -686,8 +687,7 @@ fn modifier(m: ModifierArg) -> Modifier {
     match m {
         ModifierArg::Alt => Modifier::Alt,
         ModifierArg::Control => Modifier::Control,
-        ModifierArg::ControlOrMeta if cfg!(target_os = "macos") => Modifier::Meta,
-        ModifierArg::ControlOrMeta => Modifier::Control,
+        ModifierArg::ControlOrMeta => keys::control_or_meta(),
         ModifierArg::Meta => Modifier::Meta,
         ModifierArg::Shift => Modifier::Shift,
     }
@@ -751,35 +751,6 @@ pub(crate) fn wait_params(a: &WaitForArgs) -> Result<Vec<WaitParams>, ToolFailur
         ));
     }
     Ok(waits)
-}
-
-/// Splits `Control+Shift+a` into modifiers and key, Playwright's way. A
-/// lone `+` is the key.
-pub(crate) fn parse_key(combo: &str) -> Result<(Vec<Modifier>, String), String> {
-    let (mods, key) = match combo.strip_suffix("++") {
-        Some(mods) => (mods, "+"),
-        None if combo == "+" => ("", "+"),
-        None => combo.rsplit_once('+').unwrap_or(("", combo)),
-    };
-    if key.is_empty() {
-        return Err("`key` names no key".into());
-    }
-    let mut out = Vec::new();
-    for m in mods.split('+').filter(|m| !m.is_empty()) {
-        out.push(match m {
-            "Control" | "Ctrl" => Modifier::Control,
-            "ControlOrMeta" => modifier(ModifierArg::ControlOrMeta),
-            "Shift" => Modifier::Shift,
-            "Alt" | "Option" => Modifier::Alt,
-            "Meta" | "Cmd" | "Command" => Modifier::Meta,
-            _ => {
-                return Err(format!(
-                    "unknown modifier `{m}` (use Control, Shift, Alt, Meta or ControlOrMeta)"
-                ))
-            }
-        });
-    }
-    Ok((out, key.to_string()))
 }
 
 fn dialog_kind(k: DialogKind) -> &'static str {
@@ -949,22 +920,6 @@ mod tests {
             ..none
         };
         assert!(wait_params(&negative).is_err());
-    }
-
-    #[test]
-    fn key_combinations() {
-        assert_eq!(parse_key("Enter"), Ok((vec![], "Enter".into())));
-        assert_eq!(parse_key("+"), Ok((vec![], "+".into())));
-        assert_eq!(
-            parse_key("Control+Shift+Tab"),
-            Ok((vec![Modifier::Control, Modifier::Shift], "Tab".into()))
-        );
-        assert_eq!(
-            parse_key("Shift++"),
-            Ok((vec![Modifier::Shift], "+".into()))
-        );
-        assert!(parse_key("Hyper+a").is_err());
-        assert!(parse_key("Control+").is_err());
     }
 
     #[test]

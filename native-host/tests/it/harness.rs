@@ -7,7 +7,7 @@ use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::controller::FrameGeometry;
-use cotab_shared::input::{InputEvent, InputRole};
+use cotab_shared::input::{InputEvent, InputPlan};
 use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     check_input_events, check_viewport, Command, CommandClass, Event, ExtensionToHost,
@@ -495,21 +495,24 @@ async fn serve(
                 events,
                 if_viewport,
             } => {
-                let Some(checked) =
-                    viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
-                else {
-                    continue;
-                };
-                let Some(answer) = checked
-                    .and_then(|()| check_input_events(events))
-                    .map_or_else(
+                // As the extension runs it: the events checked, then the
+                // viewport, then the plan.
+                if let Err(e) = check_input_events(events) {
+                    (Err(e), Vec::new())
+                } else {
+                    let Some(checked) =
+                        viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
+                    else {
+                        continue;
+                    };
+                    let Some(answer) = checked.map_or_else(
                         |e| Some((Err(e), Vec::new())),
                         |()| input_answer(&script, &tx, &mut before, *tab_id, events, if_viewport),
-                    )
-                else {
-                    continue;
-                };
-                answer
+                    ) else {
+                        continue;
+                    };
+                    answer
+                }
             }
             Command::Cdp {
                 tab_id,
@@ -656,22 +659,21 @@ fn input_answer(
     events: &[InputEvent],
     if_viewport: &Option<FrameGeometry>,
 ) -> Option<(Result<Value, WireError>, Vec<Event>)> {
-    let mut failed = None;
-    let mut pressed = Vec::new();
-    let mut last = (Value::Null, Vec::new());
-    for (i, event) in events.iter().enumerate() {
-        let role = event.role();
-        if failed.is_some() && !matches!(&role, InputRole::Release(id) if pressed.contains(id)) {
-            continue;
-        }
+    let mut plan = match InputPlan::new(events) {
+        Ok(plan) => plan,
+        Err(e) => return Some((Err(e), Vec::new())),
+    };
+    let mut first = true;
+    while let Some(event) = plan.next(|| None, |_| true) {
         let _ = tx.send(Command::Cdp {
             tab_id,
             method: event.method.clone(),
             params: event.params.clone(),
             class: event.class(),
             then: None,
-            if_viewport: if_viewport.clone().filter(|_| i == 0),
+            if_viewport: if_viewport.clone().filter(|_| first),
         });
+        first = false;
         let (result, after) = cdp_answer(
             script,
             before,
@@ -680,21 +682,14 @@ fn input_answer(
             &event.params,
             event.class(),
         )?;
-        match &role {
-            InputRole::Press(id) => pressed.push(id.clone()),
-            InputRole::Release(id) => pressed.retain(|p| p != id),
-            InputRole::Other => {}
-        }
-        match result {
-            Ok(v) => last = (v, after),
-            Err(e) => {
-                failed.get_or_insert(e);
-            }
-        }
+        plan.sent(event, true, result.map(|v| (v, after)));
     }
-    Some(match failed {
-        Some(e) => (Err(e), Vec::new()),
-        None => (Ok(last.0), last.1),
+    Some(match plan.finish() {
+        Err(e) => (Err(e), Vec::new()),
+        Ok(last) => {
+            let (v, after) = last.unwrap_or((Value::Null, Vec::new()));
+            (Ok(v), after)
+        }
     })
 }
 

@@ -21,7 +21,7 @@ pub struct Notification {
 pub enum AgentEvent {
     /// A shared tab's url or title changed.
     #[serde(rename = "tab.updated")]
-    TabUpdated(crate::native::TabInfo),
+    TabUpdated(crate::tab::TabInfo),
     /// A shared tab was closed or unshared.
     #[serde(rename = "tab.closed")]
     TabClosed {

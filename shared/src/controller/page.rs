@@ -2,6 +2,7 @@
 //! navigation, captures and their frames, snapshots and refs, waits,
 //! dialogs, console messages, and developer mode's evaluate and raw CDP.
 
+pub use crate::geometry::FrameGeometry;
 use crate::ids::TabId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -129,32 +130,6 @@ pub struct CaptureResult {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct FrameId(pub String);
-
-/// The geometry of a capture, in CSS pixels.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FrameGeometry {
-    /// Viewport width.
-    pub viewport_width: f64,
-    /// Viewport height.
-    pub viewport_height: f64,
-    /// Horizontal scroll offset of the viewport.
-    pub scroll_x: f64,
-    /// Vertical scroll offset of the viewport.
-    pub scroll_y: f64,
-}
-
-impl FrameGeometry {
-    /// Whether the `live` viewport is this one, within
-    /// [`crate::limits::GEOMETRY_TOLERANCE`] on each figure.
-    pub fn matches(&self, live: &FrameGeometry) -> bool {
-        let close = |a: f64, b: f64| (a - b).abs() <= crate::limits::GEOMETRY_TOLERANCE;
-        close(self.viewport_width, live.viewport_width)
-            && close(self.viewport_height, live.viewport_height)
-            && close(self.scroll_x, live.scroll_x)
-            && close(self.scroll_y, live.scroll_y)
-    }
-}
 
 /// State an action expects; when the tab is no longer in it the action
 /// fails `STATE_CHANGED` without touching the page.

@@ -11,10 +11,12 @@
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
 use cotab_host::codec::NativeCodec;
+use cotab_shared::geometry::FrameGeometry;
+use cotab_shared::input::InputPlan;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_input_events, check_viewport, Command, ExtensionToHost, HostToExtension, LayoutMetrics,
-    Outcome, SharedTabs, TabInfo, ThenResult,
+    check_viewport, Command, ExtensionToHost, HostToExtension, LayoutMetrics, Outcome, SharedTabs,
+    TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -148,18 +150,19 @@ impl Drop for FakeExt {
 
 /// The canned answer to `command`.
 fn answer(command: &Command, tab: &TabInfo) -> Outcome {
+    // Input aimed at a frame: the viewport check the extension makes.
+    let viewport = |frame: &FrameGeometry| {
+        check_viewport(
+            frame,
+            LayoutMetrics::viewport_in(cdp("Page.getLayoutMetrics", &Value::Null)),
+        )
+    };
     if let Command::Cdp {
-        if_viewport: Some(frame),
-        ..
-    }
-    | Command::Input {
         if_viewport: Some(frame),
         ..
     } = command
     {
-        // Input aimed at a frame: the viewport check the extension makes.
-        let live = LayoutMetrics::viewport_in(cdp("Page.getLayoutMetrics", &Value::Null));
-        if let Err(e) = check_viewport(frame, live) {
+        if let Err(e) = viewport(frame) {
             return Outcome::Error(e);
         }
     }
@@ -182,10 +185,27 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
             result: cdp(method, params),
             then: Outcome::Result(cdp(&then.method, &then.params)),
         })),
-        Command::Input { events, .. } => match check_input_events(events) {
-            Ok(()) => Outcome::Result(json!({})),
-            Err(e) => Outcome::Error(e),
-        },
+        Command::Input {
+            events,
+            if_viewport,
+            ..
+        } => {
+            // Run as the extension runs it; every event succeeds.
+            let mut plan = match InputPlan::new(events) {
+                Ok(plan) => plan,
+                Err(e) => return Outcome::Error(e),
+            };
+            if let Some(Err(e)) = if_viewport.as_ref().map(viewport) {
+                plan.fail(e);
+            }
+            while let Some(event) = plan.next(|| None, |_| true) {
+                plan.sent(event, true, Ok(cdp(&event.method, &event.params)));
+            }
+            match plan.finish() {
+                Ok(last) => Outcome::Result(last.unwrap_or_else(|| json!({}))),
+                Err(e) => Outcome::Error(e),
+            }
+        }
         other => Outcome::Error(WireError::new(
             ErrorKind::CommandFailed,
             format!("the load fake does not do {other:?}"),

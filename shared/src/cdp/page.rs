@@ -1,0 +1,306 @@
+//! `Page`: the viewport, captures, navigation and history, frames,
+//! lifecycle events and JavaScript dialogs.
+
+use super::{CdpCommand, CdpEvent, Done};
+use crate::geometry::FrameGeometry;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `Page.getLayoutMetrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GetLayoutMetrics {}
+command!(GetLayoutMetrics, "Page.getLayoutMetrics", LayoutMetrics);
+
+/// The part of a CDP `Page.getLayoutMetrics` result that cotab reads.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayoutMetrics {
+    /// The layout viewport, in CSS pixels.
+    #[serde(default)]
+    pub css_layout_viewport: Option<CssLayoutViewport>,
+    /// The visual viewport, in CSS pixels.
+    #[serde(default)]
+    pub css_visual_viewport: Option<CssViewport>,
+}
+
+/// A viewport of [`LayoutMetrics`]: its size and scroll offset.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CssViewport {
+    /// Width.
+    pub client_width: f64,
+    /// Height.
+    pub client_height: f64,
+    /// Horizontal scroll offset.
+    pub page_x: f64,
+    /// Vertical scroll offset.
+    pub page_y: f64,
+}
+
+/// The layout viewport of [`LayoutMetrics`]: its size and scroll offset
+/// (the browser names its offset `pageX`/`pageY` here too).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CssLayoutViewport {
+    /// Width.
+    pub client_width: f64,
+    /// Height.
+    pub client_height: f64,
+    /// Horizontal scroll offset.
+    #[serde(default)]
+    pub page_x: f64,
+    /// Vertical scroll offset.
+    #[serde(default)]
+    pub page_y: f64,
+}
+
+impl LayoutMetrics {
+    /// The live viewport in a `Page.getLayoutMetrics` result; `None` if
+    /// it has none or is malformed.
+    pub fn viewport_in(result: Value) -> Option<FrameGeometry> {
+        serde_json::from_value::<LayoutMetrics>(result)
+            .ok()
+            .and_then(|m| m.geometry())
+    }
+
+    /// The live viewport as a frame's geometry; `None` if the browser
+    /// sent none.
+    pub fn geometry(&self) -> Option<FrameGeometry> {
+        self.css_visual_viewport.map(|v| FrameGeometry {
+            viewport_width: v.client_width,
+            viewport_height: v.client_height,
+            scroll_x: v.page_x,
+            scroll_y: v.page_y,
+        })
+    }
+}
+
+/// `Page.captureScreenshot`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaptureScreenshot {
+    /// `png` or `jpeg`.
+    pub format: &'static str,
+    /// JPEG quality, 0 to 100.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+    /// The region, in CSS pixels of the document, and its scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<Viewport>,
+}
+command!(CaptureScreenshot, "Page.captureScreenshot", Screenshot);
+
+/// A region of a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Viewport {
+    /// Left, in document CSS pixels.
+    pub x: f64,
+    /// Top, in document CSS pixels.
+    pub y: f64,
+    /// Width, in CSS pixels.
+    pub width: f64,
+    /// Height, in CSS pixels.
+    pub height: f64,
+    /// Device pixels per CSS pixel in the image.
+    pub scale: f64,
+}
+
+/// The result of [`CaptureScreenshot`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Screenshot {
+    /// The image, base64.
+    #[serde(default)]
+    pub data: Option<String>,
+}
+
+/// `Page.navigate`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Navigate<'a> {
+    /// Where to.
+    pub url: &'a str,
+}
+command!(Navigate<'a>, "Page.navigate", Navigated);
+
+/// The result of [`Navigate`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Navigated {
+    /// The loader of the new document; none for a same-document
+    /// navigation.
+    #[serde(default)]
+    pub loader_id: Option<String>,
+    /// Why the navigation failed, if it did.
+    #[serde(default)]
+    pub error_text: Option<String>,
+}
+
+/// `Page.reload`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Reload {}
+command!(Reload, "Page.reload", Done);
+
+/// `Page.getNavigationHistory`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GetNavigationHistory {}
+command!(GetNavigationHistory, "Page.getNavigationHistory", History);
+
+/// The result of [`GetNavigationHistory`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// The index of the current entry.
+    #[serde(default)]
+    pub current_index: i64,
+    /// The entries, oldest first.
+    #[serde(default)]
+    pub entries: Vec<HistoryEntry>,
+}
+
+/// An entry of [`History`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct HistoryEntry {
+    /// Its id, for [`NavigateToHistoryEntry`].
+    #[serde(default)]
+    pub id: Option<i64>,
+    /// Its url.
+    #[serde(default)]
+    pub url: String,
+}
+
+/// `Page.navigateToHistoryEntry`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigateToHistoryEntry {
+    /// The entry's id.
+    pub entry_id: Option<i64>,
+}
+command!(NavigateToHistoryEntry, "Page.navigateToHistoryEntry", Done);
+
+/// `Page.getFrameTree`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct GetFrameTree {}
+command!(GetFrameTree, "Page.getFrameTree", FrameTreeResult);
+
+/// The result of [`GetFrameTree`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameTreeResult {
+    /// The tree, from the main frame.
+    #[serde(default)]
+    pub frame_tree: FrameNode,
+}
+
+/// A frame and the frames below it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameNode {
+    /// The frame.
+    #[serde(default)]
+    pub frame: Frame,
+    /// Its child frames.
+    #[serde(default)]
+    pub child_frames: Vec<FrameNode>,
+}
+
+impl FrameNode {
+    /// The ids of the frames below this one, depth first.
+    pub fn descendants(&self, out: &mut Vec<String>) {
+        for child in &self.child_frames {
+            out.push(child.frame.id.clone());
+            child.descendants(out);
+        }
+    }
+}
+
+/// A frame of the tab.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Frame {
+    /// Its id.
+    #[serde(default)]
+    pub id: String,
+    /// Its parent; none for the main frame.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    /// The loader of its current document.
+    #[serde(default)]
+    pub loader_id: String,
+    /// Its url.
+    #[serde(default)]
+    pub url: String,
+}
+
+/// `Page.setLifecycleEventsEnabled`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SetLifecycleEventsEnabled {
+    /// On or off.
+    pub enabled: bool,
+}
+command!(
+    SetLifecycleEventsEnabled,
+    "Page.setLifecycleEventsEnabled",
+    Done
+);
+
+/// `Page.handleJavaScriptDialog`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog {
+    /// Accept (OK) or dismiss (Cancel).
+    pub accept: bool,
+    /// The text a prompt answers with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+command!(HandleJavaScriptDialog, "Page.handleJavaScriptDialog", Done);
+
+/// `Page.frameNavigated`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FrameNavigated {
+    /// The frame and its new document.
+    pub frame: Frame,
+    /// `Navigation` or `BackForwardCacheRestore`.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+}
+event!(FrameNavigated, "Page.frameNavigated");
+
+/// `Page.javascriptDialogOpening`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JavascriptDialogOpening {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// The dialog's message.
+    #[serde(default)]
+    pub message: String,
+    /// A prompt's default answer.
+    #[serde(default)]
+    pub default_prompt: String,
+}
+event!(JavascriptDialogOpening, "Page.javascriptDialogOpening");
+
+/// `Page.loadEventFired`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct LoadEventFired {}
+event!(LoadEventFired, "Page.loadEventFired");
+
+/// `Page.navigatedWithinDocument`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct NavigatedWithinDocument {}
+event!(NavigatedWithinDocument, "Page.navigatedWithinDocument");
+
+/// `Page.lifecycleEvent`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LifecycleEvent {
+    /// The frame.
+    pub frame_id: String,
+    /// The loader whose document reached it.
+    #[serde(default)]
+    pub loader_id: String,
+    /// `init`, `load`, `networkIdle`, ….
+    pub name: String,
+}
+event!(LifecycleEvent, "Page.lifecycleEvent");

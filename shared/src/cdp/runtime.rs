@@ -1,0 +1,89 @@
+//! `Runtime`: evaluating code in the page and the values it returns.
+
+use super::CdpCommand;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `Runtime.evaluate`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluate<'a> {
+    /// The expression.
+    pub expression: &'a str,
+    /// Return the value itself rather than a handle.
+    pub return_by_value: bool,
+    /// Wait for a promise the expression returns.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub await_promise: bool,
+}
+command!(Evaluate<'a>, "Runtime.evaluate", Evaluated);
+
+impl<'a> Evaluate<'a> {
+    /// `expression`, its value returned by value.
+    pub fn by_value(expression: &'a str) -> Evaluate<'a> {
+        Evaluate {
+            expression,
+            return_by_value: true,
+            await_promise: false,
+        }
+    }
+}
+
+/// `Runtime.callFunctionOn`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFunctionOn<'a> {
+    /// The object the function is called on (`this`).
+    pub object_id: &'a str,
+    /// The function's source.
+    pub function_declaration: &'a str,
+    /// Its arguments.
+    pub arguments: Vec<CallArgument>,
+    /// Return the value itself rather than a handle.
+    pub return_by_value: bool,
+    /// Wait for a promise the function returns.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub await_promise: bool,
+}
+command!(CallFunctionOn<'a>, "Runtime.callFunctionOn", Evaluated);
+
+/// An argument of [`CallFunctionOn`]: a value, or an object by its id.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CallArgument {
+    /// A value (JSON).
+    Value(Value),
+    /// A remote object.
+    ObjectId(String),
+}
+
+/// The result of [`Evaluate`] and [`CallFunctionOn`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluated {
+    /// What the code returned.
+    #[serde(default)]
+    pub result: RemoteObject,
+    /// Set when the code threw.
+    #[serde(default)]
+    pub exception_details: Option<Value>,
+}
+
+impl Evaluated {
+    /// Whether the code threw.
+    pub fn threw(&self) -> bool {
+        self.exception_details.is_some()
+    }
+}
+
+/// A value in the page: by value, or by handle.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteObject {
+    /// The value, when returned by value.
+    #[serde(default)]
+    pub value: Option<Value>,
+    /// The handle, when returned by reference.
+    #[serde(default)]
+    pub object_id: Option<String>,
+}
