@@ -19,11 +19,11 @@
 //! holding the reader.
 
 use crate::codec::{LineCodec, LineCodecError};
-use crate::handlers::dispatch;
-use crate::shell::{Broker, ConnState, Note};
+use crate::handlers::{dispatch, response_line};
+use crate::session::ConnId;
+use crate::shell::{Broker, ConnState, Sink};
 use cotab_shared::controller::{
-    decode_line, AgentEvent, Call, Notification, Response, RpcError, INVALID_REQUEST, PARSE_ERROR,
-    SERVER_ERROR,
+    decode_line, Call, RpcError, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR,
 };
 use cotab_shared::limits::{
     LINE_IDLE_MS, MAX_CONTROLLER_LINE, MAX_IN_FLIGHT_PER_CONNECTION,
@@ -31,7 +31,6 @@ use cotab_shared::limits::{
 };
 use cotab_shared::{ErrorKind, RequestId};
 use futures_util::{FutureExt, Stream};
-use serde::Serialize;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -41,13 +40,12 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 use tokio::sync::mpsc::error::TrySendError;
-use tokio::sync::{broadcast, mpsc, Semaphore};
+use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::{Instant, Sleep};
 use tokio_util::bytes::{BufMut, Bytes, BytesMut};
 use tokio_util::codec::FramedRead;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::AbortOnDropHandle;
 
 /// Settings of every agent connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,12 +89,6 @@ enum End {
     Eof,
     /// Close now (line too long, I/O error, stalled peer, shutdown).
     Abort,
-}
-
-fn line<T: Serialize>(msg: &T) -> Option<Bytes> {
-    // Our own response types always serialise; a failure would be a bug,
-    // and dropping that one line is the least harmful outcome.
-    serde_json::to_vec(msg).ok().map(Bytes::from)
 }
 
 /// The sending side of a connection's outgoing queue. Sending never
@@ -280,17 +272,13 @@ pub async fn serve(
     ));
 
     let per_conn = Arc::new(Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION));
-    // Subscribed before any line is read, so nothing addressed to this
-    // connection is missed.
-    // Aborted when this ends, however it ends: it holds a sender of the
-    // outgoing queue, which must close for the writer to finish.
-    let notifier = AbortOnDropHandle::new(tokio::spawn(forward_notifications(
-        broker.subscribe_agent_events(),
-        broker.subscribe_notes(),
-        broker.clone(),
-        conn.clone(),
-        out.clone(),
-    )));
+    // Registered before any line is read, so nothing addressed to this
+    // connection is missed; removed when this ends, however it ends: it
+    // holds a sender of the outgoing queue, which must close for the
+    // writer to finish.
+    let sink = out.clone();
+    broker.add_sink(conn.id, Sink::new(move |l| sink.notify(l)));
+    let _sink = RemoveSink(&broker, conn.id);
     let media = Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_PER_CONNECTION));
     let mut tasks = JoinSet::new();
     let cancelled = closing.cancelled();
@@ -311,10 +299,8 @@ pub async fn serve(
                 Read::Line(Err(LineCodecError::TooLong)) => {
                     tracing::warn!(conn = conn.id.0, "line too long; closing the connection");
                     let err = RpcError::new(INVALID_REQUEST, ErrorKind::InvalidRequest, "line too long");
-                    if let Some(l) = line(&Response::err(None, err)) {
-                        // The writer flushes it before it ends (below).
-                        out.respond(l);
-                    }
+                    // The writer flushes it before it ends (below).
+                    respond(&out, None, Err(err));
                     break End::Abort;
                 }
                 Read::Line(Err(LineCodecError::Io(_))) => break End::Abort,
@@ -328,8 +314,7 @@ pub async fn serve(
         End::Eof => while tasks.join_next().await.is_some() {},
         End::Abort => tasks.shutdown().await,
     }
-    notifier.abort();
-    let _ = notifier.await;
+    drop(_sink);
     drop(out);
     // The writer ends once every sender is gone (after flushing, within its
     // stall deadline) or at once when `closing` fired; a panic there only
@@ -340,53 +325,17 @@ pub async fn serve(
     tracing::debug!(conn = conn.id.0, "agent disconnected");
 }
 
-/// Queues the agent events and broker notes meant for this connection
-/// (only once it holds a session) until it is aborted.
-async fn forward_notifications(
-    mut events: broadcast::Receiver<AgentEvent>,
-    mut notes: broadcast::Receiver<Note>,
-    broker: Arc<Broker>,
-    conn: Arc<ConnState>,
-    out: Outbox,
-) {
-    let mut events_open = true;
-    let mut notes_open = true;
-    while events_open || notes_open {
-        tokio::select! {
-            ev = events.recv(), if events_open => match ev {
-                Ok(ev) if conn.bound_session(&broker).is_some() => {
-                    if let Some(l) = line(&Notification::new(ev)) {
-                        out.notify(l);
-                    }
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => events_open = false,
-            },
-            note = notes.recv(), if notes_open => match note {
-                Ok((to, ev)) => {
-                    let mine = conn.bound_session(&broker);
-                    let wanted = mine.is_some() && (to.is_none() || to == mine);
-                    if let (true, Some(l)) = (wanted, line(&Notification::new(ev))) {
-                        out.notify(l);
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    tracing::warn!(conn = conn.id.0, n, "a slow agent missed notifications");
-                }
-                Err(broadcast::error::RecvError::Closed) => notes_open = false,
-            },
-        }
+/// Removes a connection's notification sink when dropped.
+struct RemoveSink<'a>(&'a Broker, ConnId);
+
+impl Drop for RemoveSink<'_> {
+    fn drop(&mut self) {
+        self.0.remove_sink(self.1);
     }
 }
 
-fn respond(out: &Outbox, id: Option<RequestId>, outcome: Result<serde_json::Value, RpcError>) {
-    let resp = match outcome {
-        Ok(v) => Response::ok(id, v),
-        Err(e) => Response::err(id, e),
-    };
-    if let Some(l) = line(&resp) {
-        out.respond(l);
-    }
+fn respond(out: &Outbox, id: Option<RequestId>, outcome: Result<(), RpcError>) {
+    out.respond(response_line(id, outcome));
 }
 
 fn handle_line(
@@ -452,10 +401,11 @@ fn handle_line(
     tracing::debug!(conn = conn.id.0, method = call.method(), "request");
     let (broker, conn, out) = (broker.clone(), conn.clone(), out.clone());
     tasks.spawn(async move {
-        let result = dispatch(&broker, &conn, call).await;
+        let answered = id.is_some();
+        let line = dispatch(&broker, &conn, call, id).await;
         drop(permits);
-        if id.is_some() {
-            respond(&out, id, result);
+        if answered {
+            out.respond(line);
         }
     });
 }

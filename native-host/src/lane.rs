@@ -2,9 +2,10 @@
 //! instance (one browser profile).
 //!
 //! It owns the lane's state machine (absent → online ⇄ offline), the
-//! registry of requests sent to the extension and not yet answered, the
-//! cache of shared tabs, and the fan-out of CDP events and agent
-//! notifications. It does no socket I/O: the connection task in
+//! registry of requests sent to the extension and not yet answered, and
+//! the fan-out of CDP events to the requests waiting for one. What the
+//! extension reports about tabs, and every agent notification, is the
+//! broker core's ([`crate::broker::Core`]). It does no socket I/O: the connection task in
 //! [`crate::daemon`] hands it frames and takes the bytes it must send from a
 //! channel.
 //!
@@ -12,9 +13,9 @@
 //! once: by its response, by its own deadline (`TIMEOUT`), or by the loss of
 //! the connection it was sent on (`UNKNOWN_OUTCOME`).
 
-use cotab_shared::controller::{AgentEvent, LaneState};
+use cotab_shared::controller::LaneState;
 use cotab_shared::limits::MAX_HOST_TO_EXTENSION;
-use cotab_shared::native::{Command, CommandClass, Event, HostToExtension, Outcome, TabInfo};
+use cotab_shared::native::{Command, CommandClass, HostToExtension, Outcome};
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -111,7 +112,6 @@ struct Inner {
     conn: Option<Conn>,
     lane_id: Option<LaneId>,
     version: Option<String>,
-    shared: Vec<TabInfo>,
     pending: Pending,
     next_request: u64,
     generation: u64,
@@ -124,7 +124,6 @@ pub struct Lane {
     /// Bumped at every attach and detach, so offline callers wake up.
     changes: watch::Sender<u64>,
     cdp: broadcast::Sender<Arc<CdpEvent>>,
-    agent_events: broadcast::Sender<AgentEvent>,
     max_frame: usize,
 }
 
@@ -150,14 +149,12 @@ impl Lane {
                 conn: None,
                 lane_id: None,
                 version: None,
-                shared: Vec::new(),
                 pending: Pending::default(),
                 next_request: 1,
                 generation: 0,
             }),
             changes: watch::Sender::new(0),
             cdp: broadcast::Sender::new(256),
-            agent_events: broadcast::Sender::new(256),
             max_frame,
         }
     }
@@ -195,8 +192,6 @@ impl Lane {
             generation
         };
         self.changes.send_modify(|n| *n += 1);
-        // No agent listening is fine.
-        let _ = self.agent_events.send(AgentEvent::LaneOnline {});
         Attached {
             generation,
             replaced,
@@ -223,8 +218,6 @@ impl Lane {
             g.pending.fail_all(&lane_lost());
         }
         self.changes.send_modify(|n| *n += 1);
-        // No agent listening is fine.
-        let _ = self.agent_events.send(AgentEvent::LaneOffline {});
         true
     }
 
@@ -264,62 +257,21 @@ impl Lane {
         }
     }
 
-    /// An event arrived from the extension.
-    pub fn on_event(&self, event: Event) {
-        match event {
-            Event::Shared(list) => {
-                let notes = {
-                    let mut g = self.lock();
-                    let notes = shared_changes(&g.shared, &list.tabs);
-                    g.shared = list.tabs;
-                    notes
-                };
-                for n in notes {
-                    // No agent listening is fine.
-                    let _ = self.agent_events.send(n);
-                }
-            }
-            Event::TabClosed { tab_id } | Event::Detached { tab_id, .. } => {
-                self.lock().shared.retain(|t| t.id != tab_id);
-                // No agent listening is fine.
-                let _ = self.agent_events.send(AgentEvent::TabClosed { tab_id });
-            }
-            // The broker core handles it.
-            Event::DeveloperMode { .. } => {}
-            Event::Cdp {
-                tab_id,
-                method,
-                params,
-            } => {
-                // No subscriber is the normal case outside navigation.
-                let _ = self.cdp.send(Arc::new(CdpEvent {
-                    tab_id,
-                    method,
-                    params,
-                }));
-            }
-        }
+    /// A CDP event of a shared tab, for the requests waiting for one.
+    pub fn publish_cdp(&self, event: CdpEvent) {
+        // No subscriber is the normal case outside navigation.
+        let _ = self.cdp.send(Arc::new(event));
     }
 
-    /// Replaces the cached shared tabs with a live list (from `listShared`).
-    pub fn set_shared(&self, tabs: Vec<TabInfo>) {
-        self.lock().shared = tabs;
-    }
-
-    /// State, extension version and number of shared tabs.
-    pub fn status(&self) -> (LaneState, Option<String>, usize) {
+    /// State and extension version.
+    pub fn status(&self) -> (LaneState, Option<String>) {
         let g = self.lock();
-        (g.state, g.version.clone(), g.shared.len())
+        (g.state, g.version.clone())
     }
 
     /// CDP events of every tab of the lane, from now on.
     pub fn subscribe_cdp(&self) -> broadcast::Receiver<Arc<CdpEvent>> {
         self.cdp.subscribe()
-    }
-
-    /// Notifications for agents, from now on.
-    pub fn subscribe_agent_events(&self) -> broadcast::Receiver<AgentEvent> {
-        self.agent_events.subscribe()
     }
 
     /// Sends `command` to the extension and waits for its result until
@@ -487,22 +439,6 @@ fn encode_request(id: u64, command: &Command, max: usize) -> Result<Bytes, WireE
         ));
     }
     Ok(Bytes::from(bytes))
-}
-
-/// The agent notifications a new shared list implies.
-fn shared_changes(old: &[TabInfo], new: &[TabInfo]) -> Vec<AgentEvent> {
-    let mut out = Vec::new();
-    for t in new {
-        if !old.contains(t) {
-            out.push(AgentEvent::TabUpdated(t.clone()));
-        }
-    }
-    for t in old {
-        if !new.iter().any(|n| n.id == t.id) {
-            out.push(AgentEvent::TabClosed { tab_id: t.id });
-        }
-    }
-    out
 }
 
 /// Whether `command` may wait for an offline lane to come back.
@@ -726,25 +662,5 @@ mod tests {
         let _ = call.await;
         assert_eq!(lane.pending_len(), 0);
         lane.complete(generation, id, Outcome::Result(json!(1)));
-    }
-
-    #[test]
-    fn shared_diff_notifies_updates_and_closes() {
-        let t = |id, title: &str| TabInfo {
-            id: TabId(id),
-            url: "http://a/".into(),
-            title: title.into(),
-            human_control: false,
-            blocked: None,
-        };
-        let notes = shared_changes(&[t(1, "a"), t(2, "b")], &[t(1, "a2"), t(3, "c")]);
-        assert_eq!(
-            notes,
-            vec![
-                AgentEvent::TabUpdated(t(1, "a2")),
-                AgentEvent::TabUpdated(t(3, "c")),
-                AgentEvent::TabClosed { tab_id: TabId(2) },
-            ]
-        );
     }
 }

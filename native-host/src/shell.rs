@@ -1,29 +1,31 @@
 //! The daemon's shared state around the sans-IO core: the browser lane,
 //! the core behind its lock and the effects it returns performed, the
 //! in-flight budgets, the connection counts that decide the idle exit, the
-//! notes addressed to sessions, the dialog signal, the local-file policy
+//! outboxes the core's notifications go to, the dialog signal, the local-file policy
 //! read from the host config, and each agent connection's state
 //! ([`ConnState`]). The handlers ([`crate::handlers`]) work over it; the
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
 
 use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, ReleaseCmd};
 use crate::config;
-use crate::lane::Lane;
+use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
     CdpCommand, CdpEvent as _, FrameNavigated, JavascriptDialogOpening, LifecycleEvent,
 };
-use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind};
+use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
 use cotab_shared::native::{Command, CommandClass, Event, HostToExtension};
 use cotab_shared::reach::LocalFiles;
 use cotab_shared::{TabId, WireError};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tokio::sync::{broadcast, watch, Semaphore};
+use tokio::sync::{watch, Semaphore};
 use tokio::time::Instant;
+use tokio_util::bytes::Bytes;
 
 /// How many lanes and agents are connected; the daemon exits when both
 /// stay zero for its idle period.
@@ -35,8 +37,22 @@ pub struct Counts {
     pub agents: usize,
 }
 
-/// A notification for one session (`Some`) or every session (`None`).
-pub type Note = (Option<SessionId>, AgentEvent);
+/// Where a connection's notifications go: its outgoing queue, which
+/// drops a notification rather than wait.
+pub struct Sink(Box<dyn Fn(Bytes) + Send + Sync>);
+
+impl Sink {
+    /// A sink that hands each notification line to `f`.
+    pub fn new(f: impl Fn(Bytes) + Send + Sync + 'static) -> Sink {
+        Sink(Box::new(f))
+    }
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sink")
+    }
+}
 
 /// The daemon's shared state.
 #[derive(Debug)]
@@ -51,7 +67,8 @@ pub struct Broker {
     /// Captures in flight in the whole daemon.
     pub media_in_flight: Arc<Semaphore>,
     pub(crate) counts: watch::Sender<Counts>,
-    notes: broadcast::Sender<Note>,
+    /// Each agent connection's notification sink.
+    sinks: Mutex<HashMap<ConnId, Sink>>,
     /// Bumped whenever a dialog opens, so pending calls look again.
     pub(crate) dialogs: watch::Sender<u64>,
     next_conn: AtomicU64,
@@ -70,7 +87,7 @@ impl Broker {
             in_flight: Arc::new(Semaphore::new(MAX_IN_FLIGHT_TOTAL)),
             media_in_flight: Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_TOTAL)),
             counts: watch::Sender::new(Counts::default()),
-            notes: broadcast::Sender::new(256),
+            sinks: Mutex::new(HashMap::new()),
             dialogs: watch::Sender::new(0),
             next_conn: AtomicU64::new(1),
             files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
@@ -113,20 +130,66 @@ impl Broker {
     }
 
     /// Runs `f` on the core, then performs the effects it produced (after
-    /// the lock is released, in order).
+    /// the lock is released, in order). The connections each notification
+    /// reaches are read under the same lock, as the core stood when it
+    /// made the notification.
     pub fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
         let (r, effects) = {
             // Plain data: a panic elsewhere does not make it unusable.
             let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
             let r = f(&mut core);
-            (r, core.take_effects())
+            let effects: Vec<(Effect, Vec<ConnId>)> = core
+                .take_effects()
+                .into_iter()
+                .map(|e| {
+                    let to = match &e {
+                        Effect::Notify(sid, _) => core.audience(Some(*sid)),
+                        Effect::NotifyAll(_) => core.audience(None),
+                        _ => Vec::new(),
+                    };
+                    (e, to)
+                })
+                .collect();
+            (r, effects)
         };
         self.perform(effects);
         r
     }
 
-    fn perform(&self, effects: Vec<Effect>) {
-        for e in effects {
+    /// Registers the sink of connection `conn`'s notifications.
+    pub fn add_sink(&self, conn: ConnId, sink: Sink) {
+        self.sinks_lock().insert(conn, sink);
+    }
+
+    /// Drops the sink of connection `conn` (it closed).
+    pub fn remove_sink(&self, conn: ConnId) {
+        self.sinks_lock().remove(&conn);
+    }
+
+    fn sinks_lock(&self) -> MutexGuard<'_, HashMap<ConnId, Sink>> {
+        self.sinks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands `event` to the sinks of `conns`, serialised once.
+    fn notify(&self, conns: &[ConnId], event: AgentEvent) {
+        if conns.is_empty() {
+            return;
+        }
+        // Our own notification types always serialise.
+        let Ok(line) = serde_json::to_vec(&Notification::new(event)) else {
+            return;
+        };
+        let line = Bytes::from(line);
+        let sinks = self.sinks_lock();
+        for conn in conns {
+            if let Some(sink) = sinks.get(conn) {
+                (sink.0)(line.clone());
+            }
+        }
+    }
+
+    fn perform(&self, effects: Vec<(Effect, Vec<ConnId>)>) {
+        for (e, to) in effects {
             match e {
                 Effect::Release(cmd) => {
                     // Detached on purpose: the release must happen even if
@@ -136,14 +199,7 @@ impl Broker {
                 Effect::Dropped(press) => {
                     tracing::debug!(press = press.0, "held input dropped with its tab or lane");
                 }
-                Effect::Notify(sid, event) => {
-                    // No agent listening is fine.
-                    let _ = self.notes.send((Some(sid), event));
-                }
-                Effect::NotifyAll(event) => {
-                    // No agent listening is fine.
-                    let _ = self.notes.send((None, event));
-                }
+                Effect::Notify(_, event) | Effect::NotifyAll(event) => self.notify(&to, event),
                 Effect::Controllers(tabs) => {
                     self.lane
                         .send_oneway(&HostToExtension::Controllers { tabs });
@@ -283,16 +339,24 @@ impl Broker {
                 }
             }
         }
-        self.lane.on_event(event);
+        if let Event::Cdp {
+            tab_id,
+            method,
+            params,
+        } = event
+        {
+            self.lane.publish_cdp(CdpEvent {
+                tab_id,
+                method,
+                params,
+            });
+        }
     }
 
     /// A browser connection said hello and became the lane's connection.
     /// Whatever the previous one left (held input, leases) is gone.
     pub fn lane_attached(&self) {
-        self.with_core(|c| {
-            c.on_lane_lost();
-            c.on_lane_online();
-        });
+        self.with_core(Core::on_lane_online);
         self.lane.send_oneway(&HostToExtension::Policy {
             file_dirs: self.local_files(),
         });
@@ -321,16 +385,6 @@ impl Broker {
     /// Watches the connection counts.
     pub fn watch_counts(&self) -> watch::Receiver<Counts> {
         self.counts.subscribe()
-    }
-
-    /// Lane notifications for every agent.
-    pub fn subscribe_agent_events(&self) -> broadcast::Receiver<AgentEvent> {
-        self.lane.subscribe_agent_events()
-    }
-
-    /// Notifications the core addressed to sessions.
-    pub fn subscribe_notes(&self) -> broadcast::Receiver<Note> {
-        self.notes.subscribe()
     }
 }
 

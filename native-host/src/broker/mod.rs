@@ -319,6 +319,9 @@ pub struct Core {
     developer_mode: bool,
     dev_epoch: u64,
     lane_online: bool,
+    /// The shared tabs as the extension last reported them, in the order
+    /// the person shared them: the daemon's one copy of the list.
+    shared: Vec<TabInfo>,
     next_session: u64,
     next_press: u64,
     next_epoch: u64,
@@ -346,6 +349,7 @@ impl Core {
             developer_mode: false,
             dev_epoch: 0,
             lane_online: false,
+            shared: Vec::new(),
             next_session: 1,
             next_press: 1,
             next_epoch: 1,
@@ -359,6 +363,30 @@ impl Core {
     /// The effects produced since the last call, in order.
     pub fn take_effects(&mut self) -> Vec<Effect> {
         std::mem::take(&mut self.effects)
+    }
+
+    /// The connections a notification reaches: the one `to` is bound to,
+    /// or (`None`) every connection holding a session. A session without a
+    /// connection gets nothing; it learns what changed at its next call.
+    pub fn audience(&self, to: Option<SessionId>) -> Vec<ConnId> {
+        let bound = |s: &Session| match s.link {
+            Link::Bound(conn) => Some(conn),
+            Link::Unbound { .. } => None,
+        };
+        match to {
+            Some(sid) => self
+                .sessions
+                .get(&sid)
+                .and_then(bound)
+                .into_iter()
+                .collect(),
+            None => self.sessions.values().filter_map(bound).collect(),
+        }
+    }
+
+    /// The shared tabs, as the extension last reported them.
+    pub fn shared(&self) -> &[TabInfo] {
+        &self.shared
     }
 
     // ---- sessions -------------------------------------------------------
@@ -1190,6 +1218,19 @@ impl Core {
     /// A tab now under human control revokes the agent lease there
     /// (`human`); a tab gone from the list revokes with `unshared`.
     pub fn on_shared(&mut self, tabs: &[TabInfo]) {
+        for t in tabs {
+            if !self.shared.contains(t) {
+                self.effects
+                    .push(Effect::NotifyAll(AgentEvent::TabUpdated(t.clone())));
+            }
+        }
+        for t in &self.shared {
+            if !tabs.iter().any(|n| n.id == t.id) {
+                self.effects
+                    .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: t.id }));
+            }
+        }
+        self.shared = tabs.to_vec();
         let gone: Vec<TabId> = self
             .tabs
             .keys()
@@ -1240,9 +1281,15 @@ impl Core {
     /// revoked and its held input dropped (no debugger to send through).
     pub fn on_tab_gone(&mut self, tab: TabId, closed: bool) {
         self.pages.remove(&tab);
-        if !self.tabs.contains_key(&tab) {
-            return;
+        self.shared.retain(|t| t.id != tab);
+        if self.tabs.contains_key(&tab) {
+            self.tab_gone(tab, closed);
         }
+        self.effects
+            .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: tab }));
+    }
+
+    fn tab_gone(&mut self, tab: TabId, closed: bool) {
         let reason = if closed {
             RevokeReason::TabClosed
         } else {
@@ -1326,16 +1373,24 @@ impl Core {
     }
 
     /// A browser connection said hello.
+    ///
+    /// It replaces any connection before it, whose leases, held input and
+    /// frames end as if it had dropped; agents are told the lane is online.
     pub fn on_lane_online(&mut self) {
+        self.lane_online = false;
+        self.on_lane_lost();
         self.lane_online = true;
         self.publish_controllers(true);
+        self.effects
+            .push(Effect::NotifyAll(AgentEvent::LaneOnline {}));
     }
 
     /// The browser connection dropped (or was replaced): held input records
     /// are dropped, every lease revoked (`laneLost`), developer mode is off,
     /// and every frame goes stale (what happens meanwhile is not seen).
+    /// Agents are told the lane is offline if it was online.
     pub fn on_lane_lost(&mut self) {
-        self.lane_online = false;
+        let was_online = std::mem::replace(&mut self.lane_online, false);
         let tabs: Vec<TabId> = self.tabs.keys().copied().collect();
         for t in tabs {
             self.revoke_tab(t, RevokeReason::LaneLost, true, true);
@@ -1359,6 +1414,10 @@ impl Core {
                 }));
         }
         self.last_controllers = None;
+        if was_online {
+            self.effects
+                .push(Effect::NotifyAll(AgentEvent::LaneOffline {}));
+        }
     }
 
     /// Whether developer mode is on.

@@ -82,6 +82,25 @@ pub(crate) fn revoked(effects: &[Effect]) -> Vec<(SessionId, TabId, RevokeReason
         .collect()
 }
 
+/// The effects that are not notifications.
+pub(crate) fn actions(effects: Vec<Effect>) -> Vec<Effect> {
+    effects
+        .into_iter()
+        .filter(|e| !matches!(e, Effect::Notify(..) | Effect::NotifyAll(_)))
+        .collect()
+}
+
+/// The notifications for every session.
+pub(crate) fn to_all(effects: &[Effect]) -> Vec<AgentEvent> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::NotifyAll(ev) => Some(ev.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn kind(r: Result<impl std::fmt::Debug, WireError>) -> ErrorKind {
     r.expect_err("an error").kind
 }
@@ -273,13 +292,81 @@ fn unshare_and_close_revoke_with_their_reasons() {
 }
 
 #[test]
+fn the_shared_list_and_the_lane_are_announced_to_every_session() {
+    let t = |id, title: &str| TabInfo {
+        id: TabId(id),
+        url: "http://a/".into(),
+        title: title.into(),
+        human_control: false,
+        blocked: None,
+    };
+    let mut c = Core::default();
+    c.on_lane_online();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOnline {}]);
+    c.on_shared(&[t(1, "a"), t(2, "b")]);
+    c.take_effects();
+    // Only what changed is told: a new title, a new tab, a tab gone.
+    c.on_shared(&[t(1, "a2"), t(3, "c")]);
+    assert_eq!(
+        to_all(&c.take_effects()),
+        vec![
+            AgentEvent::TabUpdated(t(1, "a2")),
+            AgentEvent::TabUpdated(t(3, "c")),
+            AgentEvent::TabClosed { tab_id: TabId(2) },
+        ]
+    );
+    assert_eq!(c.shared(), [t(1, "a2"), t(3, "c")]);
+    c.on_shared(&[t(1, "a2"), t(3, "c")]);
+    assert!(to_all(&c.take_effects()).is_empty(), "nothing changed");
+    c.on_tab_gone(TabId(3), true);
+    assert_eq!(
+        to_all(&c.take_effects()),
+        vec![AgentEvent::TabClosed { tab_id: TabId(3) }]
+    );
+    assert_eq!(c.shared(), [t(1, "a2")]);
+    // Offline once, however often the loss is reported; online again.
+    c.on_lane_lost();
+    c.on_lane_lost();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOffline {}]);
+    c.on_lane_online();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOnline {}]);
+    // A replacing connection: online, never offline in between.
+    c.on_lane_online();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOnline {}]);
+}
+
+#[test]
+fn notifications_reach_the_connection_a_session_is_bound_to() {
+    let (mut c, a) = setup();
+    let b = c.hello(B, "beta".into(), Ticket("tb".into()));
+    assert_eq!(c.audience(Some(a)), vec![A]);
+    assert_eq!(c.audience(None), vec![A, B]);
+    c.unbind(b, B, Instant::now());
+    assert_eq!(
+        c.audience(Some(b)),
+        vec![],
+        "a resumable session has no connection"
+    );
+    assert_eq!(c.audience(None), vec![A]);
+    let b2 = c.resume(ConnId(3), &Ticket("tb".into()), Instant::now());
+    assert_eq!(b2, Some(b));
+    assert_eq!(c.audience(Some(b)), vec![ConnId(3)]);
+    assert!(c.bye(a, A));
+    assert_eq!(c.audience(Some(a)), vec![]);
+    assert_eq!(c.audience(None), vec![ConnId(3)]);
+}
+
+#[test]
 fn controllers_are_published_on_every_change_and_on_hello() {
     let mut c = Core::default();
     c.on_shared(&[tab(1, false)]);
-    assert!(c.take_effects().is_empty(), "no lane, nothing to tell");
+    assert!(
+        actions(c.take_effects()).is_empty(),
+        "no lane, nothing to tell"
+    );
     c.on_lane_online();
     assert_eq!(
-        c.take_effects(),
+        actions(c.take_effects()),
         vec![Effect::Controllers(vec![TabControl {
             tab_id: TabId(1),
             holder: Holder::Nobody

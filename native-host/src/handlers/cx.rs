@@ -574,7 +574,6 @@ impl Cx<'_> {
             )
         })?;
         self.broker.with_core(|c| c.on_shared(&list.tabs));
-        self.broker.lane.set_shared(list.tabs.clone());
         Ok(list)
     }
 }

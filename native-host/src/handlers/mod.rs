@@ -41,75 +41,96 @@ use self::input::{aim_of, first_button};
 use self::navigate::check_url_param;
 use crate::shell::{Broker, ConnState};
 
-use cotab_shared::controller::{Call, DialogKind, RpcError, INVALID_PARAMS};
-use cotab_shared::{ErrorKind, WireError, PROTOCOL_VERSION};
+use cotab_shared::controller::{Call, DialogKind, Response, RpcError, RpcOutcome, INVALID_PARAMS};
+use cotab_shared::{ErrorKind, RequestId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
-use serde_json::Value;
 use tokio::time::Instant;
+use tokio_util::bytes::Bytes;
 
-/// Runs one call for `conn` and returns its result as JSON.
-pub async fn dispatch(broker: &Broker, conn: &ConnState, call: Call) -> Result<Value, RpcError> {
+/// Runs one call for `conn` and returns its response line for `id`
+/// (without the newline): the result is serialised straight from its
+/// type, once, with no JSON tree in between (a capture's image is a
+/// megabyte of text).
+pub async fn dispatch(
+    broker: &Broker,
+    conn: &ConnState,
+    call: Call,
+    id: Option<RequestId>,
+) -> Bytes {
     let cx = Cx {
         broker,
         conn,
         deadline: Instant::now() + broker.default_deadline,
     };
-    match call {
-        Call::Hello(p) => to_json(session::hello(&cx, p)),
-        Call::Resume(p) => to_json(session::resume(&cx, p)),
-        other => {
-            cx.sid()?;
-            match other {
-                Call::Bye(_) => to_json(session::bye(&cx)),
-                Call::Status(_) => to_json(Ok(session::status(&cx))),
-                Call::TabsList(_) => to_json(session::tabs_list(&cx).await),
-                Call::TabsSelect(p) => to_json(session::tabs_select(&cx, p).await),
-                Call::Navigate(p) => to_json(navigate::navigate(&cx, p).await),
-                Call::Capture(p) => to_json(capture::capture(&cx, p).await),
-                Call::Click(p) => to_json(input::click(&cx, p).await),
-                Call::Type(p) => to_json(input::type_text(&cx, p).await),
-                Call::Press(p) => to_json(input::press(&cx, p).await),
-                Call::Acquire(_) => to_json(session::acquire(&cx)),
-                Call::Release(_) => to_json(session::release(&cx)),
-                Call::KeyDown(p) => to_json(input::key_down(&cx, p).await),
-                Call::KeyUp(p) => to_json(input::key_up(&cx, p).await),
-                Call::MouseDown(p) => to_json(input::mouse_down(&cx, p).await),
-                Call::MouseMove(p) => to_json(input::mouse_move(&cx, p).await),
-                Call::MouseUp(p) => to_json(input::mouse_up(&cx, p).await),
-                Call::GestureBegin(p) => to_json(input::gesture_begin(&cx, p).await),
-                Call::GestureUpdate(p) => to_json(input::gesture_update(&cx, p).await),
-                Call::GestureEnd(_) => to_json(input::gesture_end(&cx).await),
-                Call::Evaluate(p) => to_json(developer::evaluate(&cx, p).await),
-                Call::CdpSend(p) => to_json(developer::cdp_send(&cx, p).await),
-                Call::Snapshot(p) => to_json(page::snapshot(&cx, p).await),
-                Call::Hover(p) => to_json(element::hover(&cx, p).await),
-                Call::SelectOption(p) => to_json(element::select_option(&cx, p).await),
-                Call::Check(p) => to_json(element::check(&cx, p).await),
-                Call::Drag(p) => to_json(element::drag(&cx, p).await),
-                Call::Scroll(p) => to_json(element::scroll(&cx, p).await),
-                Call::SetFiles(p) => to_json(element::set_files(&cx, p).await),
-                Call::Wait(p) => to_json(page::wait(&cx, p).await),
-                Call::Console(p) => to_json(page::console(&cx, p)),
-                Call::Dialog(p) => to_json(page::dialog(&cx, p).await),
-                Call::TabsCreate(p) => to_json(tabs::create(&cx, p).await),
-                Call::TabsClose(p) => to_json(tabs::close(&cx, p).await),
-                Call::Hello(_) | Call::Resume(_) => Err(RpcError::from(WireError::new(
-                    ErrorKind::InvalidRequest,
-                    "unreachable: handled above",
-                ))),
-            }
+    macro_rules! answer {
+        ($outcome:expr) => {
+            response_line(id, $outcome)
+        };
+    }
+    if !matches!(call, Call::Hello(_) | Call::Resume(_)) {
+        if let Err(e) = cx.sid() {
+            return response_line::<()>(id, Err(e));
         }
+    }
+    match call {
+        Call::Hello(p) => answer!(session::hello(&cx, p)),
+        Call::Resume(p) => answer!(session::resume(&cx, p)),
+        Call::Bye(_) => answer!(session::bye(&cx)),
+        Call::Status(_) => answer!(Ok(session::status(&cx))),
+        Call::TabsList(_) => answer!(session::tabs_list(&cx).await),
+        Call::TabsSelect(p) => answer!(session::tabs_select(&cx, p).await),
+        Call::Navigate(p) => answer!(navigate::navigate(&cx, p).await),
+        Call::Capture(p) => answer!(capture::capture(&cx, p).await),
+        Call::Click(p) => answer!(input::click(&cx, p).await),
+        Call::Type(p) => answer!(input::type_text(&cx, p).await),
+        Call::Press(p) => answer!(input::press(&cx, p).await),
+        Call::Acquire(_) => answer!(session::acquire(&cx)),
+        Call::Release(_) => answer!(session::release(&cx)),
+        Call::KeyDown(p) => answer!(input::key_down(&cx, p).await),
+        Call::KeyUp(p) => answer!(input::key_up(&cx, p).await),
+        Call::MouseDown(p) => answer!(input::mouse_down(&cx, p).await),
+        Call::MouseMove(p) => answer!(input::mouse_move(&cx, p).await),
+        Call::MouseUp(p) => answer!(input::mouse_up(&cx, p).await),
+        Call::GestureBegin(p) => answer!(input::gesture_begin(&cx, p).await),
+        Call::GestureUpdate(p) => answer!(input::gesture_update(&cx, p).await),
+        Call::GestureEnd(_) => answer!(input::gesture_end(&cx).await),
+        Call::Evaluate(p) => answer!(developer::evaluate(&cx, p).await),
+        Call::CdpSend(p) => answer!(developer::cdp_send(&cx, p).await),
+        Call::Snapshot(p) => answer!(page::snapshot(&cx, p).await),
+        Call::Hover(p) => answer!(element::hover(&cx, p).await),
+        Call::SelectOption(p) => answer!(element::select_option(&cx, p).await),
+        Call::Check(p) => answer!(element::check(&cx, p).await),
+        Call::Drag(p) => answer!(element::drag(&cx, p).await),
+        Call::Scroll(p) => answer!(element::scroll(&cx, p).await),
+        Call::SetFiles(p) => answer!(element::set_files(&cx, p).await),
+        Call::Wait(p) => answer!(page::wait(&cx, p).await),
+        Call::Console(p) => answer!(page::console(&cx, p)),
+        Call::Dialog(p) => answer!(page::dialog(&cx, p).await),
+        Call::TabsCreate(p) => answer!(tabs::create(&cx, p).await),
+        Call::TabsClose(p) => answer!(tabs::close(&cx, p).await),
     }
 }
 
-pub(super) fn to_json<T: Serialize>(r: Result<T, RpcError>) -> Result<Value, RpcError> {
-    let v = r?;
-    serde_json::to_value(v).map_err(|_| {
-        RpcError::from(WireError::new(
+/// The response line for `id` and `outcome`, without the newline. A
+/// result that cannot be encoded (a bug) is answered `COMMAND_FAILED`.
+pub fn response_line<T: Serialize>(id: Option<RequestId>, outcome: Result<T, RpcError>) -> Bytes {
+    let encoded = match outcome {
+        Ok(result) => serde_json::to_vec(&Response {
+            jsonrpc: "2.0".into(),
+            id: id.clone(),
+            outcome: RpcOutcome::Result(result),
+        }),
+        Err(e) => serde_json::to_vec(&Response::err(id.clone(), e)),
+    };
+    let bytes = encoded.unwrap_or_else(|_| {
+        let e = RpcError::from(WireError::new(
             ErrorKind::CommandFailed,
             "the result could not be encoded",
-        ))
-    })
+        ));
+        // An error response of our own types always serialises.
+        serde_json::to_vec(&Response::err(id, e)).unwrap_or_default()
+    });
+    Bytes::from(bytes)
 }
 
 pub(super) fn invalid_params(message: impl Into<String>) -> RpcError {
@@ -169,4 +190,38 @@ pub(super) async fn off_thread_if<T: Send + 'static>(
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|_| wire(ErrorKind::CommandFailed, format!("{what} failed")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cotab_shared::controller::Empty;
+    use serde_json::{json, Value};
+
+    fn parsed(line: &Bytes) -> Value {
+        serde_json::from_slice(line).expect("a JSON line")
+    }
+
+    #[test]
+    fn a_response_line_is_the_result_serialised_once_under_its_id() {
+        let ok = response_line(Some(RequestId::Number(7)), Ok(Empty {}));
+        assert_eq!(
+            parsed(&ok),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {}})
+        );
+        assert!(!ok.ends_with(b"\n"), "the writer adds the newline");
+        let err = response_line::<Empty>(None, Err(wire(ErrorKind::Busy, "later")));
+        assert_eq!(
+            parsed(&err),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000,
+                   "message": "later", "data": {"kind": "BUSY"}}})
+        );
+        // A result JSON cannot hold (a map keyed by numbers pairs) is a
+        // typed failure, never a broken line.
+        let unencodable: std::collections::HashMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let line = response_line(Some(RequestId::Number(8)), Ok(unencodable));
+        let v = parsed(&line);
+        assert_eq!(v["id"], 8);
+        assert_eq!(v["error"]["data"]["kind"], "COMMAND_FAILED");
+    }
 }

@@ -63,7 +63,8 @@ pub(super) fn bye(cx: &Cx<'_>) -> Result<Empty, RpcError> {
 }
 
 pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
-    let (lane, extension_version, shared_tabs) = cx.broker.lane.status();
+    let (lane, extension_version) = cx.broker.lane.status();
+    let shared_tabs = cx.core(|c| c.shared().len());
     StatusResult {
         protocol_version: PROTOCOL_VERSION,
         daemon_version: crate::VERSION.into(),
