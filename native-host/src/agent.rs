@@ -21,7 +21,7 @@
 use crate::codec::{LineCodec, LineCodecError};
 use crate::handlers::{dispatch, response_line};
 use crate::session::ConnId;
-use crate::shell::{Broker, ConnState, Sink};
+use crate::shell::{ConnState, Shell, Sink};
 use cotab_shared::controller::{
     decode_line, Call, RpcError, INVALID_REQUEST, PARSE_ERROR, SERVER_ERROR,
 };
@@ -244,7 +244,7 @@ fn push_line(buf: &mut BytesMut, l: &[u8]) {
 
 /// Serves one agent connection until it closes or `shutdown` fires.
 pub async fn serve(
-    broker: Arc<Broker>,
+    broker: Arc<Shell>,
     stream: UnixStream,
     config: AgentConfig,
     shutdown: CancellationToken,
@@ -326,7 +326,7 @@ pub async fn serve(
 }
 
 /// Removes a connection's notification sink when dropped.
-struct RemoveSink<'a>(&'a Broker, ConnId);
+struct RemoveSink<'a>(&'a Shell, ConnId);
 
 impl Drop for RemoveSink<'_> {
     fn drop(&mut self) {
@@ -339,7 +339,7 @@ fn respond(out: &Outbox, id: Option<RequestId>, outcome: Result<(), RpcError>) {
 }
 
 fn handle_line(
-    broker: &Arc<Broker>,
+    broker: &Arc<Shell>,
     conn: &Arc<ConnState>,
     [per_conn, media]: [&Arc<Semaphore>; 2],
     out: &Outbox,

@@ -15,7 +15,7 @@ use crate::lane::Attached;
 use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
-use crate::shell::{Broker, Counts};
+use crate::shell::{Counts, Shell};
 use cotab_shared::controller::{Response, RpcError, SERVER_ERROR};
 use cotab_shared::limits::{
     DEFAULT_DEADLINE_MS, MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION,
@@ -281,7 +281,7 @@ pub async fn run(
     cleanup.0.push(agent_path);
     tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
 
-    let broker = Arc::new(Broker::new(
+    let broker = Arc::new(Shell::new(
         config.default_deadline,
         CoreConfig {
             resume_grace: config.resume_grace,
@@ -415,7 +415,7 @@ async fn wait_idle(mut counts: watch::Receiver<Counts>, idle: Duration) {
 }
 
 /// Serves one relay connection (a browser lane).
-async fn serve_lane(broker: Arc<Broker>, stream: UnixStream, shutdown: CancellationToken) {
+async fn serve_lane(broker: Arc<Shell>, stream: UnixStream, shutdown: CancellationToken) {
     let mut framed = Framed::new(
         stream,
         NativeCodec::new(MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION),

@@ -56,7 +56,7 @@ impl std::fmt::Debug for Sink {
 
 /// The daemon's shared state.
 #[derive(Debug)]
-pub struct Broker {
+pub struct Shell {
     /// The browser lane.
     pub lane: Arc<Lane>,
     core: Mutex<Core>,
@@ -77,10 +77,10 @@ pub struct Broker {
     files: Mutex<(LocalFiles, config::Watch)>,
 }
 
-impl Broker {
+impl Shell {
     /// A broker with an absent lane and no session.
     pub fn new(default_deadline: Duration, core: CoreConfig) -> Self {
-        Broker {
+        Shell {
             lane: Arc::new(Lane::default()),
             core: Mutex::new(Core::new(core)),
             default_deadline,
@@ -417,7 +417,7 @@ impl ConnState {
     /// The attached session if it is still bound to this connection: once
     /// another connection resumed it, this one has no session (no calls,
     /// no notifications).
-    pub fn bound_session(&self, broker: &Broker) -> Option<SessionId> {
+    pub fn bound_session(&self, broker: &Shell) -> Option<SessionId> {
         let sid = self.session_id()?;
         broker
             .with_core(|c| c.is_bound(sid, self.id))
@@ -426,7 +426,7 @@ impl ConnState {
 
     /// Lets the connection's session go: it stays resumable, keeping its
     /// lease and held input for the resume grace.
-    pub fn close(&self, broker: &Broker) {
+    pub fn close(&self, broker: &Shell) {
         let sid = self.session().take();
         if let Some(sid) = sid {
             broker.with_core(|c| c.unbind(sid, self.id, std::time::Instant::now()));

@@ -538,8 +538,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         // The MCP server opens its own session (agent `cotab-mcp`), not the
         // CLI's.
         let session = match session_file {
-            Some(path) => cotab_host::mcp::Session::Kept(path.clone()),
-            None => cotab_host::mcp::Session::Fresh,
+            Some(path) => cotab_host::mcp::SessionMode::Kept(path.clone()),
+            None => cotab_host::mcp::SessionMode::Fresh,
         };
         return match cotab_host::mcp::serve_stdio(&sock, session).await {
             Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {

@@ -245,21 +245,21 @@ pub enum Effect {
     Controllers(Vec<TabControl>),
 }
 
+/// A session's agent connection: the one it is bound to, or since when
+/// it has had none (it is resumable for the grace, then until its TTL).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Link {
+enum Connection {
+    /// Bound to this connection.
     Bound(ConnId),
     /// Unbound since; `graced` once its grace has run out.
-    Unbound {
-        since: Instant,
-        graced: bool,
-    },
+    Unbound { since: Instant, graced: bool },
 }
 
 #[derive(Debug)]
 struct Session {
     ticket: Ticket,
     agent: String,
-    link: Link,
+    connection: Connection,
     selected: Option<TabId>,
     revision: u64,
     frames: VecDeque<Frame>,
@@ -369,9 +369,9 @@ impl Core {
     /// or (`None`) every connection holding a session. A session without a
     /// connection gets nothing; it learns what changed at its next call.
     pub fn audience(&self, to: Option<SessionId>) -> Vec<ConnId> {
-        let bound = |s: &Session| match s.link {
-            Link::Bound(conn) => Some(conn),
-            Link::Unbound { .. } => None,
+        let bound = |s: &Session| match s.connection {
+            Connection::Bound(conn) => Some(conn),
+            Connection::Unbound { .. } => None,
         };
         match to {
             Some(sid) => self
@@ -400,7 +400,7 @@ impl Core {
             Session {
                 ticket,
                 agent,
-                link: Link::Bound(conn),
+                connection: Connection::Bound(conn),
                 selected: None,
                 revision: 0,
                 frames: VecDeque::new(),
@@ -424,21 +424,21 @@ impl Core {
         }
         let id = found?;
         if let Some(s) = self.sessions.get_mut(&id) {
-            s.link = Link::Bound(conn);
+            s.connection = Connection::Bound(conn);
         }
         Some(id)
     }
 
     fn bound(&self, sid: SessionId, conn: ConnId) -> Result<&Session, WireError> {
         match self.sessions.get(&sid) {
-            Some(s) if s.link == Link::Bound(conn) => Ok(s),
+            Some(s) if s.connection == Connection::Bound(conn) => Ok(s),
             _ => Err(no_session()),
         }
     }
 
     fn bound_mut(&mut self, sid: SessionId, conn: ConnId) -> Result<&mut Session, WireError> {
         match self.sessions.get_mut(&sid) {
-            Some(s) if s.link == Link::Bound(conn) => Ok(s),
+            Some(s) if s.connection == Connection::Bound(conn) => Ok(s),
             _ => Err(no_session()),
         }
     }
@@ -462,8 +462,8 @@ impl Core {
     /// held input for the resume grace.
     pub fn unbind(&mut self, sid: SessionId, conn: ConnId, now: Instant) {
         if let Some(s) = self.sessions.get_mut(&sid) {
-            if s.link == Link::Bound(conn) {
-                s.link = Link::Unbound {
+            if s.connection == Connection::Bound(conn) {
+                s.connection = Connection::Unbound {
                     since: now,
                     graced: false,
                 };
@@ -511,7 +511,7 @@ impl Core {
         let mut graced = Vec::new();
         let mut expired = Vec::new();
         for (id, s) in &mut self.sessions {
-            if let Link::Unbound { since, graced: g } = &mut s.link {
+            if let Connection::Unbound { since, graced: g } = &mut s.connection {
                 let age = now.saturating_duration_since(*since);
                 if age >= ttl {
                     expired.push(*id);
@@ -530,9 +530,9 @@ impl Core {
         let mut unbound: Vec<(Instant, SessionId)> = self
             .sessions
             .iter()
-            .filter_map(|(id, s)| match s.link {
-                Link::Unbound { since, .. } => Some((since, *id)),
-                Link::Bound(_) => None,
+            .filter_map(|(id, s)| match s.connection {
+                Connection::Unbound { since, .. } => Some((since, *id)),
+                Connection::Bound(_) => None,
             })
             .collect();
         if unbound.len() > self.config.max_unbound {

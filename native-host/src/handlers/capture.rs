@@ -26,9 +26,17 @@ pub(super) fn dpr_of(v: &Value) -> f64 {
 /// other requests meanwhile.
 pub(super) const LARGE_IMAGE: usize = 1 << 20;
 
-/// A capture's image from its base64 text: the text back, the SHA-256 of
-/// its bytes and its size in pixels.
-pub(super) type Image = (String, [u8; 32], u32, u32);
+/// A capture's image, read from its base64 text.
+pub(super) struct Image {
+    /// The base64 text, as the browser sent it.
+    data: String,
+    /// The SHA-256 of the image's bytes.
+    digest: [u8; 32],
+    /// Width in pixels.
+    width: u32,
+    /// Height in pixels.
+    height: u32,
+}
 
 /// Reads a capture's base64 text as an [`Image`].
 pub(super) fn read_image(data: String) -> Result<Image, RpcError> {
@@ -41,7 +49,12 @@ pub(super) fn read_image(data: String) -> Result<Image, RpcError> {
             "the capture is not a readable image",
         )
     })?;
-    Ok((data, Sha256::digest(&bytes).into(), width, height))
+    Ok(Image {
+        data,
+        digest: Sha256::digest(&bytes).into(),
+        width,
+        height,
+    })
 }
 
 /// A rectangle in viewport CSS pixels.
@@ -100,7 +113,12 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
                 cx.read(&fence, "window.devicePixelRatio"),
                 cx.geometry(&fence),
             );
-            let (data, digest, width, height) = shot?;
+            let Image {
+                data,
+                digest,
+                width,
+                height,
+            } = shot?;
             (
                 data,
                 digest,
@@ -146,7 +164,12 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
                     }),
                     ..params.clone()
                 };
-                let (data, digest, width, height) = shoot(params).await?;
+                let Image {
+                    data,
+                    digest,
+                    width,
+                    height,
+                } = shoot(params).await?;
                 match p.max_width {
                     Some(m) if width > m => {
                         if attempt > 0 {

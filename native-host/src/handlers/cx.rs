@@ -9,7 +9,7 @@ use crate::broker::{
 };
 use crate::lane::CdpEvent;
 use crate::session::SessionId;
-use crate::shell::{Broker, ConnState};
+use crate::shell::{ConnState, Shell};
 use cotab_shared::cdp::{CdpCommand, Evaluate, GetLayoutMetrics, LayoutMetrics, MouseEvent};
 use cotab_shared::controller::{Expect, FrameGeometry, FrameId, ReleaseResult, RpcError};
 use cotab_shared::input::{check_input_events, InputEvent};
@@ -25,7 +25,7 @@ use tokio::time::Instant;
 /// handler is dropped midway (its connection aborted) — as failed, which
 /// makes the core release it.
 pub(super) struct PressGuard<'a> {
-    pub(super) broker: &'a Broker,
+    pub(super) broker: &'a Shell,
     pub(super) id: PressId,
     pub(super) armed: bool,
 }
@@ -52,7 +52,7 @@ impl Drop for PressGuard<'_> {
 /// the record is dropped with nothing for the daemon to send — when the
 /// handler is done, or dropped midway.
 pub(super) struct PairedPress<'a> {
-    pub(super) broker: &'a Broker,
+    pub(super) broker: &'a Shell,
     pub(super) id: PressId,
 }
 
@@ -67,13 +67,13 @@ impl Drop for PairedPress<'_> {
 /// drag): released by [`HeldPress::release`], or — if the handler is
 /// dropped midway — by its drop, in a task of its own.
 pub(super) struct HeldPress<'a> {
-    pub(super) broker: &'a Broker,
+    pub(super) broker: &'a Shell,
     pub(super) id: PressId,
     pub(super) armed: bool,
 }
 
 impl<'a> HeldPress<'a> {
-    pub(super) fn new(broker: &'a Broker, id: PressId) -> Self {
+    pub(super) fn new(broker: &'a Shell, id: PressId) -> Self {
         HeldPress {
             broker,
             id,
@@ -107,7 +107,7 @@ impl Drop for HeldPress<'_> {
 
 /// The context of one request.
 pub(super) struct Cx<'a> {
-    pub(super) broker: &'a Broker,
+    pub(super) broker: &'a Shell,
     pub(super) conn: &'a ConnState,
     pub(super) deadline: Instant,
 }

@@ -1,5 +1,5 @@
 //! The controller methods: one handler per [`Call`] variant, dispatched
-//! from [`dispatch`], over the daemon's shared state ([`Broker`]).
+//! from [`dispatch`], over the daemon's shared state ([`Shell`]).
 //!
 //! Handlers see typed params and return typed results; they never touch
 //! sockets or JSON-RPC framing (that is [`crate::agent`]). What they ask of
@@ -9,7 +9,7 @@
 //! sans-IO [`crate::broker::Core`]: a handler takes a
 //! [`crate::broker::Fence`] when it starts, re-checks it after every
 //! awaited step, and performs the [`crate::broker::Effect`]s the core
-//! returns ([`Broker::with_core`]).
+//! returns ([`Shell::with_core`]).
 //!
 //! Every CDP command goes through `Cx::cdp`, which refuses it at once
 //! while a JavaScript dialog is open on its tab and fails it
@@ -39,7 +39,7 @@ use self::capture::Rect;
 use self::cx::{Cx, HeldPress};
 use self::input::{aim_of, first_button};
 use self::navigate::check_url_param;
-use crate::shell::{Broker, ConnState};
+use crate::shell::{ConnState, Shell};
 
 use cotab_shared::controller::{Call, DialogKind, Response, RpcError, RpcOutcome, INVALID_PARAMS};
 use cotab_shared::{ErrorKind, RequestId, WireError, PROTOCOL_VERSION};
@@ -52,7 +52,7 @@ use tokio_util::bytes::Bytes;
 /// type, once, with no JSON tree in between (a capture's image is a
 /// megabyte of text).
 pub async fn dispatch(
-    broker: &Broker,
+    broker: &Shell,
     conn: &ConnState,
     call: Call,
     id: Option<RequestId>,

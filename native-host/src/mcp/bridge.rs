@@ -95,7 +95,7 @@ impl From<ClientError> for ToolFailure {
 
 /// Which daemon session the server uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Session {
+pub enum SessionMode {
     /// A new session, ended (`session.bye`) when the MCP client goes.
     Fresh,
     /// The session whose ticket is kept in this file: resumed at start
@@ -154,7 +154,7 @@ pub(crate) struct Bridge {
     /// Notifications `client` read while waiting for responses.
     forwarded: mpsc::UnboundedReceiver<Value>,
     /// Whether the session outlives this server.
-    session: Session,
+    session: SessionMode,
     /// The tab the tools act on, once one was selected.
     current: Option<TabId>,
     /// The dialog open on the current tab, as the daemon announced it.
@@ -172,16 +172,16 @@ impl Bridge {
     /// developer mode.
     pub(crate) async fn open(
         mut client: Client,
-        session: Session,
+        session: SessionMode,
         tools_changed: mpsc::UnboundedSender<()>,
     ) -> Result<Bridge, McpServeError> {
         let forwarded = client.forward_notifications();
         let current = match &session {
-            Session::Fresh => {
+            SessionMode::Fresh => {
                 client.hello(AGENT_NAME).await?;
                 None
             }
-            Session::Kept(path) => resume_or_hello(&mut client, path).await?,
+            SessionMode::Kept(path) => resume_or_hello(&mut client, path).await?,
         };
         let status = client.call::<Status>(&Empty {}).await?;
         Ok(Bridge {
@@ -200,7 +200,7 @@ impl Bridge {
     /// rather than after the daemon's resume grace. A kept session is left
     /// resumable.
     pub(crate) async fn close(mut self) {
-        if !self.closed && self.session == Session::Fresh {
+        if !self.closed && self.session == SessionMode::Fresh {
             // The daemon may be gone already; then there is nothing to end.
             let _ = self.client.call::<Bye>(&Empty {}).await;
         }

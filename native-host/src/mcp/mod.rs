@@ -23,7 +23,7 @@ mod bridge;
 mod tools;
 
 use crate::client::{Client, ClientError};
-pub use bridge::Session;
+pub use bridge::SessionMode;
 use bridge::{Bridge, Request, ToolFailure, ToolOutput};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -170,11 +170,11 @@ impl ServerHandler for CotabMcp {
 
 /// Serves MCP on `transport` (stdin/stdout for `cotab mcp`) with a session
 /// on the daemon's agent socket at `agent_socket`, until the MCP client
-/// closes the transport; then ends a [`Session::Fresh`] daemon session
+/// closes the transport; then ends a [`SessionMode::Fresh`] daemon session
 /// (`session.bye`).
 pub async fn serve_on<R, W>(
     agent_socket: &Path,
-    session: Session,
+    session: SessionMode,
     transport: (R, W),
 ) -> Result<(), McpServeError>
 where
@@ -213,7 +213,7 @@ where
 }
 
 /// `cotab mcp`: serves MCP on stdin/stdout.
-pub async fn serve_stdio(agent_socket: &Path, session: Session) -> Result<(), McpServeError> {
+pub async fn serve_stdio(agent_socket: &Path, session: SessionMode) -> Result<(), McpServeError> {
     serve_on(agent_socket, session, rmcp::transport::stdio()).await
 }
 

@@ -3,7 +3,7 @@
 //! socket on the other. Each test checks which protocol calls a tool makes
 //! and what the model reads back.
 
-use super::{serve_on, Session};
+use super::{serve_on, SessionMode};
 use cotab_shared::controller::{RpcError, SERVER_ERROR};
 use cotab_shared::ErrorKind;
 use serde_json::{json, Value};
@@ -151,10 +151,10 @@ struct Mcp {
 
 impl Mcp {
     async fn start(daemon: &FakeDaemon) -> Mcp {
-        Mcp::start_with(daemon, Session::Fresh).await
+        Mcp::start_with(daemon, SessionMode::Fresh).await
     }
 
-    async fn start_with(daemon: &FakeDaemon, session: Session) -> Mcp {
+    async fn start_with(daemon: &FakeDaemon, session: SessionMode) -> Mcp {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let socket = daemon.socket.clone();
         let server = tokio::spawn(async move { serve_on(&socket, session, split(theirs)).await });
@@ -496,7 +496,7 @@ async fn a_kept_session_is_resumed_and_left_resumable() {
 
     // First run: no ticket yet, so a new session whose ticket is stored.
     let daemon = FakeDaemon::start(one_tab());
-    let mcp = Mcp::start_with(&daemon, Session::Kept(file.clone())).await;
+    let mcp = Mcp::start_with(&daemon, SessionMode::Kept(file.clone())).await;
     mcp.close().await;
     assert_eq!(std::fs::read_to_string(&file).expect("ticket stored"), "t");
     let methods: Vec<String> = daemon
@@ -514,7 +514,7 @@ async fn a_kept_session_is_resumed_and_left_resumable() {
 
     // Next run: resumed, its selected tab is the current one at once.
     let daemon = FakeDaemon::start(one_tab());
-    let mut mcp = Mcp::start_with(&daemon, Session::Kept(file.clone())).await;
+    let mut mcp = Mcp::start_with(&daemon, SessionMode::Kept(file.clone())).await;
     let (text, is_error, _) = mcp.call("browser_snapshot", json!({})).await;
     assert!(!is_error, "{text}");
     assert_eq!(daemon.methods(), vec!["session.resume", "page.snapshot"]);
