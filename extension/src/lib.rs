@@ -61,6 +61,7 @@ pub mod messages;
 pub mod page_state;
 pub mod popup_model;
 pub mod state;
+pub mod tab_facts;
 
 #[cfg(target_arch = "wasm32")]
 mod chrome;

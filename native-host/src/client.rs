@@ -8,10 +8,11 @@
 
 use crate::codec::{LineCodec, LineCodecError};
 use cotab_shared::controller::{
-    HelloParams, HelloResult, Method, OutgoingRequest, Response, RpcError, RpcOutcome,
+    HelloParams, HelloResult, Method, OutgoingRequest, Response, Resume, ResumeParams,
+    ResumeResult, RpcError, RpcOutcome,
 };
 use cotab_shared::limits::MAX_EXTENSION_TO_HOST;
-use cotab_shared::{ErrorKind, RequestId, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, RequestId, Ticket, PROTOCOL_VERSION};
 use futures_util::StreamExt;
 use serde_json::Value;
 use std::io;
@@ -51,6 +52,38 @@ pub enum ClientError {
     /// The daemon sent something that is not the expected response.
     #[error("unexpected response from the daemon")]
     Protocol,
+}
+
+/// Why [`Client::resume_or_hello`] failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeptSessionError {
+    /// The daemon refused or the connection failed.
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// The ticket file could not be written.
+    #[error("cannot write the session file {path}: {source}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
+/// Writes `ticket` to `path`, created or emptied first, readable and
+/// writable by its owner only (also when the file was there before).
+fn write_ticket(path: &Path, ticket: &Ticket) -> io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    f.write_all(ticket.0.as_bytes())
 }
 
 impl ClientError {
@@ -139,6 +172,37 @@ impl Client {
                 RpcOutcome::Error(e) => Err(ClientError::Rpc(e)),
             };
         }
+    }
+
+    /// Resumes the session whose ticket the file `path` holds, or (no
+    /// file, or a ticket the daemon no longer knows: `AUTHENTICATION_FAILED`)
+    /// opens one as `agent` and stores its ticket there, readable by its
+    /// owner only. Returns what the resume gave back (`None`: a new
+    /// session). Any other failure of the resume is returned, and the file
+    /// is left as it was. The CLI keeps its session this way between
+    /// invocations, and `cotab mcp --session-file` between servers.
+    pub async fn resume_or_hello(
+        &mut self,
+        path: &Path,
+        agent: &str,
+    ) -> Result<Option<ResumeResult>, KeptSessionError> {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            let params = ResumeParams {
+                protocol_version: PROTOCOL_VERSION,
+                ticket: Ticket(text.trim().to_string()),
+            };
+            match self.call::<Resume>(&params).await {
+                Ok(r) => return Ok(Some(r)),
+                Err(e) if e.kind() == Some(ErrorKind::AuthenticationFailed) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let hello = self.hello(agent).await?;
+        write_ticket(path, &hello.ticket).map_err(|source| KeptSessionError::File {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(None)
     }
 
     /// `session.hello` with protocol version 1 and `agent` as the name.

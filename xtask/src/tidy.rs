@@ -62,7 +62,7 @@ mod tests {
     /// file back under [`MAX_LINES`] leaves the list.
     const LONG_FILES: &[(&str, usize)] = &[
         ("native-host/tests/it/toolset.rs", 1477),
-        ("native-host/src/broker/mod.rs", 1422),
+        ("native-host/src/broker/mod.rs", 1237),
         ("shared/src/native.rs", 1043),
         ("native-host/src/bin/cotab.rs", 1093),
         ("extension/src/state.rs", 1083),
@@ -142,7 +142,7 @@ mod tests {
         let mut found = Vec::new();
         for file in files {
             let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if matches!(name, "tests.rs" | "proptests.rs") {
+            if name.ends_with("tests.rs") {
                 continue;
             }
             let text = fs::read_to_string(&file).unwrap_or_default();

@@ -79,9 +79,8 @@ pub(super) fn register(worker: &Rc<Worker>) {
             let effects = w.shared.borrow_mut().on_removed(tab);
             w.pages.borrow_mut().forget(tab);
             page_gone(&w, tab, "the tab closed");
-            w.crashed.borrow_mut().remove(&tab);
+            w.facts.borrow_mut().forget(tab);
             held_input::forget(&w, tab);
-            w.dialogs_opened.borrow_mut().retain(|(t, _)| *t != tab);
             w.apply(effects);
         }),
     );
@@ -136,7 +135,7 @@ pub(super) fn on_detach(worker: &Rc<Worker>, tab: TabId, reason: &str) {
     }
     page_gone(worker, tab, "the debugger was detached");
     worker.pages.borrow_mut().forget(tab);
-    worker.crashed.borrow_mut().remove(&tab);
+    worker.facts.borrow_mut().session_ended(tab);
     worker.apply(effects);
     if reason == TARGET_CLOSED {
         held_input::forget(worker, tab);
@@ -153,7 +152,7 @@ fn on_crash(worker: &Rc<Worker>, tab: TabId) {
     if !worker.shared.borrow().contains(tab) {
         return;
     }
-    worker.crashed.borrow_mut().insert(tab);
+    worker.facts.borrow_mut().crashed(tab);
     let aborted = page_gone(worker, tab, "the page crashed");
     held_input::forget(worker, tab);
     log::warn(&format!(
@@ -218,16 +217,8 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
     }
     match method.as_str() {
         TARGET_CRASHED => on_crash(worker, tab),
-        TARGET_RELOADED_AFTER_CRASH => {
-            worker.crashed.borrow_mut().remove(&tab);
-        }
-        DIALOG_OPENING => {
-            let mut opened = worker.dialogs_opened.borrow_mut();
-            match opened.iter_mut().find(|(t, _)| *t == tab) {
-                Some((_, n)) => *n += 1,
-                None => opened.push((tab, 1)),
-            }
-        }
+        TARGET_RELOADED_AFTER_CRASH => worker.facts.borrow_mut().reloaded(tab),
+        DIALOG_OPENING => worker.facts.borrow_mut().dialog_opened(tab),
         _ => {}
     }
     // Nothing of a blocked page reaches the daemon (its console and

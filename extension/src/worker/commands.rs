@@ -207,15 +207,7 @@ async fn cdp_command(
         }
         _ => params,
     };
-    if worker.crashed.borrow().contains(&tab) {
-        if !RECOVERS_FROM_CRASH.contains(&method) {
-            return Err(WireError::new(
-                ErrorKind::CommandFailed,
-                format!("the page in tab {tab} crashed; reload it or navigate away first"),
-            ));
-        }
-        worker.crashed.borrow_mut().remove(&tab);
-    }
+    worker.facts.borrow_mut().admit(tab, method)?;
     if worker.generation.get() != link {
         return Err(WireError::new(
             ErrorKind::RuntimeLost,
@@ -226,8 +218,8 @@ async fn cdp_command(
     // developer-mode change or a link drop either came before (and was
     // seen above) or comes after and aborts this command.
     let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
-    if class == CommandClass::Privileged && !worker.raw_cdp.borrow().contains(&tab) {
-        worker.raw_cdp.borrow_mut().push(tab);
+    if class == CommandClass::Privileged {
+        worker.facts.borrow_mut().raw_cdp_sent(tab);
     }
     // Leaves the registry however this ends, dropped half-way included.
     let _registered = Registered { worker, key };
@@ -338,10 +330,7 @@ async fn input(
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
     let mut plan = InputPlan::new(events)?;
-    let dialogs = || {
-        let opened = worker.dialogs_opened.borrow();
-        opened.iter().find(|(t, _)| *t == tab).map(|(_, n)| *n)
-    };
+    let dialogs = || worker.facts.borrow().dialogs(tab);
     let dialogs_before = dialogs();
     if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
         if let Err(e) = viewport_check(worker, link, &input_call(tab, first), frame, marks).await {
@@ -462,6 +451,3 @@ async fn with_follow_up(
     then.and_then(|then| object(&[("result", &result), ("then", &then)]))
         .map_err(|e| WireError::new(ErrorKind::CommandFailed, error_message(&e)))
 }
-
-/// The commands that may go to a crashed page: they load it again.
-const RECOVERS_FROM_CRASH: [&str; 2] = ["Page.reload", "Page.navigate"];

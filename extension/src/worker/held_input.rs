@@ -97,7 +97,7 @@ pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
         return;
     }
     // A share of the tab waits for this session to end.
-    worker.releasing_detached.borrow_mut().insert(tab);
+    worker.facts.borrow_mut().releasing(tab, true);
     match share::attach(tab, false).await {
         Ok(()) => {
             release_tab(worker, tab).await;
@@ -112,7 +112,7 @@ pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
             }
         }
     }
-    worker.releasing_detached.borrow_mut().remove(&tab);
+    worker.facts.borrow_mut().releasing(tab, false);
 }
 
 /// `tab`'s page is gone (closed, crashed): nothing to release any more.

@@ -36,11 +36,12 @@ use crate::held::{HeldInput, StoredEntry};
 use crate::log;
 use crate::page_state::Pages;
 use crate::state::{Effect, Gate, Link, Persisted, SharedSet};
+use crate::tab_facts::TabFacts;
 use cotab_shared::native::{Event, ExtensionToHost, Holder, SharedTabs, TabInfo};
 use cotab_shared::{LaneId, TabId};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 
@@ -87,22 +88,14 @@ pub(crate) struct Worker {
     share_error: RefCell<Option<String>>,
     /// Input sent to pages and not yet released ([`crate::held`]).
     held: RefCell<HeldInput>,
-    /// Shared tabs whose renderer crashed and that were not loaded again.
-    crashed: RefCell<BTreeSet<TabId>>,
-    /// How many JavaScript dialogs each tab opened (an `input` command
-    /// stops acting once one opens during it).
-    dialogs_opened: RefCell<Vec<(TabId, u64)>>,
+    /// Each tab's crash, dialog count, raw CDP and release-only session
+    /// ([`crate::tab_facts`]).
+    facts: RefCell<TabFacts>,
     /// Why the worker started, once the browser said.
     start: lifecycle::Start,
-    /// Tabs whose debugger was detached from outside and that hold a
-    /// session of ours only to release their held input.
-    releasing_detached: RefCell<BTreeSet<TabId>>,
     /// Each attached tab's page: blocked or not, its contexts
     /// ([`crate::page_state`]).
     pages: RefCell<Pages>,
-    /// Tabs to which a privileged (raw CDP) command was sent since their
-    /// debugger attached: a takeover re-attaches them ([`takeover`]).
-    raw_cdp: RefCell<Vec<TabId>>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -152,12 +145,9 @@ pub(crate) fn start() {
         developer_writes: Cell::new(0),
         share_error: RefCell::new(None),
         held: RefCell::new(HeldInput::default()),
-        crashed: RefCell::new(BTreeSet::new()),
-        dialogs_opened: RefCell::new(Vec::new()),
+        facts: RefCell::new(TabFacts::default()),
         start: lifecycle::Start::default(),
-        releasing_detached: RefCell::new(BTreeSet::new()),
         pages: RefCell::new(Pages::default()),
-        raw_cdp: RefCell::new(Vec::new()),
     });
     lifecycle::register(&worker);
     browser_events::register(&worker);

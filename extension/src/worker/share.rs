@@ -87,7 +87,7 @@ pub(crate) async fn share_tab(
 /// session on `tab` only to release its held input.
 async fn wait_for_release_session(worker: &Worker, tab: TabId) {
     for _ in 0..RELEASE_SESSION_POLLS {
-        if !worker.releasing_detached.borrow().contains(&tab) {
+        if !worker.facts.borrow().is_releasing(tab) {
             return;
         }
         gloo_timers::future::TimeoutFuture::new(RELEASE_SESSION_POLL_MS).await;
@@ -128,7 +128,7 @@ pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool,
     // The daemon's releases cannot reach an unshared tab: send them before
     // the debugger goes.
     held_input::release_tab(worker, tab).await;
-    worker.crashed.borrow_mut().remove(&tab);
+    worker.facts.borrow_mut().session_ended(tab);
     detach(tab).await;
     worker.pages.borrow_mut().forget(tab);
     Ok(true)
@@ -196,7 +196,7 @@ pub(super) async fn enable(worker: &Rc<Worker>, tab: TabId) -> Result<(), String
     let before = worker.pages.borrow().blocked(tab);
     worker.pages.borrow_mut().attaching(tab);
     // A new session: nothing raw CDP set up in the old one is left.
-    worker.raw_cdp.borrow_mut().retain(|t| *t != tab);
+    worker.facts.borrow_mut().new_session(tab);
     for (method, params) in enable_commands()? {
         cdp::send(tab, method, &params, ENABLE_DEADLINE_MS)
             .await

@@ -38,7 +38,7 @@ pub(crate) async fn take_control(worker: &Rc<Worker>, tab: TabId) -> Result<(), 
     }
     worker.apply(effects);
     // What raw CDP set up in the tab must not stay in the person's way.
-    if worker.raw_cdp.borrow().contains(&tab) {
+    if worker.facts.borrow().raw_cdp_ran(tab) {
         developer_mode::reattach_taken(worker, tab);
     }
     Ok(())

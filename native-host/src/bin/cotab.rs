@@ -5,17 +5,17 @@
 use anyhow::Context as _;
 use base64::Engine as _;
 use clap::{Parser, Subcommand};
-use cotab_host::client::{Client, ClientError};
+use cotab_host::client::{Client, ClientError, KeptSessionError};
 use cotab_host::keys;
 use cotab_host::runtime::{AGENT_SOCKET, CLI_TICKET_FILE};
 use cotab_shared::controller::{
     Acquire, Capture, CdpSend, Click, Evaluate, KeyDown, KeyUp, Method, MouseDown, MouseMove,
-    MouseUp, Navigate, Press, Release, Resume, Status, TabsList, TabsSelect, Type,
+    MouseUp, Navigate, Press, Release, Status, TabsList, TabsSelect, Type,
 };
 use cotab_shared::controller::{
     CaptureParams, CdpSendParams, ClickParams, Empty, EvaluateParams, ImageFormat, KeyParams,
     KeyUpParams, MouseButton, MouseUpParams, NavigateParams, PointerParams, PressParams, Ref,
-    ReleaseResult, ResumeParams, SelectParams, TypeParams,
+    ReleaseResult, SelectParams, TypeParams,
 };
 // The agent toolset (snapshot refs, waits, tabs, dialogs, console, uploads).
 use cotab_shared::controller::{
@@ -24,10 +24,8 @@ use cotab_shared::controller::{
     ScrollParams, SelectOption, SelectOptionParams, SetFiles, SetFilesParams, Snapshot,
     SnapshotParams, TabsClose, TabsCreate, Wait, WaitParams, WaitUntil,
 };
-use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, TabId};
 use serde::Serialize;
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -454,35 +452,15 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-fn write_ticket(path: &Path, ticket: &Ticket) -> anyhow::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    f.write_all(ticket.0.as_bytes())?;
-    Ok(())
-}
-
-/// Resumes the CLI's session, or opens a new one and stores its ticket.
+/// Resumes the CLI's session, or opens a new one and stores its ticket
+/// ([`Client::resume_or_hello`]).
 async fn session(client: &mut Client, runtime_dir: &Path) -> Result<(), Failure> {
     let path = runtime_dir.join(CLI_TICKET_FILE);
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        let params = ResumeParams {
-            protocol_version: PROTOCOL_VERSION,
-            ticket: Ticket(text.trim().to_string()),
-        };
-        match client.call::<Resume>(&params).await {
-            Ok(_) => return Ok(()),
-            Err(e) if e.kind() == Some(ErrorKind::AuthenticationFailed) => {}
-            Err(e) => return Err(e.into()),
-        }
+    match client.resume_or_hello(&path, "cotab-cli").await {
+        Ok(_) => Ok(()),
+        Err(KeptSessionError::Client(e)) => Err(e.into()),
+        Err(e) => Err(anyhow::Error::from(e).into()),
     }
-    let hello = client.hello("cotab-cli").await?;
-    write_ticket(&path, &hello.ticket)?;
-    Ok(())
 }
 
 /// Calls an acting method. Every CLI invocation is its own connection, so

@@ -14,7 +14,7 @@ use super::tools::{
     TypeArgs, WaitForArgs,
 };
 use super::McpServeError;
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, KeptSessionError};
 use crate::keys;
 use cotab_shared::controller::{
     Acquire, AgentEvent, Bye, Capture, CaptureParams, ClickParams, CloseTabParams, Console,
@@ -25,12 +25,9 @@ use cotab_shared::controller::{
     SnapshotParams, SnapshotResult, Status, TabsClose, TabsCreate, TabsList, TabsListResult,
     TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
 };
-use cotab_shared::controller::{Resume, ResumeParams};
-use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use tokio::sync::{mpsc, oneshot};
 
@@ -106,34 +103,16 @@ pub enum SessionMode {
 }
 
 /// Resumes the session whose ticket `path` holds, or opens one and stores
-/// its ticket there (0600). Returns the resumed session's selected tab.
+/// its ticket there ([`Client::resume_or_hello`]). Returns the resumed
+/// session's selected tab.
 async fn resume_or_hello(client: &mut Client, path: &Path) -> Result<Option<TabId>, McpServeError> {
-    if let Ok(text) = std::fs::read_to_string(path) {
-        let params = ResumeParams {
-            protocol_version: PROTOCOL_VERSION,
-            ticket: Ticket(text.trim().to_string()),
-        };
-        match client.call::<Resume>(&params).await {
-            Ok(r) => return Ok(r.selected_tab),
-            Err(e) if e.kind() == Some(ErrorKind::AuthenticationFailed) => {}
-            Err(e) => return Err(e.into()),
+    match client.resume_or_hello(path, AGENT_NAME).await {
+        Ok(resumed) => Ok(resumed.and_then(|r| r.selected_tab)),
+        Err(KeptSessionError::Client(e)) => Err(e.into()),
+        Err(KeptSessionError::File { path, source }) => {
+            Err(McpServeError::SessionFile { path, source })
         }
     }
-    let hello = client.hello(AGENT_NAME).await?;
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(path)?;
-        f.write_all(hello.ticket.0.as_bytes())
-    };
-    write().map_err(|source| McpServeError::SessionFile {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(None)
 }
 
 /// Something the MCP side asks of the bridge task.

@@ -491,14 +491,24 @@ async fn no_shared_tab_is_a_tool_error() {
 
 #[tokio::test]
 async fn a_kept_session_is_resumed_and_left_resumable() {
+    use std::os::unix::fs::PermissionsExt as _;
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("mcp.ticket");
 
-    // First run: no ticket yet, so a new session whose ticket is stored.
+    // First run: no usable ticket yet (a file anyone may read, left from
+    // something else), so a new session whose ticket is stored, readable
+    // by its owner only.
+    std::fs::write(&file, "").expect("an old file");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
     let daemon = FakeDaemon::start(one_tab());
     let mcp = Mcp::start_with(&daemon, SessionMode::Kept(file.clone())).await;
     mcp.close().await;
     assert_eq!(std::fs::read_to_string(&file).expect("ticket stored"), "t");
+    let mode = std::fs::metadata(&file)
+        .expect("metadata")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
     let methods: Vec<String> = daemon
         .calls
         .lock()

@@ -1,0 +1,261 @@
+//! The browser side of the broker core: what the extension reports —
+//! the shared list, a tab gone, a main-frame navigation, a crash, the
+//! developer-mode switch, the lane up and down — and what each means for
+//! leases, held input, frames and the agents (the notifications of the
+//! shared list and of the lane). Also who controls each tab, as the
+//! extension is told.
+//!
+//! Like the rest of the core it does no I/O and never awaits.
+
+use super::{Actor, Core, Effect, PressState, RevokeReason, Tab};
+use crate::session::SessionId;
+use cotab_shared::controller::AgentEvent;
+use cotab_shared::native::{Holder, TabControl, TabInfo};
+use cotab_shared::TabId;
+
+impl Core {
+    /// The shared tabs as the extension reports them (event or live list).
+    /// A tab now under human control revokes the agent lease there
+    /// (`human`); a tab gone from the list revokes with `unshared`.
+    pub fn on_shared(&mut self, tabs: &[TabInfo]) {
+        for t in tabs {
+            if !self.shared.contains(t) {
+                self.effects
+                    .push(Effect::NotifyAll(AgentEvent::TabUpdated(t.clone())));
+            }
+        }
+        for t in &self.shared {
+            if !tabs.iter().any(|n| n.id == t.id) {
+                self.effects
+                    .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: t.id }));
+            }
+        }
+        self.shared = tabs.to_vec();
+        let gone: Vec<TabId> = self
+            .tabs
+            .keys()
+            .filter(|id| !tabs.iter().any(|t| t.id == **id))
+            .copied()
+            .collect();
+        for id in gone {
+            self.revoke_tab(id, RevokeReason::Unshared, false, true);
+            self.tabs.remove(&id);
+        }
+        self.pages.retain(|id, _| tabs.iter().any(|t| t.id == *id));
+        for info in tabs {
+            if !self.tabs.contains_key(&info.id) {
+                // A tab shared (again): no frame from before may match.
+                let nav = self.fresh_nav();
+                self.tabs.insert(
+                    info.id,
+                    Tab {
+                        nav,
+                        ..Tab::default()
+                    },
+                );
+            }
+            let Some(tab) = self.tabs.get_mut(&info.id) else {
+                continue;
+            };
+            let newly_blocked = info.blocked.is_some() && tab.blocked.is_none();
+            tab.blocked = info.blocked;
+            if info.human_control && !tab.human {
+                tab.human = true;
+                self.revoke_tab(info.id, RevokeReason::Human, false, true);
+                self.mark_input(info.id, Actor::Human);
+            } else if !info.human_control && tab.human {
+                tab.human = false;
+            }
+            if newly_blocked {
+                // The extension releases what agents held there itself
+                // (it sends nothing else to a blocked page), and the page
+                // the agents saw is gone.
+                self.revoke_tab(info.id, RevokeReason::BlockedTarget, true, true);
+                self.on_main_frame_navigated(info.id);
+            }
+        }
+        self.publish_controllers(false);
+    }
+
+    /// The tab closed (`closed`) or its debugger detached: its lease is
+    /// revoked and its held input dropped (no debugger to send through).
+    pub fn on_tab_gone(&mut self, tab: TabId, closed: bool) {
+        self.pages.remove(&tab);
+        self.shared.retain(|t| t.id != tab);
+        if self.tabs.contains_key(&tab) {
+            self.tab_gone(tab, closed);
+        }
+        self.effects
+            .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: tab }));
+    }
+
+    fn tab_gone(&mut self, tab: TabId, closed: bool) {
+        let reason = if closed {
+            RevokeReason::TabClosed
+        } else {
+            RevokeReason::Unshared
+        };
+        self.revoke_tab(tab, reason, true, true);
+        self.tabs.remove(&tab);
+        self.publish_controllers(false);
+    }
+
+    /// A main-frame navigation on `tab`: every frame of it goes stale.
+    pub fn on_main_frame_navigated(&mut self, tab: TabId) {
+        let nav = self.fresh_nav();
+        if let Some(t) = self.tabs.get_mut(&tab) {
+            t.nav = nav;
+        }
+    }
+
+    /// `tab`'s renderer crashed: what it held is gone with it (dropped,
+    /// nothing to send: a late paired release is answered
+    /// `alreadyReleased`), every frame of it is stale and its dialog gone.
+    /// The lease stays: the agent may reload the page and go on.
+    pub fn on_page_crashed(&mut self, tab: TabId) {
+        self.release_where(|p| p.tab == tab, true);
+        self.on_main_frame_navigated(tab);
+        if let Some(p) = self.pages.get_mut(&tab) {
+            p.dialog = None;
+        }
+    }
+
+    /// How many main-frame navigations `tab` has seen (refs and frames
+    /// compare it).
+    pub fn nav_count(&self, tab: TabId) -> Option<u64> {
+        self.tabs.get(&tab).map(|t| t.nav)
+    }
+
+    /// The extension reports developer mode. Off: in-flight privileged calls
+    /// are void, every held input is released and the leases of the
+    /// sessions that held input are revoked (`developerModeOff`).
+    pub fn on_developer_mode(&mut self, enabled: bool) {
+        if enabled == self.developer_mode {
+            return;
+        }
+        self.developer_mode = enabled;
+        self.dev_epoch += 1;
+        if !enabled {
+            self.drop_all_input(RevokeReason::DeveloperModeOff, false);
+        }
+        self.effects
+            .push(Effect::NotifyAll(AgentEvent::DeveloperModeChanged {
+                enabled,
+            }));
+    }
+
+    /// Revokes the lease of every session holding input, and releases it.
+    pub(super) fn drop_all_input(&mut self, reason: RevokeReason, drop: bool) {
+        let holders: Vec<SessionId> = {
+            let mut v: Vec<SessionId> = self
+                .presses
+                .values()
+                .filter(|p| p.state != PressState::ReleasedByDaemon)
+                .map(|p| p.session)
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        self.release_where(|_| true, drop);
+        for sid in holders {
+            for t in self.leased_by(sid) {
+                if let Some(tab) = self.tabs.get_mut(&t) {
+                    tab.lease = None;
+                }
+                self.effects.push(Effect::Notify(
+                    sid,
+                    AgentEvent::ControlRevoked { tab_id: t, reason },
+                ));
+            }
+        }
+        self.publish_controllers(false);
+    }
+
+    /// A browser connection said hello.
+    ///
+    /// It replaces any connection before it, whose leases, held input and
+    /// frames end as if it had dropped; agents are told the lane is online.
+    pub fn on_lane_online(&mut self) {
+        self.lane_online = false;
+        self.on_lane_lost();
+        self.lane_online = true;
+        self.publish_controllers(true);
+        self.effects
+            .push(Effect::NotifyAll(AgentEvent::LaneOnline {}));
+    }
+
+    /// The browser connection dropped (or was replaced): held input records
+    /// are dropped, every lease revoked (`laneLost`), developer mode is off,
+    /// and every frame goes stale (what happens meanwhile is not seen).
+    /// Agents are told the lane is offline if it was online.
+    pub fn on_lane_lost(&mut self) {
+        let was_online = std::mem::replace(&mut self.lane_online, false);
+        let tabs: Vec<TabId> = self.tabs.keys().copied().collect();
+        for t in tabs {
+            self.revoke_tab(t, RevokeReason::LaneLost, true, true);
+            let nav = self.fresh_nav();
+            if let Some(tab) = self.tabs.get_mut(&t) {
+                tab.nav = nav;
+            }
+        }
+        self.release_where(|_| true, true);
+        // Open dialogs are reported again by the next connection's
+        // events; what we knew may be stale now.
+        for p in self.pages.values_mut() {
+            p.dialog = None;
+        }
+        if self.developer_mode {
+            self.developer_mode = false;
+            self.dev_epoch += 1;
+            self.effects
+                .push(Effect::NotifyAll(AgentEvent::DeveloperModeChanged {
+                    enabled: false,
+                }));
+        }
+        self.last_controllers = None;
+        if was_online {
+            self.effects
+                .push(Effect::NotifyAll(AgentEvent::LaneOffline {}));
+        }
+    }
+
+    /// Whether developer mode is on.
+    pub fn developer_mode(&self) -> bool {
+        self.developer_mode
+    }
+
+    /// Who controls each shared tab.
+    pub fn controllers(&self) -> Vec<TabControl> {
+        self.tabs
+            .iter()
+            .map(|(id, t)| TabControl {
+                tab_id: *id,
+                holder: if t.human {
+                    Holder::Human
+                } else if let Some((sid, _)) = t.lease {
+                    Holder::Agent {
+                        name: self
+                            .sessions
+                            .get(&sid)
+                            .map(|s| s.agent.clone())
+                            .unwrap_or_default(),
+                    }
+                } else {
+                    Holder::Nobody
+                },
+            })
+            .collect()
+    }
+
+    pub(super) fn publish_controllers(&mut self, force: bool) {
+        if !self.lane_online {
+            return;
+        }
+        let now = self.controllers();
+        if force || self.last_controllers.as_ref() != Some(&now) {
+            self.last_controllers = Some(now.clone());
+            self.effects.push(Effect::Controllers(now));
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Tests of the browser side of the broker core ([`super::browser`]): the
+//! shared list and the lane as agents are told of them, the connections
+//! notifications reach, the lane's loss, and blocked targets.
+
+use super::tests::*;
+use super::*;
+use cotab_shared::controller::RevokeReason as R;
+
+#[test]
+fn the_shared_list_and_the_lane_are_announced_to_every_session() {
+    let t = |id, title: &str| TabInfo {
+        id: TabId(id),
+        url: "http://a/".into(),
+        title: title.into(),
+        human_control: false,
+        blocked: None,
+    };
+    let mut c = Core::default();
+    c.on_lane_online();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOnline {}]);
+    c.on_shared(&[t(1, "a"), t(2, "b")]);
+    c.take_effects();
+    // Only what changed is told: a new title, a new tab, a tab gone.
+    c.on_shared(&[t(1, "a2"), t(3, "c")]);
+    assert_eq!(
+        to_all(&c.take_effects()),
+        vec![
+            AgentEvent::TabUpdated(t(1, "a2")),
+            AgentEvent::TabUpdated(t(3, "c")),
+            AgentEvent::TabClosed { tab_id: TabId(2) },
+        ]
+    );
+    assert_eq!(c.shared(), [t(1, "a2"), t(3, "c")]);
+    c.on_shared(&[t(1, "a2"), t(3, "c")]);
+    assert!(to_all(&c.take_effects()).is_empty(), "nothing changed");
+    c.on_tab_gone(TabId(3), true);
+    assert_eq!(
+        to_all(&c.take_effects()),
+        vec![AgentEvent::TabClosed { tab_id: TabId(3) }]
+    );
+    assert_eq!(c.shared(), [t(1, "a2")]);
+    // Offline once, however often the loss is reported; online again.
+    c.on_lane_lost();
+    c.on_lane_lost();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOffline {}]);
+    c.on_lane_online();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOnline {}]);
+    // A replacing connection: online, never offline in between.
+    c.on_lane_online();
+    assert_eq!(to_all(&c.take_effects()), vec![AgentEvent::LaneOnline {}]);
+}
+
+#[test]
+fn notifications_reach_the_connection_a_session_is_bound_to() {
+    let (mut c, a) = setup();
+    let b = c.hello(B, "beta".into(), Ticket("tb".into()));
+    assert_eq!(c.audience(Some(a)), vec![A]);
+    assert_eq!(c.audience(None), vec![A, B]);
+    c.unbind(b, B, Instant::now());
+    assert_eq!(
+        c.audience(Some(b)),
+        vec![],
+        "a resumable session has no connection"
+    );
+    assert_eq!(c.audience(None), vec![A]);
+    let b2 = c.resume(ConnId(3), &Ticket("tb".into()), Instant::now());
+    assert_eq!(b2, Some(b));
+    assert_eq!(c.audience(Some(b)), vec![ConnId(3)]);
+    assert!(c.bye(a, A));
+    assert_eq!(c.audience(Some(a)), vec![]);
+    assert_eq!(c.audience(None), vec![ConnId(3)]);
+}
+
+// ---- lane loss -----------------------------------------------------------
+
+#[test]
+fn lane_loss_drops_input_and_revokes_leases() {
+    let (mut c, a) = setup();
+    c.on_developer_mode(true);
+    let k = held_key(&mut c, a, A, "a");
+    c.take_effects();
+    c.on_lane_lost();
+    let fx = c.take_effects();
+    assert!(fx.contains(&Effect::Dropped(k)));
+    assert!(releases(&fx).is_empty());
+    assert_eq!(revoked(&fx), vec![(a, TabId(1), R::LaneLost)]);
+    assert!(!c.developer_mode());
+    assert_eq!(kind(c.fence(a, A, Need::Act)), ErrorKind::NoControl);
+}
+
+// ---- blocked targets (issue 15) ---------------------------------------------
+
+#[test]
+fn a_tab_on_a_blocked_page_admits_nothing_until_it_shows_a_web_page_again() {
+    let (mut c, s) = setup();
+    let k = held_key(&mut c, s, A, "a");
+    let frame_before = c.fence(s, A, Need::Observe).expect("observe");
+    c.take_effects();
+    let blocked = TabInfo {
+        blocked: Some(Blocked::LocalFile),
+        url: String::new(),
+        ..tab(1, false)
+    };
+    c.on_shared(&[blocked.clone(), tab(2, false)]);
+    let fx = c.take_effects();
+    // The extension releases what the page held; the daemon sends nothing.
+    assert!(releases(&fx).is_empty(), "{fx:?}");
+    assert_eq!(revoked(&fx), vec![(s, TabId(1), R::BlockedTarget)]);
+    for need in [Need::Observe, Need::Act, Need::Privileged] {
+        let e = c.fence(s, A, need);
+        if need == Need::Privileged {
+            // Developer mode is off in this core: that answer comes first.
+            assert_eq!(kind(e), ErrorKind::DeveloperModeOff);
+        } else {
+            assert_eq!(kind(e), ErrorKind::BlockedTarget, "{need:?}");
+        }
+    }
+    assert_eq!(kind(c.check(&frame_before)), ErrorKind::BlockedTarget);
+    assert_eq!(kind(c.acquire(s, A)), ErrorKind::BlockedTarget);
+    assert_eq!(
+        c.agent_release(s, A, ReleaseTarget::Key("a".into())),
+        Ok(AgentRelease::Already),
+        "press {k:?} was dropped, not released twice"
+    );
+    // Reported again while still blocked: nothing more happens.
+    c.on_shared(&[blocked, tab(2, false)]);
+    assert!(revoked(&c.take_effects()).is_empty());
+    // Back on a web page: observing works, acting needs the lease again.
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.fence(s, A, Need::Observe).expect("observe again");
+    assert_eq!(kind(c.fence(s, A, Need::Act)), ErrorKind::NoControl);
+    c.acquire(s, A).expect("acquire again");
+    c.fence(s, A, Need::Act).expect("act again");
+}
