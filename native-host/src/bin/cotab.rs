@@ -96,7 +96,7 @@ enum Cmd {
         y: f64,
         /// The button.
         #[arg(long, value_enum, default_value = "left")]
-        button: Button,
+        button: MouseButton,
     },
     /// Move the mouse (with any held button) to a point in screenshot pixels.
     MouseMove {
@@ -109,7 +109,7 @@ enum Cmd {
     MouseUp {
         /// The button.
         #[arg(long, value_enum, default_value = "left")]
-        button: Button,
+        button: MouseButton,
     },
     /// Navigate the selected tab and wait for it to load.
     Navigate {
@@ -129,7 +129,7 @@ enum Cmd {
         output: PathBuf,
         /// Image format.
         #[arg(long, value_enum, default_value = "jpeg")]
-        format: Format,
+        format: ImageFormat,
         /// JPEG quality 0–100.
         #[arg(long)]
         quality: Option<u8>,
@@ -148,7 +148,7 @@ enum Cmd {
         target: Vec<String>,
         /// The button.
         #[arg(long, value_enum, default_value = "left")]
-        button: Button,
+        button: MouseButton,
         /// Double click.
         #[arg(long)]
         double: bool,
@@ -226,7 +226,7 @@ enum Cmd {
     Wait {
         /// What to wait for.
         #[arg(value_enum)]
-        condition: WaitKind,
+        condition: WaitUntil,
         /// The text, ref, selector or milliseconds the condition needs.
         arg: Option<String>,
         /// Give up after this many milliseconds (default 30000).
@@ -256,7 +256,7 @@ enum Cmd {
     Console {
         /// Only these levels (repeatable).
         #[arg(long = "level", value_enum, value_name = "L")]
-        levels: Vec<Level>,
+        levels: Vec<ConsoleLevel>,
         /// Only messages after this cursor (a previous `next`).
         #[arg(long, value_name = "N")]
         since: Option<u64>,
@@ -285,23 +285,6 @@ enum Cmd {
     },
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Button {
-    Left,
-    Middle,
-    Right,
-}
-
-impl From<Button> for MouseButton {
-    fn from(b: Button) -> Self {
-        match b {
-            Button::Left => MouseButton::Left,
-            Button::Middle => MouseButton::Middle,
-            Button::Right => MouseButton::Right,
-        }
-    }
-}
-
 fn released(r: &ReleaseResult, what: &str) -> String {
     if r.already_released {
         format!("{what} was already released by the daemon")
@@ -320,43 +303,10 @@ fn pointer(x: f64, y: f64, button: Option<MouseButton>) -> PointerParams {
     }
 }
 
-/// `cotab wait` conditions.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum WaitKind {
-    Load,
-    NetworkIdle,
-    Text,
-    TextGone,
-    Ref,
-    RefGone,
-    Selector,
-    SelectorGone,
-    Time,
-}
-
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum DialogAnswer {
     Accept,
     Dismiss,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Level {
-    Debug,
-    Info,
-    Warning,
-    Error,
-}
-
-impl From<Level> for ConsoleLevel {
-    fn from(l: Level) -> Self {
-        match l {
-            Level::Debug => ConsoleLevel::Debug,
-            Level::Info => ConsoleLevel::Info,
-            Level::Warning => ConsoleLevel::Warning,
-            Level::Error => ConsoleLevel::Error,
-        }
-    }
 }
 
 /// An element ref, or a point: the `ref`, `x` and `y` of a pointer call.
@@ -379,7 +329,7 @@ fn target(args: &[String]) -> Result<Target, anyhow::Error> {
 
 /// The params of `cotab wait`, and what it waits for, for the progress line.
 fn wait_params(
-    condition: WaitKind,
+    condition: WaitUntil,
     arg: Option<String>,
     timeout: Option<u64>,
 ) -> Result<(WaitParams, String), anyhow::Error> {
@@ -387,51 +337,33 @@ fn wait_params(
         arg.clone()
             .ok_or_else(|| anyhow::anyhow!("this condition needs {what}"))
     };
-    let (until, desc) = match condition {
-        WaitKind::Load => (WaitUntil::Load, "the page to load".to_string()),
-        WaitKind::NetworkIdle => (WaitUntil::NetworkIdle, "the network to be idle".into()),
-        WaitKind::Text => (WaitUntil::Text, format!("text {:?}", need("a TEXT")?)),
-        WaitKind::TextGone => (
-            WaitUntil::TextGone,
-            format!("text {:?} to go", need("a TEXT")?),
-        ),
-        WaitKind::Ref => (WaitUntil::Ref, format!("element {}", need("a REF")?)),
-        WaitKind::RefGone => (
-            WaitUntil::RefGone,
-            format!("element {} to go", need("a REF")?),
-        ),
-        WaitKind::Selector => (
-            WaitUntil::Selector,
-            format!("selector {:?}", need("a SELECTOR")?),
-        ),
-        WaitKind::SelectorGone => (
-            WaitUntil::SelectorGone,
-            format!("selector {:?} to match nothing", need("a SELECTOR")?),
-        ),
-        WaitKind::Time => (WaitUntil::Time, format!("{} ms", need("MS")?)),
+    let desc = match condition {
+        WaitUntil::Load => "the page to load".to_string(),
+        WaitUntil::NetworkIdle => "the network to be idle".into(),
+        WaitUntil::Text => format!("text {:?}", need("a TEXT")?),
+        WaitUntil::TextGone => format!("text {:?} to go", need("a TEXT")?),
+        WaitUntil::Ref => format!("element {}", need("a REF")?),
+        WaitUntil::RefGone => format!("element {} to go", need("a REF")?),
+        WaitUntil::Selector => format!("selector {:?}", need("a SELECTOR")?),
+        WaitUntil::SelectorGone => format!("selector {:?} to match nothing", need("a SELECTOR")?),
+        WaitUntil::Time => format!("{} ms", need("MS")?),
     };
-    let mut p = WaitParams::until(until);
+    let mut p = WaitParams::until(condition);
     p.timeout_ms = timeout;
     match condition {
-        WaitKind::Text | WaitKind::TextGone => p.text = arg,
-        WaitKind::Ref | WaitKind::RefGone => p.element = arg.map(Ref),
-        WaitKind::Selector | WaitKind::SelectorGone => p.selector = arg,
-        WaitKind::Time => {
+        WaitUntil::Text | WaitUntil::TextGone => p.text = arg,
+        WaitUntil::Ref | WaitUntil::RefGone => p.element = arg.map(Ref),
+        WaitUntil::Selector | WaitUntil::SelectorGone => p.selector = arg,
+        WaitUntil::Time => {
             p.time_ms = Some(
                 need("MS")?
                     .parse()
                     .map_err(|_| anyhow::anyhow!("MS must be a whole number of milliseconds"))?,
             )
         }
-        WaitKind::Load | WaitKind::NetworkIdle => {}
+        WaitUntil::Load | WaitUntil::NetworkIdle => {}
     }
     Ok((p, desc))
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum Format {
-    Jpeg,
-    Png,
 }
 
 enum Failure {
@@ -646,7 +578,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             print(json, &r, |r| released(r, &key))
         }
         Cmd::MouseDown { x, y, button } => {
-            let r = act::<MouseDown>(&mut client, &pointer(x, y, Some(button.into()))).await?;
+            let r = act::<MouseDown>(&mut client, &pointer(x, y, Some(button))).await?;
             print(json, &r, |_| {
                 format!("holding the mouse button at ({x}, {y})")
             })
@@ -658,7 +590,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::MouseUp { button } => {
             let r = client
                 .call::<MouseUp>(&MouseUpParams {
-                    button: Some(button.into()),
+                    button: Some(button),
                 })
                 .await?;
             print(json, &r, |r| released(r, "the mouse button"))
@@ -674,10 +606,6 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             max_width,
             clip,
         } => {
-            let format = match format {
-                Format::Jpeg => ImageFormat::Jpeg,
-                Format::Png => ImageFormat::Png,
-            };
             let r = client
                 .call::<Capture>(&CaptureParams {
                     format,
@@ -730,7 +658,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                     element,
                     x,
                     y,
-                    button: Some(button.into()),
+                    button: Some(button),
                     click_count: double.then_some(2),
                     modifiers,
                     ..ClickParams::default()
@@ -894,7 +822,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             print(json, &r, |_| format!("{how} the dialog"))
         }
         Cmd::Console { levels, since } => {
-            let levels = (!levels.is_empty()).then(|| levels.into_iter().map(Into::into).collect());
+            let levels = (!levels.is_empty()).then_some(levels);
             let r = client
                 .call::<Console>(&ConsoleParams { levels, since })
                 .await?;

@@ -119,6 +119,7 @@ pub struct PressParams {
 
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum MouseButton {
     /// The primary button.

@@ -56,6 +56,7 @@ pub struct NavigateResult {
 
 /// Image format of a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ImageFormat {
     /// JPEG (the default).
@@ -219,25 +220,26 @@ pub struct SnapshotResult {
 
 /// What `page.wait` waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "camelCase")]
 pub enum WaitUntil {
     /// The page's load event (at once when already loaded).
     Load,
     /// No network request for 500 ms.
     NetworkIdle,
-    /// `text` appears in the page's visible text.
+    /// The text appears in the page's visible text (`text`).
     Text,
-    /// `text` is no longer in the page's visible text.
+    /// The text is no longer in the page's visible text (`text`).
     TextGone,
-    /// The element `ref` is in the page and visible.
+    /// The element is in the page and visible (`ref`).
     Ref,
-    /// The element `ref` is gone or hidden.
+    /// The element is gone or hidden (`ref`).
     RefGone,
-    /// An element matches the CSS `selector`.
+    /// An element matches the CSS selector (`selector`).
     Selector,
-    /// No element matches the CSS `selector`.
+    /// No element matches the CSS selector (`selector`).
     SelectorGone,
-    /// `timeMs` passes.
+    /// The time passes, in milliseconds (`timeMs`).
     Time,
 }
 
@@ -329,6 +331,7 @@ pub struct DialogParams {
 
 /// A console message's level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ConsoleLevel {
     /// `console.debug`.
