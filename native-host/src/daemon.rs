@@ -10,8 +10,8 @@
 use crate::accept::{agent_limit, nofile_limit, Accepted, Acceptor};
 use crate::agent;
 use crate::broker::CoreConfig;
+use crate::browser_conn;
 use crate::codec::NativeCodec;
-use crate::lane::Attached;
 use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
@@ -21,10 +21,8 @@ use cotab_shared::limits::{
     DEFAULT_DEADLINE_MS, MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION,
     MAX_LANE_CONNECTIONS, RESUME_GRACE_MS,
 };
-use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::ErrorKind;
-use cotab_shared::NATIVE_PROTOCOL_VERSION;
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use nix::fcntl::{Flock, FlockArg};
 use nix::sys::stat::{umask, Mode};
 use std::fs;
@@ -34,13 +32,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::{mpsc, watch};
-use tokio_util::bytes::{Bytes, BytesMut};
+use tokio::sync::watch;
 use tokio_util::codec::Framed;
 use tokio_util::sync::CancellationToken;
-
-/// How long a new browser connection has to say hello.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Settings of one daemon run.
 #[derive(Debug, Clone)]
@@ -414,130 +408,13 @@ async fn wait_idle(mut counts: watch::Receiver<Counts>, idle: Duration) {
     }
 }
 
-/// Serves one relay connection (a browser lane).
+/// Serves one relay connection (a browser lane): native-messaging frames
+/// on `host.sock`, served by [`browser_conn::serve`].
 async fn serve_lane(broker: Arc<Shell>, stream: UnixStream, shutdown: CancellationToken) {
-    let mut framed = Framed::new(
+    let (sink, frames) = Framed::new(
         stream,
         NativeCodec::new(MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION),
-    );
-    let first = match tokio::time::timeout(HELLO_TIMEOUT, framed.next()).await {
-        Ok(Some(Ok(frame))) => frame,
-        _ => {
-            tracing::warn!("browser connection closed or timed out before hello");
-            return;
-        }
-    };
-    let (lane_id, version) = match serde_json::from_slice::<ExtensionToHost>(&first) {
-        Ok(ExtensionToHost::Hello {
-            protocol_version,
-            lane_id,
-            version,
-            ..
-        }) if protocol_version == NATIVE_PROTOCOL_VERSION => (lane_id, version),
-        Ok(ExtensionToHost::Hello {
-            protocol_version, ..
-        }) => {
-            tracing::warn!(
-                protocol_version,
-                "browser speaks another protocol version; closing"
-            );
-            return;
-        }
-        _ => {
-            tracing::warn!("browser connection did not start with hello; closing");
-            return;
-        }
-    };
-    let welcome = HostToExtension::Welcome {
-        protocol_version: NATIVE_PROTOCOL_VERSION,
-    };
-    let Ok(welcome) = serde_json::to_vec(&welcome) else {
-        return;
-    };
-    if framed.send(welcome).await.is_err() {
-        return;
-    }
-    let (mut sink, mut frames) = framed.split();
-    let (tx, mut rx) = mpsc::channel::<Bytes>(256);
-    let Attached {
-        generation,
-        replaced,
-    } = broker.lane.attach(lane_id, version.clone(), tx);
-    broker.lane_attached();
-    broker.update_counts(|c| c.lanes += 1);
-    tracing::info!(version, "browser lane online");
-    let writer = tokio::spawn(async move {
-        // Every frame queued by the time the first is taken goes out in
-        // one write: with many agents, requests queue while the daemon's
-        // one thread serves others.
-        while let Some(frame) = rx.recv().await {
-            let mut result = sink.feed(frame).await;
-            while result.is_ok() {
-                match rx.try_recv() {
-                    Ok(frame) => result = sink.feed(frame).await,
-                    Err(_) => break,
-                }
-            }
-            if result.is_ok() {
-                result = sink.flush().await;
-            }
-            if let Err(e) = result {
-                tracing::warn!(error = %e, "writing to the browser failed");
-                break;
-            }
-        }
-    });
-    loop {
-        tokio::select! {
-            _ = shutdown.cancelled() => break,
-            // Another browser connection is the lane now: nothing this one
-            // sends counts any more, so it is closed at once.
-            _ = replaced.cancelled() => {
-                tracing::info!("closing a browser connection another one replaced");
-                break;
-            }
-            next = frames.next() => match next {
-                None => break,
-                Some(Err(e)) => {
-                    tracing::warn!(error = %e, "browser connection failed");
-                    break;
-                }
-                Some(Ok(frame)) => match parse_browser_frame(frame).await {
-                    Ok(ExtensionToHost::Response { id, outcome }) => broker.lane.complete(generation, id, outcome),
-                    Ok(ExtensionToHost::Event { event }) => broker.on_extension_event(generation, event),
-                    Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
-                    // Never log the frame: it may carry page data.
-                    Err((len, _)) => tracing::warn!(len, "ignored a malformed message from the browser"),
-                },
-            },
-        }
-    }
-    if broker.lane.detach(generation) {
-        broker.lane_lost();
-    }
-    writer.abort();
-    broker.update_counts(|c| c.lanes -= 1);
-    tracing::info!("browser lane offline");
-}
-
-/// A browser frame (in bytes) above which it is parsed on the blocking
-/// pool: the daemon runs on one thread, and a capture or an accessibility
-/// tree of several MiB would hold every other request up while parsed.
-/// Frames are still parsed in the order they came.
-const LARGE_FRAME: usize = 256 << 10;
-
-/// Parses one frame from the browser; a failure comes with the frame's
-/// length.
-async fn parse_browser_frame(
-    frame: BytesMut,
-) -> Result<ExtensionToHost, (usize, serde_json::Error)> {
-    let len = frame.len();
-    let parsed = if len <= LARGE_FRAME {
-        serde_json::from_slice(&frame)
-    } else {
-        tokio::task::spawn_blocking(move || serde_json::from_slice(&frame))
-            .await
-            .unwrap_or_else(|e| Err(serde::de::Error::custom(e)))
-    };
-    parsed.map_err(|e| (len, e))
+    )
+    .split();
+    browser_conn::serve(broker, frames, sink, shutdown).await;
 }

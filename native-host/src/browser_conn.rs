@@ -1,0 +1,323 @@
+//! One browser connection, whatever carries it: the extension's hello and
+//! the daemon's welcome, the lane's attach and detach, a writer that puts
+//! every frame queued meanwhile into one write, and a reader that hands
+//! responses to the lane and events to the shell.
+//!
+//! The transport carries whole messages both ways — a stream of incoming
+//! JSON messages, a sink for outgoing ones — and nothing else is asked of
+//! it: the relay's native-messaging frames on `host.sock`
+//! ([`crate::daemon`]) are one such transport; a loopback WebSocket the
+//! worker connects to is another.
+//!
+//! **Architecture Invariant:** nothing a connection sends counts before its
+//! hello was accepted or after another connection replaced it.
+
+use crate::lane::Attached;
+use crate::shell::Shell;
+use cotab_shared::native::{ExtensionToHost, HostToExtension};
+use cotab_shared::NATIVE_PROTOCOL_VERSION;
+use futures_util::{Sink, SinkExt, Stream, StreamExt};
+use std::fmt::Display;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::bytes::{Bytes, BytesMut};
+use tokio_util::sync::CancellationToken;
+
+/// How long a new connection may take to say hello.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Frames queued towards the browser before a sender waits.
+const OUT_QUEUE: usize = 256;
+
+/// A browser message (in bytes) above which it is parsed on the blocking
+/// pool: the daemon runs on one thread, and a capture or an accessibility
+/// tree of several MiB would hold every other request up while parsed.
+/// Messages are still parsed in the order they came.
+const LARGE_FRAME: usize = 256 << 10;
+
+/// Serves one browser connection until it closes, another replaces it, or
+/// `shutdown` fires. `incoming` yields the extension's messages, `outgoing`
+/// takes the daemon's; both are whole JSON messages.
+pub async fn serve<R, W, RE, WE>(
+    shell: Arc<Shell>,
+    mut incoming: R,
+    mut outgoing: W,
+    shutdown: CancellationToken,
+) where
+    R: Stream<Item = Result<BytesMut, RE>> + Unpin,
+    W: Sink<Bytes, Error = WE> + Unpin + Send + 'static,
+    RE: Display,
+    WE: Display + Send + 'static,
+{
+    let first = match tokio::time::timeout(HELLO_TIMEOUT, incoming.next()).await {
+        Ok(Some(Ok(frame))) => frame,
+        _ => {
+            tracing::warn!("browser connection closed or timed out before hello");
+            return;
+        }
+    };
+    let (lane_id, version) = match serde_json::from_slice::<ExtensionToHost>(&first) {
+        Ok(ExtensionToHost::Hello {
+            protocol_version,
+            lane_id,
+            version,
+            ..
+        }) if protocol_version == NATIVE_PROTOCOL_VERSION => (lane_id, version),
+        Ok(ExtensionToHost::Hello {
+            protocol_version, ..
+        }) => {
+            tracing::warn!(
+                protocol_version,
+                "browser speaks another protocol version; closing"
+            );
+            return;
+        }
+        _ => {
+            tracing::warn!("browser connection did not start with hello; closing");
+            return;
+        }
+    };
+    let welcome = HostToExtension::Welcome {
+        protocol_version: NATIVE_PROTOCOL_VERSION,
+    };
+    let Ok(welcome) = serde_json::to_vec(&welcome) else {
+        return;
+    };
+    if outgoing.send(Bytes::from(welcome)).await.is_err() {
+        return;
+    }
+    let (tx, mut rx) = mpsc::channel::<Bytes>(OUT_QUEUE);
+    let Attached {
+        generation,
+        replaced,
+    } = shell.lane.attach(lane_id, version.clone(), tx);
+    shell.lane_attached();
+    shell.update_counts(|c| c.lanes += 1);
+    tracing::info!(version, "browser lane online");
+    let writer = tokio::spawn(async move {
+        // Every frame queued by the time the first is taken goes out in
+        // one write: with many agents, requests queue while the daemon's
+        // one thread serves others.
+        while let Some(frame) = rx.recv().await {
+            let mut result = outgoing.feed(frame).await;
+            while result.is_ok() {
+                match rx.try_recv() {
+                    Ok(frame) => result = outgoing.feed(frame).await,
+                    Err(_) => break,
+                }
+            }
+            if result.is_ok() {
+                result = outgoing.flush().await;
+            }
+            if let Err(e) = result {
+                tracing::warn!(error = %e, "writing to the browser failed");
+                break;
+            }
+        }
+    });
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            // Another browser connection is the lane now: nothing this one
+            // sends counts any more, so it is closed at once.
+            _ = replaced.cancelled() => {
+                tracing::info!("closing a browser connection another one replaced");
+                break;
+            }
+            next = incoming.next() => match next {
+                None => break,
+                Some(Err(e)) => {
+                    tracing::warn!(error = %e, "browser connection failed");
+                    break;
+                }
+                Some(Ok(frame)) => match parse_browser_frame(frame).await {
+                    Ok(ExtensionToHost::Response { id, outcome }) => shell.lane.complete(generation, id, outcome),
+                    Ok(ExtensionToHost::Event { event }) => shell.on_extension_event(generation, event),
+                    Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
+                    // Never log the frame: it may carry page data.
+                    Err((len, _)) => tracing::warn!(len, "ignored a malformed message from the browser"),
+                },
+            },
+        }
+    }
+    if shell.lane.detach(generation) {
+        shell.lane_lost();
+    }
+    writer.abort();
+    shell.update_counts(|c| c.lanes -= 1);
+    tracing::info!("browser lane offline");
+}
+
+/// Parses one message from the browser; a failure comes with the message's
+/// length.
+async fn parse_browser_frame(
+    frame: BytesMut,
+) -> Result<ExtensionToHost, (usize, serde_json::Error)> {
+    let len = frame.len();
+    let parsed = if len <= LARGE_FRAME {
+        serde_json::from_slice(&frame)
+    } else {
+        tokio::task::spawn_blocking(move || serde_json::from_slice(&frame))
+            .await
+            .unwrap_or_else(|e| Err(serde::de::Error::custom(e)))
+    };
+    parsed.map_err(|e| (len, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::CoreConfig;
+    use cotab_shared::controller::LaneState;
+    use cotab_shared::native::Command;
+    use cotab_shared::EXTENSION_ID;
+    use serde_json::json;
+    use std::convert::Infallible;
+    use std::pin::Pin;
+    use tokio::time::Instant;
+
+    type Incoming = mpsc::UnboundedSender<Result<BytesMut, Infallible>>;
+    type Outgoing = mpsc::UnboundedReceiver<Bytes>;
+
+    /// An in-memory transport: what the test sends is the extension's;
+    /// what the connection sends arrives in the receiver.
+    fn transport() -> (
+        Incoming,
+        impl Stream<Item = Result<BytesMut, Infallible>> + Unpin,
+        impl Sink<Bytes, Error = Infallible> + Unpin + Send + 'static,
+        Outgoing,
+    ) {
+        let (in_tx, in_rx) = mpsc::unbounded_channel();
+        let incoming = Box::pin(futures_util::stream::unfold(in_rx, |mut rx| async move {
+            rx.recv().await.map(|m| (m, rx))
+        }));
+        let (out_tx, out_rx) = mpsc::unbounded_channel::<Bytes>();
+        let outgoing: Pin<Box<_>> = Box::pin(futures_util::sink::unfold(
+            out_tx,
+            |tx, frame: Bytes| async move {
+                let _ = tx.send(frame);
+                Ok::<_, Infallible>(tx)
+            },
+        ));
+        (in_tx, incoming, outgoing, out_rx)
+    }
+
+    fn message(v: serde_json::Value) -> Result<BytesMut, Infallible> {
+        Ok(BytesMut::from(v.to_string().as_bytes()))
+    }
+
+    fn hello(version: u32) -> Result<BytesMut, Infallible> {
+        message(
+            json!({"type": "hello", "protocolVersion": version, "laneId": "lane-1",
+                       "extensionId": EXTENSION_ID, "version": "0.1.0"}),
+        )
+    }
+
+    fn shell() -> Arc<Shell> {
+        Arc::new(Shell::new(Duration::from_secs(5), CoreConfig::default()))
+    }
+
+    #[tokio::test]
+    async fn a_hello_is_welcomed_and_the_lane_follows_the_connection() {
+        let shell = shell();
+        let (tx, incoming, outgoing, mut out) = transport();
+        let served = tokio::spawn(serve(
+            shell.clone(),
+            incoming,
+            outgoing,
+            CancellationToken::new(),
+        ));
+        tx.send(hello(NATIVE_PROTOCOL_VERSION)).expect("send");
+        let welcome: serde_json::Value =
+            serde_json::from_slice(&out.recv().await.expect("welcome")).expect("json");
+        assert_eq!(welcome["type"], "welcome");
+        assert_eq!(shell.lane.status().0, LaneState::Online);
+        // A call goes out on this connection and its response comes back.
+        let lane = shell.lane.clone();
+        let far = Instant::now() + Duration::from_secs(5);
+        let call = tokio::spawn(async move { lane.call(Command::ListShared, far).await });
+        // Who controls the tabs and the local-file policy come first.
+        let id = loop {
+            let frame = out.recv().await.expect("a message");
+            match serde_json::from_slice::<HostToExtension>(&frame).expect("ours") {
+                HostToExtension::Request { id, .. } => break id,
+                HostToExtension::Controllers { .. } | HostToExtension::Policy { .. } => {}
+                other => panic!("unexpected: {other:?}"),
+            }
+        };
+        // A malformed message is ignored; the connection lives on.
+        tx.send(Ok(BytesMut::from(&b"{not json"[..])))
+            .expect("send");
+        tx.send(message(
+            json!({"type": "response", "id": id, "result": {"tabs": []}}),
+        ))
+        .expect("send");
+        assert_eq!(call.await.expect("task"), Ok(json!({"tabs": []})));
+        // The transport closes: the lane goes offline.
+        drop(tx);
+        served.await.expect("served");
+        assert_eq!(shell.lane.status().0, LaneState::Offline);
+        assert_eq!(shell.watch_counts().borrow().lanes, 0);
+    }
+
+    #[tokio::test]
+    async fn a_connection_without_a_good_hello_gets_nothing() {
+        for first in [
+            hello(NATIVE_PROTOCOL_VERSION + 1),
+            message(json!({"type": "event", "event": {"type": "developerMode", "enabled": true}})),
+        ] {
+            let shell = shell();
+            let (tx, incoming, outgoing, mut out) = transport();
+            tx.send(first).expect("send");
+            serve(shell.clone(), incoming, outgoing, CancellationToken::new()).await;
+            assert!(out.try_recv().is_err(), "no welcome");
+            assert_eq!(shell.lane.status().0, LaneState::Absent);
+            assert!(!shell.with_core(|c| c.developer_mode()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_replaced_connection_is_closed_and_what_it_sends_counts_no_more() {
+        let shell = shell();
+        let (first_tx, incoming, outgoing, mut first_out) = transport();
+        let first = tokio::spawn(serve(
+            shell.clone(),
+            incoming,
+            outgoing,
+            CancellationToken::new(),
+        ));
+        first_tx.send(hello(NATIVE_PROTOCOL_VERSION)).expect("send");
+        first_out.recv().await.expect("welcome");
+        let (second_tx, incoming, outgoing, mut second_out) = transport();
+        let second = tokio::spawn(serve(
+            shell.clone(),
+            incoming,
+            outgoing,
+            CancellationToken::new(),
+        ));
+        second_tx
+            .send(hello(NATIVE_PROTOCOL_VERSION))
+            .expect("send");
+        second_out.recv().await.expect("welcome");
+        tokio::time::timeout(Duration::from_secs(5), first)
+            .await
+            .expect("the first connection ends at once")
+            .expect("task");
+        // Its word no longer counts, whatever it says (it is closed).
+        let _ = first_tx.send(message(
+            json!({"type": "event", "event": {"type": "developerMode", "enabled": true}}),
+        ));
+        tokio::task::yield_now().await;
+        assert!(!shell.with_core(|c| c.developer_mode()));
+        assert_eq!(
+            shell.lane.status().0,
+            LaneState::Online,
+            "the second is the lane"
+        );
+        assert_eq!(shell.watch_counts().borrow().lanes, 1);
+        drop(second_tx);
+        second.await.expect("served");
+        assert_eq!(shell.lane.status().0, LaneState::Offline);
+    }
+}
