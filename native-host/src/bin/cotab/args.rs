@@ -1,0 +1,269 @@
+//! The `cotab` command line: its global options and one subcommand per
+//! thing an agent or a script asks of the shared tabs, as clap parses them.
+
+use clap::{Parser, Subcommand};
+use cotab_shared::controller::{ConsoleLevel, ImageFormat, MouseButton, WaitUntil};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "cotab",
+    version,
+    about = "Drive browser tabs shared with cotab"
+)]
+pub(crate) struct Cli {
+    /// Print results as JSON.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+    /// The daemon's runtime directory (default: $COTAB_RUNTIME_DIR,
+    /// `$XDG_RUNTIME_DIR/cotab` or `/tmp/cotab-UID`).
+    #[arg(long, global = true)]
+    pub(crate) runtime_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) command: Cmd,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Cmd {
+    /// The daemon's and the browser's state.
+    Status,
+    /// List the shared tabs (`*` marks the selected one).
+    Tabs,
+    /// Select the tab later commands act on, and take control of it.
+    Select {
+        /// Tab id from `cotab tabs`.
+        id: i32,
+        /// Only select (observe); do not take control.
+        #[arg(long)]
+        observe: bool,
+    },
+    /// Take control of the selected tab.
+    Acquire,
+    /// Give control of the selected tab back (held input is released).
+    Release,
+    /// Evaluate JavaScript in the selected tab (developer mode only); prints
+    /// the value as JSON.
+    Eval {
+        /// The expression.
+        expr: String,
+    },
+    /// Send a raw CDP command to the selected tab (developer mode only).
+    Cdp {
+        /// CDP method, e.g. `Page.reload`.
+        method: String,
+        /// CDP params as a JSON object.
+        params: Option<String>,
+    },
+    /// Press and hold a key until `key-up`.
+    KeyDown {
+        /// Key name, optionally with `+`-joined modifiers first.
+        key: String,
+    },
+    /// Release a key held with `key-down`.
+    KeyUp {
+        /// Key name.
+        key: String,
+    },
+    /// Press and hold a mouse button at a point in screenshot pixels.
+    MouseDown {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: MouseButton,
+    },
+    /// Move the mouse (with any held button) to a point in screenshot pixels.
+    MouseMove {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+    },
+    /// Release a mouse button held with `mouse-down`.
+    MouseUp {
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: MouseButton,
+    },
+    /// Navigate the selected tab and wait for it to load.
+    Navigate {
+        /// An http: or https: url.
+        url: String,
+    },
+    /// Go back in the selected tab's history and wait for the page.
+    Back,
+    /// Go forward in the selected tab's history and wait for the page.
+    Forward,
+    /// Reload the selected tab and wait for it to load.
+    Reload,
+    /// Capture the selected tab to a file.
+    Screenshot {
+        /// Output file.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Image format.
+        #[arg(long, value_enum, default_value = "jpeg")]
+        format: ImageFormat,
+        /// JPEG quality 0–100.
+        #[arg(long)]
+        quality: Option<u8>,
+        /// Downscale so the image is at most this many pixels wide.
+        #[arg(long, value_name = "N")]
+        max_width: Option<u32>,
+        /// Capture only this element (a ref from `cotab snapshot`).
+        #[arg(long, value_name = "REF")]
+        clip: Option<String>,
+    },
+    /// Click an element (a ref from `cotab snapshot`) or a point in
+    /// screenshot pixels (`X Y`).
+    Click {
+        /// `REF`, or `X Y`.
+        #[arg(num_args = 1..=2, value_name = "REF | X Y", required = true)]
+        target: Vec<String>,
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: MouseButton,
+        /// Double click.
+        #[arg(long)]
+        double: bool,
+        /// Modifiers held during the click, e.g. `Control,Shift`.
+        #[arg(long, value_delimiter = ',', value_name = "M,…")]
+        modifiers: Vec<String>,
+    },
+    /// Type text into an element (`--ref`) or the focused element.
+    Type {
+        /// The text.
+        text: String,
+        /// The element to type into (focused first).
+        #[arg(long = "ref", value_name = "REF")]
+        element: Option<String>,
+        /// Empty the element first.
+        #[arg(long)]
+        clear: bool,
+        /// Press Enter afterwards.
+        #[arg(long)]
+        submit: bool,
+    },
+    /// Print the selected tab's accessibility outline with element refs.
+    Snapshot {
+        /// Longest outline, in characters.
+        #[arg(long, value_name = "N")]
+        max_chars: Option<usize>,
+    },
+    /// Move the mouse over an element (`REF`) or a point (`X Y`).
+    Hover {
+        /// `REF`, or `X Y`.
+        #[arg(num_args = 1..=2, value_name = "REF | X Y", required = true)]
+        target: Vec<String>,
+    },
+    /// Select options of a `<select>` by value or label.
+    SelectOption {
+        /// The select element.
+        element: String,
+        /// Values or labels.
+        #[arg(required = true)]
+        values: Vec<String>,
+    },
+    /// Check a checkbox or radio button (nothing happens if it is checked).
+    Check {
+        /// The element.
+        element: String,
+    },
+    /// Uncheck a checkbox.
+    Uncheck {
+        /// The element.
+        element: String,
+    },
+    /// Drag one element onto another.
+    Drag {
+        /// The element to drag.
+        from: String,
+        /// The element to drop it on.
+        to: String,
+    },
+    /// Scroll an element into view, or turn the wheel (`--dx`/`--dy`).
+    Scroll {
+        /// The element to bring into view.
+        element: Option<String>,
+        /// Horizontal scroll in CSS pixels.
+        #[arg(long, allow_negative_numbers = true, value_name = "N")]
+        dx: Option<f64>,
+        /// Vertical scroll in CSS pixels (positive scrolls down).
+        #[arg(long, allow_negative_numbers = true, value_name = "N")]
+        dy: Option<f64>,
+        /// Where the wheel turns, in screenshot pixels (default: the
+        /// viewport's centre).
+        #[arg(long, num_args = 2, value_names = ["X", "Y"])]
+        at: Option<Vec<f64>>,
+    },
+    /// Wait for a condition on the selected tab.
+    Wait {
+        /// What to wait for.
+        #[arg(value_enum)]
+        condition: WaitUntil,
+        /// The text, ref, selector or milliseconds the condition needs.
+        arg: Option<String>,
+        /// Give up after this many milliseconds (default 30000).
+        #[arg(long, value_name = "MS")]
+        timeout: Option<u64>,
+    },
+    /// Open a new tab (shared, selected, under your control).
+    NewTab {
+        /// An http: or https: url; a blank tab when absent.
+        url: Option<String>,
+    },
+    /// Close a shared tab (default: the selected one).
+    CloseTab {
+        /// Tab id from `cotab tabs`.
+        id: Option<i32>,
+    },
+    /// Answer the JavaScript dialog open on the selected tab.
+    Dialog {
+        /// Accept (OK) or dismiss (Cancel).
+        #[arg(value_enum)]
+        answer: DialogAnswer,
+        /// The answer to a prompt.
+        #[arg(long)]
+        text: Option<String>,
+    },
+    /// Print the selected tab's console messages and uncaught errors.
+    Console {
+        /// Only these levels (repeatable).
+        #[arg(long = "level", value_enum, value_name = "L")]
+        levels: Vec<ConsoleLevel>,
+        /// Only messages after this cursor (a previous `next`).
+        #[arg(long, value_name = "N")]
+        since: Option<u64>,
+    },
+    /// Set the files of a file input (paths under the allowed directories).
+    Upload {
+        /// The file input.
+        element: String,
+        /// Files to upload.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Press a key, e.g. `Enter`, `a`, `Control+a`, `ControlOrMeta+c`, `Shift+Tab`.
+    Press {
+        /// Key name, optionally with `+`-joined modifiers first.
+        key: String,
+    },
+    /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
+    /// browser_click, …) for LLM clients, in a session of their own.
+    Mcp {
+        /// Keep the session's ticket in this file: resume the session at
+        /// start, leave it resumable at exit (for one-shot MCP clients that
+        /// start a server per call).
+        #[arg(long)]
+        session_file: Option<PathBuf>,
+    },
+}
+
+/// An answer to a JavaScript dialog.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum DialogAnswer {
+    Accept,
+    Dismiss,
+}
