@@ -11,7 +11,8 @@ use crate::config;
 use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
-    CdpCommand, CdpEvent as _, FrameNavigated, JavascriptDialogOpening, LifecycleEvent,
+    CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FrameNavigated,
+    JavascriptDialogOpening, LifecycleEvent,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
@@ -320,13 +321,17 @@ impl Shell {
                     "Page.javascriptDialogClosed" => {
                         self.with_core(|c| c.on_dialog_closed(tab));
                     }
-                    "Runtime.consoleAPICalled" => {
-                        let entry = ConsoleEntry::from_console_api(params);
-                        self.with_core(|c| c.on_console(tab, entry));
+                    ConsoleApiCalled::METHOD => {
+                        if let Some(e) = ConsoleApiCalled::parse(method, params) {
+                            let entry = ConsoleEntry::from_console_api(&e);
+                            self.with_core(|c| c.on_console(tab, entry));
+                        }
                     }
-                    "Runtime.exceptionThrown" => {
-                        let entry = ConsoleEntry::from_exception(params);
-                        self.with_core(|c| c.on_console(tab, entry));
+                    ExceptionThrown::METHOD => {
+                        if let Some(e) = ExceptionThrown::parse(method, params) {
+                            let entry = ConsoleEntry::from_exception(&e);
+                            self.with_core(|c| c.on_console(tab, entry));
+                        }
                     }
                     LifecycleEvent::METHOD => {
                         if let Some(e) = LifecycleEvent::parse(method, params) {

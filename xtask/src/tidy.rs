@@ -71,7 +71,7 @@ mod tests {
         ("xtask/src/bench/browser.rs", 1028),
         ("tests/tests/e2e/toolset.rs", 890),
         ("native-host/tests/it/security.rs", 874),
-        ("native-host/src/broker/page.rs", 850),
+        ("native-host/src/broker/page.rs", 841),
     ];
 
     #[test]

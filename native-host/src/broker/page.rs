@@ -16,6 +16,7 @@
 
 use super::{err, Core, Fence, Frame};
 use crate::session::{ConnId, SessionId};
+use cotab_shared::cdp::{ConsoleApiCalled, ExceptionThrown, RemoteObject, StackTrace};
 use cotab_shared::controller::{
     AgentEvent, ConsoleLevel, ConsoleMessage, ConsoleResult, DialogInfo, FrameGeometry, FrameId,
     Ref,
@@ -87,20 +88,16 @@ pub struct ConsoleEntry {
 }
 
 impl ConsoleEntry {
-    /// From `Runtime.consoleAPICalled` params.
-    pub fn from_console_api(params: &Value) -> ConsoleEntry {
-        let level = match params.get("type").and_then(Value::as_str) {
-            Some("debug") => ConsoleLevel::Debug,
-            Some("warning") => ConsoleLevel::Warning,
-            Some("error" | "assert") => ConsoleLevel::Error,
+    /// From a `Runtime.consoleAPICalled` event.
+    pub fn from_console_api(e: &ConsoleApiCalled) -> ConsoleEntry {
+        let level = match e.kind.as_str() {
+            "debug" => ConsoleLevel::Debug,
+            "warning" => ConsoleLevel::Warning,
+            "error" | "assert" => ConsoleLevel::Error,
             _ => ConsoleLevel::Info,
         };
-        let text = params
-            .get("args")
-            .and_then(Value::as_array)
-            .map(|args| args.iter().map(remote_text).collect::<Vec<_>>().join(" "))
-            .unwrap_or_default();
-        let (url, line) = first_frame(params.get("stackTrace"));
+        let text = e.args.iter().map(remote_text).collect::<Vec<_>>().join(" ");
+        let (url, line) = first_frame(e.stack_trace.as_ref());
         ConsoleEntry {
             level,
             text: cut(text),
@@ -110,26 +107,19 @@ impl ConsoleEntry {
         }
     }
 
-    /// From `Runtime.exceptionThrown` params.
-    pub fn from_exception(params: &Value) -> ConsoleEntry {
-        let d = params.get("exceptionDetails");
+    /// From a `Runtime.exceptionThrown` event.
+    pub fn from_exception(e: &ExceptionThrown) -> ConsoleEntry {
+        let d = &e.exception_details;
         let text = d
-            .and_then(|d| d.pointer("/exception/description"))
-            .or_else(|| d.and_then(|d| d.get("text")))
-            .and_then(Value::as_str)
-            .unwrap_or("uncaught exception")
-            .to_string();
-        let (mut url, mut line) = first_frame(d.and_then(|d| d.get("stackTrace")));
+            .exception
+            .as_ref()
+            .and_then(|x| x.description.clone())
+            .or_else(|| d.text.clone())
+            .unwrap_or_else(|| "uncaught exception".to_string());
+        let (mut url, mut line) = first_frame(d.stack_trace.as_ref());
         if url.is_none() {
-            url = d
-                .and_then(|d| d.get("url"))
-                .and_then(Value::as_str)
-                .filter(|u| !u.is_empty())
-                .map(str::to_string);
-            line = d
-                .and_then(|d| d.get("lineNumber"))
-                .and_then(Value::as_u64)
-                .and_then(|l| u32::try_from(l + 1).ok());
+            url = d.url.clone().filter(|u| !u.is_empty());
+            line = one_based(d.line_number);
         }
         ConsoleEntry {
             level: ConsoleLevel::Error,
@@ -143,46 +133,39 @@ impl ConsoleEntry {
 
 /// The text of a CDP `RemoteObject`: a string as is, other values as JSON,
 /// objects by their description.
-fn remote_text(o: &Value) -> String {
-    if let Some(u) = o.get("unserializableValue").and_then(Value::as_str) {
-        return u.to_string();
+fn remote_text(o: &RemoteObject) -> String {
+    if let Some(u) = &o.unserializable_value {
+        return u.clone();
     }
-    match o.get("value") {
+    match &o.value {
         Some(Value::String(s)) => return s.clone(),
-        Some(Value::Null) | None => {}
         Some(v) if !v.is_object() && !v.is_array() => return v.to_string(),
-        Some(_) => {}
+        _ => {}
     }
-    if let Some(d) = o.get("description").and_then(Value::as_str) {
-        return d.to_string();
+    if let Some(d) = &o.description {
+        return d.clone();
     }
-    if o.get("subtype").and_then(Value::as_str) == Some("null") {
+    if o.subtype.as_deref() == Some("null") {
         return "null".into();
     }
-    match o.get("value") {
-        Some(v) if !v.is_null() => v.to_string(),
-        _ => o
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or("undefined")
-            .to_string(),
+    match &o.value {
+        Some(v) => v.to_string(),
+        None if o.kind.is_empty() => "undefined".into(),
+        None => o.kind.clone(),
     }
 }
 
-fn first_frame(stack: Option<&Value>) -> (Option<String>, Option<u32>) {
-    let Some(f) = stack.and_then(|s| s.pointer("/callFrames/0")) else {
+/// A 0-based line as the 1-based line people read.
+fn one_based(line: Option<u64>) -> Option<u32> {
+    line.and_then(|l| u32::try_from(l + 1).ok())
+}
+
+fn first_frame(stack: Option<&StackTrace>) -> (Option<String>, Option<u32>) {
+    let Some(f) = stack.and_then(|s| s.call_frames.first()) else {
         return (None, None);
     };
-    let url = f
-        .get("url")
-        .and_then(Value::as_str)
-        .filter(|u| !u.is_empty())
-        .map(str::to_string);
-    let line = f
-        .get("lineNumber")
-        .and_then(Value::as_u64)
-        .and_then(|l| u32::try_from(l + 1).ok());
-    (url, line)
+    let url = Some(f.url.clone()).filter(|u| !u.is_empty());
+    (url, one_based(f.line_number))
 }
 
 fn cut(mut s: String) -> String {
@@ -697,14 +680,16 @@ mod tests {
 
     #[test]
     fn console_events_are_read_like_devtools() {
-        let e = ConsoleEntry::from_console_api(&json!({
+        use cotab_shared::cdp::CdpEvent as _;
+        let api = |v: Value| ConsoleApiCalled::parse(ConsoleApiCalled::METHOD, &v).expect("parses");
+        let e = ConsoleEntry::from_console_api(&api(json!({
             "type": "warning",
             "args": [{"type": "string", "value": "n ="}, {"type": "number", "value": 42},
                      {"type": "object", "subtype": "null", "value": null},
                      {"type": "undefined"}, {"type": "object", "description": "Object"},
                      {"type": "number", "unserializableValue": "NaN", "description": "NaN"}],
             "stackTrace": {"callFrames": [{"url": "http://a/x.js", "lineNumber": 6}]}
-        }));
+        })));
         assert_eq!(e.level, ConsoleLevel::Warning);
         assert_eq!(e.text, "n = 42 null undefined Object NaN");
         assert_eq!((e.url.as_deref(), e.line), (Some("http://a/x.js"), Some(7)));
@@ -714,18 +699,24 @@ mod tests {
             ("log", ConsoleLevel::Info),
             ("table", ConsoleLevel::Info),
         ] {
-            assert_eq!(ConsoleEntry::from_console_api(&json!({"type": t})).level, l);
+            assert_eq!(
+                ConsoleEntry::from_console_api(&api(json!({"type": t}))).level,
+                l
+            );
         }
-        let x = ConsoleEntry::from_exception(&json!({"exceptionDetails": {
+        let thrown = json!({"exceptionDetails": {
             "text": "Uncaught", "lineNumber": 2, "url": "http://a/",
-            "exception": {"type": "object", "description": "Error: boom\n    at x"}}}));
+            "exception": {"type": "object", "description": "Error: boom\n    at x"}}});
+        let x = ConsoleEntry::from_exception(
+            &ExceptionThrown::parse(ExceptionThrown::METHOD, &thrown).expect("parses"),
+        );
         assert_eq!(
             (x.level, x.exception, x.text.as_str(), x.line),
             (ConsoleLevel::Error, true, "Error: boom\n    at x", Some(3))
         );
-        let long = ConsoleEntry::from_console_api(
-            &json!({"type": "log", "args": [{"type": "string", "value": "é".repeat(9000)}]}),
-        );
+        let long = ConsoleEntry::from_console_api(&api(
+            json!({"type": "log", "args": [{"type": "string", "value": "é".repeat(9000)}]}),
+        ));
         assert!(long.text.len() <= MAX_CONSOLE_TEXT + '…'.len_utf8());
     }
 

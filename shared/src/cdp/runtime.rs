@@ -1,6 +1,6 @@
 //! `Runtime`: evaluating code in the page and the values it returns.
 
-use super::CdpCommand;
+use super::{CdpCommand, CdpEvent};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -80,10 +80,90 @@ impl Evaluated {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RemoteObject {
-    /// The value, when returned by value.
+    /// `string`, `number`, `object`, `undefined`, ….
+    #[serde(default, rename = "type")]
+    pub kind: String,
+    /// `null`, `array`, `error`, … for objects.
+    #[serde(default)]
+    pub subtype: Option<String>,
+    /// The value, when returned by value (`null` reads as none).
     #[serde(default)]
     pub value: Option<Value>,
+    /// A value JSON cannot hold (`NaN`, `-0`, a bigint), as text.
+    #[serde(default)]
+    pub unserializable_value: Option<String>,
+    /// The browser's text for it (an object's class, an error's stack).
+    #[serde(default)]
+    pub description: Option<String>,
     /// The handle, when returned by reference.
     #[serde(default)]
     pub object_id: Option<String>,
+}
+
+/// A script's position in a stack trace.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallFrame {
+    /// The script's url.
+    #[serde(default)]
+    pub url: String,
+    /// 0-based line.
+    #[serde(default)]
+    pub line_number: Option<u64>,
+}
+
+/// A stack trace, innermost frame first.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackTrace {
+    /// The frames.
+    #[serde(default)]
+    pub call_frames: Vec<CallFrame>,
+}
+
+/// `Runtime.consoleAPICalled`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleApiCalled {
+    /// `log`, `debug`, `warning`, `error`, `assert`, ….
+    #[serde(default, rename = "type")]
+    pub kind: String,
+    /// What was logged.
+    #[serde(default)]
+    pub args: Vec<RemoteObject>,
+    /// Where.
+    #[serde(default)]
+    pub stack_trace: Option<StackTrace>,
+}
+event!(ConsoleApiCalled, "Runtime.consoleAPICalled");
+
+/// `Runtime.exceptionThrown`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExceptionThrown {
+    /// The exception.
+    #[serde(default)]
+    pub exception_details: ExceptionDetails,
+}
+event!(ExceptionThrown, "Runtime.exceptionThrown");
+
+/// What [`ExceptionThrown`] reports of an uncaught exception.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExceptionDetails {
+    /// A short text (`Uncaught`).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The thrown value.
+    #[serde(default)]
+    pub exception: Option<RemoteObject>,
+    /// The script's url, when no stack trace says it.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// 0-based line, when no stack trace says it.
+    #[serde(default)]
+    pub line_number: Option<u64>,
+    /// Where.
+    #[serde(default)]
+    pub stack_trace: Option<StackTrace>,
 }
