@@ -1,11 +1,18 @@
 //! The MCP server end to end without a browser: MCP JSON-RPC lines on one
 //! side, a fake daemon speaking the controller protocol on a real Unix
 //! socket on the other. Each test checks which protocol calls a tool makes
-//! and what the model reads back.
+//! and what the model reads back. The fake reads each request as the
+//! daemon does (`decode_line`, `Call::parse`: a call the daemon would
+//! refuse is refused) and answers with the protocol's own result types.
 
 use super::{serve_on, SessionMode};
-use cotab_shared::controller::{RpcError, SERVER_ERROR};
-use cotab_shared::ErrorKind;
+use cotab_shared::controller::{
+    decode_line, AgentTab, Call, CaptureResult, Empty, EvaluateResult, FrameGeometry, FrameId,
+    HelloResult, ImageFormat, LaneState, Response, ResumeResult, RpcError, SelectResult,
+    SnapshotResult, StatusResult, TabsListResult, WaitResult, SERVER_ERROR,
+};
+use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +25,16 @@ use tokio::sync::mpsc;
 
 const DEADLINE: Duration = Duration::from_secs(10);
 
-type Responder = dyn Fn(&str, &Value) -> Result<Value, RpcError> + Send + Sync;
+type Responder = dyn Fn(&Call) -> Result<Value, RpcError> + Send + Sync;
+
+/// A result as the daemon sends it.
+fn ok<T: Serialize>(result: T) -> Result<Value, RpcError> {
+    Ok(serde_json::to_value(result).expect("a protocol type serialises"))
+}
+
+fn refused(kind: ErrorKind, message: &str) -> Result<Value, RpcError> {
+    Err(RpcError::new(SERVER_ERROR, kind, message))
+}
 
 /// A daemon that answers each method with `respond` and records every
 /// call; `push` sends it a notification to forward to the client.
@@ -47,27 +63,46 @@ impl FakeDaemon {
                 tokio::select! {
                     line = lines.next_line() => {
                         let Ok(Some(line)) = line else { break };
-                        let req: Value = serde_json::from_str(&line).expect("request is JSON");
-                        let method = req["method"].as_str().unwrap_or_default().to_string();
-                        let params = req.get("params").cloned().unwrap_or(json!({}));
-                        recorded.lock().expect("lock").push((method.clone(), params.clone()));
-                        let outcome = match method.as_str() {
-                            "session.hello" => Ok(json!({"protocolVersion":1,"ticket":"t",
-                                "daemonVersion":"0.1.0","methods":[]})),
-                            "host.status" => Ok(json!({"protocolVersion":1,"daemonVersion":"0.1.0",
-                                "pid":1,"lane":"online","extensionVersion":"0.1.0","sharedTabs":1,
-                                "agents":1,"developerMode":dev.load(Ordering::SeqCst)})),
-                            "session.bye" => Ok(json!({})),
-                            "session.resume" if params["ticket"] == "t" => Ok(json!({
-                                "protocolVersion":1,"selectedTab":8,"selectionRevision":2})),
-                            "session.resume" => Err(RpcError::new(SERVER_ERROR,
-                                ErrorKind::AuthenticationFailed, "unknown ticket")),
-                            m => respond(m, &params),
+                        let env = decode_line(&line).expect("the server sends JSON-RPC");
+                        let params: Value = env
+                            .params
+                            .map(|p| serde_json::from_str(p.get()).expect("params are JSON"))
+                            .unwrap_or(json!({}));
+                        recorded.lock().expect("lock").push((env.method.clone(), params));
+                        let outcome = match Call::parse(&env.method, env.params) {
+                            Err(e) => Err(e),
+                            Ok(Call::Hello(_)) => ok(HelloResult {
+                                protocol_version: PROTOCOL_VERSION,
+                                ticket: Ticket("t".into()),
+                                daemon_version: "0.1.0".into(),
+                                methods: Vec::new(),
+                            }),
+                            Ok(Call::Status(_)) => ok(StatusResult {
+                                protocol_version: PROTOCOL_VERSION,
+                                daemon_version: "0.1.0".into(),
+                                pid: 1,
+                                lane: LaneState::Online,
+                                extension_version: Some("0.1.0".into()),
+                                shared_tabs: 1,
+                                agents: 1,
+                                developer_mode: dev.load(Ordering::SeqCst),
+                            }),
+                            Ok(Call::Bye(_)) => ok(Empty {}),
+                            Ok(Call::Resume(p)) if p.ticket.0 == "t" => ok(ResumeResult {
+                                protocol_version: PROTOCOL_VERSION,
+                                selected_tab: Some(TabId(8)),
+                                selection_revision: 2,
+                            }),
+                            Ok(Call::Resume(_)) => {
+                                refused(ErrorKind::AuthenticationFailed, "unknown ticket")
+                            }
+                            Ok(call) => respond(&call),
                         };
                         let resp = match outcome {
-                            Ok(result) => json!({"jsonrpc":"2.0","id":req["id"],"result":result}),
-                            Err(e) => json!({"jsonrpc":"2.0","id":req["id"],"error":e}),
+                            Ok(result) => Response::ok(env.id.clone(), result),
+                            Err(e) => Response::err(env.id.clone(), e),
                         };
+                        let resp = serde_json::to_value(resp).expect("a response serialises");
                         let mut bytes = resp.to_string().into_bytes();
                         bytes.push(b'\n');
                         if w.write_all(&bytes).await.is_err() { break; }
@@ -111,27 +146,60 @@ impl FakeDaemon {
 
 /// A shared tab 7 whose snapshot has a button `e2`; `e9` is stale.
 fn one_tab() -> Arc<Responder> {
-    Arc::new(|method, params| match method {
-        "tabs.list" => Ok(json!({"tabs":[
-            {"id":7,"url":"http://127.0.0.1/","title":"Fixture","selected":false},
-            {"id":8,"url":"http://127.0.0.1/second","title":"Second","selected":false}]})),
-        "tabs.select" => Ok(json!({"tabId":params["tabId"],"selectionRevision":1})),
-        "control.acquire" => Ok(json!({"tabId":7,"selectionRevision":1})),
-        "page.snapshot" => Ok(json!({"url":"http://127.0.0.1/","title":"Fixture",
-            "text":"- button \"Click me\" [ref=e2]\n- textbox [ref=e3]\n","refs":2,"truncated":false})),
-        "input.click" if params["ref"] == "e9" => Err(RpcError::new(
-            SERVER_ERROR,
+    let tab = |id: i32, url: &str, title: &str| AgentTab {
+        id: TabId(id),
+        url: url.into(),
+        title: title.into(),
+        selected: false,
+        blocked: None,
+    };
+    Arc::new(move |call| match call {
+        Call::TabsList(_) => ok(TabsListResult {
+            tabs: vec![
+                tab(7, "http://127.0.0.1/", "Fixture"),
+                tab(8, "http://127.0.0.1/second", "Second"),
+            ],
+        }),
+        Call::TabsSelect(p) => ok(SelectResult {
+            tab_id: p.tab_id,
+            selection_revision: 1,
+        }),
+        Call::Acquire(_) => ok(SelectResult {
+            tab_id: TabId(7),
+            selection_revision: 1,
+        }),
+        Call::Snapshot(_) => ok(SnapshotResult {
+            url: "http://127.0.0.1/".into(),
+            title: "Fixture".into(),
+            text: "- button \"Click me\" [ref=e2]\n- textbox [ref=e3]\n".into(),
+            refs: 2,
+            truncated: false,
+        }),
+        Call::Click(p) if p.element.as_ref().is_some_and(|r| r.0 == "e9") => refused(
             ErrorKind::StaleRef,
             "ref e9 is not from the latest snapshot: take a new one",
-        )),
-        "input.click" | "input.type" | "input.press" => Ok(json!({})),
-        "page.capture" => Ok(
-            json!({"format":"png","data":"iVBORw0KGgo=","width":10,"height":8,
-            "devicePixelRatio":1.0,"frameId":"f1","geometry":{"viewportWidth":10.0,
-            "viewportHeight":8.0,"scrollX":0.0,"scrollY":0.0}}),
         ),
-        "page.evaluate" => Ok(json!({"value":{"answer":42}})),
-        "page.wait" => Ok(json!({"waitedMs":5})),
+        Call::Click(_) | Call::Type(_) | Call::Press(_) => ok(Empty {}),
+        Call::Capture(_) => ok(CaptureResult {
+            format: ImageFormat::Png,
+            data: Some("iVBORw0KGgo=".into()),
+            unchanged: false,
+            width: 10,
+            height: 8,
+            device_pixel_ratio: 1.0,
+            frame_id: FrameId("f1".into()),
+            geometry: FrameGeometry {
+                viewport_width: 10.0,
+                viewport_height: 8.0,
+                scroll_x: 0.0,
+                scroll_y: 0.0,
+            },
+        }),
+        Call::Evaluate(_) => ok(EvaluateResult {
+            value: json!({"answer": 42}),
+            exception: None,
+        }),
+        Call::Wait(_) => ok(WaitResult { waited_ms: 5 }),
         _ => Err(RpcError::new(
             -32601,
             ErrorKind::InvalidRequest,
@@ -474,8 +542,8 @@ async fn other_tools_map_to_their_methods() {
 
 #[tokio::test]
 async fn no_shared_tab_is_a_tool_error() {
-    let daemon = FakeDaemon::start(Arc::new(|method, _| match method {
-        "tabs.list" => Ok(json!({"tabs":[]})),
+    let daemon = FakeDaemon::start(Arc::new(|call| match call {
+        Call::TabsList(_) => ok(TabsListResult { tabs: Vec::new() }),
         _ => Err(RpcError::new(
             SERVER_ERROR,
             ErrorKind::InvalidRequest,
