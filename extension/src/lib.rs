@@ -56,6 +56,7 @@
 //!   tab with `{"ok": false, "error": …}`.
 
 pub mod control;
+pub mod developer_switch;
 pub mod held;
 pub mod messages;
 pub mod page_state;

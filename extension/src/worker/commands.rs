@@ -174,8 +174,9 @@ async fn cdp_command(
     // sent meanwhile would fail "not attached".
     developer_mode::reattach_done(worker).await;
     if check(worker, tab, class)? == Admission::NeedsDeveloperMode {
-        let epoch = worker.developer_off_epoch.get();
-        if !developer_mode::enabled(worker).await || worker.developer_off_epoch.get() != epoch {
+        let epoch = worker.developer.borrow().off_epoch();
+        if !developer_mode::enabled(worker).await || worker.developer.borrow().off_epoch() != epoch
+        {
             return Err(developer_mode_off());
         }
         // The person may have taken control during the read.

@@ -25,10 +25,11 @@
 use super::{browser_events::listen, link, share, Worker};
 use crate::chrome::{error_message, from_js, storage};
 use crate::control::{
-    developer_mode_change, developer_mode_enabled, switch_notice, SwitchNotice, DEVELOPER_MODE_KEY,
+    developer_mode_change, developer_mode_enabled, SwitchNotice, DEVELOPER_MODE_KEY,
 };
+use crate::developer_switch::Turned;
 use crate::log;
-use crate::state::{Gate, ReattachEnd};
+use crate::state::ReattachEnd;
 use cotab_shared::native::{Event, ExtensionToHost};
 use cotab_shared::TabId;
 use serde_json::Value;
@@ -48,76 +49,77 @@ pub(super) fn register(worker: &Rc<Worker>) {
             }
             let Ok(changes) = from_js::<Value>(changes) else {
                 // A notice that cannot be read may have been the switch:
-                // ask storage, and act on it if it differs.
+                // ask storage, and judge what it holds like any notice
+                // (on is still only the person's, through the popup).
                 log::warn("an unreadable storage change; reading developer mode again");
                 let worker = worker.clone();
                 spawn_local(async move {
                     // Unreadable storage counts as off, as at any read.
-                    let enabled = read_storage().await.unwrap_or(false);
-                    if worker.developer_mode.get() != Some(enabled) {
-                        changed(&worker, enabled);
-                    }
+                    let stored = read_storage().await.unwrap_or(false);
+                    noticed(&worker, stored);
                 });
                 return;
             };
             if let Some(stored) = developer_mode_change(&area, &changes) {
-                let writing = worker.developer_writes.get() > 0;
-                match switch_notice(worker.developer_mode.get(), stored, writing) {
-                    SwitchNotice::Ignore => {}
-                    SwitchNotice::TurnOff => changed(&worker, false),
-                    SwitchNotice::Revert => {
-                        log::warn(
-                            "developer mode was turned on outside the popup; turning it off again",
-                        );
-                        if worker.developer_mode.get() != Some(false) {
-                            changed(&worker, false);
-                        }
-                        let worker = worker.clone();
-                        spawn_local(async move {
-                            if let Err(e) = write(&worker, false).await {
-                                log::warn(&e);
-                            }
-                        });
-                    }
-                }
+                noticed(&worker, stored);
             }
         }),
     );
 }
 
+/// Storage says the switch holds `stored`: follow it, or (on, written by
+/// something other than the worker) turn it off and write that back.
+fn noticed(worker: &Rc<Worker>, stored: bool) {
+    let notice = worker.developer.borrow().notice(stored);
+    match notice {
+        SwitchNotice::Ignore => {}
+        SwitchNotice::TurnOff => changed(worker, false),
+        SwitchNotice::Revert => {
+            log::warn("developer mode was turned on outside the popup; turning it off again");
+            changed(worker, false);
+            let worker = worker.clone();
+            spawn_local(async move {
+                if let Err(e) = write(&worker, false).await {
+                    log::warn(&e);
+                }
+            });
+        }
+    }
+}
+
 /// The person flipped the popup's switch to `enabled`: the state in memory
 /// and what follows from it first, then storage.
 pub(super) async fn set_by_person(worker: &Rc<Worker>, enabled: bool) -> Result<(), String> {
-    if worker.developer_mode.get() != Some(enabled) {
-        changed(worker, enabled);
-    }
+    changed(worker, enabled);
     write(worker, enabled).await
 }
 
-/// Writes the switch to `chrome.storage.local`, counted in
-/// `developer_writes` while on its way.
+/// Writes the switch to `chrome.storage.local`, counted as the worker's
+/// own while on its way.
 async fn write(worker: &Worker, enabled: bool) -> Result<(), String> {
-    worker
-        .developer_writes
-        .set(worker.developer_writes.get().saturating_add(1));
+    worker.developer.borrow_mut().write_started();
     let result = match storage::local() {
         Ok(area) => area.set_key(DEVELOPER_MODE_KEY, &enabled).await,
         Err(e) => Err(e),
     };
-    worker
-        .developer_writes
-        .set(worker.developer_writes.get().saturating_sub(1));
+    worker.developer.borrow_mut().write_ended();
     result.map_err(|e| format!("could not save developer mode: {}", error_message(&e)))
 }
 
-/// The switch changed to `enabled`: the copy in memory first, then what
-/// follows from it.
+/// The switch is now `enabled`: the copy in memory first, then what
+/// follows from a change (nothing when it already was).
 fn changed(worker: &Rc<Worker>, enabled: bool) {
-    worker.developer_mode.set(Some(enabled));
-    if enabled {
-        turned_on(worker);
-    } else {
-        turned_off(worker);
+    let turned = worker.developer.borrow_mut().set(enabled);
+    match turned {
+        None => {}
+        Some(Turned::On { tell }) => {
+            log::info("developer mode on");
+            // A running re-attach sends the state it finds when it ends.
+            if tell {
+                send(worker, true);
+            }
+        }
+        Some(Turned::Off) => turned_off(worker),
     }
 }
 
@@ -125,19 +127,12 @@ fn changed(worker: &Rc<Worker>, enabled: bool) {
 /// read of `chrome.storage.local` since the worker started. A failed read
 /// counts as off and is not kept (the next call reads again).
 pub(super) async fn enabled(worker: &Worker) -> bool {
-    if let Some(enabled) = worker.developer_mode.get() {
+    if let Some(enabled) = worker.developer.borrow().known() {
         return enabled;
     }
     let read = read_storage().await;
     // A change that arrived during the read is newer than what it read.
-    match (worker.developer_mode.get(), read) {
-        (Some(changed), _) => changed,
-        (None, Some(enabled)) => {
-            worker.developer_mode.set(Some(enabled));
-            enabled
-        }
-        (None, None) => false,
-    }
+    worker.developer.borrow_mut().first_read(read)
 }
 
 /// The switch as stored in `chrome.storage.local`; `None` if it cannot be
@@ -164,7 +159,7 @@ pub(super) async fn read_storage() -> Option<bool> {
 /// Completes when no re-attach is running (at once, usually).
 pub(super) async fn reattach_done(worker: &Worker) {
     loop {
-        let gate = worker.reattach.borrow().clone();
+        let gate = worker.developer.borrow().reattach_gate();
         match gate {
             Some(gate) => gate.wait().await,
             None => return,
@@ -187,18 +182,7 @@ fn send(worker: &Rc<Worker>, enabled: bool) {
     );
 }
 
-fn turned_on(worker: &Rc<Worker>) {
-    log::info("developer mode on");
-    // A running re-attach sends the state it finds when it ends.
-    if worker.reattach.borrow().is_none() {
-        send(worker, true);
-    }
-}
-
 fn turned_off(worker: &Rc<Worker>) {
-    worker
-        .developer_off_epoch
-        .set(worker.developer_off_epoch.get().wrapping_add(1));
     let aborted = worker.in_flight.borrow_mut().abort_privileged();
     log::info(&format!(
         "developer mode off: {aborted} privileged command(s) failed, re-attaching shared tabs"
@@ -223,26 +207,23 @@ pub(super) fn reattach_taken(worker: &Rc<Worker>, tab: TabId) {
 /// again meanwhile; one runs at a time (a request while one runs makes it
 /// go over every tab once more).
 fn run_reattach(worker: &Rc<Worker>, mut first: Option<TabId>) {
-    if worker.reattach.borrow().is_some() {
-        worker.reattach_again.set(true);
+    let begun = worker.developer.borrow_mut().begin_reattach();
+    if begun.is_none() {
         return;
     }
-    let gate = Gate::default();
-    *worker.reattach.borrow_mut() = Some(gate.clone());
     let worker = worker.clone();
     spawn_local(async move {
         loop {
-            worker.reattach_again.set(false);
+            worker.developer.borrow_mut().round_started();
             match first.take() {
                 Some(tab) => reattach(&worker, tab).await,
                 None => reattach_all(&worker).await,
             }
-            if !worker.reattach_again.get() {
+            let again = worker.developer.borrow_mut().round_ended();
+            if !again {
                 break;
             }
         }
-        *worker.reattach.borrow_mut() = None;
-        gate.open();
         send_current(&worker).await;
     });
 }

@@ -32,6 +32,7 @@ mod takeover;
 
 use crate::chrome::{error_message, storage, tabs};
 use crate::control::InFlight;
+use crate::developer_switch::DeveloperSwitch;
 use crate::held::{HeldInput, StoredEntry};
 use crate::log;
 use crate::page_state::Pages;
@@ -70,19 +71,10 @@ pub(crate) struct Worker {
     /// CDP commands in flight, so they can fail at once when the person
     /// takes control or turns developer mode off.
     in_flight: RefCell<InFlight>,
-    /// While developer mode's re-attach runs: the gate commands wait on.
-    reattach: RefCell<Option<Gate>>,
-    /// Developer mode turned off again while a re-attach ran: run it again.
-    reattach_again: Cell<bool>,
     /// The developer-mode switch once read, kept current by
-    /// `chrome.storage.onChanged` ([`developer_mode`]).
-    developer_mode: Cell<Option<bool>>,
-    /// Counts "developer mode off" notices, so a privileged command whose
-    /// first read of the switch raced one is refused.
-    developer_off_epoch: Cell<u64>,
-    /// The worker's own writes of the switch still on their way to
-    /// storage ([`developer_mode`]).
-    developer_writes: Cell<u32>,
+    /// `chrome.storage.onChanged`, and its re-attach
+    /// ([`crate::developer_switch`], [`developer_mode`]).
+    developer: RefCell<DeveloperSwitch>,
     /// Why the last tab dragged into the `cotab` group was not shared;
     /// cleared when a tab is shared. Shown in the popup.
     share_error: RefCell<Option<String>>,
@@ -138,11 +130,7 @@ pub(crate) fn start() {
         shared_seq: Cell::new(0),
         holders: RefCell::new(BTreeMap::new()),
         in_flight: RefCell::new(InFlight::default()),
-        reattach: RefCell::new(None),
-        reattach_again: Cell::new(false),
-        developer_mode: Cell::new(None),
-        developer_off_epoch: Cell::new(0),
-        developer_writes: Cell::new(0),
+        developer: RefCell::new(DeveloperSwitch::default()),
         share_error: RefCell::new(None),
         held: RefCell::new(HeldInput::default()),
         facts: RefCell::new(TabFacts::default()),
