@@ -6,12 +6,16 @@ use cotab_host::client::Client;
 use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
+use cotab_shared::cdp::{
+    CaptureScreenshot, CdpCommand as _, CdpEvent as _, CssViewport, Evaluate, Evaluated,
+    GetLayoutMetrics, LayoutMetrics, LoadEventFired, Navigate, Navigated, RemoteObject, Screenshot,
+};
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::{InputEvent, InputPlan};
 use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     check_input_events, check_viewport, Command, CommandClass, Event, ExtensionToHost,
-    HostToExtension, LayoutMetrics, Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
+    HostToExtension, Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -734,38 +738,66 @@ fn cdp_answer(
     if script.silent.contains(method) {
         return None;
     }
+    // The browser's answers, in the types the daemon reads them as.
+    fn answer<T: serde::Serialize>(r: &T) -> Value {
+        serde_json::to_value(r).expect("serialises")
+    }
+    let value = |kind: &str, value: Value| Evaluated {
+        result: RemoteObject {
+            kind: kind.into(),
+            value: Some(value),
+            ..RemoteObject::default()
+        },
+        exception_details: None,
+    };
     let (v, after) = match method {
-        "Page.navigate" => (
-            json!({"frameId": "F", "loaderId": "L"}),
+        Navigate::METHOD => (
+            answer(&Navigated {
+                loader_id: Some("L".into()),
+                error_text: None,
+            }),
             Some(Event::Cdp {
                 tab_id,
-                method: "Page.loadEventFired".into(),
+                method: LoadEventFired::METHOD.into(),
                 params: json!({"timestamp": 1.0}),
             }),
         ),
-        "Page.getLayoutMetrics" => (
-            json!({"cssVisualViewport": {"clientWidth": 50, "clientHeight": 25,
-                   "pageX": 0, "pageY": 0, "zoom": 1}}),
+        GetLayoutMetrics::METHOD => (
+            answer(&LayoutMetrics {
+                css_layout_viewport: None,
+                css_visual_viewport: Some(CssViewport {
+                    client_width: 50.0,
+                    client_height: 25.0,
+                    page_x: 0.0,
+                    page_y: 0.0,
+                }),
+            }),
             None,
         ),
-        "Runtime.evaluate" if class == CommandClass::Privileged => {
-            (json!({"result": {"type": "number", "value": 42}}), None)
+        Evaluate::METHOD if class == CommandClass::Privileged => {
+            (answer(&value("number", json!(42))), None)
         }
-        "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
-            (json!({"result": {"type": "number", "value": 2}}), None)
+        Evaluate::METHOD if params["expression"] == "window.devicePixelRatio" => {
+            (answer(&value("number", json!(2))), None)
         }
-        "Runtime.evaluate" if params["expression"] == "location.href" => (
-            json!({"result": {"type": "string", "value": format!("http://example.test/{}", tab_id.0)}}),
+        Evaluate::METHOD if params["expression"] == "location.href" => (
+            answer(&value(
+                "string",
+                json!(format!("http://example.test/{}", tab_id.0)),
+            )),
             None,
         ),
-        "Runtime.evaluate" => (
-            json!({"result": {"type": "object", "value": {"url": "http://example.test/done", "title": "Loaded"}}}),
+        Evaluate::METHOD => (
+            answer(&value(
+                "object",
+                json!({"url": "http://example.test/done", "title": "Loaded"}),
+            )),
             None,
         ),
-        "Page.captureScreenshot" => {
+        CaptureScreenshot::METHOD => {
             use base64::Engine as _;
             let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
-            (json!({"data": data}), None)
+            (answer(&Screenshot { data: Some(data) }), None)
         }
         _ => (json!({}), None),
     };

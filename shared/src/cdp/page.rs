@@ -12,19 +12,19 @@ pub struct GetLayoutMetrics {}
 command!(GetLayoutMetrics, "Page.getLayoutMetrics", LayoutMetrics);
 
 /// The part of a CDP `Page.getLayoutMetrics` result that cotab reads.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LayoutMetrics {
     /// The layout viewport, in CSS pixels.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub css_layout_viewport: Option<CssLayoutViewport>,
     /// The visual viewport, in CSS pixels.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub css_visual_viewport: Option<CssViewport>,
 }
 
 /// A viewport of [`LayoutMetrics`]: its size and scroll offset.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CssViewport {
     /// Width.
@@ -39,7 +39,7 @@ pub struct CssViewport {
 
 /// The layout viewport of [`LayoutMetrics`]: its size and scroll offset
 /// (the browser names its offset `pageX`/`pageY` here too).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CssLayoutViewport {
     /// Width.
@@ -106,10 +106,10 @@ pub struct Viewport {
 }
 
 /// The result of [`CaptureScreenshot`].
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 pub struct Screenshot {
     /// The image, base64.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
 }
 
@@ -122,15 +122,15 @@ pub struct Navigate<'a> {
 command!(Navigate<'a>, "Page.navigate", Navigated);
 
 /// The result of [`Navigate`].
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Navigated {
     /// The loader of the new document; none for a same-document
     /// navigation.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loader_id: Option<String>,
     /// Why the navigation failed, if it did.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_text: Option<String>,
 }
 

@@ -58,14 +58,14 @@ pub enum CallArgument {
 }
 
 /// The result of [`Evaluate`] and [`CallFunctionOn`].
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evaluated {
     /// What the code returned.
     #[serde(default)]
     pub result: RemoteObject,
     /// Set when the code threw.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exception_details: Option<Value>,
 }
 
@@ -77,26 +77,26 @@ impl Evaluated {
 }
 
 /// A value in the page: by value, or by handle.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RemoteObject {
     /// `string`, `number`, `object`, `undefined`, ….
     #[serde(default, rename = "type")]
     pub kind: String,
     /// `null`, `array`, `error`, … for objects.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtype: Option<String>,
     /// The value, when returned by value (`null` reads as none).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<Value>,
     /// A value JSON cannot hold (`NaN`, `-0`, a bigint), as text.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unserializable_value: Option<String>,
     /// The browser's text for it (an object's class, an error's stack).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The handle, when returned by reference.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object_id: Option<String>,
 }
 

@@ -11,12 +11,16 @@
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
 use cotab_host::codec::NativeCodec;
+use cotab_shared::cdp::{
+    CaptureScreenshot, CdpCommand as _, CssViewport, Evaluate, Evaluated, GetLayoutMetrics,
+    LayoutMetrics, RemoteObject, Screenshot,
+};
 use cotab_shared::geometry::FrameGeometry;
 use cotab_shared::input::InputPlan;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_viewport, Command, ExtensionToHost, HostToExtension, LayoutMetrics, Outcome, SharedTabs,
-    TabInfo, ThenResult,
+    check_viewport, Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo,
+    ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -216,17 +220,35 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
 /// A small CDP result: enough for `page.capture` (a PNG header, the device
 /// pixel ratio, the layout metrics), `{}` for anything else.
 fn cdp(method: &str, params: &Value) -> Value {
+    fn answer<T: serde::Serialize>(r: &T) -> Value {
+        serde_json::to_value(r).unwrap_or_default()
+    }
+    let result = |kind: &str, value: Option<Value>| Evaluated {
+        result: RemoteObject {
+            kind: kind.into(),
+            value,
+            ..RemoteObject::default()
+        },
+        exception_details: None,
+    };
     match method {
-        "Page.captureScreenshot" => {
+        CaptureScreenshot::METHOD => {
             let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
-            json!({"data": data})
+            answer(&Screenshot { data: Some(data) })
         }
-        "Page.getLayoutMetrics" => json!({"cssVisualViewport": {
-            "clientWidth": 100, "clientHeight": 50, "pageX": 0, "pageY": 0, "zoom": 1}}),
-        "Runtime.evaluate" if params["expression"] == "window.devicePixelRatio" => {
-            json!({"result": {"type": "number", "value": 1}})
+        GetLayoutMetrics::METHOD => answer(&LayoutMetrics {
+            css_layout_viewport: None,
+            css_visual_viewport: Some(CssViewport {
+                client_width: 100.0,
+                client_height: 50.0,
+                page_x: 0.0,
+                page_y: 0.0,
+            }),
+        }),
+        Evaluate::METHOD if params["expression"] == "window.devicePixelRatio" => {
+            answer(&result("number", Some(json!(1))))
         }
-        "Runtime.evaluate" => json!({"result": {"type": "undefined"}}),
+        Evaluate::METHOD => answer(&result("undefined", None)),
         _ => json!({}),
     }
 }
