@@ -6,16 +6,10 @@ use cotab_host::client::Client;
 use cotab_host::codec::NativeCodec;
 use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
-use cotab_shared::cdp::{
-    CaptureScreenshot, CdpCommand as _, CdpEvent as _, CssViewport, Evaluate, Evaluated,
-    GetLayoutMetrics, LayoutMetrics, LoadEventFired, Navigate, Navigated, RemoteObject, Screenshot,
-};
-use cotab_shared::controller::FrameGeometry;
-use cotab_shared::input::{InputEvent, InputPlan};
 use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_input_events, check_viewport, Command, CommandClass, Event, ExtensionToHost,
-    HostToExtension, Outcome, SharedTabs, TabControl, TabInfo, ThenResult,
+    check_input_events, Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome,
+    SharedTabs, TabControl, TabInfo, ThenResult,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -28,6 +22,10 @@ use tokio::net::UnixStream;
 use tokio::sync::{mpsc, Notify, Semaphore};
 use tokio_util::codec::Framed;
 use tokio_util::sync::CancellationToken;
+
+mod answers;
+
+use answers::{cdp_answer, input_answer, layout_read, viewport_check};
 
 /// Deadline for anything a test waits for.
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
@@ -625,181 +623,4 @@ async fn serve(
             tokio::spawn(answer);
         }
     }
-}
-
-/// The extension's check of `ifViewport` (none: `Ok`): `None` when the
-/// script keeps its read unanswered; else `STALE_FRAME` unless the live
-/// viewport is the frame's.
-fn viewport_check(
-    script: &Script,
-    before: &mut Vec<Event>,
-    tab_id: TabId,
-    frame: Option<&FrameGeometry>,
-) -> Option<Result<(), WireError>> {
-    let Some(frame) = frame else {
-        return Some(Ok(()));
-    };
-    let (live, _) = cdp_answer(
-        script,
-        before,
-        tab_id,
-        "Page.getLayoutMetrics",
-        &json!({}),
-        CommandClass::Observe,
-    )?;
-    Some(live.and_then(|v| check_viewport(frame, LayoutMetrics::viewport_in(v))))
-}
-
-/// The answer to an `input` command's events, sent as the extension
-/// sends them: in order, each a command of its own to the tests that
-/// watch what the extension is asked (the first with the viewport it was
-/// checked against); after a failure only the releases of the presses
-/// sent. `None` when the script keeps one unanswered.
-fn input_answer(
-    script: &Script,
-    tx: &mpsc::UnboundedSender<Command>,
-    before: &mut Vec<Event>,
-    tab_id: TabId,
-    events: &[InputEvent],
-    if_viewport: &Option<FrameGeometry>,
-) -> Option<(Result<Value, WireError>, Vec<Event>)> {
-    let mut plan = match InputPlan::new(events) {
-        Ok(plan) => plan,
-        Err(e) => return Some((Err(e), Vec::new())),
-    };
-    let mut first = true;
-    while let Some(event) = plan.next(|| None, |_| true) {
-        let _ = tx.send(Command::Cdp {
-            tab_id,
-            method: event.method.clone(),
-            params: event.params.clone(),
-            class: event.class(),
-            then: None,
-            if_viewport: if_viewport.clone().filter(|_| first),
-        });
-        first = false;
-        let (result, after) = cdp_answer(
-            script,
-            before,
-            tab_id,
-            &event.method,
-            &event.params,
-            event.class(),
-        )?;
-        plan.sent(event, true, result.map(|v| (v, after)));
-    }
-    Some(match plan.finish() {
-        Err(e) => (Err(e), Vec::new()),
-        Ok(last) => {
-            let (v, after) = last.unwrap_or((Value::Null, Vec::new()));
-            (Ok(v), after)
-        }
-    })
-}
-
-/// The `Page.getLayoutMetrics` read of the extension's viewport check.
-fn layout_read(tab_id: TabId) -> Command {
-    Command::Cdp {
-        tab_id,
-        method: "Page.getLayoutMetrics".into(),
-        params: json!({}),
-        class: CommandClass::Observe,
-        then: None,
-        if_viewport: None,
-    }
-}
-
-/// The fake's answer to one CDP command and the events that follow it, or
-/// `None` when the script keeps it unanswered. A scripted responder is
-/// asked once (it may keep state); its events-first replies go to
-/// `before`.
-fn cdp_answer(
-    script: &Script,
-    before: &mut Vec<Event>,
-    tab_id: TabId,
-    method: &str,
-    params: &Value,
-    class: CommandClass,
-) -> Option<(Result<Value, WireError>, Vec<Event>)> {
-    if let Some(reply) = script
-        .responder
-        .as_ref()
-        .and_then(|r| r(tab_id, method, params))
-    {
-        return Some(match reply {
-            Reply::Ok(v, events) => (Ok(v), events),
-            Reply::EventsFirst(events, v) => {
-                before.extend(events);
-                (Ok(v), Vec::new())
-            }
-            Reply::Err(kind, message) => (Err(WireError::new(kind, message)), Vec::new()),
-        });
-    }
-    if script.silent.contains(method) {
-        return None;
-    }
-    // The browser's answers, in the types the daemon reads them as.
-    fn answer<T: serde::Serialize>(r: &T) -> Value {
-        serde_json::to_value(r).expect("serialises")
-    }
-    let value = |kind: &str, value: Value| Evaluated {
-        result: RemoteObject {
-            kind: kind.into(),
-            value: Some(value),
-            ..RemoteObject::default()
-        },
-        exception_details: None,
-    };
-    let (v, after) = match method {
-        Navigate::METHOD => (
-            answer(&Navigated {
-                loader_id: Some("L".into()),
-                error_text: None,
-            }),
-            Some(Event::Cdp {
-                tab_id,
-                method: LoadEventFired::METHOD.into(),
-                params: json!({"timestamp": 1.0}),
-            }),
-        ),
-        GetLayoutMetrics::METHOD => (
-            answer(&LayoutMetrics {
-                css_layout_viewport: None,
-                css_visual_viewport: Some(CssViewport {
-                    client_width: 50.0,
-                    client_height: 25.0,
-                    page_x: 0.0,
-                    page_y: 0.0,
-                }),
-            }),
-            None,
-        ),
-        Evaluate::METHOD if class == CommandClass::Privileged => {
-            (answer(&value("number", json!(42))), None)
-        }
-        Evaluate::METHOD if params["expression"] == "window.devicePixelRatio" => {
-            (answer(&value("number", json!(2))), None)
-        }
-        Evaluate::METHOD if params["expression"] == "location.href" => (
-            answer(&value(
-                "string",
-                json!(format!("http://example.test/{}", tab_id.0)),
-            )),
-            None,
-        ),
-        Evaluate::METHOD => (
-            answer(&value(
-                "object",
-                json!({"url": "http://example.test/done", "title": "Loaded"}),
-            )),
-            None,
-        ),
-        CaptureScreenshot::METHOD => {
-            use base64::Engine as _;
-            let data = base64::engine::general_purpose::STANDARD.encode(png_100x50());
-            (answer(&Screenshot { data: Some(data) }), None)
-        }
-        _ => (json!({}), None),
-    };
-    Some((Ok(v), after.into_iter().collect()))
 }
