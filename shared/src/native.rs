@@ -567,38 +567,7 @@ pub enum Event {
     },
 }
 
-/// CDP events the extension forwards; everything else stays in the browser.
-pub const FORWARDED_CDP_EVENTS: &[&str] = &[
-    "Page.loadEventFired",
-    "Page.frameNavigated",
-    "Page.navigatedWithinDocument",
-    "Page.lifecycleEvent",
-    "Page.javascriptDialogOpening",
-    "Page.javascriptDialogClosed",
-    "Runtime.consoleAPICalled",
-    "Runtime.exceptionThrown",
-    "Input.dragIntercepted",
-    "Inspector.targetCrashed",
-];
-
-/// CDP commands (method, params as JSON text) the extension sends on every
-/// tab it attaches to, so the events above flow and the tab can be driven
-/// from behind the person's tab.
-pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
-    ("Page.enable", "{}"),
-    ("Page.setLifecycleEventsEnabled", r#"{"enabled":true}"#),
-    ("Runtime.enable", "{}"),
-    // `Inspector.targetCrashed`: a crashed page's commands never settle.
-    ("Inspector.enable", "{}"),
-    // A tab behind the person's active tab is hidden: Chromium draws no
-    // frames for it, so each input event waits 5 s for its acknowledgement
-    // and a wheel or a capture may never answer. With focus emulation the
-    // page stays rendered and reports itself visible and focused, and its
-    // input and captures answer as in front, without the tab coming to the
-    // front or the person's tab losing focus or visibility (both checked
-    // end to end). It ends with the debugger session.
-    ("Emulation.setFocusEmulationEnabled", r#"{"enabled":true}"#),
-];
+pub use crate::cdp::{ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,9 @@
 //! - items 1, 2, 3 and 5: launches one headless Chromium with the
 //!   extension, shares one fixture page and compares round trips, captures
 //!   and worker restarts ([`browser`]);
-//! - item 5: reads the size of the built wasm (raw and gzip).
+//! - item 5: reads the size of the built wasm (raw and gzip);
+//! - item 6: a shared tab in front and behind the person's tab, the same
+//!   requests timed in both places ([`background`]).
 //!
 //! It prints a markdown table and the targets of issue 6 with the measured
 //! value and whether each is met, and writes the same as JSON to
@@ -18,6 +20,7 @@
 //! error; a failure to measure is. It is never part of `cargo xtask test`.
 //! See `docs/benchmarks.md`.
 
+mod background;
 mod browser;
 mod daemon;
 mod relay;
@@ -138,11 +141,14 @@ struct Target {
 
 /// Runs the whole bench, or only its `daemon` or `browser` part.
 pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
-    let (daemon_part, browser_part) = match only {
-        None => (true, true),
-        Some("daemon") => (true, false),
-        Some("browser") => (false, true),
-        Some(other) => anyhow::bail!("unknown bench part `{other}` (daemon or browser)"),
+    let (daemon_part, browser_part, background_part) = match only {
+        None => (true, true, true),
+        Some("daemon") => (true, false, false),
+        Some("browser") => (false, true, false),
+        Some("background") => (false, false, true),
+        Some(other) => {
+            anyhow::bail!("unknown bench part `{other}` (daemon, browser or background)")
+        }
     };
     if cfg!(debug_assertions) {
         // The agents, the fake extension and the CDP client run in this
@@ -208,6 +214,16 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
             .build()?
             .block_on(browser::run())?;
         rows.append(&mut figures.rows);
+    }
+    if background_part {
+        eprintln!("item 6: a shared tab behind the person's tab");
+        crate::setup::ensure_chromium()?;
+        rows.extend(
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?
+                .block_on(background::run())?,
+        );
     }
 
     let wasm = std::fs::read(dist.join("cotab_extension_bg.wasm")).context("reading the wasm")?;
@@ -285,6 +301,22 @@ fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Ta
             measured: format!("{c:.1} vs {d:.1} frames/s ({:.0} %)", 100.0 * c / d),
             met: c >= 0.95 * d,
         });
+    }
+    for request in background::REQUESTS {
+        let [front, behind] =
+            background::PLACES.map(|place| find(&background::label(request, place), "cotab"));
+        if let (Some(f), Some(b)) = (front, behind) {
+            t.push(Target {
+                what: "a shared tab behind the person's tab: p50 ≤ 3 × in front",
+                measured: format!(
+                    "{request}: {} vs 3 × {} ({:.1} ×)",
+                    ms(b.median),
+                    ms(f.median),
+                    b.median / f.median
+                ),
+                met: b.median <= 3.0 * f.median,
+            });
+        }
     }
     let unchanged_what = "`page.capture` with `knownFrameId`, page unchanged";
     if let (Some(s), Some((_, bytes))) = (

@@ -79,6 +79,7 @@ mod dom;
 mod input;
 mod page;
 mod runtime;
+mod session;
 #[cfg(test)]
 mod tests;
 
@@ -86,3 +87,4 @@ pub use dom::*;
 pub use input::*;
 pub use page::*;
 pub use runtime::*;
+pub use session::*;

@@ -89,7 +89,31 @@ async fn a_shared_tab_behind_the_persons_tab_is_driven_without_coming_to_the_fro
             ..WaitParams::until(WaitUntil::Selector)
         })
         .await?;
-    for _ in 0..3 {
+    // Rounds of input, a snapshot and captures, as an agent works: each
+    // capture needs a frame the browser would not draw for a hidden tab.
+    for _ in 0..6 {
+        let outline = agent
+            .call::<Snapshot>(&SnapshotParams::default())
+            .await?
+            .text;
+        agent
+            .call::<Click>(&ClickParams::on(ref_in(&outline, "button \"Click me\"")?))
+            .await?;
+        let shot = agent
+            .call::<Capture>(&CaptureParams {
+                format: ImageFormat::Jpeg,
+                ..CaptureParams::default()
+            })
+            .await?;
+        agent
+            .call::<Scroll>(&ScrollParams {
+                x: Some(10.0),
+                y: Some(10.0),
+                frame_id: Some(shot.frame_id),
+                delta_y: Some(40.0),
+                ..ScrollParams::default()
+            })
+            .await?;
         agent
             .call::<Capture>(&CaptureParams {
                 format: ImageFormat::Png,

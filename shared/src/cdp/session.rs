@@ -1,0 +1,41 @@
+//! What one debugger session of cotab's asks of the browser: the commands
+//! sent at every attach, and the events forwarded to the daemon.
+
+/// CDP events the extension forwards; everything else stays in the browser.
+pub const FORWARDED_CDP_EVENTS: &[&str] = &[
+    "Page.loadEventFired",
+    "Page.frameNavigated",
+    "Page.navigatedWithinDocument",
+    "Page.lifecycleEvent",
+    "Page.javascriptDialogOpening",
+    "Page.javascriptDialogClosed",
+    "Runtime.consoleAPICalled",
+    "Runtime.exceptionThrown",
+    "Input.dragIntercepted",
+    "Inspector.targetCrashed",
+];
+
+/// CDP commands (method, params as JSON text) the extension sends on every
+/// tab it attaches to, so the events above flow and the tab can be driven
+/// from behind the person's tab.
+pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
+    ("Page.enable", "{}"),
+    ("Page.setLifecycleEventsEnabled", r#"{"enabled":true}"#),
+    ("Runtime.enable", "{}"),
+    // `Inspector.targetCrashed`: a crashed page's commands never settle.
+    ("Inspector.enable", "{}"),
+    // A tab behind the person's active tab is hidden: Chromium draws no
+    // frames for it, so each input event waits 5 s for its acknowledgement
+    // and a wheel or a capture of a changed page may never answer. Focus
+    // emulation keeps the page visible to itself, so input is acknowledged
+    // at once; a screencast keeps frames coming, so captures answer (it
+    // sends one 8-pixel frame at most every thousandth frame, and the
+    // extension never acknowledges it, so no more come). Neither brings
+    // the tab to the front or takes the person's focus (checked end to
+    // end); both end with the debugger session.
+    ("Emulation.setFocusEmulationEnabled", r#"{"enabled":true}"#),
+    (
+        "Page.startScreencast",
+        r#"{"format":"jpeg","quality":1,"maxWidth":8,"maxHeight":8,"everyNthFrame":1000}"#,
+    ),
+];
