@@ -66,7 +66,7 @@ mod tests {
         ("shared/src/native.rs", 1021),
         ("extension/src/state.rs", 1083),
         ("xtask/src/load_browser.rs", 1043),
-        ("native-host/src/mcp/bridge.rs", 1031),
+        ("native-host/src/mcp/bridge.rs", 965),
         ("native-host/src/handlers/element.rs", 1018),
         ("xtask/src/bench/browser.rs", 1028),
         ("tests/tests/e2e/toolset.rs", 890),

@@ -10,7 +10,7 @@ use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, Ref, Scroll,
-    ScrollParams, SelectParams, Snapshot, SnapshotParams, TabsSelect,
+    ScrollParams, SelectParams, Snapshot, SnapshotParams, TabsSelect, Wait, WaitParams, WaitUntil,
 };
 use std::time::{Duration, Instant};
 
@@ -23,12 +23,13 @@ const ROUNDS: usize = 50;
 /// Where the shared tab is, as the rows name it.
 pub(crate) const PLACES: [&str; 2] = ["in front", "behind the person's tab"];
 /// The requests measured, as the rows name them.
-pub(crate) const REQUESTS: [&str; 5] = [
+pub(crate) const REQUESTS: [&str; 6] = [
     "`input.click` on a ref",
     "`input.click` at a capture's point",
     "`input.scroll` (a wheel at a point)",
     "`page.snapshot`",
     "`page.capture` jpeg",
+    "`page.wait` for a selector present",
 ];
 
 /// The row label of `request` with the tab at `place`.
@@ -77,17 +78,17 @@ pub(crate) async fn run() -> Result<Vec<Row>> {
 
 /// Each of [`REQUESTS`], [`ROUNDS`] times after a warm-up, with a pause
 /// that moves each round against the display's frames.
-async fn measure(agent: &mut Client) -> Result<[Vec<Duration>; 5]> {
+async fn measure(agent: &mut Client) -> Result<[Vec<Duration>; 6]> {
     let outline = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
     let mut button = button_of(&outline.text)?;
     let jpeg = CaptureParams {
         format: ImageFormat::Jpeg,
         ..CaptureParams::default()
     };
-    let mut times: [Vec<Duration>; 5] = Default::default();
+    let mut times: [Vec<Duration>; 6] = Default::default();
     for round in 0..WARM_UP + ROUNDS {
         tokio::time::sleep(Duration::from_millis((round * 7 % 17) as u64)).await;
-        let mut took = [Duration::ZERO; 5];
+        let mut took = [Duration::ZERO; 6];
         let start = Instant::now();
         agent
             .call::<Click>(&ClickParams::on(button.clone()))
@@ -133,6 +134,15 @@ async fn measure(agent: &mut Client) -> Result<[Vec<Duration>; 5]> {
             .await
             .with_context(|| format!("round {round}: the capture"))?;
         took[4] = start.elapsed();
+        let start = Instant::now();
+        agent
+            .call::<Wait>(&WaitParams {
+                selector: Some("#btn".into()),
+                ..WaitParams::until(WaitUntil::Selector)
+            })
+            .await
+            .with_context(|| format!("round {round}: the wait"))?;
+        took[5] = start.elapsed();
         if round >= WARM_UP {
             for (v, d) in times.iter_mut().zip(took) {
                 v.push(d);
