@@ -28,6 +28,7 @@ use crate::page_state::Change;
 use crate::state::{
     enable_commands, is_already_attached, Effect, ShareFailure, ShareOrigin, ShareStart,
 };
+use cotab_shared::cdp::BEST_EFFORT_CDP;
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
 use serde_json::Value;
 use std::rc::Rc;
@@ -198,9 +199,20 @@ pub(super) async fn enable(worker: &Rc<Worker>, tab: TabId) -> Result<(), String
     // A new session: nothing raw CDP set up in the old one is left.
     worker.facts.borrow_mut().new_session(tab);
     for (method, params) in enable_commands()? {
-        cdp::send(tab, method, &params, ENABLE_DEADLINE_MS)
-            .await
-            .map_err(|e| format!("could not run {method} on tab {tab}: {}", e.message))?;
+        let sent = cdp::send(tab, method, &params, ENABLE_DEADLINE_MS).await;
+        match sent {
+            Ok(_) => {}
+            Err(e) if BEST_EFFORT_CDP.contains(&method) => log::warn(&format!(
+                "tab {tab} refused {method} ({}): it is driven slowly from behind another tab",
+                e.message
+            )),
+            Err(e) => {
+                return Err(format!(
+                    "could not run {method} on tab {tab}: {}",
+                    e.message
+                ))
+            }
+        }
     }
     let tree = cdp::send(tab, "Page.getFrameTree", &Value::Null, ENABLE_DEADLINE_MS)
         .await

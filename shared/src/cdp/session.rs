@@ -39,3 +39,10 @@ pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
         r#"{"format":"jpeg","quality":1,"maxWidth":8,"maxHeight":8,"everyNthFrame":1000}"#,
     ),
 ];
+
+/// The commands of [`ENABLED_CDP_DOMAINS`] a share goes on without: they
+/// make a tab behind the person's fast, and a page that refuses them is
+/// still driven in front. The others it needs (without their events the
+/// daemon could not see a dialog, a navigation or a crash).
+pub const BEST_EFFORT_CDP: [&str; 2] =
+    ["Emulation.setFocusEmulationEnabled", "Page.startScreencast"];

@@ -133,3 +133,18 @@ fn events_are_read_by_name() {
     assert_eq!(nav.frame.parent_id, None);
     assert_eq!(nav.kind.as_deref(), Some("BackForwardCacheRestore"));
 }
+
+#[test]
+fn best_effort_commands_are_enable_commands_and_the_event_sources_are_not() {
+    for method in BEST_EFFORT_CDP {
+        assert!(
+            ENABLED_CDP_DOMAINS.iter().any(|(m, _)| *m == method),
+            "{method} is not sent at attach"
+        );
+    }
+    // Without these the daemon would not see dialogs, navigations or
+    // crashes: a share must fail rather than go on without them.
+    for needed in ["Page.enable", "Runtime.enable", "Inspector.enable"] {
+        assert!(!BEST_EFFORT_CDP.contains(&needed), "{needed}");
+    }
+}
