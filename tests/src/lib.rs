@@ -125,3 +125,16 @@ where
         clock.next(last).await?;
     }
 }
+
+/// The ref (`e12`) on the first line of a snapshot's outline that
+/// contains `needle` and a ref; `None` when no line does.
+pub fn outline_ref(outline: &str, needle: &str) -> Option<cotab_shared::controller::Ref> {
+    let line = outline
+        .lines()
+        .find(|l| l.contains(needle) && l.contains("[ref="))?;
+    let start = line.find("[ref=")? + "[ref=".len();
+    let len = line[start..].find(']')?;
+    Some(cotab_shared::controller::Ref(
+        line[start..start + len].to_string(),
+    ))
+}

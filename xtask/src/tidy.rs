@@ -68,8 +68,8 @@ mod tests {
         ("xtask/src/load_browser.rs", 1043),
         ("native-host/src/mcp/bridge.rs", 965),
         ("native-host/src/handlers/element.rs", 1018),
-        ("xtask/src/bench/browser.rs", 1028),
-        ("tests/tests/e2e/toolset.rs", 890),
+        ("xtask/src/bench/browser.rs", 1023),
+        ("tests/tests/e2e/toolset.rs", 881),
         ("native-host/tests/it/security.rs", 874),
         ("native-host/src/broker/page.rs", 841),
     ];

@@ -6,6 +6,7 @@
 
 use crate::shared_fixture;
 use cotab_e2e::fixture::BUTTON_CENTRE;
+use cotab_e2e::outline_ref;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, Ref, Scroll,
     ScrollParams, SelectParams, Snapshot, SnapshotParams, TabsList, TabsSelect, Type, TypeParams,
@@ -15,16 +16,7 @@ use serde_json::json;
 
 /// The ref of the first outline line containing `needle`.
 fn ref_in(outline: &str, needle: &str) -> anyhow::Result<Ref> {
-    let line = outline
-        .lines()
-        .find(|l| l.contains(needle) && l.contains("[ref="))
-        .ok_or_else(|| anyhow::anyhow!("no {needle:?} in:\n{outline}"))?;
-    let start = line.find("[ref=").map(|i| i + 5).unwrap_or_default();
-    let end = line[start..]
-        .find(']')
-        .map(|i| start + i)
-        .unwrap_or(line.len());
-    Ok(Ref(line[start..end].to_string()))
+    outline_ref(outline, needle).ok_or_else(|| anyhow::anyhow!("no {needle:?} in:\n{outline}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

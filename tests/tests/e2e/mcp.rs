@@ -77,10 +77,7 @@ async fn call_tool(
 
 /// The ref on the outline line that contains `needle`.
 fn ref_of(outline: &str, needle: &str) -> Option<String> {
-    let line = outline.lines().find(|l| l.contains(needle))?;
-    let start = line.find("[ref=")? + "[ref=".len();
-    let len = line[start..].find(']')?;
-    Some(line[start..start + len].to_string())
+    cotab_e2e::outline_ref(outline, needle).map(|r| r.0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

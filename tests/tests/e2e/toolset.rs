@@ -41,18 +41,9 @@ async fn on_page(
 
 /// The ref on the first outline line that contains `needle`.
 fn find_ref(outline: &str, needle: &str) -> anyhow::Result<Ref> {
-    let line = outline
-        .lines()
-        .find(|l| l.contains(needle) && l.contains("[ref="))
-        .ok_or_else(|| anyhow::anyhow!("no line with {needle:?} in the snapshot:\n{outline}"))?;
-    let start = line
-        .find("[ref=")
-        .ok_or_else(|| anyhow::anyhow!("no ref on {line:?}"))?;
-    let rest = &line[start + 5..];
-    let end = rest
-        .find(']')
-        .ok_or_else(|| anyhow::anyhow!("unterminated ref on {line:?}"))?;
-    Ok(Ref(rest[..end].to_string()))
+    cotab_e2e::outline_ref(outline, needle).ok_or_else(|| {
+        anyhow::anyhow!("no line with {needle:?} and a ref in the snapshot:\n{outline}")
+    })
 }
 
 async fn snapshot(agent: &mut Client) -> anyhow::Result<String> {

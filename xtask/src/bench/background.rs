@@ -4,6 +4,7 @@
 //! another tab (the person's) in front of it, in one run, so the two
 //! compare. Every request must answer; a failure to measure is an error.
 
+use super::browser::frame_pause;
 use super::{Row, Sample};
 use anyhow::{Context, Result};
 use cotab_e2e::browser::{Browser, LaunchOptions};
@@ -76,8 +77,8 @@ pub(crate) async fn run() -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// Each of [`REQUESTS`], [`ROUNDS`] times after a warm-up, with a pause
-/// that moves each round against the display's frames.
+/// Each of [`REQUESTS`], [`ROUNDS`] times after a warm-up, each round after
+/// a pause that moves it against the display's frames ([`frame_pause`]).
 async fn measure(agent: &mut Client) -> Result<[Vec<Duration>; 6]> {
     let outline = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
     let mut button = button_of(&outline.text)?;
@@ -87,7 +88,7 @@ async fn measure(agent: &mut Client) -> Result<[Vec<Duration>; 6]> {
     };
     let mut times: [Vec<Duration>; 6] = Default::default();
     for round in 0..WARM_UP + ROUNDS {
-        tokio::time::sleep(Duration::from_millis((round * 7 % 17) as u64)).await;
+        tokio::time::sleep(frame_pause(round)).await;
         let mut took = [Duration::ZERO; 6];
         let start = Instant::now();
         agent
@@ -154,11 +155,6 @@ async fn measure(agent: &mut Client) -> Result<[Vec<Duration>; 6]> {
 
 /// The ref of the fixture's button in a snapshot's outline.
 fn button_of(outline: &str) -> Result<Ref> {
-    outline
-        .lines()
-        .find(|l| l.contains("button \"Click me\""))
-        .and_then(|l| l.split("[ref=").nth(1))
-        .and_then(|r| r.split(']').next())
-        .map(|r| Ref(r.to_string()))
+    cotab_e2e::outline_ref(outline, "button \"Click me\"")
         .context("no button in the fixture's snapshot")
 }

@@ -398,7 +398,7 @@ const FRAME_MS: usize = 17;
 /// A pause for `round`: 0 to [`FRAME_MS`] − 1 ms, each value once in any
 /// [`FRAME_MS`] rounds in a row, not in order (tokio's timer adds up to a
 /// millisecond).
-fn frame_pause(round: usize) -> Duration {
+pub(super) fn frame_pause(round: usize) -> Duration {
     Duration::from_millis((round * 7 % FRAME_MS) as u64)
 }
 
@@ -594,12 +594,7 @@ async fn fixture_ref(agent: &mut Client, line: &str) -> Result<Ref> {
         .call::<Snapshot>(&SnapshotParams { max_chars: None })
         .await?
         .text;
-    outline
-        .lines()
-        .find(|l| l.contains(line))
-        .and_then(|l| l.split("[ref=").nth(1))
-        .and_then(|r| r.split(']').next())
-        .map(|r| Ref(r.to_owned()))
+    cotab_e2e::outline_ref(&outline, line)
         .ok_or_else(|| anyhow!("no ref for `{line}` in:\n{outline}"))
 }
 
