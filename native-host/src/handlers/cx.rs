@@ -10,7 +10,9 @@ use crate::broker::{
 use crate::lane::CdpEvent;
 use crate::session::SessionId;
 use crate::shell::{ConnState, Shell};
-use cotab_shared::cdp::{CdpCommand, Evaluate, GetLayoutMetrics, LayoutMetrics, MouseEvent};
+use cotab_shared::cdp::{
+    CdpCommand, Evaluate, GetLayoutMetrics, HandleJavaScriptDialog, LayoutMetrics, MouseEvent,
+};
 use cotab_shared::controller::{Expect, FrameGeometry, FrameId, ReleaseResult, RpcError};
 use cotab_shared::input::{check_input_events, InputEvent};
 use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
@@ -153,34 +155,6 @@ impl Cx<'_> {
             .map_err(RpcError::from)
     }
 
-    /// One CDP command on `tab_id`, unless a dialog is open there, with an
-    /// optional follow-up the extension sends in the same trip once the
-    /// command succeeds (the result is then a [`ThenResult`]), and an
-    /// optional viewport (`ifViewport`) the extension checks before
-    /// sending it.
-    pub(super) async fn cdp(
-        &self,
-        tab_id: TabId,
-        method: &str,
-        params: Value,
-        class: CommandClass,
-        (then, if_viewport): (Option<FollowUp>, Option<&FrameGeometry>),
-    ) -> Result<Value, RpcError> {
-        tracing::debug!(tab = %tab_id, method, ?class, "cdp");
-        let call = self.extension(Command::Cdp {
-            tab_id,
-            method: method.into(),
-            params,
-            class,
-            then,
-            if_viewport: if_viewport.cloned(),
-        });
-        if method == "Page.handleJavaScriptDialog" {
-            return call.await;
-        }
-        self.unless_dialog(tab_id, call).await
-    }
-
     /// `DIALOG_OPEN` if a dialog is open on `tab`.
     pub(super) fn no_dialog(&self, tab: TabId) -> Result<(), RpcError> {
         match self.core(|c| c.dialog(tab).map(|d| d.kind)) {
@@ -240,17 +214,24 @@ impl Cx<'_> {
         Ok(ev)
     }
 
-    /// One awaited CDP step of a fenced action: the fence is checked after
-    /// it, before its result is looked at.
-    pub(super) async fn step(
-        &self,
-        fence: &Fence,
-        method: &str,
+    /// One awaited CDP step of a fenced action ([`Step`]): `method` with
+    /// `params` on the fence's tab, as `class`.
+    pub(super) fn step<'s>(
+        &'s self,
+        fence: &'s Fence,
+        method: &'s str,
         params: Value,
         class: CommandClass,
-    ) -> Result<Value, RpcError> {
-        self.step_with(fence, method, params, class, (None, None))
-            .await
+    ) -> Step<'s> {
+        Step {
+            cx: self,
+            fence,
+            method,
+            params,
+            class,
+            then: None,
+            viewport: None,
+        }
     }
 
     /// A typed [`Cx::step`]: `command`'s params, and its result read as
@@ -265,7 +246,8 @@ impl Cx<'_> {
         Ok(C::response(v)?)
     }
 
-    /// [`Cx::send`] of input aimed at a capture's frame ([`Cx::step_in`]).
+    /// [`Cx::send`] of input aimed at a capture's frame
+    /// ([`Step::in_frame`]).
     pub(super) async fn send_in<C: CdpCommand>(
         &self,
         fence: &Fence,
@@ -273,51 +255,10 @@ impl Cx<'_> {
         frame: Option<&Frame>,
     ) -> Result<C::Response, RpcError> {
         let v = self
-            .step_in(fence, C::METHOD, command.params(), frame)
+            .step(fence, C::METHOD, command.params(), CommandClass::Act)
+            .in_frame(frame)
             .await?;
         Ok(C::response(v)?)
-    }
-
-    /// [`Cx::step`] with a follow-up ([`Cx::cdp`]).
-    pub(super) async fn step_then(
-        &self,
-        fence: &Fence,
-        method: &str,
-        params: Value,
-        class: CommandClass,
-        then: FollowUp,
-    ) -> Result<Value, RpcError> {
-        self.step_with(fence, method, params, class, (Some(then), None))
-            .await
-    }
-
-    /// [`Cx::step`] for input aimed at a capture's frame (if any): the
-    /// extension reads the live viewport right before sending it and
-    /// answers `STALE_FRAME` instead if it is not the frame's, all in one
-    /// trip over the native link.
-    pub(super) async fn step_in(
-        &self,
-        fence: &Fence,
-        method: &str,
-        params: Value,
-        frame: Option<&Frame>,
-    ) -> Result<Value, RpcError> {
-        let viewport = frame.map(|f| &f.geometry);
-        self.step_with(fence, method, params, CommandClass::Act, (None, viewport))
-            .await
-    }
-
-    /// [`Cx::step`] with a follow-up or a frame's viewport ([`Cx::cdp`]).
-    pub(super) async fn step_with(
-        &self,
-        fence: &Fence,
-        method: &str,
-        params: Value,
-        class: CommandClass,
-        extra: (Option<FollowUp>, Option<&FrameGeometry>),
-    ) -> Result<Value, RpcError> {
-        let r = self.cdp(fence.tab, method, params, class, extra).await;
-        self.checked(fence, r)
     }
 
     /// `r`, the outcome of an awaited step, once the fence is checked.
@@ -436,13 +377,13 @@ impl Cx<'_> {
 
     /// The frame coordinate input aims at; `STALE_FRAME` if the page has
     /// moved on since (a navigation, someone else's input). The viewport
-    /// is checked with the input's first command ([`Cx::step_in`]).
+    /// is checked with the input's first command ([`Step::in_frame`]).
     pub(super) fn frame(&self, fence: &Fence, id: Option<&FrameId>) -> Result<Frame, RpcError> {
         Ok(self.core(|c| c.frame_for(fence, id))?)
     }
 
     /// [`Cx::frame`], its viewport checked against the live one here, for
-    /// a press: a press sent with its check ([`Cx::step_in`]) would wait
+    /// a press: a press sent with its check ([`Step::in_frame`]) would wait
     /// in the extension for the viewport, where a release the daemon sends
     /// meanwhile (the request timed out, a dialog opened) could overtake
     /// it and leave the button held.
@@ -575,5 +516,74 @@ impl Cx<'_> {
         })?;
         self.broker.with_core(|c| c.on_shared(&list.tabs));
         Ok(list)
+    }
+}
+
+/// One CDP step of a fenced action, built by [`Cx::step`] and sent when
+/// awaited: unless a dialog is open on the tab or opens before it answers
+/// ([`Cx::unless_dialog`]), and with the fence
+/// checked after it, before its result is looked at ([`Cx::checked`]).
+#[must_use = "a step is sent only when awaited"]
+pub(super) struct Step<'s> {
+    cx: &'s Cx<'s>,
+    fence: &'s Fence,
+    method: &'s str,
+    params: Value,
+    class: CommandClass,
+    then: Option<FollowUp>,
+    viewport: Option<&'s FrameGeometry>,
+}
+
+impl<'s> Step<'s> {
+    /// A follow-up the extension sends in the same trip once the step
+    /// succeeds; the result is then a [`cotab_shared::native::ThenResult`].
+    pub(super) fn then(mut self, then: FollowUp) -> Self {
+        self.then = Some(then);
+        self
+    }
+
+    /// Input aimed at a capture's frame (if any): the extension reads the
+    /// live viewport right before sending it and answers `STALE_FRAME`
+    /// instead if it is not the frame's, all in one trip over the native
+    /// link.
+    pub(super) fn in_frame(mut self, frame: Option<&'s Frame>) -> Self {
+        self.viewport = frame.map(|f| &f.geometry);
+        self
+    }
+}
+
+impl<'s> std::future::IntoFuture for Step<'s> {
+    type Output = Result<Value, RpcError>;
+    type IntoFuture = std::pin::Pin<Box<dyn Future<Output = Self::Output> + Send + 's>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let Step {
+                cx,
+                fence,
+                method,
+                params,
+                class,
+                then,
+                viewport,
+            } = self;
+            let tab_id = fence.tab;
+            tracing::debug!(tab = %tab_id, method, ?class, "cdp");
+            let call = cx.extension(Command::Cdp {
+                tab_id,
+                method: method.into(),
+                params,
+                class,
+                then,
+                if_viewport: viewport.cloned(),
+            });
+            // Answering a dialog is the one step a dialog must not cut short.
+            let r = if method == HandleJavaScriptDialog::METHOD {
+                call.await
+            } else {
+                cx.unless_dialog(tab_id, call).await
+            };
+            cx.checked(fence, r)
+        })
     }
 }

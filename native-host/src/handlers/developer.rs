@@ -105,7 +105,8 @@ pub(super) async fn scanned(
         overlap: method == Evaluate::METHOD,
     };
     let r = cx
-        .step_then(fence, method, params, CommandClass::Privileged, scan)
+        .step(fence, method, params, CommandClass::Privileged)
+        .then(scan)
         .await?;
     let r: ThenResult = serde_json::from_value(r).map_err(|_| {
         wire(
