@@ -178,13 +178,16 @@ impl Client {
     /// file, or a ticket the daemon no longer knows: `AUTHENTICATION_FAILED`)
     /// opens one as `agent` and stores its ticket there, readable by its
     /// owner only. Returns what the resume gave back (`None`: a new
-    /// session). Any other failure of the resume is returned, and the file
+    /// session, which keeps its leases for `keep_control_ms` once its
+    /// connection drops: [`Client::hello_keeping`]). Any other failure of
+    /// the resume is returned, and the file
     /// is left as it was. The CLI keeps its session this way between
     /// invocations, and `cotab mcp --session-file` between servers.
     pub async fn resume_or_hello(
         &mut self,
         path: &Path,
         agent: &str,
+        keep_control_ms: Option<u64>,
     ) -> Result<Option<ResumeResult>, KeptSessionError> {
         if let Ok(text) = std::fs::read_to_string(path) {
             let params = ResumeParams {
@@ -197,7 +200,7 @@ impl Client {
                 Err(e) => return Err(e.into()),
             }
         }
-        let hello = self.hello(agent).await?;
+        let hello = self.hello_keeping(agent, keep_control_ms).await?;
         write_ticket(path, &hello.ticket).map_err(|source| KeptSessionError::File {
             path: path.to_path_buf(),
             source,
@@ -207,9 +210,19 @@ impl Client {
 
     /// `session.hello` with protocol version 1 and `agent` as the name.
     pub async fn hello(&mut self, agent: &str) -> Result<HelloResult, ClientError> {
+        self.hello_keeping(agent, None).await
+    }
+
+    /// [`Client::hello`] of a session that keeps its control leases for
+    /// `keep_control_ms` once its connection drops (`keepControlMs`).
+    pub async fn hello_keeping(
+        &mut self,
+        agent: &str,
+        keep_control_ms: Option<u64>,
+    ) -> Result<HelloResult, ClientError> {
         self.call::<cotab_shared::controller::Hello>(&HelloParams {
-            protocol_version: PROTOCOL_VERSION,
-            agent: agent.into(),
+            keep_control_ms,
+            ..HelloParams::new(agent)
         })
         .await
     }

@@ -22,6 +22,9 @@ pub const PID_FILE: &str = "daemon.pid";
 pub const LOG_FILE: &str = "daemon.log";
 /// The `cotab` CLI's session ticket.
 pub const CLI_TICKET_FILE: &str = "cli.ticket";
+/// Present once `cotab release` gave control back, until `cotab acquire`
+/// (or `--take`) takes it again.
+pub const CLI_RELEASED_FILE: &str = "cli.released";
 
 /// The runtime directory from the environment: `$COTAB_RUNTIME_DIR`, else
 /// `$XDG_RUNTIME_DIR/cotab`, else `/tmp/cotab-<uid>`.

@@ -31,6 +31,10 @@ pub const MAX_MEDIA_IN_FLIGHT_TOTAL: usize = 48;
 /// until [`UNBOUND_TICKET_TTL_MS`].
 pub const RESUME_GRACE_MS: u64 = 10_000;
 
+/// The longest a session may keep its control leases without a connection
+/// (`session.hello`'s `keepControlMs`), in milliseconds: five minutes.
+pub const MAX_KEEP_CONTROL_MS: u64 = 300_000;
+
 /// Tolerance, in CSS pixels, between a frame's viewport and the live one
 /// ([`crate::geometry::FrameGeometry::matches`]).
 pub const GEOMETRY_TOLERANCE: f64 = 1.0;

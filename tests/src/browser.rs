@@ -7,7 +7,7 @@ use crate::{binary, extension_dir, wait_for};
 use anyhow::{anyhow, bail, Context, Result};
 use cotab_host::client::Client;
 use cotab_shared::controller::{Empty, Hello, HelloParams, LaneState, Status};
-use cotab_shared::{TabId, EXTENSION_ID, PROTOCOL_VERSION};
+use cotab_shared::{TabId, EXTENSION_ID};
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -108,12 +108,7 @@ pub fn relay_pids(runtime_dir: &Path) -> Vec<i32> {
 /// (for tasks that cannot borrow the [`Browser`]).
 pub async fn agent_at(socket: &Path, name: &str) -> Result<Client> {
     let mut client = Client::connect(socket).await?;
-    client
-        .call::<Hello>(&HelloParams {
-            protocol_version: PROTOCOL_VERSION,
-            agent: name.into(),
-        })
-        .await?;
+    client.call::<Hello>(&HelloParams::new(name)).await?;
     Ok(client)
 }
 
@@ -360,12 +355,7 @@ impl Browser {
                 let status = match status {
                     Ok(s) => s,
                     Err(_) => {
-                        client
-                            .call::<Hello>(&HelloParams {
-                                protocol_version: PROTOCOL_VERSION,
-                                agent: "harness".into(),
-                            })
-                            .await?;
+                        client.call::<Hello>(&HelloParams::new("harness")).await?;
                         client.call::<Status>(&Empty {}).await?
                     }
                 };

@@ -26,7 +26,7 @@ use cotab_shared::limits::{
     MAX_MEDIA_IN_FLIGHT_TOTAL,
 };
 use cotab_shared::native::TabInfo;
-use cotab_shared::{ErrorKind, RequestId, TabId, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, RequestId, TabId};
 use fake_ext::FakeExt;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -275,13 +275,7 @@ impl Agent {
             reader,
         };
         agent
-            .call::<Hello>(
-                1,
-                &HelloParams {
-                    protocol_version: PROTOCOL_VERSION,
-                    agent: format!("load-{index}"),
-                },
-            )
+            .call::<Hello>(1, &HelloParams::new(format!("load-{index}")))
             .await?;
         agent
             .call::<TabsSelect>(2, &SelectParams { tab_id: TabId(TAB) })

@@ -37,7 +37,7 @@ use cotab_shared::limits::{
     MAX_IN_FLIGHT_PER_CONNECTION, MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_PER_CONNECTION,
     MAX_MEDIA_IN_FLIGHT_TOTAL, MAX_SHARED_TABS,
 };
-use cotab_shared::{ErrorKind, RequestId, TabId, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, RequestId, TabId};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -462,10 +462,7 @@ impl Conn {
     async fn set_up(&mut self, tab: TabId) -> Result<(f64, f64)> {
         self.call::<Hello>(
             Op::Hello,
-            &HelloParams {
-                protocol_version: PROTOCOL_VERSION,
-                agent: format!("load-{}", self.slot.agent),
-            },
+            &HelloParams::new(format!("load-{}", self.slot.agent)),
         )
         .await?;
         self.call::<TabsSelect>(Op::Select, &SelectParams { tab_id: tab })

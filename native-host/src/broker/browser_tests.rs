@@ -5,6 +5,8 @@
 use super::tests::*;
 use super::*;
 use cotab_shared::controller::RevokeReason as R;
+use cotab_shared::Ticket;
+use std::time::Instant;
 
 #[test]
 fn the_shared_list_and_the_lane_are_announced_to_every_session() {

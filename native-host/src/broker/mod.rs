@@ -29,7 +29,7 @@
 //! is gone or the press never reached it).
 
 use crate::keys::{self, KeyInfo};
-use crate::session::{constant_time_eq, ConnId, SessionId};
+use crate::session::{ConnId, SessionId};
 use cotab_shared::controller::{
     AgentEvent, FrameGeometry, FrameId, Modifier, MouseButton, RevokeReason,
 };
@@ -39,10 +39,11 @@ use cotab_shared::limits::{
 };
 use cotab_shared::native::{TabControl, TabInfo};
 use cotab_shared::reach::Blocked;
-use cotab_shared::{ErrorKind, TabId, Ticket, WireError};
+use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use sessions::{Connection, Session};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
 
 mod browser;
 #[cfg(test)]
@@ -50,6 +51,7 @@ mod browser_tests;
 mod page;
 #[cfg(test)]
 mod proptests;
+mod sessions;
 #[cfg(test)]
 mod tests;
 
@@ -248,31 +250,6 @@ pub enum Effect {
     Controllers(Vec<TabControl>),
 }
 
-/// A session's agent connection: the one it is bound to, or since when
-/// it has had none (it is resumable for the grace, then until its TTL).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Connection {
-    /// Bound to this connection.
-    Bound(ConnId),
-    /// Unbound since; `graced` once its grace has run out.
-    Unbound { since: Instant, graced: bool },
-}
-
-#[derive(Debug)]
-struct Session {
-    ticket: Ticket,
-    agent: String,
-    connection: Connection,
-    selected: Option<TabId>,
-    revision: u64,
-    frames: VecDeque<Frame>,
-    /// The number of the next element ref (`e1`, `e2`, …): unique over
-    /// the session's life.
-    next_ref: u64,
-    /// The latest snapshot of each tab; only its refs are valid.
-    snapshots: BTreeMap<TabId, page::Snapshot>,
-}
-
 #[derive(Debug, Default)]
 struct Tab {
     human: bool,
@@ -390,166 +367,6 @@ impl Core {
     /// The shared tabs, as the extension last reported them.
     pub fn shared(&self) -> &[TabInfo] {
         &self.shared
-    }
-
-    // ---- sessions -------------------------------------------------------
-
-    /// `session.hello`: a new session bound to `conn`.
-    pub fn hello(&mut self, conn: ConnId, agent: String, ticket: Ticket) -> SessionId {
-        let id = SessionId(self.next_session);
-        self.next_session += 1;
-        self.sessions.insert(
-            id,
-            Session {
-                ticket,
-                agent,
-                connection: Connection::Bound(conn),
-                selected: None,
-                revision: 0,
-                frames: VecDeque::new(),
-                next_ref: 1,
-                snapshots: BTreeMap::new(),
-            },
-        );
-        id
-    }
-
-    /// `session.resume`: binds the session holding `ticket` to `conn`,
-    /// taking it from any connection that held it. Every ticket is compared
-    /// in constant time.
-    pub fn resume(&mut self, conn: ConnId, ticket: &Ticket, now: Instant) -> Option<SessionId> {
-        self.tick(now);
-        let mut found = None;
-        for (id, s) in &self.sessions {
-            if constant_time_eq(s.ticket.0.as_bytes(), ticket.0.as_bytes()) {
-                found = Some(*id);
-            }
-        }
-        let id = found?;
-        if let Some(s) = self.sessions.get_mut(&id) {
-            s.connection = Connection::Bound(conn);
-        }
-        Some(id)
-    }
-
-    fn bound(&self, sid: SessionId, conn: ConnId) -> Result<&Session, WireError> {
-        match self.sessions.get(&sid) {
-            Some(s) if s.connection == Connection::Bound(conn) => Ok(s),
-            _ => Err(no_session()),
-        }
-    }
-
-    fn bound_mut(&mut self, sid: SessionId, conn: ConnId) -> Result<&mut Session, WireError> {
-        match self.sessions.get_mut(&sid) {
-            Some(s) if s.connection == Connection::Bound(conn) => Ok(s),
-            _ => Err(no_session()),
-        }
-    }
-
-    /// Whether `sid` is bound to `conn` (a session resumed elsewhere is no
-    /// longer the old connection's).
-    pub fn is_bound(&self, sid: SessionId, conn: ConnId) -> bool {
-        self.bound(sid, conn).is_ok()
-    }
-
-    /// The selected tab and revision of a bound session.
-    pub fn selection(
-        &self,
-        sid: SessionId,
-        conn: ConnId,
-    ) -> Result<(Option<TabId>, u64), WireError> {
-        self.bound(sid, conn).map(|s| (s.selected, s.revision))
-    }
-
-    /// `conn` closed: the session stays resumable; it keeps its lease and
-    /// held input for the resume grace.
-    pub fn unbind(&mut self, sid: SessionId, conn: ConnId, now: Instant) {
-        if let Some(s) = self.sessions.get_mut(&sid) {
-            if s.connection == Connection::Bound(conn) {
-                s.connection = Connection::Unbound {
-                    since: now,
-                    graced: false,
-                };
-            }
-        }
-        self.tick(now);
-    }
-
-    /// `session.bye`: revokes the ticket at once.
-    pub fn bye(&mut self, sid: SessionId, conn: ConnId) -> bool {
-        if self.bound(sid, conn).is_err() {
-            return false;
-        }
-        self.remove_session(sid, RevokeReason::SessionEnded);
-        true
-    }
-
-    /// Removes a session: credentials first, then cleanup.
-    fn remove_session(&mut self, sid: SessionId, reason: RevokeReason) {
-        self.sessions.remove(&sid);
-        let leased: Vec<TabId> = self.leased_by(sid);
-        for t in &leased {
-            if let Some(tab) = self.tabs.get_mut(t) {
-                tab.lease = None;
-            }
-        }
-        self.release_where(|p| p.session == sid, false);
-        for t in leased {
-            self.effects.push(Effect::Notify(
-                sid,
-                AgentEvent::ControlRevoked { tab_id: t, reason },
-            ));
-        }
-        // Tombstones of a removed session can never be acknowledged.
-        self.presses
-            .retain(|_, p| p.session != sid || p.state != PressState::ReleasedByDaemon);
-        self.publish_controllers(false);
-    }
-
-    /// Expires resume graces (lease revoked, input released) and unbound
-    /// TTLs (session removed), then the oldest unbound sessions past the cap.
-    pub fn tick(&mut self, now: Instant) {
-        let grace = self.config.resume_grace;
-        let ttl = self.config.ticket_ttl;
-        let mut graced = Vec::new();
-        let mut expired = Vec::new();
-        for (id, s) in &mut self.sessions {
-            if let Connection::Unbound { since, graced: g } = &mut s.connection {
-                let age = now.saturating_duration_since(*since);
-                if age >= ttl {
-                    expired.push(*id);
-                } else if !*g && age >= grace {
-                    *g = true;
-                    graced.push(*id);
-                }
-            }
-        }
-        for id in graced {
-            self.revoke_session_control(id, RevokeReason::Disconnected);
-        }
-        for id in expired {
-            self.remove_session(id, RevokeReason::Disconnected);
-        }
-        let mut unbound: Vec<(Instant, SessionId)> = self
-            .sessions
-            .iter()
-            .filter_map(|(id, s)| match s.connection {
-                Connection::Unbound { since, .. } => Some((since, *id)),
-                Connection::Bound(_) => None,
-            })
-            .collect();
-        if unbound.len() > self.config.max_unbound {
-            unbound.sort();
-            let excess = unbound.len() - self.config.max_unbound;
-            for (_, id) in unbound.into_iter().take(excess) {
-                self.remove_session(id, RevokeReason::Disconnected);
-            }
-        }
-    }
-
-    /// Number of sessions (bound and unbound).
-    pub fn session_count(&self) -> usize {
-        self.sessions.len()
     }
 
     // ---- selection and control -----------------------------------------

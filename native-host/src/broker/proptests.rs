@@ -26,7 +26,9 @@
 //! and ends.
 
 use super::*;
+use cotab_shared::Ticket;
 use proptest::prelude::*;
+use std::time::Instant;
 
 const AGENTS: usize = 2;
 const TABS: [i32; 2] = [1, 2];

@@ -3,6 +3,8 @@
 use super::*;
 use cotab_shared::controller::RevokeReason as R;
 use cotab_shared::native::Holder;
+use cotab_shared::Ticket;
+use std::time::Instant;
 
 pub(crate) const A: ConnId = ConnId(1);
 pub(crate) const B: ConnId = ConnId(2);
@@ -152,6 +154,78 @@ fn grace_keeps_lease_and_input_then_revokes_but_stays_resumable() {
     assert_eq!(
         kind(c.agent_release(s, B, ReleaseTarget::Key("a".into()))),
         ErrorKind::InvalidRequest
+    );
+}
+
+#[test]
+fn a_session_that_keeps_control_loses_its_input_at_the_grace_and_its_lease_later() {
+    let mut c = Core::default();
+    c.on_lane_online();
+    c.on_shared(&[tab(1, false)]);
+    let keep = Duration::from_secs(120);
+    let s = c.hello_keeping(A, "cli".into(), Ticket("ta".into()), keep);
+    c.select(s, A, TabId(1)).expect("select");
+    c.acquire(s, A).expect("acquire");
+    let k = held_key(&mut c, s, A, "a");
+    c.take_effects();
+    let t0 = Instant::now();
+    c.unbind(s, A, t0);
+    c.tick(t0 + Duration::from_millis(RESUME_GRACE_MS));
+    let fx = c.take_effects();
+    let rel = releases(&fx);
+    assert_eq!(rel.len(), 1, "held input goes at the grace: {fx:?}");
+    assert_eq!(rel[0].press, k);
+    assert!(revoked(&fx).is_empty(), "the lease stays: {fx:?}");
+    assert_eq!(
+        c.controllers(),
+        vec![TabControl {
+            tab_id: TabId(1),
+            holder: Holder::Agent { name: "cli".into() }
+        }],
+        "the person still sees the agent in control"
+    );
+    // Resumed within the kept time: the lease is there, input works again.
+    assert_eq!(
+        c.resume(
+            B,
+            &Ticket("ta".into()),
+            t0 + keep - Duration::from_millis(1)
+        ),
+        Some(s)
+    );
+    assert!(c.fence(s, B, Need::Act).is_ok());
+    c.take_effects();
+    // Dropped again: the kept time starts over, then the lease goes.
+    let t1 = t0 + keep;
+    c.unbind(s, B, t1);
+    c.tick(t1 + keep - Duration::from_millis(1));
+    assert!(revoked(&c.take_effects()).is_empty());
+    c.tick(t1 + keep);
+    assert_eq!(
+        revoked(&c.take_effects()),
+        vec![(s, TabId(1), R::Disconnected)]
+    );
+    c.tick(t1 + keep + Duration::from_secs(1));
+    assert!(c.take_effects().is_empty(), "each lapse happens once");
+}
+
+#[test]
+fn keeping_control_for_less_than_the_grace_is_the_grace() {
+    let mut c = Core::default();
+    c.on_lane_online();
+    c.on_shared(&[tab(1, false)]);
+    let s = c.hello_keeping(A, "cli".into(), Ticket("ta".into()), Duration::from_secs(1));
+    c.select(s, A, TabId(1)).expect("select");
+    c.acquire(s, A).expect("acquire");
+    c.take_effects();
+    let t0 = Instant::now();
+    c.unbind(s, A, t0);
+    c.tick(t0 + Duration::from_millis(RESUME_GRACE_MS - 1));
+    assert!(c.take_effects().is_empty());
+    c.tick(t0 + Duration::from_millis(RESUME_GRACE_MS));
+    assert_eq!(
+        revoked(&c.take_effects()),
+        vec![(s, TabId(1), R::Disconnected)]
     );
 }
 

@@ -8,8 +8,9 @@ use cotab_shared::controller::{
     AgentTab, Call, ControlResult, Empty, HelloParams, HelloResult, ResumeParams, ResumeResult,
     RpcError, SelectParams, SelectResult, StatusResult, TabsListResult,
 };
-use cotab_shared::limits::MAX_AGENT_NAME;
+use cotab_shared::limits::{MAX_AGENT_NAME, MAX_KEEP_CONTROL_MS};
 use cotab_shared::{ErrorKind, PROTOCOL_VERSION};
+use std::time::Duration;
 
 pub(super) fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
     check_version(p.protocol_version)?;
@@ -18,11 +19,20 @@ pub(super) fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError
             "invalid params: `params.agent` must be 1 to {MAX_AGENT_NAME} bytes"
         )));
     }
+    let keep_control = match p.keep_control_ms {
+        None => Duration::ZERO,
+        Some(ms) if ms <= MAX_KEEP_CONTROL_MS => Duration::from_millis(ms),
+        Some(_) => {
+            return Err(invalid_params(format!(
+                "invalid params: `params.keepControlMs` must be at most {MAX_KEEP_CONTROL_MS}"
+            )))
+        }
+    };
     let ticket =
         mint_ticket().map_err(|_| wire(ErrorKind::CommandFailed, "no randomness available"))?;
     let conn = cx.conn.id;
     let t = ticket.clone();
-    let sid = cx.core(|c| c.hello(conn, p.agent, t));
+    let sid = cx.core(|c| c.hello_keeping(conn, p.agent, t, keep_control));
     cx.attach(sid);
     tracing::info!(conn = conn.0, "session opened");
     Ok(HelloResult {

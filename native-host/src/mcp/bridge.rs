@@ -106,7 +106,7 @@ pub enum SessionMode {
 /// its ticket there ([`Client::resume_or_hello`]). Returns the resumed
 /// session's selected tab.
 async fn resume_or_hello(client: &mut Client, path: &Path) -> Result<Option<TabId>, McpServeError> {
-    match client.resume_or_hello(path, AGENT_NAME).await {
+    match client.resume_or_hello(path, AGENT_NAME, None).await {
         Ok(resumed) => Ok(resumed.and_then(|r| r.selected_tab)),
         Err(KeptSessionError::Client(e)) => Err(e.into()),
         Err(KeptSessionError::File { path, source }) => {

@@ -255,3 +255,39 @@ async fn a_request_with_a_null_id_is_answered_and_a_notification_is_not() {
         .await
         .expect("the connection is still usable");
 }
+
+#[tokio::test]
+async fn keeping_control_longer_than_the_limit_is_refused_and_opens_no_session() {
+    let d = Daemon::start().await;
+    let mut c = d.client().await;
+    for keep in [
+        format!("{}", cotab_shared::limits::MAX_KEEP_CONTROL_MS + 1),
+        "-1".into(),
+        "\"60000\"".into(),
+    ] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"session.hello","params":{{"agent":"a","protocolVersion":1,"keepControlMs":{keep}}}}}"#
+        );
+        let r = c.call_raw(&line).await.expect("an answer");
+        assert_eq!(r["error"]["code"], -32602, "{keep}: {r}");
+        assert_eq!(r["error"]["data"]["kind"], "INVALID_REQUEST", "{keep}: {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("keepControlMs")),
+            "{keep}: {r}"
+        );
+    }
+    let r = c.call::<Status>(&Empty {}).await;
+    assert_eq!(
+        r.map(drop).map_err(|e| e.kind()),
+        Err(Some(cotab_shared::ErrorKind::AuthenticationFailed)),
+        "no session was opened"
+    );
+    let line = r#"{"jsonrpc":"2.0","id":2,"method":"session.hello","params":{"agent":"a","protocolVersion":1,"keepControlMs":300000}}"#;
+    let r = c.call_raw(line).await.expect("an answer");
+    assert!(
+        r["result"]["ticket"].is_string(),
+        "the limit itself is allowed: {r}"
+    );
+}

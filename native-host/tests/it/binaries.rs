@@ -1,13 +1,15 @@
 //! The built binaries: relay origin check, relay end to end (with the
 //! daemon it starts, and with a fake daemon sending an oversize frame), the
-//! daemon's single-instance lock, and the CLI.
+//! daemon's single-instance lock, and the CLI (its kept session and
+//! control).
 
 use crate::harness::{eventually, tab, Daemon, FakeExt, Script, WAIT};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET, PID_FILE};
-use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::{LaneId, NATIVE_PROTOCOL_VERSION};
+use cotab_shared::native::{ExtensionToHost, Holder, HostToExtension, TabControl};
+use cotab_shared::{LaneId, TabId, NATIVE_PROTOCOL_VERSION};
 use std::path::Path;
 use std::process::Stdio;
+use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixListener;
 use tokio::process::{Child, Command};
@@ -404,5 +406,96 @@ async fn the_cli_refuses_a_runtime_dir_others_could_have_prepared() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("symlink"),
         "{out:?}"
+    );
+}
+
+/// The holder of `tab` in a `controllers` message.
+fn holder_of(c: &[TabControl], tab: i32) -> Option<&Holder> {
+    c.iter().find(|t| t.tab_id == TabId(tab)).map(|t| &t.holder)
+}
+
+#[tokio::test]
+async fn the_cli_keeps_control_between_invocations_and_a_release_until_it_takes_it_again() {
+    let grace = Duration::from_millis(300);
+    let d = Daemon::start_with(Duration::from_secs(5), grace).await;
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![tab(9)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let rt = d.runtime_dir();
+    let cli_holds = |c: &[TabControl]| {
+        holder_of(c, 9)
+            == Some(&Holder::Agent {
+                name: "cotab-cli".into(),
+            })
+    };
+    let out = cli(&rt, &["select", "9"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ext.controllers_until(cli_holds).await;
+    // Well past the resume grace the CLI still holds the tab: the person
+    // sees the same controller all along.
+    tokio::time::sleep(grace * 3).await;
+    while let Ok(c) = ext.controllers.try_recv() {
+        assert!(cli_holds(&c), "control flipped between invocations: {c:?}");
+    }
+    let out = cli(&rt, &["press", "a"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for _down_and_up in 0..2 {
+        assert_eq!(ext.next_cdp("Input.dispatchKeyEvent").await["key"], "a");
+    }
+
+    // Released stays released: the next acting command does not take it.
+    let out = cli(&rt, &["release"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ext.controllers_until(|c| holder_of(c, 9) == Some(&Holder::Nobody))
+        .await;
+    let out = cli(&rt, &["press", "b"]).await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: NO_CONTROL: control was given back with `cotab release`")
+            && err.contains("`cotab acquire`")
+            && err.contains("`--take`"),
+        "{err}"
+    );
+    // `--take` takes it, and from then on commands take it by themselves.
+    let out = cli(&rt, &["--take", "press", "c"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ext.controllers_until(cli_holds).await;
+    let down = ext.next_cdp("Input.dispatchKeyEvent").await;
+    assert_eq!(down["key"], "c", "nothing was sent for the refused `b`");
+    let out = cli(&rt, &["release"]).await;
+    assert!(out.status.success());
+    let out = cli(&rt, &["acquire"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cli(&rt, &["press", "d"]).await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

@@ -18,6 +18,24 @@ pub struct HelloParams {
     pub protocol_version: u32,
     /// A short name for the agent, shown to the person.
     pub agent: String,
+    /// How long the session keeps its control leases once its connection
+    /// drops, in milliseconds: at least the resume grace (what it gets
+    /// without this), at most [`crate::limits::MAX_KEEP_CONTROL_MS`]. Held
+    /// input is released after the resume grace however long the leases
+    /// stay. For agents that connect per command, like the CLI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_control_ms: Option<u64>,
+}
+
+impl HelloParams {
+    /// `session.hello` of protocol version 1 as `agent`.
+    pub fn new(agent: impl Into<String>) -> Self {
+        HelloParams {
+            protocol_version: crate::PROTOCOL_VERSION,
+            agent: agent.into(),
+            keep_control_ms: None,
+        }
+    }
 }
 
 /// Result of `session.hello`.

@@ -56,10 +56,7 @@ async fn holding() -> anyhow::Result<Scene> {
     let tab = browser.share(&page, &url).await?;
     let mut agent = Client::connect(&browser.agent_socket()).await?;
     let ticket = agent
-        .call::<Hello>(&HelloParams {
-            protocol_version: PROTOCOL_VERSION,
-            agent: "agent-a".into(),
-        })
+        .call::<Hello>(&HelloParams::new("agent-a"))
         .await?
         .ticket;
     agent
@@ -531,12 +528,7 @@ async fn the_daemon_killed_and_started_again() -> anyhow::Result<()> {
         .await
         .expect_err("an old ticket");
     assert_eq!(err.kind(), Some(ErrorKind::AuthenticationFailed), "{err}");
-    agent
-        .call::<Hello>(&HelloParams {
-            protocol_version: PROTOCOL_VERSION,
-            agent: "agent-a".into(),
-        })
-        .await?;
+    agent.call::<Hello>(&HelloParams::new("agent-a")).await?;
     agent
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;

@@ -22,7 +22,7 @@ use crate::load::{request_line, wait_for_socket, DaemonProcess};
 use anyhow::{bail, Context, Result};
 use cotab_shared::controller::{Empty, Hello, HelloParams, SelectParams, TabsList, TabsSelect};
 use cotab_shared::native::TabInfo;
-use cotab_shared::{TabId, PROTOCOL_VERSION};
+use cotab_shared::TabId;
 use std::path::Path;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -282,10 +282,7 @@ impl AgentConn {
             next_id: 1,
             line: String::new(),
         };
-        let hello = HelloParams {
-            protocol_version: PROTOCOL_VERSION,
-            agent: format!("bench-{index}"),
-        };
+        let hello = HelloParams::new(format!("bench-{index}"));
         let id = conn.next();
         conn.writer
             .write_all(&request_line::<Hello>(id, &hello)?)

@@ -19,12 +19,43 @@ pub(crate) struct Cli {
     /// `$XDG_RUNTIME_DIR/cotab` or `/tmp/cotab-UID`).
     #[arg(long, global = true)]
     pub(crate) runtime_dir: Option<PathBuf>,
+    /// Let an acting command take control of the selected tab even after
+    /// `cotab release` (never from the person).
+    #[arg(long, global = true)]
+    pub(crate) take: bool,
     #[command(subcommand)]
     pub(crate) command: Cmd,
 }
 
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
+    /// `status`, `tabs`, `select`, `acquire`, `release`, `new-tab`,
+    /// `close-tab`.
+    #[command(flatten)]
+    Tabs(TabsCmd),
+    /// `navigate`, `back`, `forward`, `reload`, `snapshot`, `screenshot`,
+    /// `wait`, `console`, `eval`, `cdp`.
+    #[command(flatten)]
+    Page(PageCmd),
+    /// `click`, `type`, `press`, `hover`, `select-option`, `check`,
+    /// `uncheck`, `drag`, `scroll`, `upload`, `dialog`, and held keys and
+    /// buttons.
+    #[command(flatten)]
+    Input(InputCmd),
+    /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
+    /// browser_click, …) for LLM clients, in a session of their own.
+    Mcp {
+        /// Keep the session's ticket in this file: resume the session at
+        /// start, leave it resumable at exit (for one-shot MCP clients that
+        /// start a server per call).
+        #[arg(long)]
+        session_file: Option<PathBuf>,
+    },
+}
+
+/// The daemon, the shared tabs and who controls them.
+#[derive(Subcommand)]
+pub(crate) enum TabsCmd {
     /// The daemon's and the browser's state.
     Status,
     /// List the shared tabs (`*` marks the selected one).
@@ -41,52 +72,21 @@ pub(crate) enum Cmd {
     Acquire,
     /// Give control of the selected tab back (held input is released).
     Release,
-    /// Evaluate JavaScript in the selected tab (developer mode only); prints
-    /// the value as JSON.
-    Eval {
-        /// The expression.
-        expr: String,
+    /// Open a new tab (shared, selected, under your control).
+    NewTab {
+        /// An http: or https: url; a blank tab when absent.
+        url: Option<String>,
     },
-    /// Send a raw CDP command to the selected tab (developer mode only).
-    Cdp {
-        /// CDP method, e.g. `Page.reload`.
-        method: String,
-        /// CDP params as a JSON object.
-        params: Option<String>,
+    /// Close a shared tab (default: the selected one).
+    CloseTab {
+        /// Tab id from `cotab tabs`.
+        id: Option<i32>,
     },
-    /// Press and hold a key until `key-up`.
-    KeyDown {
-        /// Key name, optionally with `+`-joined modifiers first.
-        key: String,
-    },
-    /// Release a key held with `key-down`.
-    KeyUp {
-        /// Key name.
-        key: String,
-    },
-    /// Press and hold a mouse button at a point in screenshot pixels.
-    MouseDown {
-        /// Horizontal position.
-        x: f64,
-        /// Vertical position.
-        y: f64,
-        /// The button.
-        #[arg(long, value_enum, default_value = "left")]
-        button: MouseButton,
-    },
-    /// Move the mouse (with any held button) to a point in screenshot pixels.
-    MouseMove {
-        /// Horizontal position.
-        x: f64,
-        /// Vertical position.
-        y: f64,
-    },
-    /// Release a mouse button held with `mouse-down`.
-    MouseUp {
-        /// The button.
-        #[arg(long, value_enum, default_value = "left")]
-        button: MouseButton,
-    },
+}
+
+/// What the selected tab shows, and where it goes.
+#[derive(Subcommand)]
+pub(crate) enum PageCmd {
     /// Navigate the selected tab and wait for it to load.
     Navigate {
         /// An http: or https: url.
@@ -98,6 +98,12 @@ pub(crate) enum Cmd {
     Forward,
     /// Reload the selected tab and wait for it to load.
     Reload,
+    /// Print the selected tab's accessibility outline with element refs.
+    Snapshot {
+        /// Longest outline, in characters.
+        #[arg(long, value_name = "N")]
+        max_chars: Option<usize>,
+    },
     /// Capture the selected tab to a file.
     Screenshot {
         /// Output file.
@@ -116,6 +122,44 @@ pub(crate) enum Cmd {
         #[arg(long, value_name = "REF")]
         clip: Option<String>,
     },
+    /// Wait for a condition on the selected tab.
+    Wait {
+        /// What to wait for.
+        #[arg(value_enum)]
+        condition: WaitUntil,
+        /// The text, ref, selector or milliseconds the condition needs.
+        arg: Option<String>,
+        /// Give up after this many milliseconds (default 30000).
+        #[arg(long, value_name = "MS")]
+        timeout: Option<u64>,
+    },
+    /// Print the selected tab's console messages and uncaught errors.
+    Console {
+        /// Only these levels (repeatable).
+        #[arg(long = "level", value_enum, value_name = "L")]
+        levels: Vec<ConsoleLevel>,
+        /// Only messages after this cursor (a previous `next`).
+        #[arg(long, value_name = "N")]
+        since: Option<u64>,
+    },
+    /// Evaluate JavaScript in the selected tab (developer mode only); prints
+    /// the value as JSON.
+    Eval {
+        /// The expression.
+        expr: String,
+    },
+    /// Send a raw CDP command to the selected tab (developer mode only).
+    Cdp {
+        /// CDP method, e.g. `Page.reload`.
+        method: String,
+        /// CDP params as a JSON object.
+        params: Option<String>,
+    },
+}
+
+/// Input to the selected tab, and its dialogs.
+#[derive(Subcommand)]
+pub(crate) enum InputCmd {
     /// Click an element (a ref from `cotab snapshot`) or a point in
     /// screenshot pixels (`X Y`).
     Click {
@@ -146,11 +190,10 @@ pub(crate) enum Cmd {
         #[arg(long)]
         submit: bool,
     },
-    /// Print the selected tab's accessibility outline with element refs.
-    Snapshot {
-        /// Longest outline, in characters.
-        #[arg(long, value_name = "N")]
-        max_chars: Option<usize>,
+    /// Press a key, e.g. `Enter`, `a`, `Control+a`, `ControlOrMeta+c`, `Shift+Tab`.
+    Press {
+        /// Key name, optionally with `+`-joined modifiers first.
+        key: String,
     },
     /// Move the mouse over an element (`REF`) or a point (`X Y`).
     Hover {
@@ -198,26 +241,13 @@ pub(crate) enum Cmd {
         #[arg(long, num_args = 2, value_names = ["X", "Y"])]
         at: Option<Vec<f64>>,
     },
-    /// Wait for a condition on the selected tab.
-    Wait {
-        /// What to wait for.
-        #[arg(value_enum)]
-        condition: WaitUntil,
-        /// The text, ref, selector or milliseconds the condition needs.
-        arg: Option<String>,
-        /// Give up after this many milliseconds (default 30000).
-        #[arg(long, value_name = "MS")]
-        timeout: Option<u64>,
-    },
-    /// Open a new tab (shared, selected, under your control).
-    NewTab {
-        /// An http: or https: url; a blank tab when absent.
-        url: Option<String>,
-    },
-    /// Close a shared tab (default: the selected one).
-    CloseTab {
-        /// Tab id from `cotab tabs`.
-        id: Option<i32>,
+    /// Set the files of a file input (paths under the allowed directories).
+    Upload {
+        /// The file input.
+        element: String,
+        /// Files to upload.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
     /// Answer the JavaScript dialog open on the selected tab.
     Dialog {
@@ -228,36 +258,38 @@ pub(crate) enum Cmd {
         #[arg(long)]
         text: Option<String>,
     },
-    /// Print the selected tab's console messages and uncaught errors.
-    Console {
-        /// Only these levels (repeatable).
-        #[arg(long = "level", value_enum, value_name = "L")]
-        levels: Vec<ConsoleLevel>,
-        /// Only messages after this cursor (a previous `next`).
-        #[arg(long, value_name = "N")]
-        since: Option<u64>,
-    },
-    /// Set the files of a file input (paths under the allowed directories).
-    Upload {
-        /// The file input.
-        element: String,
-        /// Files to upload.
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-    },
-    /// Press a key, e.g. `Enter`, `a`, `Control+a`, `ControlOrMeta+c`, `Shift+Tab`.
-    Press {
+    /// Press and hold a key until `key-up`.
+    KeyDown {
         /// Key name, optionally with `+`-joined modifiers first.
         key: String,
     },
-    /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
-    /// browser_click, …) for LLM clients, in a session of their own.
-    Mcp {
-        /// Keep the session's ticket in this file: resume the session at
-        /// start, leave it resumable at exit (for one-shot MCP clients that
-        /// start a server per call).
-        #[arg(long)]
-        session_file: Option<PathBuf>,
+    /// Release a key held with `key-down`.
+    KeyUp {
+        /// Key name.
+        key: String,
+    },
+    /// Press and hold a mouse button at a point in screenshot pixels.
+    MouseDown {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: MouseButton,
+    },
+    /// Move the mouse (with any held button) to a point in screenshot pixels.
+    MouseMove {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+    },
+    /// Release a mouse button held with `mouse-down`.
+    MouseUp {
+        /// The button.
+        #[arg(long, value_enum, default_value = "left")]
+        button: MouseButton,
     },
 }
 

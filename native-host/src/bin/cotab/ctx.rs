@@ -1,0 +1,155 @@
+//! What every `cotab` subcommand works with: the daemon connection in the
+//! CLI's kept session, the output mode, and how acting commands get
+//! control ([`Ctx::act`]).
+
+use cotab_host::client::{Client, ClientError, KeptSessionError};
+use cotab_host::runtime::{CLI_RELEASED_FILE, CLI_TICKET_FILE};
+use cotab_shared::controller::{Acquire, ControlResult, Empty, Method, Release, RpcError};
+use cotab_shared::{ErrorKind, WireError};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// How long the CLI's session keeps control of its tab between
+/// invocations (`session.hello`'s `keepControlMs`): two minutes after the
+/// last command ends. Held keys and buttons are released after the
+/// daemon's resume grace all the same.
+pub(crate) const KEEP_CONTROL_MS: u64 = 120_000;
+
+/// Why a subcommand failed, which decides the exit code.
+pub(crate) enum Failure {
+    /// No daemon listens at this socket (exit 3).
+    NotRunning(PathBuf),
+    /// The daemon refused or the connection failed (exit 1).
+    Rpc(ClientError),
+    /// Anything else (exit 1).
+    Other(anyhow::Error),
+}
+
+impl From<ClientError> for Failure {
+    fn from(e: ClientError) -> Self {
+        Failure::Rpc(e)
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Other(e)
+    }
+}
+
+/// A subcommand's context.
+pub(crate) struct Ctx {
+    /// The daemon, in the CLI's session.
+    pub(crate) client: Client,
+    /// `--json`.
+    pub(crate) json: bool,
+    /// `--take`: an acting command takes control even after
+    /// `cotab release`.
+    take: bool,
+    /// The file whose presence says the CLI gave control back.
+    released: PathBuf,
+}
+
+impl Ctx {
+    /// Resumes the CLI's session (its ticket is kept in the runtime
+    /// directory), or opens a new one that keeps its control for
+    /// [`KEEP_CONTROL_MS`] between invocations.
+    pub(crate) async fn open(
+        mut client: Client,
+        runtime_dir: &Path,
+        json: bool,
+        take: bool,
+    ) -> Result<Ctx, Failure> {
+        let path = runtime_dir.join(CLI_TICKET_FILE);
+        match client
+            .resume_or_hello(&path, "cotab-cli", Some(KEEP_CONTROL_MS))
+            .await
+        {
+            Ok(_) => {}
+            Err(KeptSessionError::Client(e)) => return Err(e.into()),
+            Err(e) => return Err(anyhow::Error::from(e).into()),
+        }
+        Ok(Ctx {
+            client,
+            json,
+            take,
+            released: runtime_dir.join(CLI_RELEASED_FILE),
+        })
+    }
+
+    /// Calls an acting method. The session keeps its lease between
+    /// invocations for [`KEEP_CONTROL_MS`]; when it has none (`NO_CONTROL`,
+    /// refused before anything was sent) control is taken once (which fails
+    /// if another agent or the person holds the tab) and the call retried —
+    /// unless `cotab release` gave control back and neither `cotab acquire`
+    /// nor `--take` took it since.
+    pub(crate) async fn act<M: Method>(
+        &mut self,
+        params: &M::Params,
+    ) -> Result<M::Result, Failure> {
+        match self.client.call::<M>(params).await {
+            Err(ClientError::Rpc(e)) if e.kind() == ErrorKind::NoControl => {
+                if !self.take && self.released.exists() {
+                    return Err(Failure::Rpc(ClientError::Rpc(RpcError::from(
+                        WireError::new(
+                            ErrorKind::NoControl,
+                            "control was given back with `cotab release`; run `cotab acquire`, \
+                             or repeat the command with `--take`",
+                        ),
+                    ))));
+                }
+                self.acquire().await?;
+                Ok(self.client.call::<M>(params).await?)
+            }
+            r => Ok(r?),
+        }
+    }
+
+    /// `control.acquire`; acting commands take control again by themselves
+    /// from now on.
+    pub(crate) async fn acquire(&mut self) -> Result<ControlResult, Failure> {
+        let r = self.client.call::<Acquire>(&Empty {}).await?;
+        self.taken()?;
+        Ok(r)
+    }
+
+    /// Control was taken (by `control.acquire` or a new tab): forgets a
+    /// `cotab release`.
+    pub(crate) fn taken(&self) -> Result<(), Failure> {
+        match std::fs::remove_file(&self.released) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(anyhow::Error::new(e)
+                .context(format!("removing {}", self.released.display()))
+                .into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// `control.release`; acting commands do not take control again
+    /// until [`Ctx::acquire`] or `--take`.
+    pub(crate) async fn release(&mut self) -> Result<Empty, Failure> {
+        let r = self.client.call::<Release>(&Empty {}).await?;
+        std::fs::write(&self.released, b"").map_err(|e| {
+            anyhow::Error::new(e).context(format!("writing {}", self.released.display()))
+        })?;
+        Ok(r)
+    }
+}
+
+/// Prints `value`: as JSON with `--json`, else as `human` says (nothing
+/// when it says nothing).
+pub(crate) fn print<T: Serialize>(
+    json: bool,
+    value: &T,
+    human: impl FnOnce(&T) -> String,
+) -> Result<(), Failure> {
+    if json {
+        let text = serde_json::to_string_pretty(value).map_err(anyhow::Error::from)?;
+        println!("{text}");
+    } else {
+        let text = human(value);
+        if !text.is_empty() {
+            println!("{text}");
+        }
+    }
+    Ok(())
+}

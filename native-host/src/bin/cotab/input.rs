@@ -1,0 +1,245 @@
+//! `cotab` subcommands: input to the selected tab, and its dialogs.
+
+use crate::args::{DialogAnswer, InputCmd};
+use crate::ctx::{print, Ctx, Failure};
+use anyhow::Context as _;
+use cotab_host::keys;
+use cotab_shared::controller::{
+    Check, CheckParams, Click, ClickParams, Dialog, DialogParams, Drag, DragParams, Hover,
+    HoverParams, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseButton, MouseDown, MouseMove,
+    MouseUp, MouseUpParams, PointerParams, Press, PressParams, Ref, ReleaseResult, Scroll,
+    ScrollParams, SelectOption, SelectOptionParams, SetFiles, SetFilesParams, Type, TypeParams,
+};
+
+/// Runs `cmd`.
+pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
+    match cmd {
+        InputCmd::KeyDown { key } => {
+            let (modifiers, name) = keys::parse_combo(&key).map_err(anyhow::Error::msg)?;
+            let r = cx
+                .act::<KeyDown>(&KeyParams {
+                    key: name,
+                    modifiers,
+                    expect: None,
+                })
+                .await?;
+            print(cx.json, &r, |_| format!("holding {key}"))
+        }
+        InputCmd::KeyUp { key } => {
+            let r = cx
+                .client
+                .call::<KeyUp>(&KeyUpParams { key: key.clone() })
+                .await?;
+            print(cx.json, &r, |r| released(r, &key))
+        }
+        InputCmd::MouseDown { x, y, button } => {
+            let r = cx.act::<MouseDown>(&pointer(x, y, Some(button))).await?;
+            print(cx.json, &r, |_| {
+                format!("holding the mouse button at ({x}, {y})")
+            })
+        }
+        InputCmd::MouseMove { x, y } => {
+            let r = cx.act::<MouseMove>(&pointer(x, y, None)).await?;
+            print(cx.json, &r, |_| format!("moved to ({x}, {y})"))
+        }
+        InputCmd::MouseUp { button } => {
+            let r = cx
+                .client
+                .call::<MouseUp>(&MouseUpParams {
+                    button: Some(button),
+                })
+                .await?;
+            print(cx.json, &r, |r| released(r, "the mouse button"))
+        }
+        InputCmd::Click {
+            target: t,
+            button,
+            double,
+            modifiers,
+        } => {
+            let (element, x, y) = target(&t)?;
+            let modifiers = modifiers
+                .iter()
+                .map(|m| keys::parse_modifier(m).map_err(anyhow::Error::msg))
+                .collect::<Result<Vec<_>, _>>()?;
+            let r = cx
+                .act::<Click>(&ClickParams {
+                    element,
+                    x,
+                    y,
+                    button: Some(button),
+                    click_count: double.then_some(2),
+                    modifiers,
+                    ..ClickParams::default()
+                })
+                .await?;
+            let what = if double { "double-clicked" } else { "clicked" };
+            print(cx.json, &r, |_| format!("{what} {}", t.join(" ")))
+        }
+        InputCmd::Type {
+            text,
+            element,
+            clear,
+            submit,
+        } => {
+            let chars = text.chars().count();
+            let r = cx
+                .act::<Type>(&TypeParams {
+                    text,
+                    element: element.map(Ref),
+                    clear,
+                    submit,
+                    expect: None,
+                })
+                .await?;
+            print(cx.json, &r, |_| format!("typed {chars} character(s)"))
+        }
+        InputCmd::Press { key } => {
+            let (modifiers, name) = keys::parse_combo(&key).map_err(anyhow::Error::msg)?;
+            let r = cx
+                .act::<Press>(&PressParams {
+                    key: name,
+                    modifiers,
+                    expect: None,
+                })
+                .await?;
+            print(cx.json, &r, |_| format!("pressed {key}"))
+        }
+        InputCmd::Hover { target: t } => {
+            let (element, x, y) = target(&t)?;
+            let r = cx
+                .act::<Hover>(&HoverParams {
+                    element,
+                    x,
+                    y,
+                    frame_id: None,
+                })
+                .await?;
+            print(cx.json, &r, |_| format!("hovering {}", t.join(" ")))
+        }
+        InputCmd::SelectOption { element, values } => {
+            let r = cx
+                .act::<SelectOption>(&SelectOptionParams {
+                    element: Ref(element),
+                    values,
+                })
+                .await?;
+            print(cx.json, &r, |r| {
+                format!("selected {}", r.selected.join(", "))
+            })
+        }
+        InputCmd::Check { element } => check(cx, element, true).await,
+        InputCmd::Uncheck { element } => check(cx, element, false).await,
+        InputCmd::Drag { from, to } => {
+            let r = cx
+                .act::<Drag>(&DragParams {
+                    from: Ref(from.clone()),
+                    to: Ref(to.clone()),
+                })
+                .await?;
+            print(cx.json, &r, |_| format!("dragged {from} onto {to}"))
+        }
+        InputCmd::Scroll {
+            element,
+            dx,
+            dy,
+            at,
+        } => {
+            let (x, y) = match at.as_deref() {
+                Some([x, y]) => (Some(*x), Some(*y)),
+                _ => (None, None),
+            };
+            let what = element.clone().map_or_else(
+                || "scrolled".to_string(),
+                |e| format!("scrolled {e} into view"),
+            );
+            let r = cx
+                .act::<Scroll>(&ScrollParams {
+                    element: element.map(Ref),
+                    x,
+                    y,
+                    frame_id: None,
+                    delta_x: dx,
+                    delta_y: dy,
+                })
+                .await?;
+            print(cx.json, &r, |_| what)
+        }
+        InputCmd::Dialog { answer, text } => {
+            let accept = matches!(answer, DialogAnswer::Accept);
+            let r = cx
+                .act::<Dialog>(&DialogParams {
+                    accept,
+                    prompt_text: text,
+                })
+                .await?;
+            let how = if accept { "accepted" } else { "dismissed" };
+            print(cx.json, &r, |_| format!("{how} the dialog"))
+        }
+        InputCmd::Upload { element, paths } => {
+            // The daemon wants absolute paths; relative ones are the
+            // caller's working directory's.
+            let paths = paths
+                .iter()
+                .map(|p| std::path::absolute(p).map(|p| p.display().to_string()))
+                .collect::<Result<Vec<_>, _>>()
+                .context("resolving the paths")?;
+            let n = paths.len();
+            let r = cx
+                .act::<SetFiles>(&SetFilesParams {
+                    element: Ref(element),
+                    paths,
+                })
+                .await?;
+            print(cx.json, &r, |_| format!("set {n} file(s)"))
+        }
+    }
+}
+
+fn released(r: &ReleaseResult, what: &str) -> String {
+    if r.already_released {
+        format!("{what} was already released by the daemon")
+    } else {
+        format!("released {what}")
+    }
+}
+
+fn pointer(x: f64, y: f64, button: Option<MouseButton>) -> PointerParams {
+    PointerParams {
+        x,
+        y,
+        frame_id: None,
+        button,
+        expect: None,
+    }
+}
+
+/// An element ref, or a point: the `ref`, `x` and `y` of a pointer call.
+type Target = (Option<Ref>, Option<f64>, Option<f64>);
+
+/// `REF` or `X Y` from the command line.
+fn target(args: &[String]) -> Result<Target, anyhow::Error> {
+    match args {
+        [r] => Ok((Some(Ref(r.clone())), None, None)),
+        [x, y] => {
+            let num = |s: &str| {
+                s.parse::<f64>()
+                    .map_err(|_| anyhow::anyhow!("`{s}` is not a number: give REF or X Y"))
+            };
+            Ok((None, Some(num(x)?), Some(num(y)?)))
+        }
+        _ => Err(anyhow::anyhow!("give REF or X Y")),
+    }
+}
+
+/// `check` or `uncheck`.
+async fn check(cx: &mut Ctx, element: String, checked: bool) -> Result<(), Failure> {
+    let r = cx
+        .act::<Check>(&CheckParams {
+            element: Ref(element.clone()),
+            checked,
+        })
+        .await?;
+    let state = if checked { "checked" } else { "unchecked" };
+    print(cx.json, &r, |_| format!("{element} is {state}"))
+}

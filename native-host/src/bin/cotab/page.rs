@@ -1,0 +1,204 @@
+//! `cotab` subcommands: what the selected tab shows, and where it goes.
+
+use crate::args::PageCmd;
+use crate::ctx::{print, Ctx, Failure};
+use anyhow::Context as _;
+use base64::Engine as _;
+use cotab_shared::controller::{
+    Capture, CaptureParams, CdpSend, CdpSendParams, Console, ConsoleParams, Evaluate,
+    EvaluateParams, Navigate, NavigateAction, NavigateParams, Ref, Snapshot, SnapshotParams, Wait,
+    WaitParams, WaitUntil,
+};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Runs `cmd`.
+pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
+    match cmd {
+        PageCmd::Eval { expr } => {
+            let r = cx
+                .act::<Evaluate>(&EvaluateParams {
+                    expression: expr,
+                    await_promise: None,
+                })
+                .await?;
+            if let Some(e) = &r.exception {
+                return Err(Failure::Other(anyhow::anyhow!("the expression threw: {e}")));
+            }
+            if cx.json {
+                print(cx.json, &r, |_| String::new())
+            } else {
+                let text = serde_json::to_string(&r.value).map_err(anyhow::Error::from)?;
+                println!("{text}");
+                Ok(())
+            }
+        }
+        PageCmd::Cdp { method, params } => {
+            let params = match params {
+                Some(p) => Some(
+                    serde_json::from_str::<serde_json::Value>(&p)
+                        .context("PARAMS_JSON is not valid JSON")?,
+                ),
+                None => None,
+            };
+            let r = cx.act::<CdpSend>(&CdpSendParams { method, params }).await?;
+            let text = serde_json::to_string_pretty(&r).map_err(anyhow::Error::from)?;
+            println!("{text}");
+            Ok(())
+        }
+        PageCmd::Navigate { url } => {
+            let r = cx.act::<Navigate>(&NavigateParams::to(url)).await?;
+            print(cx.json, &r, |r| format!("{}  {}", r.title, r.url))
+        }
+        PageCmd::Screenshot {
+            output,
+            format,
+            quality,
+            max_width,
+            clip,
+        } => {
+            let r = cx
+                .client
+                .call::<Capture>(&CaptureParams {
+                    format,
+                    quality,
+                    max_width,
+                    clip: clip.map(Ref),
+                    known_frame_id: None,
+                })
+                .await?;
+            let data = r.data.as_deref().context("the daemon sent no image data")?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data.as_bytes())
+                .context("the daemon sent invalid base64")?;
+            std::fs::write(&output, bytes)
+                .with_context(|| format!("writing {}", output.display()))?;
+            #[derive(Serialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Shot {
+                path: PathBuf,
+                width: u32,
+                height: u32,
+                device_pixel_ratio: f64,
+                frame_id: cotab_shared::controller::FrameId,
+            }
+            let shot = Shot {
+                path: output,
+                width: r.width,
+                height: r.height,
+                device_pixel_ratio: r.device_pixel_ratio,
+                frame_id: r.frame_id,
+            };
+            print(cx.json, &shot, |s| {
+                format!("{} {}x{}", s.path.display(), s.width, s.height)
+            })
+        }
+        PageCmd::Back => history(cx, NavigateAction::Back).await,
+        PageCmd::Forward => history(cx, NavigateAction::Forward).await,
+        PageCmd::Reload => history(cx, NavigateAction::Reload).await,
+        PageCmd::Snapshot { max_chars } => {
+            let r = cx
+                .client
+                .call::<Snapshot>(&SnapshotParams { max_chars })
+                .await?;
+            print(cx.json, &r, |r| r.text.clone())
+        }
+        PageCmd::Wait {
+            condition,
+            arg,
+            timeout,
+        } => {
+            let (params, desc) = wait_params(condition, arg, timeout)?;
+            let call = cx.client.call::<Wait>(&params);
+            tokio::pin!(call);
+            let r = tokio::select! {
+                r = &mut call => r,
+                () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+                    eprintln!("waiting for {desc}…");
+                    call.await
+                }
+            }?;
+            print(cx.json, &r, |r| format!("waited {} ms", r.waited_ms))
+        }
+        PageCmd::Console { levels, since } => {
+            let levels = (!levels.is_empty()).then_some(levels);
+            let r = cx
+                .client
+                .call::<Console>(&ConsoleParams { levels, since })
+                .await?;
+            print(cx.json, &r, |r| {
+                let mut lines: Vec<String> = r
+                    .messages
+                    .iter()
+                    .map(|m| {
+                        let level = serde_json::to_value(m.level)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default();
+                        let place = match (&m.url, m.line) {
+                            (Some(u), Some(l)) => format!("  ({u}:{l})"),
+                            (Some(u), None) => format!("  ({u})"),
+                            _ => String::new(),
+                        };
+                        let kind = if m.exception { " uncaught" } else { "" };
+                        format!("[{}] {level}{kind}: {}{place}", m.seq, m.text)
+                    })
+                    .collect();
+                if r.dropped > 0 {
+                    lines.insert(0, format!("({} older message(s) dropped)", r.dropped));
+                }
+                lines.push(format!("next: {}", r.next));
+                lines.join("\n")
+            })
+        }
+    }
+}
+
+/// The params of `cotab wait`, and what it waits for, for the progress line.
+fn wait_params(
+    condition: WaitUntil,
+    arg: Option<String>,
+    timeout: Option<u64>,
+) -> Result<(WaitParams, String), anyhow::Error> {
+    let need = |what: &str| {
+        arg.clone()
+            .ok_or_else(|| anyhow::anyhow!("this condition needs {what}"))
+    };
+    let desc = match condition {
+        WaitUntil::Load => "the page to load".to_string(),
+        WaitUntil::NetworkIdle => "the network to be idle".into(),
+        WaitUntil::Text => format!("text {:?}", need("a TEXT")?),
+        WaitUntil::TextGone => format!("text {:?} to go", need("a TEXT")?),
+        WaitUntil::Ref => format!("element {}", need("a REF")?),
+        WaitUntil::RefGone => format!("element {} to go", need("a REF")?),
+        WaitUntil::Selector => format!("selector {:?}", need("a SELECTOR")?),
+        WaitUntil::SelectorGone => format!("selector {:?} to match nothing", need("a SELECTOR")?),
+        WaitUntil::Time => format!("{} ms", need("MS")?),
+    };
+    let mut p = WaitParams::until(condition);
+    p.timeout_ms = timeout;
+    match condition {
+        WaitUntil::Text | WaitUntil::TextGone => p.text = arg,
+        WaitUntil::Ref | WaitUntil::RefGone => p.element = arg.map(Ref),
+        WaitUntil::Selector | WaitUntil::SelectorGone => p.selector = arg,
+        WaitUntil::Time => {
+            p.time_ms = Some(
+                need("MS")?
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("MS must be a whole number of milliseconds"))?,
+            )
+        }
+        WaitUntil::Load | WaitUntil::NetworkIdle => {}
+    }
+    Ok((p, desc))
+}
+
+/// `back`, `forward` or `reload`.
+async fn history(cx: &mut Ctx, action: NavigateAction) -> Result<(), Failure> {
+    let params = NavigateParams {
+        action: Some(action),
+        ..NavigateParams::default()
+    };
+    let r = cx.act::<Navigate>(&params).await?;
+    print(cx.json, &r, |r| format!("{}  {}", r.title, r.url))
+}
