@@ -12,7 +12,7 @@ use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
     CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FrameNavigated,
-    JavascriptDialogOpening, LifecycleEvent,
+    JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
@@ -318,7 +318,7 @@ impl Shell {
                         self.with_core(|c| c.on_dialog_opening(info));
                         self.dialogs.send_modify(|n| *n += 1);
                     }
-                    "Page.javascriptDialogClosed" => {
+                    JavascriptDialogClosed::METHOD => {
                         self.with_core(|c| c.on_dialog_closed(tab));
                     }
                     ConsoleApiCalled::METHOD => {

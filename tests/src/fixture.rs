@@ -175,6 +175,14 @@ pub const DIALOGS: &str = r#"<!doctype html>
  <button id="prompt" onclick="document.getElementById('out').textContent = 'name=' + prompt('Your name?', 'anon')">Prompt</button>
  <button id="alert" onmousedown="alert('Pressed')">Alert on press</button>
  <input id="key" aria-label="Alert on key" onkeydown="alert('Key ' + event.key)">
+ <button id="chain" onclick="
+   const out = document.getElementById('out');
+   if (!confirm('Delete the draft?')) { out.textContent = 'kept'; return; }
+   const name = prompt('Type its name to confirm', 'draft');
+   out.textContent = 'deleted ' + name;
+   alert('Deleted ' + name);
+   document.title = 'Deleted';
+ ">Delete draft</button>
  <p id="out"></p>
  <script>
   window.__mouse = [];

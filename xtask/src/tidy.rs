@@ -66,10 +66,9 @@ mod tests {
         ("shared/src/native.rs", 1021),
         ("extension/src/state.rs", 1083),
         ("xtask/src/load_browser.rs", 1040),
-        ("native-host/src/mcp/bridge.rs", 965),
+        ("native-host/src/mcp/bridge.rs", 851),
         ("native-host/src/handlers/element.rs", 1018),
         ("xtask/src/bench/browser.rs", 1023),
-        ("tests/tests/e2e/toolset.rs", 881),
         ("native-host/tests/it/security.rs", 874),
         ("native-host/src/broker/page.rs", 841),
     ];

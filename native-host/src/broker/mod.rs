@@ -1,6 +1,6 @@
 //! The broker core: every safety rule of the daemon as plain state, with no
 //! I/O. Inputs are method calls (agent requests, browser events, the clock
-//! passed in as an [`Instant`]); outputs are return values plus a list of
+//! passed in as an [`Instant`](std::time::Instant)); outputs are return values plus a list of
 //! [`Effect`]s the caller performs afterwards ([`Core::take_effects`]).
 //!
 //! It owns: sessions and tickets (bound, in their resume grace, unbound

@@ -13,13 +13,16 @@ use crate::shell::{ConnState, Shell};
 use cotab_shared::cdp::{
     CdpCommand, Evaluate, GetLayoutMetrics, HandleJavaScriptDialog, LayoutMetrics, MouseEvent,
 };
-use cotab_shared::controller::{Expect, FrameGeometry, FrameId, ReleaseResult, RpcError};
+use cotab_shared::controller::{
+    Acted, DialogInfo, Expect, FrameGeometry, FrameId, ReleaseResult, RpcError,
+};
 use cotab_shared::input::{check_input_events, InputEvent};
 use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
@@ -112,6 +115,20 @@ pub(super) struct Cx<'a> {
     pub(super) broker: &'a Shell,
     pub(super) conn: &'a ConnState,
     pub(super) deadline: Instant,
+    /// Whether a dialog cut the request short.
+    pub(super) cut: &'a Cut,
+}
+
+/// Whether a dialog cut a request short: shared by the contexts of one
+/// request (a part of it may run with a shorter deadline).
+#[derive(Default)]
+pub(super) struct Cut {
+    /// Whether the request has begun talking to the page: some step of it
+    /// passed the dialog check ([`Cx::unless_dialog`]).
+    begun: AtomicBool,
+    /// The dialog that opened after the request had begun and cut it
+    /// short ([`Cx::acted`]).
+    by: Mutex<Option<DialogInfo>>,
 }
 
 impl Cx<'_> {
@@ -155,11 +172,18 @@ impl Cx<'_> {
             .map_err(RpcError::from)
     }
 
-    /// `DIALOG_OPEN` if a dialog is open on `tab`.
+    /// `DIALOG_OPEN` if a dialog is open on `tab`. Once the request has
+    /// begun, that dialog is the one that cut it short.
     pub(super) fn no_dialog(&self, tab: TabId) -> Result<(), RpcError> {
-        match self.core(|c| c.dialog(tab).map(|d| d.kind)) {
+        match self.core(|c| c.dialog(tab).cloned()) {
             None => Ok(()),
-            Some(kind) => Err(dialog_open(kind)),
+            Some(dialog) => {
+                if self.cut.begun.load(Ordering::Relaxed) {
+                    *self.cut.by.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(dialog.clone());
+                }
+                Err(dialog_open(dialog))
+            }
         }
     }
 
@@ -173,17 +197,45 @@ impl Cx<'_> {
     ) -> Result<T, RpcError> {
         let mut opened = self.broker.dialogs.subscribe();
         self.no_dialog(tab)?;
+        self.cut.begun.store(true, Ordering::Relaxed);
         tokio::pin!(fut);
         loop {
             tokio::select! {
-                r = &mut fut => return r,
+                // A dialog that opened by the time `fut` is ready cut it
+                // short: the page answered what came before the dialog.
+                biased;
                 changed = opened.changed() => {
                     if changed.is_err() {
                         return fut.await;
                     }
                     self.no_dialog(tab)?;
                 }
+                r = &mut fut => return r,
             }
+        }
+    }
+
+    /// The outcome of an acting method: an action that a dialog cut short
+    /// after it had begun talking to the page succeeds, and says which
+    /// dialog opened (Playwright's "modal state"); one refused because a
+    /// dialog was open before it began stays `DIALOG_OPEN`.
+    pub(super) fn acted<T>(&self, outcome: Result<T, RpcError>) -> Result<Acted, RpcError> {
+        let cut_by = || {
+            self.cut
+                .by
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+        };
+        match outcome {
+            Ok(_) => Ok(Acted { dialog: cut_by() }),
+            Err(e) if e.kind() == ErrorKind::DialogOpen => match cut_by() {
+                Some(dialog) => Ok(Acted {
+                    dialog: Some(dialog),
+                }),
+                None => Err(e),
+            },
+            Err(e) => Err(e),
         }
     }
 

@@ -11,10 +11,11 @@
 //! awaited step, and performs the [`crate::broker::Effect`]s the core
 //! returns ([`Shell::with_core`]).
 //!
-//! Every CDP command goes through `Cx::cdp`, which refuses it at once
+//! Every CDP command goes through `Cx::step`, which refuses it at once
 //! while a JavaScript dialog is open on its tab and fails it
 //! `DIALOG_OPEN` the moment one opens while it is pending (a page blocked
-//! by a dialog answers nothing else).
+//! by a dialog answers nothing else). An acting method a dialog cut short
+//! once it had begun succeeds and names the dialog (`Cx::acted`).
 //!
 //! Submodules: `cx` (the context of one request: its fence, its CDP steps
 //! and the guards of its presses), one per family of methods — `session`
@@ -36,12 +37,12 @@ mod session;
 mod tabs;
 
 use self::capture::Rect;
-use self::cx::{Cx, HeldPress};
+use self::cx::{Cut, Cx, HeldPress};
 use self::input::{aim_of, first_button};
 use self::navigate::check_url_param;
 use crate::shell::{ConnState, Shell};
 
-use cotab_shared::controller::{Call, DialogKind, Response, RpcError, RpcOutcome, INVALID_PARAMS};
+use cotab_shared::controller::{Call, DialogInfo, Response, RpcError, RpcOutcome, INVALID_PARAMS};
 use cotab_shared::{ErrorKind, RequestId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
 use tokio::time::Instant;
@@ -61,10 +62,17 @@ pub async fn dispatch(
         broker,
         conn,
         deadline: Instant::now() + broker.default_deadline,
+        cut: &Cut::default(),
     };
     macro_rules! answer {
         ($outcome:expr) => {
             response_line(id, $outcome)
+        };
+    }
+    // An acting method that a dialog it opened cut short ([`Cx::acted`]).
+    macro_rules! acted {
+        ($outcome:expr) => {
+            response_line(id, cx.acted($outcome))
         };
     }
     if !matches!(call, Call::Hello(_) | Call::Resume(_)) {
@@ -81,28 +89,28 @@ pub async fn dispatch(
         Call::TabsSelect(p) => answer!(session::tabs_select(&cx, p).await),
         Call::Navigate(p) => answer!(navigate::navigate(&cx, p).await),
         Call::Capture(p) => answer!(capture::capture(&cx, p).await),
-        Call::Click(p) => answer!(input::click(&cx, p).await),
-        Call::Type(p) => answer!(input::type_text(&cx, p).await),
-        Call::Press(p) => answer!(input::press(&cx, p).await),
+        Call::Click(p) => acted!(input::click(&cx, p).await),
+        Call::Type(p) => acted!(input::type_text(&cx, p).await),
+        Call::Press(p) => acted!(input::press(&cx, p).await),
         Call::Acquire(_) => answer!(session::acquire(&cx)),
         Call::Release(_) => answer!(session::release(&cx)),
-        Call::KeyDown(p) => answer!(input::key_down(&cx, p).await),
+        Call::KeyDown(p) => acted!(input::key_down(&cx, p).await),
         Call::KeyUp(p) => answer!(input::key_up(&cx, p).await),
-        Call::MouseDown(p) => answer!(input::mouse_down(&cx, p).await),
-        Call::MouseMove(p) => answer!(input::mouse_move(&cx, p).await),
+        Call::MouseDown(p) => acted!(input::mouse_down(&cx, p).await),
+        Call::MouseMove(p) => acted!(input::mouse_move(&cx, p).await),
         Call::MouseUp(p) => answer!(input::mouse_up(&cx, p).await),
-        Call::GestureBegin(p) => answer!(input::gesture_begin(&cx, p).await),
-        Call::GestureUpdate(p) => answer!(input::gesture_update(&cx, p).await),
+        Call::GestureBegin(p) => acted!(input::gesture_begin(&cx, p).await),
+        Call::GestureUpdate(p) => acted!(input::gesture_update(&cx, p).await),
         Call::GestureEnd(_) => answer!(input::gesture_end(&cx).await),
         Call::Evaluate(p) => answer!(developer::evaluate(&cx, p).await),
         Call::CdpSend(p) => answer!(developer::cdp_send(&cx, p).await),
         Call::Snapshot(p) => answer!(page::snapshot(&cx, p).await),
-        Call::Hover(p) => answer!(element::hover(&cx, p).await),
+        Call::Hover(p) => acted!(element::hover(&cx, p).await),
         Call::SelectOption(p) => answer!(element::select_option(&cx, p).await),
-        Call::Check(p) => answer!(element::check(&cx, p).await),
-        Call::Drag(p) => answer!(element::drag(&cx, p).await),
-        Call::Scroll(p) => answer!(element::scroll(&cx, p).await),
-        Call::SetFiles(p) => answer!(element::set_files(&cx, p).await),
+        Call::Check(p) => acted!(element::check(&cx, p).await),
+        Call::Drag(p) => acted!(element::drag(&cx, p).await),
+        Call::Scroll(p) => acted!(element::scroll(&cx, p).await),
+        Call::SetFiles(p) => acted!(element::set_files(&cx, p).await),
         Call::Wait(p) => answer!(page::wait(&cx, p).await),
         Call::Console(p) => answer!(page::console(&cx, p)),
         Call::Dialog(p) => answer!(page::dialog(&cx, p).await),
@@ -141,17 +149,9 @@ pub(super) fn wire(kind: ErrorKind, message: impl Into<String>) -> RpcError {
     RpcError::from(WireError::new(kind, message))
 }
 
-pub(super) fn dialog_open(kind: DialogKind) -> RpcError {
-    let name = match kind {
-        DialogKind::Alert => "an alert",
-        DialogKind::Confirm => "a confirm",
-        DialogKind::Prompt => "a prompt",
-        DialogKind::Beforeunload => "a beforeunload",
-    };
-    wire(
-        ErrorKind::DialogOpen,
-        format!("{name} dialog is open on this tab: answer it with page.dialog"),
-    )
+/// `DIALOG_OPEN` for `dialog`, naming the method that answers it.
+pub(super) fn dialog_open(dialog: DialogInfo) -> RpcError {
+    RpcError::dialog_open(dialog, "answer it with page.dialog")
 }
 
 pub(super) fn check_version(v: u32) -> Result<(), RpcError> {

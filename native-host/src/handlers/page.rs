@@ -9,10 +9,10 @@ use crate::broker::{Fence, Need};
 use crate::outline::{self, AxNode, FrameTree};
 use cotab_shared::cdp::{
     CdpEvent as _, Frame, GetFrameOwner, GetFrameTree, GetFullAxTree, HandleJavaScriptDialog,
-    LifecycleEvent, SetLifecycleEventsEnabled,
+    JavascriptDialogClosed, LifecycleEvent, SetLifecycleEventsEnabled,
 };
 use cotab_shared::controller::{
-    ConsoleParams, ConsoleResult, DialogParams, Empty, RpcError, SnapshotParams, SnapshotResult,
+    Acted, ConsoleParams, ConsoleResult, DialogParams, RpcError, SnapshotParams, SnapshotResult,
     WaitParams, WaitResult, WaitUntil,
 };
 use cotab_shared::limits::MAX_DEADLINE_MS;
@@ -21,6 +21,7 @@ use cotab_shared::ErrorKind;
 use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
 use serde_json::Value;
 use std::time::Duration;
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 /// Default and largest `maxChars` of a snapshot.
@@ -380,7 +381,10 @@ pub(super) fn console(cx: &Cx<'_>, p: ConsoleParams) -> Result<ConsoleResult, Rp
     Ok(cx.core(|c| c.console(&fence, p.since, p.levels.as_deref()))?)
 }
 
-pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Empty, RpcError> {
+/// `page.dialog`: answers the dialog open now, waits for the browser to
+/// say it closed, then reports the next dialog of a chain — one the page
+/// opens as it goes on from the answer, before it next becomes idle.
+pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Acted, RpcError> {
     let fence = cx.fence(Need::Act)?;
     if cx.core(|c| c.dialog(fence.tab).is_none()) {
         return Err(wire(
@@ -393,8 +397,42 @@ pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Empty, RpcErr
         prompt_text: p.prompt_text,
     };
     cx.core(|c| c.input(&fence))?;
+    let mut events = cx.broker.lane.subscribe_cdp();
     cx.send(&fence, &answer, CommandClass::Act).await?;
-    let tab = fence.tab;
-    cx.core(|c| c.on_dialog_closed(tab));
-    Ok(Empty {})
+    // The browser reports the close after the answer; only then is the
+    // dialog the core knows the next one, if any.
+    let closed = async {
+        loop {
+            match events.recv().await {
+                Ok(ev) if ev.tab_id == fence.tab && ev.method == JavascriptDialogClosed::METHOD => {
+                    return Ok(());
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => {
+                    return Err(wire(ErrorKind::RuntimeLost, "the browser lane went away"));
+                }
+            }
+        }
+    };
+    tokio::time::timeout_at(cx.deadline, closed)
+        .await
+        .map_err(|_| {
+            wire(
+                ErrorKind::Timeout,
+                "the browser did not report the dialog closed",
+            )
+        })??;
+    cx.check(&fence)?;
+    // A round trip on the page's main thread: it runs once the script that
+    // opened the answered dialog has gone on to its end — or to the next
+    // dialog, which then cuts it short.
+    let next = match cx.read(&fence, "0").await {
+        Err(e) if e.kind() == ErrorKind::DialogOpen => e.data.dialog,
+        // The answer may have left the page (a beforeunload): whatever the
+        // probe met, the answer was given.
+        Err(e) if e.kind() == ErrorKind::CommandFailed => None,
+        Err(e) => return Err(e),
+        Ok(_) => None,
+    };
+    Ok(Acted { dialog: next })
 }

@@ -8,6 +8,10 @@
 //! notifications (developer mode, dialogs, closed tabs). It knows nothing
 //! of MCP framing: [`super`] turns its answers into MCP results.
 
+use super::answers::{
+    click_line, console_text, dialog_kind, modal_state, page_state, quoted_list, tabs_text,
+    ANSWER_A_DIALOG,
+};
 use super::tools::{
     ButtonArg, ClickArgs, DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs,
     ImageType, ModifierArg, ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall,
@@ -17,13 +21,12 @@ use super::McpServeError;
 use crate::client::{Client, ClientError, KeptSessionError};
 use crate::keys;
 use cotab_shared::controller::{
-    Acquire, AgentEvent, Bye, Capture, CaptureParams, ClickParams, CloseTabParams, Console,
-    ConsoleParams, ConsoleResult, CreateTabParams, DialogInfo, DialogKind, DialogParams,
-    DragParams, Empty, Evaluate, EvaluateParams, HoverParams, ImageFormat, Method, Modifier,
-    MouseButton, Navigate, NavigateAction, NavigateParams, Notification, Press, PressParams, Ref,
-    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
-    SnapshotParams, SnapshotResult, Status, TabsClose, TabsCreate, TabsList, TabsListResult,
-    TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
+    Acquire, Acted, AgentEvent, Bye, Capture, CaptureParams, ClickParams, CloseTabParams, Console,
+    ConsoleParams, CreateTabParams, DialogInfo, DialogParams, DragParams, Empty, ErrorData,
+    Evaluate, EvaluateParams, HoverParams, ImageFormat, Method, Modifier, MouseButton, Navigate,
+    NavigateAction, NavigateParams, Notification, Press, PressParams, Ref, RpcError, SelectOption,
+    SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status,
+    TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -76,6 +79,18 @@ impl ToolFailure {
 impl From<ClientError> for ToolFailure {
     fn from(e: ClientError) -> Self {
         match e {
+            // A dialog that blocks the tab is answered with a tool.
+            ClientError::Rpc(RpcError {
+                data:
+                    ErrorData {
+                        kind: ErrorKind::DialogOpen,
+                        dialog: Some(d),
+                    },
+                ..
+            }) => ToolFailure::new(
+                ErrorKind::DialogOpen,
+                RpcError::dialog_open(d, ANSWER_A_DIALOG).message,
+            ),
             ClientError::Rpc(e) => ToolFailure::new(e.kind(), e.message),
             ClientError::Closed | ClientError::Io(_) => ToolFailure {
                 kind: None,
@@ -287,11 +302,31 @@ impl Bridge {
         Ok(r?)
     }
 
+    /// [`Bridge::act`] of an input method: a dialog the action opened is
+    /// the one the next answers show.
+    async fn acted<M: Method<Result = Acted>>(
+        &mut self,
+        params: &M::Params,
+    ) -> Result<(), ToolFailure> {
+        let r = self.act::<M>(params).await?;
+        if let Some(d) = r.dialog {
+            self.dialog = Some(d);
+        }
+        Ok(())
+    }
+
     /// `result` followed by a fresh snapshot of the current tab, as
-    /// Playwright MCP answers actions, so the model can go on.
+    /// Playwright MCP answers actions, so the model can go on — unless a
+    /// dialog is open: the page waits for it, and the answer says how to
+    /// handle it.
     async fn with_snapshot(&mut self, result: String) -> ToolOutput {
-        let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await;
         let mut text = format!("### Result\n{result}\n\n");
+        if let Some(d) = &self.dialog {
+            text.push_str("### Page state\n(the page waits for the dialog below)\n");
+            text.push_str(&modal_state(d));
+            return ToolOutput::text(text);
+        }
+        let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await;
         match snapshot {
             Ok(s) => text.push_str(&page_state(&s, self.dialog.as_ref())),
             Err(e) => {
@@ -331,12 +366,12 @@ impl Bridge {
             }
             ToolCall::Click(a) => {
                 let line = click_line(&a);
-                self.act::<cotab_shared::controller::Click>(&click_params(a))
+                self.acted::<cotab_shared::controller::Click>(&click_params(a))
                     .await?;
                 Ok(self.with_snapshot(line).await)
             }
             ToolCall::Hover(ElementArgs { element, target }) => {
-                self.act::<cotab_shared::controller::Hover>(&HoverParams {
+                self.acted::<cotab_shared::controller::Hover>(&HoverParams {
                     element: Some(Ref(target)),
                     ..HoverParams::default()
                 })
@@ -350,12 +385,12 @@ impl Bridge {
                     a.element,
                     if a.submit { " and pressed Enter" } else { "" }
                 );
-                self.act::<Type>(&type_params(a)).await?;
+                self.acted::<Type>(&type_params(a)).await?;
                 Ok(self.with_snapshot(line).await)
             }
             ToolCall::PressKey(a) => {
                 let (modifiers, key) = keys::parse_combo(&a.key).map_err(ToolFailure::invalid)?;
-                self.act::<Press>(&PressParams {
+                self.acted::<Press>(&PressParams {
                     key,
                     modifiers,
                     expect: None,
@@ -387,7 +422,7 @@ impl Bridge {
                 end_element,
                 end_ref,
             }) => {
-                self.act::<cotab_shared::controller::Drag>(&DragParams {
+                self.acted::<cotab_shared::controller::Drag>(&DragParams {
                     from: Ref(start_ref),
                     to: Ref(end_ref),
                 })
@@ -402,16 +437,19 @@ impl Bridge {
                 accept,
                 prompt_text,
             }) => {
-                self.act::<cotab_shared::controller::Dialog>(&DialogParams {
-                    accept,
-                    prompt_text,
-                })
-                .await?;
                 let what = self
                     .dialog
-                    .take()
+                    .as_ref()
                     .map(|d| format!("the {} dialog", dialog_kind(d.kind)))
                     .unwrap_or_else(|| "the dialog".into());
+                let answered = self
+                    .act::<cotab_shared::controller::Dialog>(&DialogParams {
+                        accept,
+                        prompt_text,
+                    })
+                    .await?;
+                // The next dialog of a chain, if the answer led to one.
+                self.dialog = answered.dialog;
                 let verb = if accept { "Accepted" } else { "Dismissed" };
                 Ok(self.with_snapshot(format!("{verb} {what}")).await)
             }
@@ -430,7 +468,7 @@ impl Bridge {
                     ));
                 };
                 let count = paths.len();
-                self.act::<SetFiles>(&SetFilesParams {
+                self.acted::<SetFiles>(&SetFilesParams {
                     element: Ref(target),
                     paths,
                 })
@@ -647,20 +685,6 @@ pub(crate) fn spawn(
     })
 }
 
-fn click_line(a: &ClickArgs) -> String {
-    let what = if a.double_click {
-        "Double-clicked"
-    } else {
-        "Clicked"
-    };
-    let button = match a.button {
-        Some(ButtonArg::Right) => " with the right button",
-        Some(ButtonArg::Middle) => " with the middle button",
-        _ => "",
-    };
-    format!("{what} {}{button}", a.element)
-}
-
 /// The modifier Playwright's `ControlOrMeta` means on this machine.
 fn modifier(m: ModifierArg) -> Modifier {
     match m {
@@ -732,97 +756,9 @@ pub(crate) fn wait_params(a: &WaitForArgs) -> Result<Vec<WaitParams>, ToolFailur
     Ok(waits)
 }
 
-fn dialog_kind(k: DialogKind) -> &'static str {
-    match k {
-        DialogKind::Alert => "alert",
-        DialogKind::Confirm => "confirm",
-        DialogKind::Prompt => "prompt",
-        DialogKind::Beforeunload => "beforeunload",
-    }
-}
-
-fn modal_state(d: &DialogInfo) -> String {
-    format!(
-        "\n### Modal state\n- [\"{}\" dialog with message \"{}\"]: can be handled by the \
-         \"browser_handle_dialog\" tool\n",
-        dialog_kind(d.kind),
-        d.message
-    )
-}
-
-/// The page's url, title and outline, as Playwright MCP shows them.
-pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
-    let mut text = format!(
-        "### Page state\n- Page URL: {}\n- Page Title: {}\n- Page Snapshot:\n```yaml\n{}\n```\n",
-        s.url,
-        s.title,
-        s.text.trim_end()
-    );
-    if s.truncated {
-        text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");
-    }
-    if let Some(d) = dialog {
-        text.push_str(&modal_state(d));
-    }
-    text
-}
-
-fn tabs_text(list: &TabsListResult, current: Option<TabId>) -> String {
-    if list.tabs.is_empty() {
-        return "No tabs are shared: ask the person to share one from the cotab extension.".into();
-    }
-    let mut text = String::new();
-    for (i, t) in list.tabs.iter().enumerate() {
-        let mark = if Some(t.id) == current {
-            " (current)"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            text,
-            "- {i}:{mark} [{}] ({}) tabId={}",
-            t.title, t.url, t.id
-        );
-    }
-    text
-}
-
-fn console_text(r: &ConsoleResult) -> String {
-    if r.messages.is_empty() {
-        return "No console messages.".into();
-    }
-    let mut text = String::new();
-    if r.dropped > 0 {
-        let _ = writeln!(text, "({} older message(s) dropped)", r.dropped);
-    }
-    for m in &r.messages {
-        let level = serde_json::to_value(m.level)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        let exception = if m.exception { " (uncaught)" } else { "" };
-        let at = match (&m.url, m.line) {
-            (Some(u), Some(l)) => format!(" @ {u}:{l}"),
-            (Some(u), None) => format!(" @ {u}"),
-            _ => String::new(),
-        };
-        let _ = writeln!(text, "[{}]{exception} {}{at}", level.to_uppercase(), m.text);
-    }
-    text
-}
-
-fn quoted_list(values: &[String]) -> String {
-    values
-        .iter()
-        .map(|v| format!("\"{v}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cotab_shared::controller::{ConsoleLevel, ConsoleMessage};
     use serde_json::json;
 
     #[test]
@@ -911,55 +847,5 @@ mod tests {
         assert_eq!(e.to_string(), "STALE_REF: take a new snapshot");
         let e = ToolFailure::from(ClientError::Closed);
         assert!(e.to_string().starts_with("the connection"), "{e}");
-    }
-
-    #[test]
-    fn page_state_shows_url_title_outline_and_dialog() {
-        let s = SnapshotResult {
-            url: "http://a/".into(),
-            title: "A".into(),
-            text: "- button \"Go\" [ref=e1]\n".into(),
-            refs: 1,
-            truncated: false,
-        };
-        let d = DialogInfo {
-            tab_id: TabId(1),
-            kind: DialogKind::Confirm,
-            message: "Sure?".into(),
-            default_prompt: None,
-        };
-        let text = page_state(&s, Some(&d));
-        assert!(
-            text.contains("- Page URL: http://a/\n- Page Title: A\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("```yaml\n- button \"Go\" [ref=e1]\n```"),
-            "{text}"
-        );
-        assert!(
-            text.contains("\"confirm\" dialog with message \"Sure?\""),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn console_lines() {
-        let r = ConsoleResult {
-            messages: vec![ConsoleMessage {
-                seq: 1,
-                level: ConsoleLevel::Error,
-                text: "boom".into(),
-                exception: true,
-                url: Some("http://a/x.js".into()),
-                line: Some(3),
-            }],
-            next: 1,
-            dropped: 0,
-        };
-        assert_eq!(
-            console_text(&r),
-            "[ERROR] (uncaught) boom @ http://a/x.js:3\n"
-        );
     }
 }

@@ -19,6 +19,7 @@
 //! **Architecture Invariant:** stdout carries MCP messages only; nothing
 //! here prints.
 
+mod answers;
 mod bridge;
 mod tools;
 

@@ -7,9 +7,10 @@
 
 use super::{serve_on, SessionMode};
 use cotab_shared::controller::{
-    decode_line, AgentTab, Call, CaptureResult, Empty, EvaluateResult, FrameGeometry, FrameId,
-    HelloResult, ImageFormat, LaneState, Response, ResumeResult, RpcError, SelectResult,
-    SnapshotResult, StatusResult, TabsListResult, WaitResult, SERVER_ERROR,
+    decode_line, Acted, AgentTab, Call, CaptureResult, DialogInfo, DialogKind, Empty,
+    EvaluateResult, FrameGeometry, FrameId, HelloResult, ImageFormat, LaneState, Response,
+    ResumeResult, RpcError, SelectResult, SnapshotResult, StatusResult, TabsListResult, WaitResult,
+    SERVER_ERROR,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use serde::Serialize;
@@ -598,4 +599,93 @@ async fn a_kept_session_is_resumed_and_left_resumable() {
     assert_eq!(daemon.methods(), vec!["session.resume", "page.snapshot"]);
     mcp.close().await;
     assert!(!daemon.methods().contains(&"session.bye".to_string()));
+}
+
+#[tokio::test]
+async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
+    let dialog = |kind, message: &str| DialogInfo {
+        tab_id: TabId(7),
+        kind,
+        message: message.into(),
+        default_prompt: None,
+    };
+    let answers = Arc::new(Mutex::new(0));
+    let page = one_tab();
+    let respond: Arc<Responder> = Arc::new(move |call| match call {
+        Call::Click(p) if p.element.as_ref().is_some_and(|r| r.0 == "e2") => ok(Acted {
+            dialog: Some(dialog(DialogKind::Confirm, "Delete?")),
+        }),
+        // Refused: the confirm was open before the click began.
+        Call::Click(_) => Err(RpcError::dialog_open(
+            dialog(DialogKind::Confirm, "Delete?"),
+            "answer it with page.dialog",
+        )),
+        Call::Dialog(_) => {
+            let mut n = answers.lock().expect("lock");
+            *n += 1;
+            ok(Acted {
+                dialog: (*n == 1).then(|| dialog(DialogKind::Prompt, "Name?")),
+            })
+        }
+        other => page(other),
+    });
+    let daemon = FakeDaemon::start(respond);
+    let mut mcp = Mcp::start(&daemon).await;
+    mcp.call("browser_snapshot", json!({})).await;
+    daemon.clear();
+
+    // The click succeeded and opened a confirm: the answer shows it, and
+    // takes no snapshot of a page that waits for it.
+    let (text, is_error, _) = mcp
+        .call("browser_click", json!({"element":"Delete","ref":"e2"}))
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(text.starts_with("### Result\nClicked Delete\n"), "{text}");
+    assert!(
+        text.contains("- [\"confirm\" dialog with message \"Delete?\"]: can be handled by the \"browser_handle_dialog\" tool"),
+        "{text}"
+    );
+    assert_eq!(daemon.methods(), vec!["input.click"]);
+    daemon.clear();
+
+    // A refusal names the tool that answers the dialog.
+    let (text, is_error, _) = mcp
+        .call("browser_click", json!({"element":"Other","ref":"e3"}))
+        .await;
+    assert!(is_error);
+    assert_eq!(
+        text,
+        "DIALOG_OPEN: a confirm dialog (\"Delete?\") is open on this tab: answer it with the browser_handle_dialog tool"
+    );
+    daemon.clear();
+
+    // Accepting it leads to a prompt: that is what the answer shows.
+    let (text, _, _) = mcp
+        .call("browser_handle_dialog", json!({"accept": true}))
+        .await;
+    assert!(
+        text.starts_with("### Result\nAccepted the confirm dialog\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"prompt\" dialog with message \"Name?\""),
+        "{text}"
+    );
+    assert_eq!(daemon.methods(), vec!["page.dialog"]);
+    daemon.clear();
+
+    // The prompt's answer ends the chain: the page is shown again.
+    let (text, _, _) = mcp
+        .call(
+            "browser_handle_dialog",
+            json!({"accept": true, "promptText": "x"}),
+        )
+        .await;
+    assert!(
+        text.starts_with("### Result\nAccepted the prompt dialog\n"),
+        "{text}"
+    );
+    assert!(!text.contains("Modal state"), "{text}");
+    assert!(text.contains("[ref=e2]"), "{text}");
+    assert_eq!(daemon.methods(), vec!["page.dialog", "page.snapshot"]);
 }

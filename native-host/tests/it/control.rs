@@ -466,15 +466,20 @@ async fn a_click_cut_short_by_a_dialog_leaves_its_releases_to_the_extension() {
         ]
     );
     // A dialog opens while the extension is still at it: the agent hears
-    // at once, and the daemon sends no release of its own (the
-    // extension's may be on its way: a second would reach the page).
+    // at once — the click succeeded and opened it — and the daemon sends
+    // no release of its own (the extension's may be on its way: a second
+    // would reach the page).
     ext.event(Event::Cdp {
         tab_id: TabId(7),
         method: "Page.javascriptDialogOpening".into(),
         params: json!({"message": "hi", "type": "alert"}),
     });
     let r = response(&mut a, 100).await;
-    assert_eq!(r["error"]["data"]["kind"], "DIALOG_OPEN", "{r}");
+    assert_eq!(
+        r["result"]["dialog"],
+        json!({"tabId": 7, "type": "alert", "message": "hi"}),
+        "{r}"
+    );
     ext.event(Event::Cdp {
         tab_id: TabId(7),
         method: "Page.javascriptDialogClosed".into(),

@@ -7,6 +7,7 @@ mod bad_input;
 mod binaries;
 mod connections;
 mod control;
+mod dialogs;
 mod harness;
 mod limits;
 mod reach;

@@ -1,16 +1,16 @@
 //! The agent toolset (issue 4) against a scripted page: snapshot refs,
-//! input by ref, waits, history, tabs, dialogs, console, uploads and
+//! input by ref, waits, history, tabs, console, uploads and
 //! capture options — the CDP each method sends, and its refusals.
 
 use crate::harness::{tab, Daemon, FakeExt, Reply, Responder, Script, WAIT};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CloseTabParams,
-    Console, ConsoleLevel, ConsoleParams, CreateTabParams, Dialog, DialogParams, Drag, DragParams,
-    Empty, ImageFormat, Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams,
-    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
-    SnapshotParams, Status, TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait,
-    WaitParams, WaitUntil, INVALID_PARAMS,
+    Console, ConsoleLevel, ConsoleParams, CreateTabParams, Drag, DragParams, Empty, ImageFormat,
+    Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams, SelectOption,
+    SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status,
+    TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
+    INVALID_PARAMS,
 };
 use cotab_shared::native::{CommandClass, Event};
 use cotab_shared::{ErrorKind, TabId};
@@ -37,7 +37,7 @@ fn elements() -> Vec<(i64, &'static str, &'static str, [f64; 4])> {
 const PAGE_Y: f64 = 100.0;
 
 #[derive(Default)]
-struct PageState {
+pub(crate) struct PageState {
     checked: bool,
     gone: Vec<i64>,
     innertext_polls: u32,
@@ -259,7 +259,7 @@ fn page_responder(state: Arc<Mutex<PageState>>) -> Responder {
     })
 }
 
-fn page_script() -> (Script, Arc<Mutex<PageState>>) {
+pub(crate) fn page_script() -> (Script, Arc<Mutex<PageState>>) {
     let state = Arc::new(Mutex::new(PageState::default()));
     let script = Script {
         tabs: vec![tab(7)],
@@ -278,7 +278,7 @@ async fn observer(d: &Daemon) -> Client {
     c
 }
 
-async fn controller(d: &Daemon) -> Client {
+pub(crate) async fn controller(d: &Daemon) -> Client {
     let mut c = observer(d).await;
     c.call::<Acquire>(&Empty {}).await.expect("acquire");
     c
@@ -304,7 +304,7 @@ fn find_ref(outline: &str, needle: &str) -> Ref {
 
 /// The CDP commands (method, params, class) the fake receives until
 /// `last` arrives (inclusive).
-async fn cdp_until(ext: &mut FakeExt, last: &str) -> Vec<(String, Value, CommandClass)> {
+pub(crate) async fn cdp_until(ext: &mut FakeExt, last: &str) -> Vec<(String, Value, CommandClass)> {
     let mut out = Vec::new();
     loop {
         if let cotab_shared::native::Command::Cdp {
@@ -786,156 +786,6 @@ async fn scroll_turns_the_wheel_at_the_centre_or_brings_a_ref_into_view() {
         .await
         .expect_err("nothing to do");
     assert!(err.to_string().contains("params.deltaY"), "{err}");
-}
-
-#[tokio::test]
-async fn dialogs_are_announced_block_calls_and_are_answered() {
-    let d = Daemon::start().await;
-    let (mut script, _) = page_script();
-    script.silent = ["Input.insertText".to_string()].into();
-    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
-    let mut c = controller(&d).await;
-    let mut rx = c.forward_notifications();
-
-    // A call pending in the page when a dialog opens fails at once.
-    let call = tokio::spawn(async move {
-        let r = c
-            .call::<Type>(&TypeParams {
-                text: "hello".into(),
-                ..TypeParams::default()
-            })
-            .await;
-        (c, r)
-    });
-    ext.next_cdp("Input.insertText").await;
-    ext.event(Event::Cdp {
-        tab_id: TabId(7),
-        method: "Page.javascriptDialogOpening".into(),
-        params: json!({"url": "http://example.test/", "message": "Sure?", "type": "confirm",
-                       "hasBrowserHandler": true}),
-    });
-    let (mut c, r) = tokio::time::timeout(WAIT, call)
-        .await
-        .expect("unblocked in time")
-        .expect("task");
-    let err = r.expect_err("dialog open");
-    assert_eq!(err.kind(), Some(ErrorKind::DialogOpen));
-    assert!(err.to_string().contains("confirm"), "{err}");
-    let note = tokio::time::timeout(WAIT, rx.recv())
-        .await
-        .expect("notified in time")
-        .expect("a notification");
-    assert_eq!(note["method"], "dialog.opened");
-    assert_eq!(note["params"]["type"], "confirm");
-    assert_eq!(note["params"]["message"], "Sure?");
-
-    // New calls fail at once; the console still answers.
-    let err = c
-        .call::<Scroll>(&ScrollParams {
-            delta_y: Some(1.0),
-            ..ScrollParams::default()
-        })
-        .await
-        .expect_err("blocked");
-    assert_eq!(err.kind(), Some(ErrorKind::DialogOpen));
-    c.call::<Console>(&ConsoleParams::default())
-        .await
-        .expect("console answers");
-    c.call::<Dialog>(&DialogParams {
-        accept: true,
-        prompt_text: None,
-    })
-    .await
-    .expect("answered");
-    let p = ext.next_cdp("Page.handleJavaScriptDialog").await;
-    assert_eq!(p["accept"], true);
-    let err = c
-        .call::<Dialog>(&DialogParams {
-            accept: false,
-            prompt_text: None,
-        })
-        .await
-        .expect_err("no dialog");
-    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest));
-    c.call::<Scroll>(&ScrollParams {
-        delta_y: Some(1.0),
-        ..ScrollParams::default()
-    })
-    .await
-    .expect("unblocked");
-}
-
-#[tokio::test]
-async fn a_key_press_cut_short_by_a_dialog_leaves_its_release_to_the_extension() {
-    let d = Daemon::start().await;
-    let (script, _) = page_script();
-    let gate = Arc::new(tokio::sync::Notify::new());
-    let script = Script {
-        gates: HashMap::from([("Input.dispatchKeyEvent".to_string(), gate.clone())]),
-        ..script
-    };
-    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
-    let mut c = controller(&d).await;
-    let press = |key: &str| cotab_shared::controller::PressParams {
-        key: key.into(),
-        modifiers: vec![],
-        expect: None,
-    };
-    let call = {
-        let p = press("a");
-        tokio::spawn(async move {
-            let r = c.call::<cotab_shared::controller::Press>(&p).await;
-            (c, r)
-        })
-    };
-    // The key down and its up go to the extension as one command.
-    let events = loop {
-        if let cotab_shared::native::Command::Input { events, .. } = ext.next_command().await {
-            break events;
-        }
-    };
-    let kinds: Vec<_> = events
-        .iter()
-        .map(|e| (e.params["type"].clone(), e.params["key"].clone(), e.class()))
-        .collect();
-    assert_eq!(
-        kinds,
-        vec![
-            (json!("keyDown"), json!("a"), CommandClass::Act),
-            (json!("keyUp"), json!("a"), CommandClass::Release),
-        ]
-    );
-    ext.event(Event::Cdp {
-        tab_id: TabId(7),
-        method: "Page.javascriptDialogOpening".into(),
-        params: json!({"message": "hi", "type": "alert"}),
-    });
-    let (mut c, r) = tokio::time::timeout(WAIT, call)
-        .await
-        .expect("in time")
-        .expect("task");
-    assert_eq!(r.expect_err("dialog").kind(), Some(ErrorKind::DialogOpen));
-    ext.event(Event::Cdp {
-        tab_id: TabId(7),
-        method: "Page.javascriptDialogClosed".into(),
-        params: json!({"result": true}),
-    });
-    gate.notify_one();
-    // The daemon sent no key up of its own (the extension's may be on its
-    // way), and the key is not held any more: it can be pressed again.
-    gate.notify_one();
-    c.call::<cotab_shared::controller::Press>(&press("a"))
-        .await
-        .expect("pressed again");
-    let keys: Vec<_> = cdp_until(&mut ext, "Input.dispatchKeyEvent")
-        .await
-        .into_iter()
-        .chain(cdp_until(&mut ext, "Input.dispatchKeyEvent").await)
-        .chain(cdp_until(&mut ext, "Input.dispatchKeyEvent").await)
-        .filter(|(m, _, _)| m == "Input.dispatchKeyEvent")
-        .map(|(_, p, _)| p["type"].clone())
-        .collect();
-    assert_eq!(keys, [json!("keyDown"), json!("keyUp"), json!("keyDown")]);
 }
 
 #[tokio::test]

@@ -281,6 +281,16 @@ pub struct JavascriptDialogOpening {
 }
 event!(JavascriptDialogOpening, "Page.javascriptDialogOpening");
 
+/// `Page.javascriptDialogClosed`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JavascriptDialogClosed {
+    /// Whether it was accepted.
+    #[serde(default)]
+    pub result: bool,
+}
+event!(JavascriptDialogClosed, "Page.javascriptDialogClosed");
+
 /// `Page.loadEventFired`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct LoadEventFired {}

@@ -3,6 +3,7 @@
 //! error object, the response and the request line as a client writes it,
 //! and the [`Method`] trait that ties a method's name to its types.
 
+use super::DialogInfo;
 use crate::error::{ErrorKind, WireError};
 use crate::ids::RequestId;
 use serde::de::DeserializeOwned;
@@ -54,7 +55,7 @@ pub struct RpcError {
     pub code: i64,
     /// Message for a person; never echoes submitted values.
     pub message: String,
-    /// `{"kind": "…"}`.
+    /// `{"kind": "…"}`, and for `DIALOG_OPEN` the dialog.
     pub data: ErrorData,
 }
 
@@ -63,6 +64,9 @@ pub struct RpcError {
 pub struct ErrorData {
     /// Stable machine-readable kind.
     pub kind: ErrorKind,
+    /// For `DIALOG_OPEN`: the dialog that is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<DialogInfo>,
 }
 
 impl RpcError {
@@ -71,8 +75,20 @@ impl RpcError {
         RpcError {
             code,
             message: message.into(),
-            data: ErrorData { kind },
+            data: ErrorData { kind, dialog: None },
         }
+    }
+
+    /// `DIALOG_OPEN`: `dialog` is open on the tab, and `next` says how to
+    /// answer it, in the caller's terms (`page.dialog` on the protocol).
+    pub fn dialog_open(dialog: DialogInfo, next: &str) -> Self {
+        let mut e = RpcError::new(
+            SERVER_ERROR,
+            ErrorKind::DialogOpen,
+            format!("{} is open on this tab: {next}", dialog.describe()),
+        );
+        e.data.dialog = Some(dialog);
+        e
     }
 
     /// The error's kind.

@@ -4,7 +4,7 @@
 //! decoder cannot disagree.
 
 use super::{
-    CaptureParams, CaptureResult, CdpSendParams, CheckParams, ClickParams, CloseTabParams,
+    Acted, CaptureParams, CaptureResult, CdpSendParams, CheckParams, ClickParams, CloseTabParams,
     ConsoleParams, ConsoleResult, ControlResult, CreateTabParams, CreateTabResult, DialogParams,
     DragParams, Empty, EvaluateParams, EvaluateResult, HelloParams, HelloResult, HoverParams,
     KeyParams, KeyUpParams, Method, MouseUpParams, NavigateParams, NavigateResult, PointParams,
@@ -81,29 +81,29 @@ methods! {
     /// Captures the selected tab's viewport.
     Capture => "page.capture", CaptureParams, CaptureResult, Capture;
     /// Clicks at a point given in capture pixels.
-    Click => "input.click", ClickParams, Empty, Click;
+    Click => "input.click", ClickParams, Acted, Click;
     /// Types text into the focused element.
-    Type => "input.type", TypeParams, Empty, Type;
+    Type => "input.type", TypeParams, Acted, Type;
     /// Presses and releases one key, with modifiers.
-    Press => "input.press", PressParams, Empty, Press;
+    Press => "input.press", PressParams, Acted, Press;
     /// Takes the control lease of the selected tab.
     Acquire => "control.acquire", Empty, ControlResult, Acquire;
     /// Gives the control lease back (held input is released first).
     Release => "control.release", Empty, Empty, Release;
     /// Presses a key and holds it until `input.keyUp`.
-    KeyDown => "input.keyDown", KeyParams, Empty, KeyDown;
+    KeyDown => "input.keyDown", KeyParams, Acted, KeyDown;
     /// Releases a key held with `input.keyDown`.
     KeyUp => "input.keyUp", KeyUpParams, ReleaseResult, KeyUp;
     /// Presses a mouse button at a point and holds it until `input.mouseUp`.
-    MouseDown => "input.mouseDown", PointerParams, Empty, MouseDown;
+    MouseDown => "input.mouseDown", PointerParams, Acted, MouseDown;
     /// Moves the mouse (with any held button) to a point.
-    MouseMove => "input.mouseMove", PointerParams, Empty, MouseMove;
+    MouseMove => "input.mouseMove", PointerParams, Acted, MouseMove;
     /// Releases a button held with `input.mouseDown`.
     MouseUp => "input.mouseUp", MouseUpParams, ReleaseResult, MouseUp;
     /// Puts a finger down at a point and holds it until `input.gesture.end`.
-    GestureBegin => "input.gesture.begin", PointerParams, Empty, GestureBegin;
+    GestureBegin => "input.gesture.begin", PointerParams, Acted, GestureBegin;
     /// Moves the finger of the gesture in progress.
-    GestureUpdate => "input.gesture.update", PointParams, Empty, GestureUpdate;
+    GestureUpdate => "input.gesture.update", PointParams, Acted, GestureUpdate;
     /// Lifts the finger of the gesture in progress.
     GestureEnd => "input.gesture.end", Empty, ReleaseResult, GestureEnd;
     /// Evaluates JavaScript in the selected tab (developer mode only).
@@ -113,15 +113,15 @@ methods! {
     /// An accessibility outline of the selected tab with element refs.
     Snapshot => "page.snapshot", SnapshotParams, SnapshotResult, Snapshot;
     /// Moves the mouse over an element or a point.
-    Hover => "input.hover", HoverParams, Empty, Hover;
+    Hover => "input.hover", HoverParams, Acted, Hover;
     /// Selects options of a `<select>` by value or label.
     SelectOption => "input.selectOption", SelectOptionParams, SelectOptionResult, SelectOption;
     /// Checks or unchecks a checkbox or radio button.
-    Check => "input.check", CheckParams, Empty, Check;
+    Check => "input.check", CheckParams, Acted, Check;
     /// Drags one element onto another.
-    Drag => "input.drag", DragParams, Empty, Drag;
+    Drag => "input.drag", DragParams, Acted, Drag;
     /// Scrolls at a point, or scrolls an element into view.
-    Scroll => "input.scroll", ScrollParams, Empty, Scroll;
+    Scroll => "input.scroll", ScrollParams, Acted, Scroll;
     /// Waits for a condition on the selected tab.
     Wait => "page.wait", WaitParams, WaitResult, Wait;
     /// Opens a new tab (shared, selected, controlled by the caller).
@@ -129,11 +129,11 @@ methods! {
     /// Closes a shared tab.
     TabsClose => "tabs.close", CloseTabParams, Empty, TabsClose;
     /// Accepts or dismisses the open JavaScript dialog.
-    Dialog => "page.dialog", DialogParams, Empty, Dialog;
+    Dialog => "page.dialog", DialogParams, Acted, Dialog;
     /// Console messages and uncaught exceptions of the selected tab.
     Console => "page.console", ConsoleParams, ConsoleResult, Console;
     /// Sets the files of a file input.
-    SetFiles => "input.setFiles", SetFilesParams, Empty, SetFiles;
+    SetFiles => "input.setFiles", SetFilesParams, Acted, SetFiles;
 }
 
 fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {

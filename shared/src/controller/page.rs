@@ -318,6 +318,41 @@ pub struct DialogInfo {
     pub default_prompt: Option<String>,
 }
 
+impl DialogInfo {
+    /// The longest part of a dialog's message [`DialogInfo::describe`]
+    /// quotes, in characters.
+    const QUOTED: usize = 200;
+
+    /// `a confirm dialog ("Delete the draft?")`, for messages to a person:
+    /// its kind and its message (shortened past 200 characters).
+    pub fn describe(&self) -> String {
+        let kind = match self.kind {
+            DialogKind::Alert => "an alert",
+            DialogKind::Confirm => "a confirm",
+            DialogKind::Prompt => "a prompt",
+            DialogKind::Beforeunload => "a beforeunload",
+        };
+        let mut quoted: String = self.message.chars().take(Self::QUOTED).collect();
+        if quoted.len() < self.message.len() {
+            quoted.push('…');
+        }
+        format!("{kind} dialog ({quoted:?})")
+    }
+}
+
+/// Result of the acting methods (`input.click`, `input.type`,
+/// `input.press`, `page.dialog`, …): which dialog the action opened, if
+/// one did. The action stops where the dialog opened; what it had sent
+/// stays sent, and its held input is released as always.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Acted {
+    /// The dialog now open on the tab, because of this action (for
+    /// `page.dialog`: the next dialog of a chain).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<DialogInfo>,
+}
+
 /// Params of `page.dialog`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

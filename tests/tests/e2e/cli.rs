@@ -174,3 +174,49 @@ async fn cli_snapshot_click_by_ref_downscaled_screenshot_and_wait_progress() -> 
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_follows_a_chain_of_dialogs_and_says_how_to_answer_each() -> anyhow::Result<()> {
+    let browser = cotab_e2e::browser::Browser::launch(Default::default()).await?;
+    let url = browser.fixture.url("/dialogs");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let run = browser.runtime_dir.clone();
+    ok(&cotab(&run, &["select", &tab.to_string()])?);
+    let outline = ok(&cotab(&run, &["snapshot"])?);
+    let delete = cotab_e2e::outline_ref(&outline, "button \"Delete draft\"")
+        .ok_or_else(|| anyhow::anyhow!("no Delete button in:\n{outline}"))?;
+    let answer = "answer it with `cotab dialog accept` or `cotab dialog dismiss`";
+
+    let out = ok(&cotab(&run, &["click", &delete.0])?);
+    assert_eq!(
+        out.trim(),
+        format!(
+            "clicked {}; then a confirm dialog (\"Delete the draft?\") opened: {answer}",
+            delete.0
+        )
+    );
+    // What the dialog blocks says so, in the CLI's terms.
+    let out = cotab(&run, &["snapshot"])?;
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!(
+            "error: DIALOG_OPEN: a confirm dialog (\"Delete the draft?\") is open on this tab: {answer}"
+        )
+    );
+    let out = ok(&cotab(&run, &["dialog", "accept"])?);
+    assert_eq!(
+        out.trim(),
+        format!("accepted the dialog; then a prompt dialog (\"Type its name to confirm\") opened: {answer}")
+    );
+    let out = ok(&cotab(&run, &["dialog", "accept", "--text", "cli"])?);
+    assert!(
+        out.contains("then an alert dialog (\"Deleted cli\") opened"),
+        "{out}"
+    );
+    let out: Value = serde_json::from_str(&ok(&cotab(&run, &["--json", "dialog", "accept"])?))?;
+    assert_eq!(out, serde_json::json!({}), "the chain is over");
+    assert!(ok(&cotab(&run, &["snapshot"])?).contains("deleted cli"));
+    Ok(())
+}

@@ -1,5 +1,5 @@
 //! The agent toolset in real Chromium (issue 4): an accessibility snapshot
-//! with element refs, input by ref, waits, history, tabs, dialogs, console,
+//! with element refs, input by ref, waits, history, tabs, console,
 //! uploads and capture options — each through the agent socket, under the
 //! broker's rules.
 
@@ -9,9 +9,8 @@ use cotab_e2e::{wait_for, Deadline};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CloseTabParams,
-    Console, ConsoleLevel, ConsoleParams, ConsoleResult, CreateTabParams, Dialog, DialogParams,
-    Drag, DragParams, Empty, Hover, HoverParams, KeyDown, KeyParams, Navigate, NavigateAction,
-    NavigateParams, Press, PressParams, Ref, Scroll, ScrollParams, SelectOption,
+    Console, ConsoleLevel, ConsoleParams, ConsoleResult, CreateTabParams, Drag, DragParams, Empty,
+    Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams, SelectOption,
     SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams,
     TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
 };
@@ -19,11 +18,11 @@ use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-const DEADLINE: Duration = Duration::from_secs(15);
+pub(crate) const DEADLINE: Duration = Duration::from_secs(15);
 
 /// A browser with fixture `path` open and shared, and an agent that
 /// selected it and holds its lease.
-async fn on_page(
+pub(crate) async fn on_page(
     path: &str,
     options: LaunchOptions,
 ) -> anyhow::Result<(Browser, Page, TabId, Client)> {
@@ -40,13 +39,13 @@ async fn on_page(
 }
 
 /// The ref on the first outline line that contains `needle`.
-fn find_ref(outline: &str, needle: &str) -> anyhow::Result<Ref> {
+pub(crate) fn find_ref(outline: &str, needle: &str) -> anyhow::Result<Ref> {
     cotab_e2e::outline_ref(outline, needle).ok_or_else(|| {
         anyhow::anyhow!("no line with {needle:?} and a ref in the snapshot:\n{outline}")
     })
 }
 
-async fn snapshot(agent: &mut Client) -> anyhow::Result<String> {
+pub(crate) async fn snapshot(agent: &mut Client) -> anyhow::Result<String> {
     Ok(agent
         .call::<Snapshot>(&SnapshotParams::default())
         .await?
@@ -360,255 +359,6 @@ async fn waits_end_when_the_condition_holds_or_time_out() -> anyhow::Result<()> 
         .expect_err("no text given");
     assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
     Ok(())
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dialogs_are_reported_block_actions_and_are_answered() -> anyhow::Result<()> {
-    let (browser, page, tab, mut agent) = on_page("/dialogs", LaunchOptions::default()).await?;
-    // A dialog may open while the click that opens it is still answering.
-    let mut seen = agent.forward_notifications();
-    let outline = snapshot(&mut agent).await?;
-    let confirm = find_ref(&outline, "button \"Confirm\"")?;
-    let prompt = find_ref(&outline, "button \"Prompt\"")?;
-    let alert = find_ref(&outline, "button \"Alert on press\"")?;
-    let mouse = "__mouse.join(' ')";
-
-    // The click opens a confirm: it must not hang.
-    let clicked =
-        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(confirm))).await?;
-    if let Err(e) = clicked {
-        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
-    }
-    let opened = next_notification(&mut agent, &mut seen, "dialog.opened").await?;
-    assert_eq!(opened["params"]["tabId"], tab.0);
-    assert_eq!(opened["params"]["type"], "confirm");
-    assert_eq!(opened["params"]["message"], "Proceed?");
-    // Anything else on the tab is refused while the dialog is open.
-    let err = agent
-        .call::<Snapshot>(&SnapshotParams::default())
-        .await
-        .expect_err("dialog open");
-    assert_eq!(err.kind(), Some(ErrorKind::DialogOpen), "{err}");
-    assert!(err.to_string().contains("confirm"), "{err}");
-    agent
-        .call::<Dialog>(&DialogParams {
-            accept: true,
-            prompt_text: None,
-        })
-        .await?;
-    wait_for("the confirm's result", DEADLINE, || async {
-        Ok((browser
-            .eval(&page, "document.getElementById('out').textContent")
-            .await?
-            == "confirmed")
-            .then_some(()))
-    })
-    .await?;
-    // The dialog opened while the click's release was with the browser:
-    // the page saw it once.
-    assert_eq!(
-        browser.eval(&page, mouse).await?,
-        "mousedown mouseup click",
-        "one press and one release"
-    );
-
-    // A prompt, answered with text.
-    let clicked = tokio::time::timeout(
-        DEADLINE,
-        agent.call::<Click>(&ClickParams::on(prompt.clone())),
-    )
-    .await?;
-    if let Err(e) = clicked {
-        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
-    }
-    let opened = next_notification(&mut agent, &mut seen, "dialog.opened").await?;
-    assert_eq!(opened["params"]["type"], "prompt");
-    assert_eq!(opened["params"]["defaultPrompt"], "anon");
-    agent
-        .call::<Dialog>(&DialogParams {
-            accept: true,
-            prompt_text: Some("cotab".into()),
-        })
-        .await?;
-    wait_for("the prompt's result", DEADLINE, || async {
-        Ok((browser
-            .eval(&page, "document.getElementById('out').textContent")
-            .await?
-            == "name=cotab")
-            .then_some(()))
-    })
-    .await?;
-
-    // A double click whose first press opens an alert: the release waits
-    // for the dialog to be answered, then reaches the page once, and the
-    // second press is not sent after the dialog.
-    let double = ClickParams {
-        click_count: Some(2),
-        ..ClickParams::on(alert)
-    };
-    let clicked = tokio::time::timeout(DEADLINE, agent.call::<Click>(&double)).await?;
-    accept_the_dialog_of(&mut agent, &mut seen, clicked, "Pressed").await?;
-    let ups = "__mouse.filter(t => t === 'mouseup').length";
-    wait_for("the release after the alert", DEADLINE, || async {
-        Ok((browser.eval(&page, ups).await? == 3).then_some(()))
-    })
-    .await?;
-    // Input the agent sends now reaches the page after anything sent for
-    // the click before it: still one release for each press.
-    agent
-        .call::<Hover>(&HoverParams {
-            element: Some(prompt),
-            ..HoverParams::default()
-        })
-        .await?;
-    let counts = "['mousedown', 'mouseup'].map(t => __mouse.filter(m => m === t).length)";
-    assert_eq!(browser.eval(&page, counts).await?, json!([3, 3]));
-
-    // A key press whose key down opens an alert: its key up reaches the
-    // page once the alert is answered.
-    let field = find_ref(&outline, "textbox \"Alert on key\"")?;
-    agent.call::<Click>(&ClickParams::on(field)).await?;
-    let pressed = tokio::time::timeout(
-        DEADLINE,
-        agent.call::<Press>(&PressParams {
-            key: "a".into(),
-            modifiers: Vec::new(),
-            expect: None,
-        }),
-    )
-    .await?;
-    accept_the_dialog_of(&mut agent, &mut seen, pressed, "Key a").await?;
-    let keys = "['keydown', 'keyup'].map(t => __mouse.filter(m => m === t).length)";
-    wait_for("the key up after the alert", DEADLINE, || async {
-        Ok((browser.eval(&page, keys).await? == json!([1, 1])).then_some(()))
-    })
-    .await?;
-
-    // A key held down on its own whose key down opens an alert: the
-    // daemon releases it at once (the call failed), and the release waits
-    // in the extension for the key down's answer, so it reaches the page.
-    let held = tokio::time::timeout(
-        DEADLINE,
-        agent.call::<KeyDown>(&KeyParams {
-            key: "b".into(),
-            modifiers: Vec::new(),
-            expect: None,
-        }),
-    )
-    .await?;
-    assert!(held.is_err(), "the key down waits for the dialog");
-    accept_the_dialog_of(&mut agent, &mut seen, held, "Key b").await?;
-    wait_for(
-        "the held key's release after the alert",
-        DEADLINE,
-        || async { Ok((browser.eval(&page, keys).await? == json!([2, 2])).then_some(())) },
-    )
-    .await?;
-    let err = agent
-        .call::<Dialog>(&DialogParams {
-            accept: true,
-            prompt_text: None,
-        })
-        .await
-        .expect_err("no dialog");
-    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
-    Ok(())
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_click_whose_press_a_takeover_cuts_short_is_still_released() -> anyhow::Result<()> {
-    let (browser, page, tab, mut agent) = on_page("/dialogs", LaunchOptions::default()).await?;
-    let mut seen = agent.forward_notifications();
-    let outline = snapshot(&mut agent).await?;
-    let alert = find_ref(&outline, "button \"Alert on press\"")?;
-    // The harness answers the dialog in the person's place; its session
-    // sees dialogs once its Page domain is on.
-    browser
-        .cdp
-        .send_to(Some(&page.session), "Page.enable", json!({}))
-        .await?;
-    // The press opens an alert, so the browser has not answered it when
-    // the person takes control: the extension fails it, and still sends
-    // the click's release, which the page gets once the alert is gone.
-    let clicked =
-        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(alert))).await?;
-    if let Err(e) = clicked {
-        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
-    }
-    next_notification(&mut agent, &mut seen, "dialog.opened").await?;
-    browser.take_control(&page, tab).await?;
-    next_notification(&mut agent, &mut seen, "control.revoked").await?;
-    browser
-        .cdp
-        .send_to(
-            Some(&page.session),
-            "Page.handleJavaScriptDialog",
-            json!({"accept": true}),
-        )
-        .await?;
-    let ups = "__mouse.filter(t => t === 'mouseup').length";
-    wait_for("the click's release", DEADLINE, || async {
-        Ok((browser.eval(&page, ups).await? == 1).then_some(()))
-    })
-    .await?;
-    assert_eq!(
-        browser
-            .eval(&page, "__mouse.filter(t => t === 'mousedown').length")
-            .await?,
-        1
-    );
-    Ok(())
-}
-
-/// Checks `outcome`, that of a call whose input opened a dialog: a
-/// success or `DIALOG_OPEN` (the dialog may open before or after its
-/// answer). Then waits for `dialog.opened` with `message` and accepts the
-/// dialog.
-async fn accept_the_dialog_of<T>(
-    agent: &mut Client,
-    seen: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
-    outcome: Result<T, cotab_host::client::ClientError>,
-    message: &str,
-) -> anyhow::Result<()> {
-    if let Err(e) = outcome {
-        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
-    }
-    let opened = next_notification(agent, seen, "dialog.opened").await?;
-    assert_eq!(opened["params"]["message"], message);
-    agent
-        .call::<Dialog>(&DialogParams {
-            accept: true,
-            prompt_text: None,
-        })
-        .await?;
-    Ok(())
-}
-
-/// The next notification named `method`: one a call already read (and
-/// forwarded to `seen`), or the next one to arrive.
-async fn next_notification(
-    agent: &mut Client,
-    seen: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
-    method: &str,
-) -> anyhow::Result<Value> {
-    while let Ok(msg) = seen.try_recv() {
-        if msg["method"] == method {
-            return Ok(msg);
-        }
-    }
-    let found = tokio::time::timeout(DEADLINE, async {
-        loop {
-            let msg = agent.next_message().await?;
-            if msg["method"] == method {
-                return anyhow::Ok(msg);
-            }
-        }
-    })
-    .await;
-    match found {
-        Ok(r) => r,
-        Err(_) => anyhow::bail!("no {method} notification within {DEADLINE:?}"),
-    }
 }
 
 /// Reads the console until `done` holds for the answer.

@@ -1,10 +1,10 @@
 //! What every `cotab` subcommand works with: the daemon connection in the
 //! CLI's kept session, the output mode, and how acting commands get
-//! control ([`Ctx::act`]).
+//! control ([`Ctx::act`]), and how results and failures read.
 
 use cotab_host::client::{Client, ClientError, KeptSessionError};
 use cotab_host::runtime::{CLI_RELEASED_FILE, CLI_TICKET_FILE};
-use cotab_shared::controller::{Acquire, ControlResult, Empty, Method, Release, RpcError};
+use cotab_shared::controller::{Acquire, Acted, ControlResult, Empty, Method, Release, RpcError};
 use cotab_shared::{ErrorKind, WireError};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -152,4 +152,28 @@ pub(crate) fn print<T: Serialize>(
         }
     }
     Ok(())
+}
+
+/// How the CLI says to answer a dialog.
+pub(crate) const ANSWER_A_DIALOG: &str =
+    "answer it with `cotab dialog accept` or `cotab dialog dismiss`";
+
+/// `done`, and the dialog the action opened, if one did, with how to
+/// answer it.
+pub(crate) fn then_dialog(acted: &Acted, done: String) -> String {
+    match &acted.dialog {
+        None => done,
+        Some(d) => format!("{done}; then {} opened: {ANSWER_A_DIALOG}", d.describe()),
+    }
+}
+
+/// The message of a failure, in the CLI's terms: a dialog that blocks the
+/// tab says how to answer it with `cotab dialog`.
+pub(crate) fn explain(e: &RpcError) -> String {
+    match &e.data.dialog {
+        Some(d) if e.kind() == ErrorKind::DialogOpen => {
+            RpcError::dialog_open(d.clone(), ANSWER_A_DIALOG).message
+        }
+        _ => e.message.clone(),
+    }
 }

@@ -1,7 +1,7 @@
 //! `cotab` subcommands: input to the selected tab, and its dialogs.
 
 use crate::args::{DialogAnswer, InputCmd};
-use crate::ctx::{print, Ctx, Failure};
+use crate::ctx::{print, then_dialog, Ctx, Failure};
 use anyhow::Context as _;
 use cotab_host::keys;
 use cotab_shared::controller::{
@@ -23,7 +23,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     expect: None,
                 })
                 .await?;
-            print(cx.json, &r, |_| format!("holding {key}"))
+            print(cx.json, &r, |r| then_dialog(r, format!("holding {key}")))
         }
         InputCmd::KeyUp { key } => {
             let r = cx
@@ -34,13 +34,15 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
         }
         InputCmd::MouseDown { x, y, button } => {
             let r = cx.act::<MouseDown>(&pointer(x, y, Some(button))).await?;
-            print(cx.json, &r, |_| {
-                format!("holding the mouse button at ({x}, {y})")
+            print(cx.json, &r, |r| {
+                then_dialog(r, format!("holding the mouse button at ({x}, {y})"))
             })
         }
         InputCmd::MouseMove { x, y } => {
             let r = cx.act::<MouseMove>(&pointer(x, y, None)).await?;
-            print(cx.json, &r, |_| format!("moved to ({x}, {y})"))
+            print(cx.json, &r, |r| {
+                then_dialog(r, format!("moved to ({x}, {y})"))
+            })
         }
         InputCmd::MouseUp { button } => {
             let r = cx
@@ -74,7 +76,9 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                 })
                 .await?;
             let what = if double { "double-clicked" } else { "clicked" };
-            print(cx.json, &r, |_| format!("{what} {}", t.join(" ")))
+            print(cx.json, &r, |r| {
+                then_dialog(r, format!("{what} {}", t.join(" ")))
+            })
         }
         InputCmd::Type {
             text,
@@ -92,7 +96,9 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     expect: None,
                 })
                 .await?;
-            print(cx.json, &r, |_| format!("typed {chars} character(s)"))
+            print(cx.json, &r, |r| {
+                then_dialog(r, format!("typed {chars} character(s)"))
+            })
         }
         InputCmd::Press { key } => {
             let (modifiers, name) = keys::parse_combo(&key).map_err(anyhow::Error::msg)?;
@@ -103,7 +109,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     expect: None,
                 })
                 .await?;
-            print(cx.json, &r, |_| format!("pressed {key}"))
+            print(cx.json, &r, |r| then_dialog(r, format!("pressed {key}")))
         }
         InputCmd::Hover { target: t } => {
             let (element, x, y) = target(&t)?;
@@ -115,7 +121,9 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     frame_id: None,
                 })
                 .await?;
-            print(cx.json, &r, |_| format!("hovering {}", t.join(" ")))
+            print(cx.json, &r, |r| {
+                then_dialog(r, format!("hovering {}", t.join(" ")))
+            })
         }
         InputCmd::SelectOption { element, values } => {
             let r = cx
@@ -137,7 +145,9 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     to: Ref(to.clone()),
                 })
                 .await?;
-            print(cx.json, &r, |_| format!("dragged {from} onto {to}"))
+            print(cx.json, &r, |r| {
+                then_dialog(r, format!("dragged {from} onto {to}"))
+            })
         }
         InputCmd::Scroll {
             element,
@@ -163,7 +173,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     delta_y: dy,
                 })
                 .await?;
-            print(cx.json, &r, |_| what)
+            print(cx.json, &r, |r| then_dialog(r, what))
         }
         InputCmd::Dialog { answer, text } => {
             let accept = matches!(answer, DialogAnswer::Accept);
@@ -174,7 +184,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                 })
                 .await?;
             let how = if accept { "accepted" } else { "dismissed" };
-            print(cx.json, &r, |_| format!("{how} the dialog"))
+            print(cx.json, &r, |r| then_dialog(r, format!("{how} the dialog")))
         }
         InputCmd::Upload { element, paths } => {
             // The daemon wants absolute paths; relative ones are the
@@ -191,7 +201,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                     paths,
                 })
                 .await?;
-            print(cx.json, &r, |_| format!("set {n} file(s)"))
+            print(cx.json, &r, |r| then_dialog(r, format!("set {n} file(s)")))
         }
     }
 }
@@ -241,5 +251,7 @@ async fn check(cx: &mut Ctx, element: String, checked: bool) -> Result<(), Failu
         })
         .await?;
     let state = if checked { "checked" } else { "unchecked" };
-    print(cx.json, &r, |_| format!("{element} is {state}"))
+    print(cx.json, &r, |r| {
+        then_dialog(r, format!("{element} is {state}"))
+    })
 }

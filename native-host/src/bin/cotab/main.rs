@@ -87,7 +87,7 @@ fn main() -> ExitCode {
             ExitCode::from(3)
         }
         Err(Failure::Rpc(ClientError::Rpc(e))) => {
-            eprintln!("error: {}: {}", e.kind(), e.message);
+            eprintln!("error: {}: {}", e.kind(), ctx::explain(&e));
             ExitCode::from(1)
         }
         Err(Failure::Rpc(e)) => {

@@ -5,7 +5,8 @@
 use super::{png_100x50, Reply, Script};
 use cotab_shared::cdp::{
     CaptureScreenshot, CdpCommand as _, CdpEvent as _, CssViewport, Evaluate, Evaluated,
-    GetLayoutMetrics, LayoutMetrics, LoadEventFired, Navigate, Navigated, RemoteObject, Screenshot,
+    GetLayoutMetrics, HandleJavaScriptDialog, JavascriptDialogClosed, LayoutMetrics,
+    LoadEventFired, Navigate, Navigated, RemoteObject, Screenshot,
 };
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::{InputEvent, InputPlan};
@@ -180,6 +181,15 @@ pub(super) fn cdp_answer(
                 json!({"url": "http://example.test/done", "title": "Loaded"}),
             )),
             None,
+        ),
+        // As the browser does, the close follows the answer.
+        HandleJavaScriptDialog::METHOD => (
+            json!({}),
+            Some(Event::Cdp {
+                tab_id,
+                method: JavascriptDialogClosed::METHOD.into(),
+                params: json!({"result": params["accept"]}),
+            }),
         ),
         CaptureScreenshot::METHOD => {
             use base64::Engine as _;

@@ -1,0 +1,170 @@
+//! What the model reads back from the tools: the page's state as
+//! Playwright MCP shows it (url, title, outline, a dialog's "Modal
+//! state"), the tab list, console lines and action lines.
+
+use super::tools::{ButtonArg, ClickArgs};
+use cotab_shared::controller::{
+    ConsoleResult, DialogInfo, DialogKind, SnapshotResult, TabsListResult,
+};
+use cotab_shared::TabId;
+use std::fmt::Write as _;
+
+pub(super) fn click_line(a: &ClickArgs) -> String {
+    let what = if a.double_click {
+        "Double-clicked"
+    } else {
+        "Clicked"
+    };
+    let button = match a.button {
+        Some(ButtonArg::Right) => " with the right button",
+        Some(ButtonArg::Middle) => " with the middle button",
+        _ => "",
+    };
+    format!("{what} {}{button}", a.element)
+}
+
+pub(super) fn dialog_kind(k: DialogKind) -> &'static str {
+    match k {
+        DialogKind::Alert => "alert",
+        DialogKind::Confirm => "confirm",
+        DialogKind::Prompt => "prompt",
+        DialogKind::Beforeunload => "beforeunload",
+    }
+}
+
+/// How an MCP client answers a dialog.
+pub(super) const ANSWER_A_DIALOG: &str = "answer it with the browser_handle_dialog tool";
+
+pub(super) fn modal_state(d: &DialogInfo) -> String {
+    format!(
+        "\n### Modal state\n- [\"{}\" dialog with message \"{}\"]: can be handled by the \
+         \"browser_handle_dialog\" tool\n",
+        dialog_kind(d.kind),
+        d.message
+    )
+}
+
+/// The page's url, title and outline, as Playwright MCP shows them.
+pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
+    let mut text = format!(
+        "### Page state\n- Page URL: {}\n- Page Title: {}\n- Page Snapshot:\n```yaml\n{}\n```\n",
+        s.url,
+        s.title,
+        s.text.trim_end()
+    );
+    if s.truncated {
+        text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");
+    }
+    if let Some(d) = dialog {
+        text.push_str(&modal_state(d));
+    }
+    text
+}
+
+pub(super) fn tabs_text(list: &TabsListResult, current: Option<TabId>) -> String {
+    if list.tabs.is_empty() {
+        return "No tabs are shared: ask the person to share one from the cotab extension.".into();
+    }
+    let mut text = String::new();
+    for (i, t) in list.tabs.iter().enumerate() {
+        let mark = if Some(t.id) == current {
+            " (current)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            text,
+            "- {i}:{mark} [{}] ({}) tabId={}",
+            t.title, t.url, t.id
+        );
+    }
+    text
+}
+
+pub(super) fn console_text(r: &ConsoleResult) -> String {
+    if r.messages.is_empty() {
+        return "No console messages.".into();
+    }
+    let mut text = String::new();
+    if r.dropped > 0 {
+        let _ = writeln!(text, "({} older message(s) dropped)", r.dropped);
+    }
+    for m in &r.messages {
+        let level = serde_json::to_value(m.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let exception = if m.exception { " (uncaught)" } else { "" };
+        let at = match (&m.url, m.line) {
+            (Some(u), Some(l)) => format!(" @ {u}:{l}"),
+            (Some(u), None) => format!(" @ {u}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(text, "[{}]{exception} {}{at}", level.to_uppercase(), m.text);
+    }
+    text
+}
+
+pub(super) fn quoted_list(values: &[String]) -> String {
+    values
+        .iter()
+        .map(|v| format!("\"{v}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cotab_shared::controller::{ConsoleLevel, ConsoleMessage};
+
+    #[test]
+    fn page_state_shows_url_title_outline_and_dialog() {
+        let s = SnapshotResult {
+            url: "http://a/".into(),
+            title: "A".into(),
+            text: "- button \"Go\" [ref=e1]\n".into(),
+            refs: 1,
+            truncated: false,
+        };
+        let d = DialogInfo {
+            tab_id: TabId(1),
+            kind: DialogKind::Confirm,
+            message: "Sure?".into(),
+            default_prompt: None,
+        };
+        let text = page_state(&s, Some(&d));
+        assert!(
+            text.contains("- Page URL: http://a/\n- Page Title: A\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("```yaml\n- button \"Go\" [ref=e1]\n```"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"confirm\" dialog with message \"Sure?\""),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn console_lines() {
+        let r = ConsoleResult {
+            messages: vec![ConsoleMessage {
+                seq: 1,
+                level: ConsoleLevel::Error,
+                text: "boom".into(),
+                exception: true,
+                url: Some("http://a/x.js".into()),
+                line: Some(3),
+            }],
+            next: 1,
+            dropped: 0,
+        };
+        assert_eq!(
+            console_text(&r),
+            "[ERROR] (uncaught) boom @ http://a/x.js:3\n"
+        );
+    }
+}
