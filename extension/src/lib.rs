@@ -58,6 +58,7 @@
 pub mod control;
 pub mod developer_switch;
 pub mod held;
+pub mod link_state;
 pub mod messages;
 pub mod page_state;
 pub mod popup_model;

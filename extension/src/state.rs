@@ -1,6 +1,6 @@
 //! The service worker's bookkeeping, without any browser API: the shared-tab
-//! set with the tabs the person took control of, the native link's state and
-//! reconnect backoff, what to send for each browser event, what a move into
+//! set with the tabs the person took control of, what to send for each
+//! browser event, what a move into
 //! or out of the `cotab` tab group means, how each way of sharing a tab
 //! judges its url, the CDP commands sent on attach, and the gate that holds
 //! requests until the shared set is restored.
@@ -11,7 +11,7 @@
 use cotab_shared::limits::MAX_SHARED_TABS;
 use cotab_shared::native::{Event, ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
 use cotab_shared::reach::{check_created, check_shareable, Blocked, LocalFiles};
-use cotab_shared::{ErrorKind, TabId, WireError, NATIVE_PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, TabId, WireError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -21,123 +21,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
-
-/// First reconnect delay after the native port drops, in milliseconds.
-pub const RECONNECT_INITIAL_MS: u32 = 500;
-
-/// Longest reconnect delay, in milliseconds.
-pub const RECONNECT_MAX_MS: u32 = 30_000;
-
-/// Capped exponential backoff: 500 ms doubling up to 30 s, reset after the
-/// host welcomes us.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Backoff {
-    next_ms: u32,
-}
-
-impl Default for Backoff {
-    fn default() -> Self {
-        Backoff {
-            next_ms: RECONNECT_INITIAL_MS,
-        }
-    }
-}
-
-impl Backoff {
-    /// The delay before the next attempt; doubles the one after it.
-    pub fn next_delay_ms(&mut self) -> u32 {
-        let delay = self.next_ms;
-        self.next_ms = delay.saturating_mul(2).min(RECONNECT_MAX_MS);
-        delay
-    }
-
-    /// Starts again from the initial delay.
-    pub fn reset(&mut self) {
-        *self = Backoff::default();
-    }
-}
-
-/// The native link's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkPhase {
-    /// No port: never connected yet, or waiting to reconnect.
-    Disconnected,
-    /// A port is open and our hello is sent; the host has not answered.
-    AwaitingWelcome,
-    /// The host welcomed us with our protocol version.
-    Connected,
-}
-
-/// The native link: its phase, its backoff and the last error it saw.
-#[derive(Debug, Clone)]
-pub struct Link {
-    phase: LinkPhase,
-    backoff: Backoff,
-    last_error: Option<String>,
-}
-
-impl Default for Link {
-    fn default() -> Self {
-        Link {
-            phase: LinkPhase::Disconnected,
-            backoff: Backoff::default(),
-            last_error: None,
-        }
-    }
-}
-
-impl Link {
-    /// The current phase.
-    pub fn phase(&self) -> LinkPhase {
-        self.phase
-    }
-
-    /// Whether the host welcomed us on the current port.
-    pub fn connected(&self) -> bool {
-        self.phase == LinkPhase::Connected
-    }
-
-    /// Whether messages may be posted: a port is open and our hello went
-    /// first. Messages are dropped otherwise; the hello and shared list
-    /// sent on reconnect resynchronise the host.
-    pub fn can_send(&self) -> bool {
-        self.phase != LinkPhase::Disconnected
-    }
-
-    /// The last error, shown in the popup.
-    pub fn last_error(&self) -> Option<&str> {
-        self.last_error.as_deref()
-    }
-
-    /// A port was opened and the hello posted.
-    pub fn hello_sent(&mut self) {
-        self.phase = LinkPhase::AwaitingWelcome;
-    }
-
-    /// The host answered our hello. A different protocol version is kept as
-    /// the last error and leaves the link unwelcomed.
-    pub fn welcome(&mut self, protocol_version: u32) -> Result<(), String> {
-        if protocol_version != NATIVE_PROTOCOL_VERSION {
-            let msg = format!(
-                "the native host speaks protocol {protocol_version}, this extension {NATIVE_PROTOCOL_VERSION}"
-            );
-            self.last_error = Some(msg.clone());
-            return Err(msg);
-        }
-        self.phase = LinkPhase::Connected;
-        self.last_error = None;
-        self.backoff.reset();
-        Ok(())
-    }
-
-    /// The port closed (or could not be opened) with `error`; returns the
-    /// delay before reconnecting.
-    pub fn disconnected(&mut self, error: String) -> u32 {
-        self.phase = LinkPhase::Disconnected;
-        self.last_error = Some(error);
-        self.backoff.next_delay_ms()
-    }
-}
 
 /// Why a share request was refused before touching the tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,22 +51,36 @@ pub enum ShareOrigin {
     GroupDrag,
     /// An agent's `createTab`: the extension opened the tab itself.
     Created,
+    /// The page of a shared tab opened it (a link with a target,
+    /// `window.open`): it starts out blank, or on its way to its url.
+    Opened,
 }
 
 impl ShareOrigin {
     /// Judges the tab's url: only `http:`/`https:` pages and the local
-    /// files `files` allows, except that a tab the extension opened may
-    /// also be the blank page.
+    /// files `files` allows, except that a tab the extension or a shared
+    /// page opened may also be the blank page (or, opened by a page, have
+    /// no url yet).
     pub fn check_url(self, url: &str, files: &LocalFiles) -> Result<(), Blocked> {
         match self {
             ShareOrigin::Popup | ShareOrigin::GroupDrag => check_shareable(url, files),
             ShareOrigin::Created => check_created(url, files),
+            // Not navigating yet: its first page is judged once attached.
+            ShareOrigin::Opened if url.is_empty() => Ok(()),
+            ShareOrigin::Opened => check_created(url, files),
         }
     }
 
     /// Whether the worker must put the tab in the `cotab` group.
     pub fn needs_grouping(self) -> bool {
         self != ShareOrigin::GroupDrag
+    }
+
+    /// Whether the share fails when the tab cannot join the group: a tab
+    /// a page opened is shared by nobody's request, so only the group
+    /// tells the person (a tab of a popup window cannot be grouped).
+    pub fn must_be_grouped(self) -> bool {
+        self == ShareOrigin::Opened
     }
 }
 
@@ -731,36 +628,6 @@ mod tests {
     }
 
     #[test]
-    fn backoff_doubles_to_the_cap_and_resets() {
-        let mut b = Backoff::default();
-        let delays: Vec<u32> = (0..9).map(|_| b.next_delay_ms()).collect();
-        assert_eq!(
-            delays,
-            [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]
-        );
-        b.reset();
-        assert_eq!(b.next_delay_ms(), 500);
-    }
-
-    #[test]
-    fn link_phases() {
-        let mut link = Link::default();
-        assert!(!link.can_send() && !link.connected());
-        assert_eq!(link.disconnected("not found".into()), 500);
-        assert_eq!(link.disconnected("not found".into()), 1000);
-        assert_eq!(link.last_error(), Some("not found"));
-        link.hello_sent();
-        assert!(link.can_send() && !link.connected());
-        assert!(link.welcome(NATIVE_PROTOCOL_VERSION + 1).is_err());
-        assert_eq!(link.phase(), LinkPhase::AwaitingWelcome);
-        assert!(link.welcome(NATIVE_PROTOCOL_VERSION).is_ok());
-        assert!(link.connected() && link.last_error().is_none());
-        // A welcome resets the backoff.
-        assert_eq!(link.disconnected("Native host has exited.".into()), 500);
-        assert!(!link.can_send());
-    }
-
-    #[test]
     fn share_reserves_and_caps() {
         let mut set = restored(&[]);
         assert_eq!(set.begin_share(TabId(1)), Ok(ShareStart::Proceed));
@@ -845,6 +712,18 @@ mod tests {
         assert!(ShareOrigin::Popup.needs_grouping());
         assert!(ShareOrigin::Created.needs_grouping());
         assert!(!ShareOrigin::GroupDrag.needs_grouping());
+        // A tab a page opened is shared only where the group shows it.
+        assert_eq!(
+            ShareOrigin::Opened.check_url("about:blank", &LocalFiles::NONE),
+            Ok(())
+        );
+        assert_eq!(ShareOrigin::Opened.check_url("", &LocalFiles::NONE), Ok(()));
+        assert_eq!(
+            ShareOrigin::Opened.check_url("chrome://settings", &LocalFiles::NONE),
+            Err(Blocked::BrowserPage)
+        );
+        assert!(ShareOrigin::Opened.needs_grouping() && ShareOrigin::Opened.must_be_grouped());
+        assert!(!ShareOrigin::Popup.must_be_grouped() && !ShareOrigin::Created.must_be_grouped());
     }
 
     #[test]

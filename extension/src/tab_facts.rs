@@ -10,9 +10,13 @@
 //! - whether raw CDP (a privileged command) went to the tab's current
 //!   session, so a takeover re-attaches it;
 //! - whether a short-lived session holds the tab only to release its input
-//!   after someone else detached the debugger, so a share waits for it.
+//!   after someone else detached the debugger, so a share waits for it;
+//! - which shared tab's page opened it (a link with a target,
+//!   `window.open`), which the browser's own `openerTabId` does not say
+//!   reliably.
 //!
-//! A new session forgets what the old one had; a closed tab forgets all.
+//! A new session forgets what the old one had (but the opener); a closed
+//! tab forgets all.
 
 use cotab_shared::{ErrorKind, TabId, WireError};
 
@@ -26,6 +30,7 @@ struct Facts {
     dialogs: u64,
     raw_cdp: bool,
     releasing: bool,
+    opener: Option<TabId>,
 }
 
 impl Facts {
@@ -159,6 +164,25 @@ impl TabFacts {
         self.get(tab).releasing
     }
 
+    /// The page of the shared tab `opener` opened `tab`.
+    pub fn opened_by(&mut self, tab: TabId, opener: TabId) {
+        match self.tabs.iter_mut().find(|(t, _)| *t == tab) {
+            Some((_, facts)) => facts.opener = Some(opener),
+            None => self.tabs.push((
+                tab,
+                Facts {
+                    opener: Some(opener),
+                    ..Facts::default()
+                },
+            )),
+        }
+    }
+
+    /// The shared tab whose page opened `tab`, if one did.
+    pub fn opener(&self, tab: TabId) -> Option<TabId> {
+        self.get(tab).opener
+    }
+
     /// `tab` closed: everything known of it goes.
     pub fn forget(&mut self, tab: TabId) {
         self.tabs.retain(|(t, _)| *t != tab);
@@ -246,5 +270,19 @@ mod tests {
         facts.releasing(U, true);
         facts.releasing(U, false);
         assert!(!facts.is_releasing(U));
+    }
+
+    #[test]
+    fn the_opener_outlives_sessions_until_the_tab_closes() {
+        let mut f = TabFacts::default();
+        f.opened_by(TabId(2), TabId(1));
+        f.crashed(TabId(2));
+        f.new_session(TabId(2));
+        f.session_ended(TabId(2));
+        assert_eq!(f.opener(TabId(2)), Some(TabId(1)));
+        assert_eq!(f.opener(TabId(1)), None);
+        f.forget(TabId(2));
+        assert_eq!(f.opener(TabId(2)), None);
+        assert!(f.is_empty());
     }
 }

@@ -35,8 +35,7 @@ pub enum FrameError {
     Empty,
 }
 
-/// Reads the payload length from a frame header and checks it against
-/// `limit`.
+/// Reads the payload length from a frame header, checked against `limit`.
 pub fn frame_len(header: [u8; 4], limit: usize) -> Result<usize, FrameError> {
     let len = u32::from_ne_bytes(header) as usize;
     if len == 0 {
@@ -869,11 +868,12 @@ mod tests {
                         title: "A".into(),
                         human_control: true,
                         blocked: None,
+                        opener: Some(TabId(3)),
                     }],
                 }),
             },
-            json!({"type":"event","event":{"kind":"shared",
-                   "tabs":[{"id":1,"url":"http://a/","title":"A","humanControl":true}]}}),
+            json!({"type":"event","event":{"kind":"shared","tabs":[{"id":1,"url":"http://a/",
+                   "title":"A","humanControl":true,"openerTabId":3}]}}),
         );
         round_trip(
             &ExtensionToHost::Event {

@@ -21,4 +21,12 @@ pub struct TabInfo {
     /// url and title are not reported (they are the person's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked: Option<crate::reach::Blocked>,
+    /// The shared tab whose page opened this one (a `target=_blank` link,
+    /// `window.open`), if that tab is still shared.
+    #[serde(
+        default,
+        rename = "openerTabId",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub opener: Option<TabId>,
 }

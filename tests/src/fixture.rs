@@ -43,6 +43,16 @@ const SUBMITTED: &str =
     "<!doctype html><html><head><title>Submitted</title></head><body><p>Thanks.</p></body></html>";
 const SECOND: &str =
     "<!doctype html><html><head><title>Second page</title></head><body><h1>Second</h1></body></html>";
+/// A page that opens tabs: a link with a target, `window.open`, and a
+/// popup window (which cannot join a tab group).
+pub const OPENER: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Opener</title></head>
+<body>
+ <a href="/second?from=link" target="_blank">Open the second page</a>
+ <button onclick="window.open('/second?from=script')">Open by script</button>
+ <button onclick="window.open('/second?from=popup', 'pop', 'popup,width=400,height=300')">Open a popup</button>
+</body></html>
+"#;
 const OTHER: &str =
     "<!doctype html><html><head><title>Not shared</title></head><body><p>Private.</p></body></html>";
 
@@ -312,6 +322,7 @@ impl Fixture {
                         "/drag" => (200, DRAG),
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),
+                        "/opener" => (200, OPENER),
                         "/console" => (200, CONSOLE),
                         "/upload" => (200, UPLOAD),
                         "/covered" => (200, COVERED),

@@ -474,6 +474,7 @@ async fn drive(daemon: &mut DaemonProcess) -> Result<()> {
         title: "Load".into(),
         human_control: false,
         blocked: None,
+        opener: None,
     };
     let fake = FakeExt::connect(&host_sock, tab).await?;
     let mut agents = Vec::with_capacity(AGENTS);

@@ -64,13 +64,12 @@ mod tests {
         ("native-host/tests/it/toolset.rs", 1477),
         ("native-host/src/broker/mod.rs", 1054),
         ("shared/src/native.rs", 1021),
-        ("extension/src/state.rs", 1083),
+        ("extension/src/state.rs", 962),
         ("xtask/src/load_browser.rs", 1040),
-        ("native-host/src/mcp/bridge.rs", 851),
         ("native-host/src/handlers/element.rs", 1018),
         ("xtask/src/bench/browser.rs", 1023),
         ("native-host/tests/it/security.rs", 874),
-        ("native-host/src/broker/page.rs", 841),
+        ("native-host/src/broker/page.rs", 832),
     ];
 
     #[test]

@@ -1,5 +1,5 @@
 //! `chrome.tabs`: read, list, open, close and group tabs; tab close and
-//! update events.
+//! update events, and the tabs pages open (`chrome.webNavigation`).
 
 use super::{event, from_js, to_js, ChromeEvent};
 use crate::messages::ChromeTab;
@@ -145,6 +145,28 @@ pub(crate) async fn remove(tab: TabId) -> Result<(), JsValue> {
 /// `chrome.tabs.onRemoved`: `(tabId, removeInfo)`.
 pub(crate) fn on_removed() -> Result<ChromeEvent, JsValue> {
     event(&["tabs", "onRemoved"])
+}
+
+/// `chrome.webNavigation.onCreatedNavigationTarget`: `(details)`, for a
+/// tab or window a page opened to navigate in (a link with a target,
+/// `window.open`).
+pub(crate) fn on_created_navigation_target() -> Result<ChromeEvent, JsValue> {
+    event(&["webNavigation", "onCreatedNavigationTarget"])
+}
+
+/// The parts of `onCreatedNavigationTarget`'s details the worker uses.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NavigationTarget {
+    /// The tab whose page opened it.
+    pub(crate) source_tab_id: TabId,
+    /// The new tab.
+    pub(crate) tab_id: TabId,
+}
+
+/// `chrome.tabs.onCreated`: `(tab)`.
+pub(crate) fn on_created() -> Result<ChromeEvent, JsValue> {
+    event(&["tabs", "onCreated"])
 }
 
 /// `chrome.tabs.onUpdated`: `(tabId, changeInfo, tab)`.

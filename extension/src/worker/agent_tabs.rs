@@ -81,6 +81,7 @@ pub(super) async fn create_tab(
         // Just checked after the attach; a later change is reported with
         // the shared list.
         blocked: None,
+        opener: None,
     };
     serde_json::to_value(info).map_err(|e| failed(e.to_string()))
 }

@@ -86,6 +86,34 @@ pub(super) fn register(worker: &Rc<Worker>) {
     );
     let w = worker.clone();
     listen(
+        "chrome.tabs.onCreated",
+        tabs::on_created(),
+        Closure::<dyn FnMut(JsValue)>::new(move |tab: JsValue| {
+            match from_js::<crate::messages::ChromeTab>(tab) {
+                Ok(tab) => group_moves::created(&w, tab),
+                Err(e) => log::warn(&format!(
+                    "a created tab could not be read: {}",
+                    error_message(&e)
+                )),
+            }
+        }),
+    );
+    let w = worker.clone();
+    listen(
+        "chrome.webNavigation.onCreatedNavigationTarget",
+        tabs::on_created_navigation_target(),
+        Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
+            match from_js::<tabs::NavigationTarget>(details) {
+                Ok(t) => group_moves::opened(&w, t.tab_id, t.source_tab_id),
+                Err(e) => log::warn(&format!(
+                    "a tab a page opened could not be read: {}",
+                    error_message(&e)
+                )),
+            }
+        }),
+    );
+    let w = worker.clone();
+    listen(
         "chrome.tabs.onUpdated",
         tabs::on_updated(),
         Closure::<dyn FnMut(i32, JsValue, JsValue)>::new(

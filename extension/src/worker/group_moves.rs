@@ -1,5 +1,7 @@
 //! The `cotab` tab group as a way to share: a tab the person drags into it
-//! is shared, a shared tab they drag out of it is unshared.
+//! is shared, a shared tab they drag out of it is unshared, and a tab a
+//! shared page opens (which the browser puts in its opener's group) is
+//! shared at once.
 //!
 //! `chrome.tabs.onUpdated` reports a `groupId` change; this module reads
 //! the tab's group as it is now (not as the event said, which may be stale)
@@ -13,7 +15,7 @@
 use super::{share, Worker};
 use crate::chrome::{error_message, tab_groups, tabs};
 use crate::log;
-use crate::messages::TAB_GROUP_ID_NONE;
+use crate::messages::{ChromeTab, TAB_GROUP_ID_NONE};
 use crate::state::{GroupMove, ShareFailure, ShareOrigin, ShareRefusal};
 use cotab_shared::TabId;
 use std::rc::Rc;
@@ -41,7 +43,7 @@ pub(super) fn group_changed(worker: &Rc<Worker>, tab: TabId) {
         };
         let decision = worker.shared.borrow().group_move(tab, in_cotab_group);
         match decision {
-            GroupMove::Share => joined(&worker, tab).await,
+            GroupMove::Share => joined(&worker, tab, ShareOrigin::GroupDrag).await,
             GroupMove::Unshare => match share::unshare_tab(&worker, tab).await {
                 Ok(_) => log::info(&format!(
                     "tab {tab} left the cotab group and is no longer shared"
@@ -53,10 +55,44 @@ pub(super) fn group_changed(worker: &Rc<Worker>, tab: TabId) {
     });
 }
 
-/// An unshared tab joined the `cotab` group: share it, or move it back out
-/// and tell the person why.
-async fn joined(worker: &Rc<Worker>, tab: TabId) {
-    match share::share_tab(worker, tab, ShareOrigin::GroupDrag).await {
+/// A tab was created in the `cotab` group (the person opened it from a
+/// shared tab's menu): it is shared at once, so the group shows only
+/// shared tabs.
+pub(super) fn created(worker: &Rc<Worker>, tab: ChromeTab) {
+    let (Some(id), Some(group)) = (tab.id, tab.group_id) else {
+        return;
+    };
+    if group == TAB_GROUP_ID_NONE {
+        return;
+    }
+    let worker = worker.clone();
+    spawn_local(async move {
+        worker.restored.wait().await;
+        if tab_groups::get(group).await.is_ok_and(|g| g.is_cotab()) {
+            joined(&worker, id, ShareOrigin::Opened).await;
+        }
+    });
+}
+
+/// The page of `source` opened `tab` (a link with a target,
+/// `window.open`): when `source` is shared, `tab` is shared at once, in the
+/// `cotab` group, and agents hear of it with the shared list.
+pub(super) fn opened(worker: &Rc<Worker>, tab: TabId, source: TabId) {
+    let worker = worker.clone();
+    spawn_local(async move {
+        worker.restored.wait().await;
+        if !worker.shared.borrow().contains(source) {
+            return;
+        }
+        worker.facts.borrow_mut().opened_by(tab, source);
+        joined(&worker, tab, ShareOrigin::Opened).await;
+    });
+}
+
+/// An unshared tab joined the `cotab` group, or a shared page opened it:
+/// share it, or move it back out and tell the person why.
+async fn joined(worker: &Rc<Worker>, tab: TabId, origin: ShareOrigin) {
+    match share::share_tab(worker, tab, origin).await {
         Ok(()) => log::info(&format!("tab {tab} joined the cotab group and is shared")),
         // Another share of this tab is running; it decides.
         Err(ShareFailure::Refused(ShareRefusal::Busy)) => {}

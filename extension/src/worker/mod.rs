@@ -34,9 +34,10 @@ use crate::chrome::{error_message, storage, tabs};
 use crate::control::InFlight;
 use crate::developer_switch::DeveloperSwitch;
 use crate::held::{HeldInput, StoredEntry};
+use crate::link_state::Link;
 use crate::log;
 use crate::page_state::Pages;
-use crate::state::{Effect, Gate, Link, Persisted, SharedSet};
+use crate::state::{Effect, Gate, Persisted, SharedSet};
 use crate::tab_facts::TabFacts;
 use cotab_shared::native::{Event, ExtensionToHost, Holder, SharedTabs, TabInfo};
 use cotab_shared::{LaneId, TabId};
@@ -222,22 +223,32 @@ async fn shared_tabs(worker: &Worker) -> SharedTabs {
     let mut out = Vec::with_capacity(ids.len());
     for (id, human_control) in ids {
         match tabs::get(id).await {
-            Ok(tab) => out.push(match worker.pages.borrow().blocked(id) {
-                Some(blocked) => TabInfo {
-                    id,
-                    url: String::new(),
-                    title: String::new(),
-                    human_control,
-                    blocked: Some(blocked),
-                },
-                None => TabInfo {
-                    id,
-                    url: tab.effective_url().to_owned(),
-                    title: tab.title.unwrap_or_default(),
-                    human_control,
-                    blocked: None,
-                },
-            }),
+            Ok(tab) => {
+                // Only an opener agents know of is named.
+                let opener = worker
+                    .facts
+                    .borrow()
+                    .opener(id)
+                    .filter(|o| worker.shared.borrow().contains(*o));
+                out.push(match worker.pages.borrow().blocked(id) {
+                    Some(blocked) => TabInfo {
+                        id,
+                        url: String::new(),
+                        title: String::new(),
+                        human_control,
+                        blocked: Some(blocked),
+                        opener,
+                    },
+                    None => TabInfo {
+                        id,
+                        url: tab.effective_url().to_owned(),
+                        title: tab.title.unwrap_or_default(),
+                        human_control,
+                        blocked: None,
+                        opener,
+                    },
+                })
+            }
             Err(e) => log::info(&format!("shared tab {id} is gone: {}", error_message(&e))),
         }
     }

@@ -20,7 +20,7 @@
 
 use super::lifecycle::StartReason;
 use super::{browser_events, cdp, held_input, Saved, Worker};
-use crate::chrome::{debugger, error_message, from_js, storage, tab_groups, tabs};
+use crate::chrome::{debugger, error_message, from_js, storage, tab_groups, tabs, windows};
 use crate::held::HeldInput;
 use crate::log;
 use crate::messages::TAB_GROUP_ID_NONE;
@@ -32,6 +32,7 @@ use cotab_shared::cdp::BEST_EFFORT_CDP;
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
 use serde_json::Value;
 use std::rc::Rc;
+use wasm_bindgen::JsValue;
 
 /// Deadline of the domain-enabling commands sent on attach, in milliseconds.
 const ENABLE_DEADLINE_MS: u64 = 10_000;
@@ -65,12 +66,28 @@ pub(crate) async fn share_tab(
     if start == ShareStart::AlreadyShared {
         return Ok(());
     }
-    let attached = attach_shareable(worker, tab, origin).await;
+    let mut attached = attach_shareable(worker, tab, origin).await;
     if let (Ok(window_id), true) = (&attached, origin.needs_grouping()) {
-        // The group only shows the person what is shared; failing to make
-        // it must not fail the share.
-        if let Err(e) = group(tab, *window_id).await {
-            log::warn(&format!("could not group tab {tab}: {}", error_message(&e)));
+        let shown = match windows::is_normal(*window_id).await {
+            Ok(true) => group(tab, *window_id).await,
+            Ok(false) => Err(JsValue::from_str("a popup window shows no tab groups")),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = shown {
+            let e = error_message(&e);
+            if origin.must_be_grouped() {
+                // Nobody asked for this tab to be shared: unless the group
+                // shows it, the person would not know it is.
+                detach(tab).await;
+                worker.pages.borrow_mut().forget(tab);
+                attached = Err(ShareFailure::Browser(format!(
+                    "tab {tab} cannot join the cotab group ({e}), so it is not shared"
+                )));
+            } else {
+                // The person or an agent asked for the share; the group only
+                // shows it, and failing to make it must not fail the share.
+                log::warn(&format!("could not group tab {tab}: {e}"));
+            }
         }
     }
     let effects = worker

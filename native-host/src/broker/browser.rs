@@ -44,6 +44,9 @@ impl Core {
         self.pages.retain(|id, _| tabs.iter().any(|t| t.id == *id));
         for info in tabs {
             if !self.tabs.contains_key(&info.id) {
+                if let Some(opener) = info.opener {
+                    self.notify_selecting(opener, AgentEvent::TabOpened(info.clone()));
+                }
                 // A tab shared (again): no frame from before may match.
                 let nav = self.fresh_nav();
                 self.tabs.insert(

@@ -16,6 +16,7 @@ fn the_shared_list_and_the_lane_are_announced_to_every_session() {
         title: title.into(),
         human_control: false,
         blocked: None,
+        opener: None,
     };
     let mut c = Core::default();
     c.on_lane_online();
@@ -133,4 +134,37 @@ fn a_tab_on_a_blocked_page_admits_nothing_until_it_shows_a_web_page_again() {
     assert_eq!(kind(c.fence(s, A, Need::Act)), ErrorKind::NoControl);
     c.acquire(s, A).expect("acquire again");
     c.fence(s, A, Need::Act).expect("act again");
+}
+
+#[test]
+fn a_tab_a_shared_page_opened_is_told_to_the_sessions_on_its_opener() {
+    let (mut c, a) = setup();
+    let b = c.hello(B, "beta".into(), Ticket("tb".into()));
+    c.select(b, B, TabId(2)).expect("select");
+    c.take_effects();
+    let opened = TabInfo {
+        opener: Some(TabId(1)),
+        ..tab(3, false)
+    };
+    c.on_shared(&[tab(1, false), tab(2, false), opened.clone()]);
+    let fx = c.take_effects();
+    let told: Vec<_> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Notify(sid, ev @ AgentEvent::TabOpened(_)) => Some((*sid, ev.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        told,
+        vec![(a, AgentEvent::TabOpened(opened.clone()))],
+        "only the session on the opener: {fx:?}"
+    );
+    assert_eq!(to_all(&fx), vec![AgentEvent::TabUpdated(opened.clone())]);
+    // Told once: the next list names it again, nothing is new.
+    c.on_shared(&[tab(1, false), tab(2, false), opened]);
+    assert!(c
+        .take_effects()
+        .iter()
+        .all(|e| !matches!(e, Effect::Notify(_, AgentEvent::TabOpened(_)))));
 }

@@ -313,18 +313,7 @@ impl Core {
     pub fn on_dialog_opening(&mut self, info: DialogInfo) {
         let tab = info.tab_id;
         self.page_mut(tab).dialog = Some(info.clone());
-        let watchers: Vec<SessionId> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.selected == Some(tab))
-            .map(|(id, _)| *id)
-            .collect();
-        for sid in watchers {
-            self.effects.push(super::Effect::Notify(
-                sid,
-                AgentEvent::DialogOpened(info.clone()),
-            ));
-        }
+        self.notify_selecting(tab, AgentEvent::DialogOpened(info));
     }
 
     /// `Page.javascriptDialogClosed`, or `page.dialog` answered it.
@@ -803,6 +792,7 @@ mod tests {
             title: String::new(),
             human_control: false,
             blocked: None,
+            opener: None,
         };
         let rev = c.tab_created(s, A, &info).expect("created");
         assert_eq!(c.selection(s, A).expect("bound"), (Some(TabId(9)), rev));

@@ -303,6 +303,7 @@ impl World {
                     .blocked
                     .contains(id)
                     .then_some(cotab_shared::reach::Blocked::LocalFile),
+                opener: None,
             })
             .collect();
         self.core.on_shared(&list);

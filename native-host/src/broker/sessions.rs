@@ -240,4 +240,17 @@ impl Core {
     pub fn session_count(&self) -> usize {
         self.sessions.len()
     }
+
+    /// Tells `event` to every session that has `tab` selected.
+    pub(super) fn notify_selecting(&mut self, tab: TabId, event: AgentEvent) {
+        let watchers: Vec<SessionId> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.selected == Some(tab))
+            .map(|(id, _)| *id)
+            .collect();
+        for sid in watchers {
+            self.effects.push(super::Effect::Notify(sid, event.clone()));
+        }
+    }
 }

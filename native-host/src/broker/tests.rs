@@ -16,6 +16,7 @@ pub(crate) fn tab(id: i32, human: bool) -> TabInfo {
         title: String::new(),
         human_control: human,
         blocked: None,
+        opener: None,
     }
 }
 

@@ -6,6 +6,7 @@ use super::tools::{ButtonArg, ClickArgs};
 use cotab_shared::controller::{
     ConsoleResult, DialogInfo, DialogKind, SnapshotResult, TabsListResult,
 };
+use cotab_shared::native::TabInfo;
 use cotab_shared::TabId;
 use std::fmt::Write as _;
 
@@ -113,6 +114,25 @@ pub(super) fn quoted_list(values: &[String]) -> String {
         .join(", ")
 }
 
+/// The tabs the current page opened (they are shared too), for the next
+/// answer; nothing when there are none.
+pub(super) fn opened_tabs(tabs: &[TabInfo]) -> String {
+    if tabs.is_empty() {
+        return String::new();
+    }
+    let mut text = "### New tabs\n".to_string();
+    for t in tabs {
+        let _ = writeln!(
+            text,
+            "- tabId={} ({}): opened by the current page; switch to it with the \
+             \"browser_tabs\" tool (action \"select\")",
+            t.id, t.url
+        );
+    }
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +185,24 @@ mod tests {
         assert_eq!(
             console_text(&r),
             "[ERROR] (uncaught) boom @ http://a/x.js:3\n"
+        );
+    }
+
+    #[test]
+    fn opened_tabs_say_how_to_switch() {
+        assert_eq!(opened_tabs(&[]), "");
+        let t = TabInfo {
+            id: TabId(9),
+            url: "http://a/terms".into(),
+            title: "Terms".into(),
+            human_control: false,
+            blocked: None,
+            opener: Some(TabId(7)),
+        };
+        assert_eq!(
+            opened_tabs(&[t]),
+            "### New tabs\n- tabId=9 (http://a/terms): opened by the current page; switch to it \
+             with the \"browser_tabs\" tool (action \"select\")\n\n"
         );
     }
 }

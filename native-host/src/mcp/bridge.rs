@@ -9,24 +9,24 @@
 //! of MCP framing: [`super`] turns its answers into MCP results.
 
 use super::answers::{
-    click_line, console_text, dialog_kind, modal_state, page_state, quoted_list, tabs_text,
-    ANSWER_A_DIALOG,
+    click_line, console_text, dialog_kind, modal_state, opened_tabs, page_state, quoted_list,
+    tabs_text, ANSWER_A_DIALOG,
 };
+use super::params::{click_params, type_params};
 use super::tools::{
-    ButtonArg, ClickArgs, DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs,
-    ImageType, ModifierArg, ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall,
-    TypeArgs, WaitForArgs,
+    DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs, ImageType,
+    ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall, WaitForArgs,
 };
 use super::McpServeError;
 use crate::client::{Client, ClientError, KeptSessionError};
 use crate::keys;
 use cotab_shared::controller::{
-    Acquire, Acted, AgentEvent, Bye, Capture, CaptureParams, ClickParams, CloseTabParams, Console,
+    Acquire, Acted, AgentEvent, Bye, Capture, CaptureParams, CloseTabParams, Console,
     ConsoleParams, CreateTabParams, DialogInfo, DialogParams, DragParams, Empty, ErrorData,
-    Evaluate, EvaluateParams, HoverParams, ImageFormat, Method, Modifier, MouseButton, Navigate,
-    NavigateAction, NavigateParams, Notification, Press, PressParams, Ref, RpcError, SelectOption,
+    Evaluate, EvaluateParams, HoverParams, ImageFormat, Method, Navigate, NavigateAction,
+    NavigateParams, Notification, Press, PressParams, Ref, RpcError, SelectOption,
     SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status,
-    TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
+    TabsClose, TabsCreate, TabsList, TabsSelect, Type, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -153,6 +153,8 @@ pub(crate) struct Bridge {
     current: Option<TabId>,
     /// The dialog open on the current tab, as the daemon announced it.
     dialog: Option<DialogInfo>,
+    /// Tabs the current tab's page opened since the last answer.
+    opened: Vec<cotab_shared::native::TabInfo>,
     /// Developer mode as last seen.
     developer_mode: bool,
     /// Told when developer mode changed (the tool list changes with it).
@@ -184,6 +186,7 @@ impl Bridge {
             session,
             current,
             dialog: None,
+            opened: Vec::new(),
             developer_mode: status.developer_mode,
             tools_changed,
             closed: false,
@@ -212,6 +215,9 @@ impl Bridge {
             }
             AgentEvent::DialogOpened(d) if Some(d.tab_id) == self.current => {
                 self.dialog = Some(d);
+            }
+            AgentEvent::TabOpened(t) if t.opener.is_some() && t.opener == self.current => {
+                self.opened.push(t);
             }
             AgentEvent::TabClosed { tab_id } if Some(tab_id) == self.current => {
                 self.current = None;
@@ -321,6 +327,8 @@ impl Bridge {
     /// handle it.
     async fn with_snapshot(&mut self, result: String) -> ToolOutput {
         let mut text = format!("### Result\n{result}\n\n");
+        let opened = std::mem::take(&mut self.opened);
+        text.push_str(&opened_tabs(&opened));
         if let Some(d) = &self.dialog {
             text.push_str("### Page state\n(the page waits for the dialog below)\n");
             text.push_str(&modal_state(d));
@@ -685,43 +693,6 @@ pub(crate) fn spawn(
     })
 }
 
-/// The modifier Playwright's `ControlOrMeta` means on this machine.
-fn modifier(m: ModifierArg) -> Modifier {
-    match m {
-        ModifierArg::Alt => Modifier::Alt,
-        ModifierArg::Control => Modifier::Control,
-        ModifierArg::ControlOrMeta => keys::control_or_meta(),
-        ModifierArg::Meta => Modifier::Meta,
-        ModifierArg::Shift => Modifier::Shift,
-    }
-}
-
-/// `input.click` params of a `browser_click`.
-pub(crate) fn click_params(a: ClickArgs) -> ClickParams {
-    ClickParams {
-        button: a.button.map(|b| match b {
-            ButtonArg::Left => MouseButton::Left,
-            ButtonArg::Right => MouseButton::Right,
-            ButtonArg::Middle => MouseButton::Middle,
-        }),
-        click_count: a.double_click.then_some(2),
-        modifiers: a.modifiers.into_iter().map(modifier).collect(),
-        ..ClickParams::on(Ref(a.target))
-    }
-}
-
-/// `input.type` params of a `browser_type`: like Playwright's `fill`, the
-/// text replaces the element's value.
-pub(crate) fn type_params(a: TypeArgs) -> TypeParams {
-    TypeParams {
-        text: a.text,
-        element: Some(Ref(a.target)),
-        clear: true,
-        submit: a.submit,
-        expect: None,
-    }
-}
-
 /// The `page.wait` calls of a `browser_wait_for`, in Playwright's order:
 /// the time, then the text to go, then the text to come.
 pub(crate) fn wait_params(a: &WaitForArgs) -> Result<Vec<WaitParams>, ToolFailure> {
@@ -760,46 +731,6 @@ pub(crate) fn wait_params(a: &WaitForArgs) -> Result<Vec<WaitParams>, ToolFailur
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn click_maps_to_input_click_by_ref() {
-        let p = click_params(ClickArgs {
-            element: "Sign in button".into(),
-            target: "e4".into(),
-            double_click: true,
-            button: Some(ButtonArg::Right),
-            modifiers: vec![ModifierArg::Shift, ModifierArg::Control],
-        });
-        assert_eq!(
-            serde_json::to_value(&p).expect("serialises"),
-            json!({"ref":"e4","button":"right","clickCount":2,"modifiers":["Shift","Control"]})
-        );
-        let p = click_params(ClickArgs {
-            element: "x".into(),
-            target: "e1".into(),
-            double_click: false,
-            button: None,
-            modifiers: vec![],
-        });
-        assert_eq!(
-            serde_json::to_value(&p).expect("serialises"),
-            json!({"ref":"e1"})
-        );
-    }
-
-    #[test]
-    fn type_replaces_the_value() {
-        let p = type_params(TypeArgs {
-            element: "Name field".into(),
-            target: "e7".into(),
-            text: "Ada".into(),
-            submit: true,
-        });
-        assert_eq!(
-            serde_json::to_value(&p).expect("serialises"),
-            json!({"text":"Ada","ref":"e7","clear":true,"submit":true})
-        );
-    }
 
     #[test]
     fn wait_for_runs_time_then_gone_then_text() {

@@ -21,6 +21,7 @@
 
 mod answers;
 mod bridge;
+mod params;
 mod tools;
 
 use crate::client::{Client, ClientError};

@@ -236,6 +236,7 @@ pub(crate) fn tab(id: i32) -> TabInfo {
         title: format!("Tab {id}"),
         human_control: false,
         blocked: None,
+        opener: None,
     }
 }
 
@@ -486,6 +487,7 @@ async fn serve(
                     title: String::new(),
                     human_control: false,
                     blocked: None,
+                    opener: None,
                 };
                 (Ok(json!(info)), Vec::new())
             }

@@ -22,6 +22,11 @@ pub enum AgentEvent {
     /// A shared tab's url or title changed.
     #[serde(rename = "tab.updated")]
     TabUpdated(crate::tab::TabInfo),
+    /// A page in a shared tab opened another tab (a link with a target,
+    /// `window.open`), now shared too; told to the sessions that have the
+    /// opener selected. Its `openerTabId` names the opener.
+    #[serde(rename = "tab.opened")]
+    TabOpened(crate::tab::TabInfo),
     /// A shared tab was closed or unshared.
     #[serde(rename = "tab.closed")]
     TabClosed {

@@ -262,7 +262,7 @@ async fn accept_the_dialog_of(
 
 /// The next notification named `method`: one a call already read (and
 /// forwarded to `seen`), or the next one to arrive.
-async fn next_notification(
+pub(crate) async fn next_notification(
     agent: &mut Client,
     seen: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
     method: &str,

@@ -10,6 +10,7 @@ mod dialogs;
 mod drive;
 mod faults;
 mod mcp;
+mod opened;
 mod rules;
 mod toolset;
 

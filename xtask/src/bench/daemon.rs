@@ -139,6 +139,7 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
         title: "Bench".into(),
         human_control: false,
         blocked: None,
+        opener: None,
     };
     let _fake = FakeExt::connect(&host_sock, tab).await?;
     let start = Instant::now();

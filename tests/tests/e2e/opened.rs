@@ -1,0 +1,94 @@
+//! Tabs a shared page opens (a link with a target, `window.open`): shared
+//! at once in the `cotab` group, announced to the agent on the opener,
+//! listed and driveable; a popup window, which no group can show, stays
+//! unshared.
+
+use crate::dialogs::next_notification;
+use crate::toolset::{find_ref, on_page, snapshot, DEADLINE};
+use cotab_e2e::browser::LaunchOptions;
+use cotab_e2e::wait_for;
+use cotab_shared::controller::{
+    Acquire, Click, ClickParams, Empty, SelectParams, Snapshot, SnapshotParams, TabsList,
+    TabsSelect,
+};
+use cotab_shared::TabId;
+use serde_json::Value;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_a_shared_page_opens_are_shared_grouped_and_announced() -> anyhow::Result<()> {
+    let (browser, _page, tab, mut agent) = on_page("/opener", LaunchOptions::default()).await?;
+    let mut seen = agent.forward_notifications();
+    let outline = snapshot(&mut agent).await?;
+    let link = find_ref(&outline, "link \"Open the second page\"")?;
+    let script = find_ref(&outline, "button \"Open by script\"")?;
+    let popup = find_ref(&outline, "button \"Open a popup\"")?;
+
+    let mut opened = Vec::new();
+    for (target, from) in [(link, "link"), (script, "script")] {
+        agent.call::<Click>(&ClickParams::on(target)).await?;
+        // The agent on the opener hears of the new tab, which is shared.
+        let note = next_notification(&mut agent, &mut seen, "tab.opened").await?;
+        assert_eq!(note["params"]["openerTabId"], tab.0, "{note}");
+        let id = TabId(
+            note["params"]["id"]
+                .as_i64()
+                .and_then(|i| i32::try_from(i).ok())
+                .ok_or_else(|| anyhow::anyhow!("no id: {note}"))?,
+        );
+        let listed = agent.call::<TabsList>(&Empty {}).await?;
+        assert!(listed.tabs.iter().any(|t| t.id == id), "{listed:?}");
+        // It is in the `cotab` group, as the person sees it.
+        let group = browser
+            .in_worker(&format!(
+                "chrome.tabs.get({}).then(t => t.groupId < 0 ? null : chrome.tabGroups.get(t.groupId)).then(g => g && g.title)",
+                id.0
+            ))
+            .await?;
+        assert_eq!(group, "cotab", "tab {id} from the {from}");
+        // And the agent can drive it.
+        agent
+            .call::<TabsSelect>(&SelectParams { tab_id: id })
+            .await?;
+        let shown = tokio::time::timeout(DEADLINE, async {
+            loop {
+                match agent.call::<Snapshot>(&SnapshotParams::default()).await {
+                    Ok(s) if s.url.contains(&format!("from={from}")) => return s,
+                    _ => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+                }
+            }
+        })
+        .await?;
+        assert_eq!(shown.title, "Second page");
+        agent
+            .call::<TabsSelect>(&SelectParams { tab_id: tab })
+            .await?;
+        agent.call::<Acquire>(&Empty {}).await?;
+        opened.push(id);
+    }
+
+    // A popup window cannot be grouped: it is left unshared, and the agent
+    // never hears of it.
+    agent.call::<Click>(&ClickParams::on(popup)).await?;
+    let popup_tab = wait_for("the popup window's tab", DEADLINE, || async {
+        let tabs = browser
+            .in_worker("chrome.tabs.query({windowType: 'popup'}).then(ts => ts.map(t => t.id))")
+            .await?;
+        Ok(tabs
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(Value::as_i64))
+    })
+    .await?;
+    // The share is tried and refused within a moment; give it one.
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    let listed = agent.call::<TabsList>(&Empty {}).await?;
+    assert!(
+        listed.tabs.iter().all(|t| i64::from(t.id.0) != popup_tab),
+        "{listed:?}"
+    );
+    assert_eq!(listed.tabs.len(), 3, "{listed:?}");
+    while let Ok(n) = seen.try_recv() {
+        assert_ne!(n["method"], "tab.opened", "{n}");
+    }
+    Ok(())
+}
