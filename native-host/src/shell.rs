@@ -1,7 +1,7 @@
 //! The daemon's shared state around the sans-IO core: the browser lane,
 //! the core behind its lock and the effects it returns performed, the
 //! in-flight budgets, the connection counts that decide the idle exit, the
-//! outboxes the core's notifications go to, the dialog signal, the local-file policy
+//! outboxes the core's notifications go to, the blockers signal, the local-file policy
 //! read from the host config, and each agent connection's state
 //! ([`ConnState`]). The handlers ([`crate::handlers`]) work over it; the
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
@@ -70,8 +70,9 @@ pub struct Shell {
     pub(crate) counts: watch::Sender<Counts>,
     /// Each agent connection's notification sink.
     sinks: Mutex<HashMap<ConnId, Sink>>,
-    /// Bumped whenever a dialog opens, so pending calls look again.
-    pub(crate) dialogs: watch::Sender<u64>,
+    /// Bumped whenever a dialog opens or a shared tab goes, so calls
+    /// pending on a tab look again.
+    pub(crate) blockers: watch::Sender<u64>,
     next_conn: AtomicU64,
     /// The local files the host config lets agents reach, as last read,
     /// and the watch that says when to read it again.
@@ -89,7 +90,7 @@ impl Shell {
             media_in_flight: Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_TOTAL)),
             counts: watch::Sender::new(Counts::default()),
             sinks: Mutex::new(HashMap::new()),
-            dialogs: watch::Sender::new(0),
+            blockers: watch::Sender::new(0),
             next_conn: AtomicU64::new(1),
             files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
         }
@@ -277,11 +278,18 @@ impl Shell {
             return;
         }
         match &event {
-            Event::Shared(list) => self.with_core(|c| c.on_shared(&list.tabs)),
-            Event::TabClosed { tab_id } => self.with_core(|c| c.on_tab_gone(*tab_id, true)),
+            Event::Shared(list) => {
+                self.with_core(|c| c.on_shared(&list.tabs));
+                self.blockers.send_modify(|n| *n += 1);
+            }
+            Event::TabClosed { tab_id } => {
+                self.with_core(|c| c.on_tab_gone(*tab_id, true));
+                self.blockers.send_modify(|n| *n += 1);
+            }
             Event::Detached { tab_id, reason } => {
                 let closed = reason == "target_closed";
                 self.with_core(|c| c.on_tab_gone(*tab_id, closed));
+                self.blockers.send_modify(|n| *n += 1);
             }
             Event::DeveloperMode { enabled } => {
                 self.with_core(|c| c.on_developer_mode(*enabled));
@@ -316,7 +324,7 @@ impl Shell {
                                 .then_some(opening.default_prompt),
                         };
                         self.with_core(|c| c.on_dialog_opening(info));
-                        self.dialogs.send_modify(|n| *n += 1);
+                        self.blockers.send_modify(|n| *n += 1);
                     }
                     JavascriptDialogClosed::METHOD => {
                         self.with_core(|c| c.on_dialog_closed(tab));

@@ -43,6 +43,21 @@ const SUBMITTED: &str =
     "<!doctype html><html><head><title>Submitted</title></head><body><p>Thanks.</p></body></html>";
 const SECOND: &str =
     "<!doctype html><html><head><title>Second page</title></head><body><h1>Second</h1></body></html>";
+/// A page whose actions navigate, or not: a link, a script, a form, a jump
+/// within the page, and a button that stays.
+pub const NAVIGATES: &str = r##"<!doctype html>
+<html><head><meta charset="utf-8"><title>Navigates</title></head>
+<body>
+ <a href="/second?via=link">Go by link</a>
+ <button onclick="location.href = '/second?via=script'">Go by script</button>
+ <button onclick="document.title = 'Stayed'">Stay</button>
+ <a href="#part">Jump within the page</a>
+ <a href="/slow">Go slowly</a>
+ <form action="/submitted"><input name="q" aria-label="Query"></form>
+ <div style="height: 3000px"></div>
+ <h2 id="part">Part</h2>
+</body></html>
+"##;
 /// A page that opens tabs: a link with a target, `window.open`, and a
 /// popup window (which cannot join a tab group).
 pub const OPENER: &str = r#"<!doctype html>
@@ -323,6 +338,7 @@ impl Fixture {
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),
                         "/opener" => (200, OPENER),
+                        "/navigates" => (200, NAVIGATES),
                         "/console" => (200, CONSOLE),
                         "/upload" => (200, UPLOAD),
                         "/covered" => (200, COVERED),

@@ -103,6 +103,12 @@ impl Core {
         self.publish_controllers(false);
     }
 
+    /// Whether `tab` is shared (agents may reach it) as far as the core
+    /// knows.
+    pub fn is_shared(&self, tab: TabId) -> bool {
+        self.tabs.contains_key(&tab)
+    }
+
     /// A main-frame navigation on `tab`: every frame of it goes stale.
     pub fn on_main_frame_navigated(&mut self, tab: TabId) {
         let nav = self.fresh_nav();

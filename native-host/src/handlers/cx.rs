@@ -129,6 +129,15 @@ pub(super) struct Cut {
     /// The dialog that opened after the request had begun and cut it
     /// short ([`Cx::acted`]).
     by: Mutex<Option<DialogInfo>>,
+    /// The tab the request last talked to.
+    tab: Mutex<Option<TabId>>,
+}
+
+impl Cut {
+    /// The tab the request last talked to, if it began.
+    pub(super) fn tab(&self) -> Option<TabId> {
+        *self.tab.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Cx<'_> {
@@ -172,10 +181,18 @@ impl Cx<'_> {
             .map_err(RpcError::from)
     }
 
-    /// `DIALOG_OPEN` if a dialog is open on `tab`. Once the request has
-    /// begun, that dialog is the one that cut it short.
-    pub(super) fn no_dialog(&self, tab: TabId) -> Result<(), RpcError> {
-        match self.core(|c| c.dialog(tab).cloned()) {
+    /// `DIALOG_OPEN` if a dialog is open on `tab` (once the request has
+    /// begun, that dialog is the one that cut it short); `TAB_NOT_SHARED`
+    /// if the tab closed or is no longer shared.
+    pub(super) fn unblocked(&self, tab: TabId) -> Result<(), RpcError> {
+        let (dialog, shared) = self.core(|c| (c.dialog(tab).cloned(), c.is_shared(tab)));
+        if !shared {
+            return Err(wire(
+                ErrorKind::TabNotShared,
+                "the tab closed, or is no longer shared",
+            ));
+        }
+        match dialog {
             None => Ok(()),
             Some(dialog) => {
                 if self.cut.begun.load(Ordering::Relaxed) {
@@ -189,15 +206,17 @@ impl Cx<'_> {
 
     /// Runs `fut` unless a dialog is open on `tab`, or opens before it
     /// finishes: then `DIALOG_OPEN` at once (what `fut` was waiting for is
-    /// dropped; a late answer is ignored).
+    /// dropped; a late answer is ignored) — or the tab closes or is
+    /// unshared: then `TAB_NOT_SHARED` at once.
     pub(super) async fn unless_dialog<T>(
         &self,
         tab: TabId,
         fut: impl Future<Output = Result<T, RpcError>>,
     ) -> Result<T, RpcError> {
-        let mut opened = self.broker.dialogs.subscribe();
-        self.no_dialog(tab)?;
+        let mut opened = self.broker.blockers.subscribe();
+        self.unblocked(tab)?;
         self.cut.begun.store(true, Ordering::Relaxed);
+        *self.cut.tab.lock().unwrap_or_else(PoisonError::into_inner) = Some(tab);
         tokio::pin!(fut);
         loop {
             tokio::select! {
@@ -208,7 +227,7 @@ impl Cx<'_> {
                     if changed.is_err() {
                         return fut.await;
                     }
-                    self.no_dialog(tab)?;
+                    self.unblocked(tab)?;
                 }
                 r = &mut fut => return r,
             }
@@ -542,8 +561,8 @@ impl Cx<'_> {
                 Err(_) => Err(wire(ErrorKind::CommandFailed, "the release task failed")),
             }
         };
-        let mut opened = self.broker.dialogs.subscribe();
-        self.no_dialog(tab)?;
+        let mut opened = self.broker.blockers.subscribe();
+        self.unblocked(tab)?;
         tokio::pin!(wait);
         loop {
             tokio::select! {
@@ -552,7 +571,7 @@ impl Cx<'_> {
                     if changed.is_err() {
                         return wait.await;
                     }
-                    self.no_dialog(tab)?;
+                    self.unblocked(tab)?;
                 }
             }
         }

@@ -30,6 +30,7 @@ mod capture;
 mod cx;
 mod developer;
 mod element;
+mod follow;
 mod input;
 mod navigate;
 mod page;
@@ -75,6 +76,17 @@ pub async fn dispatch(
             response_line(id, cx.acted($outcome))
         };
     }
+    // An action that may lead to another page, which it then waits for
+    // ([`Cx::follow_navigation`]).
+    macro_rules! followed {
+        ($action:expr) => {{
+            let mut events = broker.lane.subscribe_cdp();
+            match $action.await {
+                Ok(v) => cx.follow_navigation(&mut events).await.map(|()| v),
+                Err(e) => Err(e),
+            }
+        }};
+    }
     if !matches!(call, Call::Hello(_) | Call::Resume(_)) {
         if let Err(e) = cx.sid() {
             return response_line::<()>(id, Err(e));
@@ -89,16 +101,16 @@ pub async fn dispatch(
         Call::TabsSelect(p) => answer!(session::tabs_select(&cx, p).await),
         Call::Navigate(p) => answer!(navigate::navigate(&cx, p).await),
         Call::Capture(p) => answer!(capture::capture(&cx, p).await),
-        Call::Click(p) => acted!(input::click(&cx, p).await),
-        Call::Type(p) => acted!(input::type_text(&cx, p).await),
-        Call::Press(p) => acted!(input::press(&cx, p).await),
+        Call::Click(p) => acted!(followed!(input::click(&cx, p))),
+        Call::Type(p) => acted!(followed!(input::type_text(&cx, p))),
+        Call::Press(p) => acted!(followed!(input::press(&cx, p))),
         Call::Acquire(_) => answer!(session::acquire(&cx)),
         Call::Release(_) => answer!(session::release(&cx)),
         Call::KeyDown(p) => acted!(input::key_down(&cx, p).await),
-        Call::KeyUp(p) => answer!(input::key_up(&cx, p).await),
+        Call::KeyUp(p) => answer!(followed!(input::key_up(&cx, p))),
         Call::MouseDown(p) => acted!(input::mouse_down(&cx, p).await),
         Call::MouseMove(p) => acted!(input::mouse_move(&cx, p).await),
-        Call::MouseUp(p) => answer!(input::mouse_up(&cx, p).await),
+        Call::MouseUp(p) => answer!(followed!(input::mouse_up(&cx, p))),
         Call::GestureBegin(p) => acted!(input::gesture_begin(&cx, p).await),
         Call::GestureUpdate(p) => acted!(input::gesture_update(&cx, p).await),
         Call::GestureEnd(_) => answer!(input::gesture_end(&cx).await),
@@ -106,8 +118,8 @@ pub async fn dispatch(
         Call::CdpSend(p) => answer!(developer::cdp_send(&cx, p).await),
         Call::Snapshot(p) => answer!(page::snapshot(&cx, p).await),
         Call::Hover(p) => acted!(element::hover(&cx, p).await),
-        Call::SelectOption(p) => answer!(element::select_option(&cx, p).await),
-        Call::Check(p) => acted!(element::check(&cx, p).await),
+        Call::SelectOption(p) => answer!(followed!(element::select_option(&cx, p))),
+        Call::Check(p) => acted!(followed!(element::check(&cx, p))),
         Call::Drag(p) => acted!(element::drag(&cx, p).await),
         Call::Scroll(p) => acted!(element::scroll(&cx, p).await),
         Call::SetFiles(p) => acted!(element::set_files(&cx, p).await),

@@ -383,7 +383,8 @@ pub(super) fn console(cx: &Cx<'_>, p: ConsoleParams) -> Result<ConsoleResult, Rp
 
 /// `page.dialog`: answers the dialog open now, waits for the browser to
 /// say it closed, then reports the next dialog of a chain — one the page
-/// opens as it goes on from the answer, before it next becomes idle.
+/// opens as it goes on from the answer, before it next becomes idle — or
+/// follows the navigation the answer led to.
 pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Acted, RpcError> {
     let fence = cx.fence(Need::Act)?;
     if cx.core(|c| c.dialog(fence.tab).is_none()) {
@@ -434,5 +435,16 @@ pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Acted, RpcErr
         Err(e) => return Err(e),
         Ok(_) => None,
     };
-    Ok(Acted { dialog: next })
+    if next.is_some() {
+        return Ok(Acted { dialog: next });
+    }
+    // The answer may lead to another page (a beforeunload let go, a
+    // confirm whose script navigates): answer once it loaded.
+    match cx.follow_navigation(&mut events).await {
+        Err(e) if e.kind() == ErrorKind::DialogOpen => Ok(Acted {
+            dialog: e.data.dialog,
+        }),
+        Err(e) => Err(e),
+        Ok(()) => Ok(Acted { dialog: None }),
+    }
 }

@@ -91,6 +91,36 @@ async fn navigate_waits_for_the_load_event() {
 }
 
 #[tokio::test]
+async fn a_navigation_on_a_tab_that_closes_fails_at_once() {
+    // A deadline far beyond the test's wait: only the close can end it.
+    let d = Daemon::start_with_deadline(Duration::from_secs(60)).await;
+    let gate = Arc::new(Notify::new());
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            hold_load: Some(gate.clone()),
+            ..one_tab()
+        },
+    )
+    .await;
+    let mut c = selected_agent(&d).await;
+    let call = tokio::spawn(async move {
+        c.call::<Navigate>(&NavigateParams::to("http://example.test/next"))
+            .await
+    });
+    ext.next_cdp("Page.navigate").await;
+    // The person closes the tab while its page loads.
+    ext.event(cotab_shared::native::Event::TabClosed { tab_id: TabId(7) });
+    let err = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("failed at once, not at the deadline")
+        .expect("task")
+        .expect_err("the tab is gone");
+    assert_eq!(err.kind(), Some(ErrorKind::TabNotShared), "{err}");
+    assert!(err.to_string().contains("the tab closed"), "{err}");
+}
+
+#[tokio::test]
 async fn navigate_refuses_other_schemes_and_non_urls() {
     let d = Daemon::start().await;
     let _ext = FakeExt::connect(&d.host_sock(), one_tab()).await;

@@ -265,6 +265,44 @@ pub struct FrameNavigated {
 }
 event!(FrameNavigated, "Page.frameNavigated");
 
+/// `Page.frameRequestedNavigation`: the page asked for a navigation (a
+/// link, a script, a form); it may still be cancelled.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameRequestedNavigation {
+    /// The frame to navigate.
+    #[serde(default)]
+    pub frame_id: String,
+    /// `currentTab`, `newTab`, `newWindow` or `download`.
+    #[serde(default)]
+    pub disposition: String,
+}
+event!(FrameRequestedNavigation, "Page.frameRequestedNavigation");
+
+/// `Page.frameStartedNavigating`: the browser starts a navigation.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameStartedNavigating {
+    /// The frame navigating.
+    #[serde(default)]
+    pub frame_id: String,
+    /// `differentDocument`, `sameDocument`, `reload`,
+    /// `historySameDocument`, …
+    #[serde(default)]
+    pub navigation_type: String,
+}
+event!(FrameStartedNavigating, "Page.frameStartedNavigating");
+
+/// `Page.frameStoppedLoading`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FrameStoppedLoading {
+    /// The frame.
+    #[serde(default)]
+    pub frame_id: String,
+}
+event!(FrameStoppedLoading, "Page.frameStoppedLoading");
+
 /// `Page.javascriptDialogOpening`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -298,7 +336,12 @@ event!(LoadEventFired, "Page.loadEventFired");
 
 /// `Page.navigatedWithinDocument`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct NavigatedWithinDocument {}
+#[serde(rename_all = "camelCase")]
+pub struct NavigatedWithinDocument {
+    /// The frame.
+    #[serde(default)]
+    pub frame_id: String,
+}
 event!(NavigatedWithinDocument, "Page.navigatedWithinDocument");
 
 /// `Page.lifecycleEvent`.

@@ -10,6 +10,7 @@ mod dialogs;
 mod drive;
 mod faults;
 mod mcp;
+mod navigation;
 mod opened;
 mod rules;
 mod toolset;

@@ -1,0 +1,92 @@
+//! Actions that cause a navigation (a link, a script, a form submitted
+//! with Enter) answer once the new page has committed and loaded, so what
+//! the agent asks next describes the new page; actions that do not
+//! navigate answer at once.
+
+use crate::toolset::{find_ref, on_page, snapshot};
+use cotab_e2e::browser::LaunchOptions;
+use cotab_shared::controller::{
+    Click, ClickParams, Empty, Navigate, NavigateAction, NavigateParams, Snapshot, SnapshotParams,
+    TabsList, Type, TypeParams,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn actions_that_navigate_answer_once_the_new_page_has_loaded() -> anyhow::Result<()> {
+    let (_browser, _page, tab, mut agent) = on_page("/navigates", LaunchOptions::default()).await?;
+    let back = NavigateParams {
+        action: Some(NavigateAction::Back),
+        ..NavigateParams::default()
+    };
+    for (name, want) in [
+        ("link \"Go by link\"", "/second?via=link"),
+        ("button \"Go by script\"", "/second?via=script"),
+    ] {
+        let target = find_ref(&snapshot(&mut agent).await?, name)?;
+        agent.call::<Click>(&ClickParams::on(target)).await?;
+        // At once: no waiting, no retries.
+        let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+        assert!(now.url.ends_with(want), "{name}: {}", now.url);
+        assert_eq!(now.title, "Second page", "{name}");
+        assert!(now.text.contains("heading \"Second\""), "{}", now.text);
+        let listed = agent.call::<TabsList>(&Empty {}).await?;
+        let shown = listed.tabs.iter().find(|t| t.id == tab);
+        assert!(
+            shown.is_some_and(|t| t.url.ends_with(want) && t.title == "Second page"),
+            "{listed:?}"
+        );
+        agent.call::<Navigate>(&back).await?;
+    }
+
+    // A form submitted with Enter.
+    let query = find_ref(&snapshot(&mut agent).await?, "textbox \"Query\"")?;
+    agent
+        .call::<Type>(&TypeParams {
+            text: "cotab".into(),
+            element: Some(query),
+            clear: false,
+            submit: true,
+            expect: None,
+        })
+        .await?;
+    let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+    assert!(now.url.ends_with("/submitted?q=cotab"), "{}", now.url);
+    assert_eq!(now.title, "Submitted");
+    agent.call::<Navigate>(&back).await?;
+
+    // A jump within the page and a click that stays answer too.
+    let jump = find_ref(
+        &snapshot(&mut agent).await?,
+        "link \"Jump within the page\"",
+    )?;
+    agent.call::<Click>(&ClickParams::on(jump)).await?;
+    let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+    assert!(now.url.ends_with("/navigates#part"), "{}", now.url);
+    let stay = find_ref(&now.text, "button \"Stay\"")?;
+    agent.call::<Click>(&ClickParams::on(stay)).await?;
+    let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+    assert_eq!(now.title, "Stayed");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_waits_for_the_page_it_leads_to_however_slow() -> anyhow::Result<()> {
+    let (browser, _page, _tab, mut agent) = on_page("/navigates", LaunchOptions::default()).await?;
+    let slow = find_ref(&snapshot(&mut agent).await?, "link \"Go slowly\"")?;
+    let click = tokio::spawn(async move {
+        let r = agent.call::<Click>(&ClickParams::on(slow)).await;
+        (agent, r)
+    });
+    // The server holds the page back: the click cannot have answered.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(
+        !click.is_finished(),
+        "the click answered before its page came"
+    );
+    browser.fixture.open_gate();
+    let (mut agent, r) = tokio::time::timeout(crate::toolset::DEADLINE, click).await??;
+    r?;
+    let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+    assert!(now.url.ends_with("/slow"), "{}", now.url);
+    assert_eq!(now.title, "Second page");
+    Ok(())
+}
