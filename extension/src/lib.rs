@@ -57,6 +57,7 @@
 
 pub mod control;
 pub mod developer_switch;
+pub mod fronts;
 pub mod held;
 pub mod link_state;
 pub mod messages;

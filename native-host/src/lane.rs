@@ -14,12 +14,13 @@
 //! the connection it was sent on (`UNKNOWN_OUTCOME`).
 
 use cotab_shared::controller::LaneState;
-use cotab_shared::limits::MAX_HOST_TO_EXTENSION;
+use cotab_shared::limits::{LANE_RETURN_GRACE_MS, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{Command, CommandClass, HostToExtension, Outcome};
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::bytes::Bytes;
@@ -115,6 +116,8 @@ struct Inner {
     pending: Pending,
     next_request: u64,
     generation: u64,
+    /// When the lane last went offline; `None` while it is not.
+    offline_since: Option<Instant>,
 }
 
 /// The browser lane. Shared by every task of the daemon.
@@ -152,6 +155,7 @@ impl Lane {
                 pending: Pending::default(),
                 next_request: 1,
                 generation: 0,
+                offline_since: None,
             }),
             changes: watch::Sender::new(0),
             cdp: broadcast::Sender::new(256),
@@ -187,6 +191,7 @@ impl Lane {
                 replaced: replaced.clone(),
             });
             g.state = LaneState::Online;
+            g.offline_since = None;
             g.lane_id = Some(lane_id);
             g.version = Some(version);
             generation
@@ -215,6 +220,7 @@ impl Lane {
             }
             g.conn = None;
             g.state = LaneState::Offline;
+            g.offline_since = Some(Instant::now());
             g.pending.fail_all(&lane_lost());
         }
         self.changes.send_modify(|n| *n += 1);
@@ -278,18 +284,23 @@ impl Lane {
     /// `deadline`.
     ///
     /// Absent lane: `LANE_ABSENT` at once. Offline lane: waits for the same
-    /// lane to come back, else `RUNTIME_LOST` at the deadline. A frame over
-    /// the limit is refused before anything is sent.
+    /// lane to come back, else `RUNTIME_LOST` at the deadline or
+    /// [`LANE_RETURN_GRACE_MS`] after the lane went offline, whichever is
+    /// first (at once, when that is past). A frame over the limit is
+    /// refused before anything is sent.
     ///
     /// While the lane is offline, reads and paired releases wait for the
-    /// same browser to come back (until the deadline); commands that act or
+    /// same browser to come back (as above); commands that act or
     /// run privileged code fail at once: losing the lane revoked every
     /// lease, so sending them later would act without authority (a key
     /// pressed after its record was dropped would stay down).
     pub async fn call(&self, command: Command, deadline: Instant) -> CallResult {
         let mut expected: Option<LaneId> = None;
+        let grace = Duration::from_millis(LANE_RETURN_GRACE_MS);
         loop {
             let mut changes = self.changes.subscribe();
+            // While offline: how long to wait for the lane.
+            let mut until = deadline;
             let sent =
                 {
                     let mut g = self.lock();
@@ -304,6 +315,9 @@ impl Lane {
                         LaneState::Offline => {
                             if expected.is_none() {
                                 expected = g.lane_id.clone();
+                            }
+                            if let Some(since) = g.offline_since {
+                                until = until.min(since + grace);
                             }
                             None
                         }
@@ -324,13 +338,14 @@ impl Lane {
                     }
                 };
             let Some((id, frame, tx, rx)) = sent else {
-                if tokio::time::timeout_at(deadline, changes.changed())
+                if tokio::time::timeout_at(until, changes.changed())
                     .await
                     .is_err()
                 {
                     return Err(WireError::new(
                         ErrorKind::RuntimeLost,
-                        "the browser lane went away and did not come back before the deadline",
+                        "the browser went away (it quit, or the extension stopped) and did not \
+                         come back",
                     ));
                 }
                 continue;
@@ -575,6 +590,39 @@ mod tests {
         let id = request_id(&rx.recv().await.expect("frame"));
         lane.complete(generation, id, Outcome::Result(json!(1)));
         assert_eq!(call.await.expect("task"), Ok(json!(1)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_offline_lane_is_waited_for_only_a_short_grace() {
+        let lane = Arc::new(Lane::default());
+        let (generation, _rx) = online(&lane);
+        lane.detach(generation);
+        let grace = Duration::from_millis(LANE_RETURN_GRACE_MS);
+        // A call with a long deadline gives up at the grace.
+        let start = Instant::now();
+        let err = lane
+            .call(Command::ListShared, start + grace * 6)
+            .await
+            .expect_err("lost");
+        assert_eq!(err.kind, ErrorKind::RuntimeLost);
+        assert_eq!(Instant::now() - start, grace);
+        // Past the grace, a new call fails at once.
+        let err = lane
+            .call(Command::ListShared, far())
+            .await
+            .expect_err("lost");
+        assert_eq!(err.kind, ErrorKind::RuntimeLost);
+        assert_eq!(Instant::now() - start, grace, "no wait");
+        // The lane back, and gone again: a fresh grace.
+        let (generation, _rx) = online(&lane);
+        lane.detach(generation);
+        let again = Instant::now();
+        let err = lane
+            .call(Command::ListShared, far())
+            .await
+            .expect_err("lost");
+        assert_eq!(err.kind, ErrorKind::RuntimeLost);
+        assert_eq!(Instant::now() - again, grace);
     }
 
     #[tokio::test(start_paused = true)]

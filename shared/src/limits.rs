@@ -31,6 +31,12 @@ pub const MAX_MEDIA_IN_FLIGHT_TOTAL: usize = 48;
 /// until [`UNBOUND_TICKET_TTL_MS`].
 pub const RESUME_GRACE_MS: u64 = 10_000;
 
+/// How long a request waits for a browser lane that went offline to come
+/// back (a worker restart, a relay started again), within its own
+/// deadline, in milliseconds. Past it the browser is taken as gone (it
+/// quit): waiting requests fail `RUNTIME_LOST`, and so do new ones at once.
+pub const LANE_RETURN_GRACE_MS: u64 = 5_000;
+
 /// The longest a session may keep its control leases without a connection
 /// (`session.hello`'s `keepControlMs`), in milliseconds: five minutes.
 pub const MAX_KEEP_CONTROL_MS: u64 = 300_000;

@@ -58,6 +58,23 @@ pub const NAVIGATES: &str = r##"<!doctype html>
  <h2 id="part">Part</h2>
 </body></html>
 "##;
+/// A form a person would fill with an agent: sending it asks for a
+/// confirmation, then for a note, then shows a receipt link that opens in
+/// a new tab.
+pub const COFORM: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Report</title></head>
+<body>
+ <label>Name <input id="name"></label>
+ <label>Email <input id="email" type="email"></label>
+ <button id="send" onclick="
+   if (!confirm('Send the report?')) return;
+   const note = prompt('A note for the team?', '');
+   document.title = 'Sent: ' + note;
+   document.getElementById('receipt').hidden = false;
+ ">Send</button>
+ <a id="receipt" href="/second?receipt=1" target="_blank" hidden>See the receipt</a>
+</body></html>
+"#;
 /// A page that opens tabs: a link with a target, `window.open`, and a
 /// popup window (which cannot join a tab group).
 pub const OPENER: &str = r#"<!doctype html>
@@ -338,6 +355,7 @@ impl Fixture {
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),
                         "/opener" => (200, OPENER),
+                        "/coform" => (200, COFORM),
                         "/navigates" => (200, NAVIGATES),
                         "/console" => (200, CONSOLE),
                         "/upload" => (200, UPLOAD),

@@ -29,6 +29,10 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = create)]
     async fn create_raw(create_properties: &JsValue) -> Result<JsValue, JsValue>;
 
+    /// `chrome.tabs.update(tabId, updateProperties)`.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = update)]
+    async fn update_raw(tab_id: i32, update_properties: &JsValue) -> Result<JsValue, JsValue>;
+
     /// `chrome.tabs.remove(tabIds)`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = remove)]
     async fn remove_raw(tab_ids: &JsValue) -> Result<JsValue, JsValue>;
@@ -137,6 +141,17 @@ pub(crate) async fn create(url: &str, window_id: Option<i32>) -> Result<ChromeTa
     )
 }
 
+/// Brings `tab` to the front of its window.
+pub(crate) async fn activate(tab: TabId) -> Result<(), JsValue> {
+    #[derive(Serialize)]
+    struct Update {
+        active: bool,
+    }
+    update_raw(tab.0, &to_js(&Update { active: true })?)
+        .await
+        .map(drop)
+}
+
 /// Closes `tab`.
 pub(crate) async fn remove(tab: TabId) -> Result<(), JsValue> {
     remove_raw(&to_js(&[tab])?).await.map(drop)
@@ -162,6 +177,21 @@ pub(crate) struct NavigationTarget {
     pub(crate) source_tab_id: TabId,
     /// The new tab.
     pub(crate) tab_id: TabId,
+}
+
+/// `chrome.tabs.onActivated`: `(activeInfo)`.
+pub(crate) fn on_activated() -> Result<ChromeEvent, JsValue> {
+    event(&["tabs", "onActivated"])
+}
+
+/// The parts of `onActivated`'s `activeInfo` the worker uses.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Activated {
+    /// The tab now in front.
+    pub(crate) tab_id: TabId,
+    /// Its window.
+    pub(crate) window_id: i32,
 }
 
 /// `chrome.tabs.onCreated`: `(tab)`.

@@ -76,6 +76,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
         tabs::on_removed(),
         Closure::<dyn FnMut(i32, JsValue)>::new(move |tab_id: i32, _info: JsValue| {
             let tab = TabId(tab_id);
+            w.fronts.borrow_mut().closed(tab);
             let effects = w.shared.borrow_mut().on_removed(tab);
             w.pages.borrow_mut().forget(tab);
             page_gone(&w, tab, "the tab closed");
@@ -95,6 +96,16 @@ pub(super) fn register(worker: &Rc<Worker>) {
                     "a created tab could not be read: {}",
                     error_message(&e)
                 )),
+            }
+        }),
+    );
+    let w = worker.clone();
+    listen(
+        "chrome.tabs.onActivated",
+        tabs::on_activated(),
+        Closure::<dyn FnMut(JsValue)>::new(move |info: JsValue| {
+            if let Ok(a) = from_js::<tabs::Activated>(info) {
+                w.fronts.borrow_mut().activated(a.window_id, a.tab_id);
             }
         }),
     );

@@ -86,7 +86,29 @@ pub(super) fn opened(worker: &Rc<Worker>, tab: TabId, source: TabId) {
         }
         worker.facts.borrow_mut().opened_by(tab, source);
         joined(&worker, tab, ShareOrigin::Opened).await;
+        give_the_front_back(&worker, tab, source).await;
     });
+}
+
+/// The browser brings a tab a link opens to the front, even when the
+/// link's tab is behind the person's: the person's tab goes back in front,
+/// so the agent's work never takes the front from them.
+async fn give_the_front_back(worker: &Worker, tab: TabId, source: TabId) {
+    let Ok(info) = tabs::get(tab).await else {
+        return;
+    };
+    let back = worker
+        .fronts
+        .borrow()
+        .give_back(info.window_id, tab, source);
+    if let Some(back) = back {
+        if let Err(e) = tabs::activate(back).await {
+            log::info(&format!(
+                "could not bring tab {back} back to the front: {}",
+                error_message(&e)
+            ));
+        }
+    }
 }
 
 /// An unshared tab joined the `cotab` group, or a shared page opened it:

@@ -33,6 +33,7 @@ mod takeover;
 use crate::chrome::{error_message, storage, tabs};
 use crate::control::InFlight;
 use crate::developer_switch::DeveloperSwitch;
+use crate::fronts::Fronts;
 use crate::held::{HeldInput, StoredEntry};
 use crate::link_state::Link;
 use crate::log;
@@ -89,6 +90,9 @@ pub(crate) struct Worker {
     /// Each attached tab's page: blocked or not, its contexts
     /// ([`crate::page_state`]).
     pages: RefCell<Pages>,
+    /// The front tab of each window and the one before it
+    /// ([`crate::fronts`]).
+    fronts: RefCell<Fronts>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -137,6 +141,7 @@ pub(crate) fn start() {
         facts: RefCell::new(TabFacts::default()),
         start: lifecycle::Start::default(),
         pages: RefCell::new(Pages::default()),
+        fronts: RefCell::new(Fronts::default()),
     });
     lifecycle::register(&worker);
     browser_events::register(&worker);

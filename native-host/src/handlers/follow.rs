@@ -7,8 +7,9 @@
 use super::{wire, Cx};
 use crate::lane::CdpEvent;
 use cotab_shared::cdp::{
-    CdpCommand, CdpEvent as _, FrameNavigated, FrameRequestedNavigation, FrameStartedNavigating,
-    FrameStoppedLoading, GetFrameTree, LoadEventFired, NavigatedWithinDocument,
+    CdpCommand, CdpEvent as _, Evaluate, FrameNavigated, FrameRequestedNavigation,
+    FrameStartedNavigating, FrameStoppedLoading, GetFrameTree, LoadEventFired,
+    NavigatedWithinDocument,
 };
 use cotab_shared::controller::RpcError;
 use cotab_shared::native::{Command, CommandClass};
@@ -96,6 +97,26 @@ impl Navigation {
     }
 }
 
+/// A promise that settles after one posted task (a message, which
+/// background tabs do not throttle as they do timers).
+const SETTLE: &str = "new Promise(r => { const c = new MessageChannel(); \
+                      c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
+
+/// Moves what `events` holds for `tab` into `seen`.
+fn drain(
+    events: &mut broadcast::Receiver<Arc<CdpEvent>>,
+    tab: cotab_shared::TabId,
+    seen: &mut Vec<Arc<CdpEvent>>,
+) {
+    loop {
+        match events.try_recv() {
+            Ok(ev) if ev.tab_id == tab => seen.push(ev),
+            Ok(_) | Err(TryRecvError::Lagged(_)) => {}
+            Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+        }
+    }
+}
+
 /// Whether `method` says something about a navigation.
 fn is_navigation(method: &str) -> bool {
     [
@@ -115,7 +136,8 @@ impl Cx<'_> {
     /// until the request's deadline (`TIMEOUT`); a navigation asked for
     /// that does not start within [`NAVIGATION_START_MS`] is not waited
     /// for. A dialog that opens meanwhile ends the wait (`DIALOG_OPEN`, so
-    /// the action answers with the dialog). No navigation: no wait.
+    /// the action answers with the dialog). No navigation: no wait, but one
+    /// trip through the page to be sure ([`Cx::settle`]).
     pub(super) async fn follow_navigation(
         &self,
         events: &mut broadcast::Receiver<Arc<CdpEvent>>,
@@ -124,15 +146,17 @@ impl Cx<'_> {
             return Ok(());
         };
         let mut seen = Vec::new();
-        loop {
-            match events.try_recv() {
-                Ok(ev) if ev.tab_id == tab => seen.push(ev),
-                Ok(_) | Err(TryRecvError::Lagged(_)) => {}
-                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
-            }
-        }
+        drain(events, tab, &mut seen);
         if !seen.iter().any(|e| is_navigation(&e.method)) {
-            return Ok(());
+            // The page's reports and the action's answer come by different
+            // ways: one trip through the page's main thread, once it has
+            // run what the action queued (a form's submission), brings
+            // every report it made before.
+            self.settle(tab).await?;
+            drain(events, tab, &mut seen);
+            if !seen.iter().any(|e| is_navigation(&e.method)) {
+                return Ok(());
+            }
         }
         let main = match seen.iter().find_map(|e| {
             FrameNavigated::parse(&e.method, &e.params)
@@ -173,6 +197,32 @@ impl Cx<'_> {
             Ok(())
         };
         self.unless_dialog(tab, wait).await
+    }
+
+    /// One trip through `tab`'s main thread that ends after a posted task
+    /// (class Observe): what the page queued before it has run. A dialog
+    /// that opens meanwhile ends it (`DIALOG_OPEN`); a page that went away
+    /// (a navigation) ends it too, which is what it looks for.
+    async fn settle(&self, tab: cotab_shared::TabId) -> Result<(), RpcError> {
+        let probe = Evaluate {
+            expression: SETTLE,
+            return_by_value: true,
+            await_promise: true,
+        };
+        let call = self.extension(Command::Cdp {
+            tab_id: tab,
+            method: Evaluate::METHOD.into(),
+            params: probe.params(),
+            class: CommandClass::Observe,
+            then: None,
+            if_viewport: None,
+        });
+        match self.unless_dialog(tab, call).await {
+            Err(e) if e.kind() == ErrorKind::DialogOpen || e.kind() == ErrorKind::TabNotShared => {
+                Err(e)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The id of `tab`'s main frame (`Page.getFrameTree`, class Observe).

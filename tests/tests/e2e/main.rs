@@ -6,6 +6,7 @@ mod background;
 mod bad_input;
 mod boundary;
 mod cli;
+mod coworking;
 mod dialogs;
 mod drive;
 mod faults;
