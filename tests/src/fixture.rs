@@ -53,7 +53,7 @@ pub const NAVIGATES: &str = r##"<!doctype html>
  <button onclick="document.title = 'Stayed'">Stay</button>
  <a href="#part">Jump within the page</a>
  <a href="/slow">Go slowly</a>
- <form action="/submitted"><input name="q" aria-label="Query"></form>
+ <form action="/submitted"><input name="q" aria-label="Query"><button>Search</button></form>
  <div style="height: 3000px"></div>
  <h2 id="part">Part</h2>
 </body></html>

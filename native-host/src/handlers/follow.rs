@@ -97,10 +97,8 @@ impl Navigation {
     }
 }
 
-/// A promise that settles after one posted task (a message, which
-/// background tabs do not throttle as they do timers).
-const SETTLE: &str = "new Promise(r => { const c = new MessageChannel(); \
-                      c.port1.onmessage = () => r(0); c.port2.postMessage(0); })";
+/// The probe's expression: nothing to compute, only the trip.
+const SETTLE: &str = "0";
 
 /// Moves what `events` holds for `tab` into `seen`.
 fn drain(
@@ -149,9 +147,8 @@ impl Cx<'_> {
         drain(events, tab, &mut seen);
         if !seen.iter().any(|e| is_navigation(&e.method)) {
             // The page's reports and the action's answer come by different
-            // ways: one trip through the page's main thread, once it has
-            // run what the action queued (a form's submission), brings
-            // every report it made before.
+            // ways: one trip through the page's main thread on the same
+            // session brings every report it made before.
             self.settle(tab).await?;
             drain(events, tab, &mut seen);
             if !seen.iter().any(|e| is_navigation(&e.method)) {
@@ -199,16 +196,13 @@ impl Cx<'_> {
         self.unless_dialog(tab, wait).await
     }
 
-    /// One trip through `tab`'s main thread that ends after a posted task
-    /// (class Observe): what the page queued before it has run. A dialog
-    /// that opens meanwhile ends it (`DIALOG_OPEN`); a page that went away
-    /// (a navigation) ends it too, which is what it looks for.
+    /// One trip through `tab`'s main thread on its debugger session (class
+    /// Observe): the answer comes after every report the page made before
+    /// it ran. A dialog that opens meanwhile ends it (`DIALOG_OPEN`); a
+    /// page that went away (a navigation) ends it too, which is what it
+    /// looks for.
     async fn settle(&self, tab: cotab_shared::TabId) -> Result<(), RpcError> {
-        let probe = Evaluate {
-            expression: SETTLE,
-            return_by_value: true,
-            await_promise: true,
-        };
+        let probe = Evaluate::by_value(SETTLE);
         let call = self.extension(Command::Cdp {
             tab_id: tab,
             method: Evaluate::METHOD.into(),

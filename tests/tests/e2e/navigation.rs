@@ -52,6 +52,13 @@ async fn actions_that_navigate_answer_once_the_new_page_has_loaded() -> anyhow::
     assert!(now.url.ends_with("/submitted?q=cotab"), "{}", now.url);
     assert_eq!(now.title, "Submitted");
     agent.call::<Navigate>(&back).await?;
+    // And with its button.
+    let search = find_ref(&snapshot(&mut agent).await?, "button \"Search\"")?;
+    agent.call::<Click>(&ClickParams::on(search)).await?;
+    let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+    assert!(now.url.contains("/submitted?q="), "{}", now.url);
+    assert_eq!(now.title, "Submitted");
+    agent.call::<Navigate>(&back).await?;
 
     // A jump within the page and a click that stays answer too.
     let jump = find_ref(
