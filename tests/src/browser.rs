@@ -238,16 +238,23 @@ impl Browser {
         Ok(browser)
     }
 
-    /// The whole browser exits (SIGTERM, as when the person quits) and
-    /// starts again with the same profile; the daemon is left running.
-    /// Waits until the extension's lane is online again.
-    pub async fn restart(&mut self) -> Result<()> {
+    /// The whole browser exits (SIGTERM, as when the person quits); the
+    /// daemon is left running. Waits until the browser is gone.
+    pub async fn quit(&mut self) -> Result<()> {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM)?;
         let deadline = crate::Deadline::new("the browser to exit", STARTUP_DEADLINE);
         while self.child.try_wait()?.is_none() {
             deadline.next("still running").await?;
         }
+        Ok(())
+    }
+
+    /// The whole browser exits ([`Browser::quit`]) and starts again with
+    /// the same profile; the daemon is left running. Waits until the
+    /// extension's lane is online again.
+    pub async fn restart(&mut self) -> Result<()> {
+        self.quit().await?;
         // A fresh DevToolsActivePort is how the new browser is found.
         let _ = fs::remove_file(self._root.path().join("profile").join("DevToolsActivePort"));
         let (child, cdp) = start_chromium(

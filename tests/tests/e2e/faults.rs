@@ -643,3 +643,47 @@ async fn a_shared_idle_browser_keeps_its_worker_and_port() -> anyhow::Result<()>
     agent.call::<Capture>(&CaptureParams::default()).await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_quit() -> anyhow::Result<()> {
+    let Scene {
+        mut browser,
+        tab,
+        mut agent,
+        ..
+    } = holding().await?;
+    let pending = start_in_flight(&browser, tab).await?;
+    browser.quit().await?;
+    ended_with(pending, &LANE_ERRORS).await?;
+    // The daemon says so at once…
+    tokio::time::timeout(DEADLINE, async {
+        while agent.call::<Status>(&Empty {}).await?.lane != LaneState::Offline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok::<_, ClientError>(())
+    })
+    .await??;
+    // …and what needs the browser fails once the short grace for a
+    // returning browser is over, not at the request's deadline.
+    let started = Instant::now();
+    let err = agent
+        .call::<TabsList>(&Empty {})
+        .await
+        .expect_err("the browser is gone");
+    assert_eq!(err.kind(), Some(ErrorKind::RuntimeLost), "{err}");
+    let waited = started.elapsed();
+    let err = agent
+        .call::<Wait>(&WaitParams::until(WaitUntil::Load))
+        .await
+        .expect_err("the browser is gone");
+    assert_eq!(err.kind(), Some(ErrorKind::RuntimeLost), "{err}");
+    eprintln!(
+        "tabs.list failed after {waited:?}, the next wait after {:?}",
+        started.elapsed() - waited
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(cotab_shared::limits::DEFAULT_DEADLINE_MS),
+        "waited out the deadline"
+    );
+    Ok(())
+}
