@@ -36,6 +36,8 @@ pub struct DeveloperSwitch {
     writes: u32,
     /// The running re-attach's gate, opened when it ends.
     reattach: Option<Gate>,
+    /// How many re-attach rounds have started.
+    rounds: u64,
     /// Asked again while it ran: it goes over every tab once more.
     again: bool,
 }
@@ -114,6 +116,13 @@ impl DeveloperSwitch {
     /// A round of the re-attach starts.
     pub fn round_started(&mut self) {
         self.again = false;
+        self.rounds += 1;
+    }
+
+    /// How many re-attach rounds have started: a command that sees it
+    /// change while it ran may have lost its session to one.
+    pub fn reattach_rounds(&self) -> u64 {
+        self.rounds
     }
 
     /// A round ended: `true` to run another over every tab (asked again
@@ -203,5 +212,6 @@ mod tests {
         assert!(s.reattach_gate().is_none());
         let next = s.begin_reattach().expect("a new one");
         assert!(!next.same(&gate));
+        assert_eq!(s.reattach_rounds(), 2, "every round counts");
     }
 }

@@ -138,8 +138,31 @@ fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, 
 }
 
 /// `cdp`: one CDP command on a shared tab, if its class allows it; other
-/// tabs are never touched.
+/// tabs are never touched. A read that failed while a re-attach of the
+/// worker's own (developer mode off, a takeover after raw CDP) replaced
+/// its session is sent once more, on the new session: it changed nothing,
+/// and the person's switch must not fail the agent's reads. Nothing else
+/// is sent again (it may have run).
 async fn cdp_command(
+    worker: &Worker,
+    link: u64,
+    call: &Call<'_>,
+    marks: &mut Marks,
+) -> Result<JsValue, WireError> {
+    let rounds = worker.developer.borrow().reattach_rounds();
+    let first = cdp_command_once(worker, link, call, marks).await;
+    let reattached = worker.developer.borrow().reattach_rounds() != rounds
+        || worker.developer.borrow().reattach_gate().is_some();
+    match first {
+        Err(_) if call.class == CommandClass::Observe && reattached => {
+            cdp_command_once(worker, link, call, marks).await
+        }
+        r => r,
+    }
+}
+
+/// [`cdp_command`], sent once.
+async fn cdp_command_once(
     worker: &Worker,
     link: u64,
     call: &Call<'_>,

@@ -7,6 +7,7 @@ mod bad_input;
 mod boundary;
 mod cli;
 mod coworking;
+mod developer;
 mod dialogs;
 mod drive;
 mod faults;
