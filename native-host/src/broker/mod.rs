@@ -380,7 +380,7 @@ impl Core {
     }
 
     /// Revokes every lease of `sid` and releases all its held input.
-    fn revoke_session_control(&mut self, sid: SessionId, reason: RevokeReason) {
+    pub(super) fn revoke_session_control(&mut self, sid: SessionId, reason: RevokeReason) {
         let leased = self.leased_by(sid);
         for t in &leased {
             if let Some(tab) = self.tabs.get_mut(t) {

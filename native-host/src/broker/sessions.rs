@@ -163,23 +163,10 @@ impl Core {
     /// Removes a session: credentials first, then cleanup.
     pub(super) fn remove_session(&mut self, sid: SessionId, reason: RevokeReason) {
         self.sessions.remove(&sid);
-        let leased: Vec<TabId> = self.leased_by(sid);
-        for t in &leased {
-            if let Some(tab) = self.tabs.get_mut(t) {
-                tab.lease = None;
-            }
-        }
-        self.release_where(|p| p.session == sid, false);
-        for t in leased {
-            self.effects.push(Effect::Notify(
-                sid,
-                AgentEvent::ControlRevoked { tab_id: t, reason },
-            ));
-        }
+        self.revoke_session_control(sid, reason);
         // Tombstones of a removed session can never be acknowledged.
         self.presses
             .retain(|_, p| p.session != sid || p.state != PressState::ReleasedByDaemon);
-        self.publish_controllers(false);
     }
 
     /// Expires resume graces (input released), kept control (leases
@@ -250,7 +237,7 @@ impl Core {
             .map(|(id, _)| *id)
             .collect();
         for sid in watchers {
-            self.effects.push(super::Effect::Notify(sid, event.clone()));
+            self.effects.push(Effect::Notify(sid, event.clone()));
         }
     }
 }

@@ -272,19 +272,7 @@ pub(crate) async fn next_notification(
             return Ok(msg);
         }
     }
-    let found = tokio::time::timeout(DEADLINE, async {
-        loop {
-            let msg = agent.next_message().await?;
-            if msg["method"] == method {
-                return anyhow::Ok(msg);
-            }
-        }
-    })
-    .await;
-    match found {
-        Ok(r) => r,
-        Err(_) => anyhow::bail!("no {method} notification within {DEADLINE:?}"),
-    }
+    crate::rules::notification(agent, method).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

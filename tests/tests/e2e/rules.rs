@@ -40,7 +40,7 @@ async fn recorder(
 }
 
 /// The next notification named `method`.
-async fn notification(agent: &mut Client, method: &str) -> anyhow::Result<Value> {
+pub(crate) async fn notification(agent: &mut Client, method: &str) -> anyhow::Result<Value> {
     let found = tokio::time::timeout(DEADLINE, async {
         loop {
             let msg = agent.next_message().await?;
