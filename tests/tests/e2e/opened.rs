@@ -79,8 +79,23 @@ async fn tabs_a_shared_page_opens_are_shared_grouped_and_announced() -> anyhow::
             .and_then(Value::as_i64))
     })
     .await?;
-    // The share is tried and refused within a moment; give it one.
-    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    // The share is tried and refused, and the person's popup says why.
+    let popup = browser.open_popup().await?;
+    let why = wait_for("the popup to tell the refusal", DEADLINE, || async {
+        let text = browser
+            .cdp
+            .eval(
+                &popup.session,
+                "document.getElementById('error').textContent",
+            )
+            .await?;
+        Ok(text
+            .as_str()
+            .filter(|t| t.contains("cannot join the cotab group"))
+            .map(str::to_owned))
+    })
+    .await?;
+    assert!(why.contains(&popup_tab.to_string()), "{why}");
     let listed = agent.call::<TabsList>(&Empty {}).await?;
     assert!(
         listed.tabs.iter().all(|t| i64::from(t.id.0) != popup_tab),
