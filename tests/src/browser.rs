@@ -238,6 +238,23 @@ impl Browser {
         Ok(browser)
     }
 
+    /// The person presses and releases `key` (one character) in `page`,
+    /// through the harness's own CDP connection: not through cotab.
+    pub async fn person_types(&self, page: &Page, key: char) -> Result<()> {
+        let key = key.to_string();
+        for kind in ["keyDown", "keyUp"] {
+            self.cdp
+                .send_to(
+                    Some(&page.session),
+                    "Input.dispatchKeyEvent",
+                    json!({"type": kind, "key": key,
+                           "text": if kind == "keyDown" { key.as_str() } else { "" }}),
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
     /// The whole browser exits (SIGTERM, as when the person quits); the
     /// daemon is left running. Waits until the browser is gone.
     pub async fn quit(&mut self) -> Result<()> {

@@ -21,7 +21,6 @@ use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -123,13 +122,12 @@ pub(super) struct Cx<'a> {
 /// request (a part of it may run with a shorter deadline).
 #[derive(Default)]
 pub(super) struct Cut {
-    /// Whether the request has begun talking to the page: some step of it
-    /// passed the dialog check ([`Cx::unless_dialog`]).
-    begun: AtomicBool,
     /// The dialog that opened after the request had begun and cut it
     /// short ([`Cx::acted`]).
     by: Mutex<Option<DialogInfo>>,
-    /// The tab the request last talked to.
+    /// The tab the request last talked to: set once the request has begun
+    /// talking to the page (some step of it passed the dialog check,
+    /// [`Cx::unless_dialog`]).
     tab: Mutex<Option<TabId>>,
 }
 
@@ -195,7 +193,7 @@ impl Cx<'_> {
         match dialog {
             None => Ok(()),
             Some(dialog) => {
-                if self.cut.begun.load(Ordering::Relaxed) {
+                if self.cut.tab().is_some() {
                     *self.cut.by.lock().unwrap_or_else(PoisonError::into_inner) =
                         Some(dialog.clone());
                 }
@@ -215,7 +213,6 @@ impl Cx<'_> {
     ) -> Result<T, RpcError> {
         let mut opened = self.broker.blockers.subscribe();
         self.unblocked(tab)?;
-        self.cut.begun.store(true, Ordering::Relaxed);
         *self.cut.tab.lock().unwrap_or_else(PoisonError::into_inner) = Some(tab);
         tokio::pin!(fut);
         loop {

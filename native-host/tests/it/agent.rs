@@ -55,9 +55,18 @@ async fn selecting_an_unshared_tab_is_refused() {
     assert_eq!(err.kind(), Some(ErrorKind::TabNotShared));
 }
 
-#[tokio::test]
-async fn navigate_waits_for_the_load_event() {
-    let d = Daemon::start().await;
+/// A navigation to `http://example.test/next` sent on `d`'s one tab whose
+/// load event the fake extension holds until the returned gate opens; the
+/// call runs in its own task.
+async fn held_navigation(
+    d: &Daemon,
+) -> (
+    FakeExt,
+    Arc<Notify>,
+    tokio::task::JoinHandle<
+        Result<cotab_shared::controller::NavigateResult, cotab_host::client::ClientError>,
+    >,
+) {
     let gate = Arc::new(Notify::new());
     let mut ext = FakeExt::connect(
         &d.host_sock(),
@@ -67,15 +76,21 @@ async fn navigate_waits_for_the_load_event() {
         },
     )
     .await;
-    let mut c = selected_agent(&d).await;
+    let mut c = selected_agent(d).await;
     let call = tokio::spawn(async move {
         c.call::<Navigate>(&NavigateParams::to("http://example.test/next"))
             .await
     });
     let params = ext.next_cdp("Page.navigate").await;
     assert_eq!(params["url"], "http://example.test/next");
+    (ext, gate, call)
+}
+
+#[tokio::test]
+async fn navigate_waits_for_the_load_event() {
+    let d = Daemon::start().await;
+    let (mut ext, gate, mut call) = held_navigation(&d).await;
     // Without the load event the call must not finish.
-    let mut call = call;
     assert!(tokio::time::timeout(Duration::from_millis(200), &mut call)
         .await
         .is_err());
@@ -94,21 +109,7 @@ async fn navigate_waits_for_the_load_event() {
 async fn a_navigation_on_a_tab_that_closes_fails_at_once() {
     // A deadline far beyond the test's wait: only the close can end it.
     let d = Daemon::start_with_deadline(Duration::from_secs(60)).await;
-    let gate = Arc::new(Notify::new());
-    let mut ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            hold_load: Some(gate.clone()),
-            ..one_tab()
-        },
-    )
-    .await;
-    let mut c = selected_agent(&d).await;
-    let call = tokio::spawn(async move {
-        c.call::<Navigate>(&NavigateParams::to("http://example.test/next"))
-            .await
-    });
-    ext.next_cdp("Page.navigate").await;
+    let (ext, _gate, call) = held_navigation(&d).await;
     // The person closes the tab while its page loads.
     ext.event(cotab_shared::native::Event::TabClosed { tab_id: TabId(7) });
     let err = tokio::time::timeout(WAIT, call)

@@ -296,21 +296,15 @@ async fn an_answer_whose_close_the_browser_never_reports_times_out_at_its_deadli
 }
 
 /// `page.dialog` with `params`, once the dialog the fake extension
-/// announced has reached the daemon (until then: `INVALID_REQUEST`).
+/// announced has reached the daemon (its `dialog.opened`).
 async fn answer_once_open(
     c: &mut cotab_host::client::Client,
     params: &DialogParams,
 ) -> Result<cotab_shared::controller::Acted, cotab_host::client::ClientError> {
     tokio::time::timeout(WAIT, async {
-        loop {
-            match c.call::<Dialog>(params).await {
-                Err(e) if e.kind() == Some(ErrorKind::InvalidRequest) => {
-                    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-                }
-                r => return r,
-            }
-        }
+        while c.next_message().await.expect("the daemon is there")["method"] != "dialog.opened" {}
     })
     .await
-    .expect("the dialog reaches the daemon in time")
+    .expect("the dialog reaches the daemon in time");
+    c.call::<Dialog>(params).await
 }

@@ -124,18 +124,8 @@ async fn a_shared_tab_behind_the_persons_tab_is_driven_without_coming_to_the_fro
 
     // The person typed meanwhile; their tab stayed in front, focused,
     // visible, and got those keys and nothing else.
-    for key in ["h", "i"] {
-        for kind in ["keyDown", "keyUp"] {
-            browser
-                .cdp
-                .send_to(
-                    Some(&mine.session),
-                    "Input.dispatchKeyEvent",
-                    json!({"type": kind, "key": key, "code": format!("Key{}", key.to_uppercase()),
-                           "text": if kind == "keyDown" { key } else { "" }}),
-                )
-                .await?;
-        }
+    for key in ['h', 'i'] {
+        browser.person_types(&mine, key).await?;
     }
     assert_eq!(browser.eval(&mine, state).await?, json!(["visible", true]));
     let keys = browser

@@ -117,18 +117,7 @@ async fn agent_work(agent: &mut Client, tab: TabId) -> anyhow::Result<TabId> {
 async fn person_work(browser: &Browser, mine: &Page) -> anyhow::Result<String> {
     let text = "hello agent";
     for (i, ch) in text.chars().enumerate() {
-        let key = ch.to_string();
-        for kind in ["keyDown", "keyUp"] {
-            browser
-                .cdp
-                .send_to(
-                    Some(&mine.session),
-                    "Input.dispatchKeyEvent",
-                    json!({"type": kind, "key": key,
-                           "text": if kind == "keyDown" { key.as_str() } else { "" }}),
-                )
-                .await?;
-        }
+        browser.person_types(mine, ch).await?;
         if i % 4 == 3 {
             browser
                 .cdp
@@ -139,7 +128,8 @@ async fn person_work(browser: &Browser, mine: &Page) -> anyhow::Result<String> {
                 )
                 .await?;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+        // At a person's pace: each key lands before the next goes.
+        browser.eval(mine, "__events.length").await?;
         if i == 5 {
             let own = browser.open_tab(&browser.fixture.url("/other")).await?;
             browser.activate(&own).await?;

@@ -656,13 +656,11 @@ async fn the_browser_quit() -> anyhow::Result<()> {
     browser.quit().await?;
     ended_with(pending, &LANE_ERRORS).await?;
     // The daemon says so at once…
-    tokio::time::timeout(DEADLINE, async {
-        while agent.call::<Status>(&Empty {}).await?.lane != LaneState::Offline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        Ok::<_, ClientError>(())
-    })
-    .await??;
+    crate::rules::notification(&mut agent, "lane.offline").await?;
+    assert_eq!(
+        agent.call::<Status>(&Empty {}).await?.lane,
+        LaneState::Offline
+    );
     // …and what needs the browser fails once the short grace for a
     // returning browser is over, not at the request's deadline.
     let started = Instant::now();

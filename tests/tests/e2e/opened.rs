@@ -9,7 +9,7 @@ use cotab_e2e::browser::LaunchOptions;
 use cotab_e2e::wait_for;
 use cotab_shared::controller::{
     Acquire, Click, ClickParams, Empty, SelectParams, Snapshot, SnapshotParams, TabsList,
-    TabsSelect,
+    TabsSelect, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::TabId;
 use serde_json::Value;
@@ -49,15 +49,15 @@ async fn tabs_a_shared_page_opens_are_shared_grouped_and_announced() -> anyhow::
         agent
             .call::<TabsSelect>(&SelectParams { tab_id: id })
             .await?;
-        let shown = tokio::time::timeout(DEADLINE, async {
-            loop {
-                match agent.call::<Snapshot>(&SnapshotParams::default()).await {
-                    Ok(s) if s.url.contains(&format!("from={from}")) => return s,
-                    _ => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
-                }
-            }
-        })
-        .await?;
+        // Its page shows once it has loaded what the link named.
+        agent
+            .call::<Wait>(&WaitParams {
+                text: Some("Second".into()),
+                ..WaitParams::until(WaitUntil::Text)
+            })
+            .await?;
+        let shown = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+        assert!(shown.url.contains(&format!("from={from}")), "{}", shown.url);
         assert_eq!(shown.title, "Second page");
         agent
             .call::<TabsSelect>(&SelectParams { tab_id: tab })
