@@ -9,20 +9,25 @@
 //!
 //! # Code map
 //!
-//! - [`state`], [`control`], [`held`], [`page_state`], [`messages`],
+//! - [`state`], [`link_state`], [`control`], [`held`], [`page_state`],
+//!   [`developer_switch`], [`tab_facts`], [`fronts`], [`messages`],
 //!   [`popup_model`]: target-independent logic (shared-set and
 //!   human-control bookkeeping, backoff, event decisions, command-class
 //!   rules, the in-flight registry, the held-input ledger, each tab's page
-//!   — blocked or not — and its contexts, popup messages and rows), tested
-//!   with plain `cargo test`. Which urls and raw CDP commands agents may
+//!   — blocked or not — and its contexts, the developer-mode switch, each
+//!   tab's crash, dialogs and opener, the front tabs, popup messages and
+//!   rows), tested with plain `cargo test`; they name no browser API (a
+//!   tidy test keeps it so). Which urls and raw CDP commands agents may
 //!   reach is `cotab_shared::reach`.
 //! - `chrome` (wasm32 only): thin `chrome.*` bindings, one module per
 //!   namespace.
-//! - `worker` (wasm32 only): the service worker — native link, host
-//!   commands (`createTab`/`closeTab` included), share/unshare/restore,
-//!   sharing by dragging tabs into or out of the `cotab` group, human
+//! - `worker` (wasm32 only): the service worker, in layers — what it
+//!   keeps, the native port and debugger sessions, held-input releases and
+//!   what it announces, share/unshare/restore, then the listeners and the
+//!   host's requests (native link, host commands with `createTab` and
+//!   `closeTab`, tabs dragged into or out of the `cotab` group, human
 //!   takeover and the keyboard command, developer mode, browser events,
-//!   popup requests.
+//!   popup requests).
 //! - `popup` (wasm32 only): the popup's DOM.
 //!
 //! **API Boundary:** the native host sees only `cotab_shared::native`

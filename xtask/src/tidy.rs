@@ -1,7 +1,8 @@
 //! Repository-wide checks run as plain tests (`cargo test -p xtask`): every
 //! Rust module documents what it owns, no source file grows past what one
 //! can hold in one's head, the broker core stays sans-IO, the shared
-//! crate's modules form no circle, the protocol
+//! crate's and the extension's modules form no circle (the worker's form
+//! layers), the extension's policy modules name no browser API, the protocol
 //! document names every method, and the manifest's key yields the
 //! extension id the host allows.
 
@@ -155,18 +156,18 @@ mod tests {
         assert!(found.is_empty(), "the broker core reaches out: {found:#?}");
     }
 
-    /// The modules of `shared/src` (a directory counts as one) and the
-    /// ones each names as `crate::<module>` in its code outside tests and
-    /// comments.
-    fn shared_module_uses() -> Vec<(String, Vec<String>)> {
-        let src = root().join("shared/src");
+    /// The modules of `dir` (a directory counts as one; `lib.rs` and
+    /// `mod.rs`, the roots, are left out) and the ones each names after
+    /// `prefix` (`crate::` or `super::`, with `{…}` groups read item by
+    /// item) in its code outside tests and comments.
+    fn module_uses(dir: &Path, prefix: &str) -> Vec<(String, Vec<String>)> {
         let mut modules: Vec<(String, Vec<PathBuf>)> = Vec::new();
-        for entry in fs::read_dir(&src).expect("shared/src").flatten() {
+        for entry in fs::read_dir(dir).expect("a source directory").flatten() {
             let path = entry.path();
             let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
                 continue;
             };
-            if stem == "lib" {
+            if stem == "lib" || stem == "mod" {
                 continue;
             }
             let mut files = Vec::new();
@@ -177,6 +178,7 @@ mod tests {
             }
             modules.push((stem.to_owned(), files));
         }
+        let names: Vec<String> = modules.iter().map(|(n, _)| n.clone()).collect();
         modules
             .into_iter()
             .map(|(name, files)| {
@@ -186,16 +188,17 @@ mod tests {
                         continue;
                     }
                     let text = fs::read_to_string(&file).unwrap_or_default();
-                    let code = text.split("#[cfg(test)]").next().unwrap_or("");
-                    for line in code.lines() {
-                        let line = line.split("//").next().unwrap_or("");
-                        for (at, _) in line.match_indices("crate::") {
-                            let rest = &line[at + "crate::".len()..];
-                            let used: String = rest
-                                .chars()
-                                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                                .collect();
-                            if !used.is_empty() && used != name && !uses.contains(&used) {
+                    let code: String = text
+                        .split("#[cfg(test)]")
+                        .next()
+                        .unwrap_or("")
+                        .lines()
+                        .map(|l| l.split("//").next().unwrap_or(""))
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    for (at, _) in code.match_indices(prefix) {
+                        for used in used_names(&code[at + prefix.len()..]) {
+                            if used != name && names.contains(&used) && !uses.contains(&used) {
                                 uses.push(used);
                             }
                         }
@@ -207,28 +210,143 @@ mod tests {
             .collect()
     }
 
+    /// The first path segment of what `rest` (the text after a `crate::`
+    /// or `super::`) names: one name, or each item of a `{…}` group.
+    fn used_names(rest: &str) -> Vec<String> {
+        let ident = |s: &str| -> String {
+            s.trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let Some(group) = rest.strip_prefix('{') else {
+            return vec![ident(rest)];
+        };
+        let mut depth = 0;
+        let mut items = vec![String::new()];
+        for c in group.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => items.push(String::new()),
+                _ => {}
+            }
+            if let Some(item) = items.last_mut() {
+                item.push(c);
+            }
+        }
+        items
+            .iter()
+            .map(|i| ident(i.trim_start_matches(',')))
+            .collect()
+    }
+
+    /// The modules of `uses` on a circle (each with what it uses): what is
+    /// left once Kahn's algorithm took every module whose uses are taken.
+    fn on_a_circle(uses: &[(String, Vec<String>)]) -> Vec<(String, Vec<String>)> {
+        let mut left = uses.to_vec();
+        let mut taken: Vec<String> = Vec::new();
+        while let Some(at) = left
+            .iter()
+            .position(|(_, u)| u.iter().all(|m| taken.contains(m)))
+        {
+            taken.push(left.remove(at).0);
+        }
+        left
+    }
+
     #[test]
     fn the_shared_crates_modules_form_no_circle() {
-        let uses = shared_module_uses();
+        let uses = module_uses(&root().join("shared/src"), "crate::");
         assert!(uses.len() > 8, "found only {} shared modules", uses.len());
         assert!(
             uses.iter()
                 .any(|(m, u)| m == "native" && u.contains(&"cdp".to_owned())),
             "the scan sees no use at all: {uses:?}"
         );
-        // Kahn's algorithm: take modules whose uses are all taken; what
-        // is left over sits on a circle.
-        let mut left = uses.clone();
-        let mut taken: Vec<String> = Vec::new();
-        while let Some(at) = left.iter().position(|(_, u)| {
-            u.iter()
-                .all(|m| taken.contains(m) || !uses.iter().any(|(n, _)| n == m))
-        }) {
-            taken.push(left.remove(at).0);
-        }
+        let left = on_a_circle(&uses);
         assert!(
             left.is_empty(),
             "shared modules on a circle (each with what it uses): {left:#?}"
+        );
+    }
+
+    #[test]
+    fn the_extensions_modules_form_no_circle() {
+        let uses = module_uses(&root().join("extension/src"), "crate::");
+        assert!(
+            uses.iter()
+                .any(|(m, u)| m == "worker" && u.contains(&"state".to_owned())),
+            "the scan sees no use at all: {uses:?}"
+        );
+        let left = on_a_circle(&uses);
+        assert!(
+            left.is_empty(),
+            "extension modules on a circle (each with what it uses): {left:#?}"
+        );
+    }
+
+    #[test]
+    fn the_workers_modules_form_layers() {
+        let uses = module_uses(&root().join("extension/src/worker"), "super::");
+        assert!(uses.len() > 10, "found only {} worker modules", uses.len());
+        assert!(
+            uses.iter()
+                .any(|(m, u)| m == "share" && u.contains(&"held_input".to_owned())),
+            "the scan sees no use at all: {uses:?}"
+        );
+        let left = on_a_circle(&uses);
+        assert!(
+            left.is_empty(),
+            "worker modules on a circle (each with what it uses): {left:#?}"
+        );
+    }
+
+    /// What the extension's policy modules may not name: they are plain
+    /// Rust, tested on the host, and the worker's glue runs what they
+    /// decide.
+    const NOT_IN_THE_POLICY: &[&str] = &[
+        "wasm_bindgen",
+        "js_sys",
+        "web_sys",
+        "gloo",
+        "JsValue",
+        "crate::chrome",
+        "crate::worker",
+        "crate::log",
+        "crate::popup",
+    ];
+
+    #[test]
+    fn the_extensions_policy_modules_name_no_browser_api() {
+        let glue = ["lib.rs", "log.rs", "popup.rs", "trace.rs"];
+        let mut checked = 0;
+        let mut found = Vec::new();
+        for entry in fs::read_dir(root().join("extension/src"))
+            .expect("extension/src")
+            .flatten()
+        {
+            let path = entry.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() || glue.contains(&name) {
+                continue;
+            }
+            checked += 1;
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for word in NOT_IN_THE_POLICY {
+                    if code.contains(word) {
+                        found.push(format!("{}:{}: {word}", path.display(), n + 1));
+                    }
+                }
+            }
+        }
+        assert!(checked > 8, "found only {checked} policy modules");
+        assert!(
+            found.is_empty(),
+            "policy modules reach the browser: {found:#?}"
         );
     }
 

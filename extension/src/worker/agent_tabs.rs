@@ -14,7 +14,8 @@
 //! close then flows through `chrome.tabs.onRemoved` like any other
 //! ([`super::browser_events`]): `tabClosed`, then the shared list.
 
-use super::{share, Worker};
+use super::cells::Worker;
+use super::share;
 use crate::chrome::{error_message, tabs, windows};
 use crate::control::admit;
 use crate::log;

@@ -7,18 +7,17 @@
 //! commands in flight on a page that went away or became blocked, and
 //! hands held input to [`super::held_input`].
 
-use super::{cdp, group_moves, held_input, link, Worker};
-use crate::chrome::{debugger, error_message, from_js, tabs, ChromeEvent};
+use super::cells::Worker;
+use super::listen::listen;
+use super::{announce, cdp, group_moves, held_input, port};
+use crate::chrome::{debugger, error_message, from_js, tabs};
 use crate::log;
-use crate::page_state::{Change, TRACKED_EVENTS};
-use crate::state::Effect;
+use crate::page_state::TRACKED_EVENTS;
 use cotab_shared::native::{Event, ExtensionToHost};
 use cotab_shared::TabId;
 use serde_json::Value;
 use std::rc::Rc;
-use wasm_bindgen::closure::WasmClosure;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
 
 /// `chrome.debugger.onDetach`'s reason when the tab closed (or navigated to
@@ -33,20 +32,6 @@ const TARGET_RELOADED_AFTER_CRASH: &str = "Inspector.targetReloadedAfterCrash";
 
 /// CDP event: the page opened a JavaScript dialog.
 const DIALOG_OPENING: &str = "Page.javascriptDialogOpening";
-
-/// Adds `listener` to `event` and leaks it on purpose.
-pub(super) fn listen<T: ?Sized + WasmClosure>(
-    name: &str,
-    event: Result<ChromeEvent, JsValue>,
-    listener: Closure<T>,
-) {
-    if let Err(e) = event.and_then(|ev| ev.add_listener(listener.as_ref().unchecked_ref())) {
-        log::error(&format!("cannot listen to {name}: {}", error_message(&e)));
-    }
-    // Worker-lifetime listener: never removed, and MV3 needs it registered
-    // in the first turn, so it is owned by the JS side from here on.
-    listener.forget();
-}
 
 /// Registers the debugger and tab listeners.
 pub(super) fn register(worker: &Rc<Worker>) {
@@ -82,7 +67,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
             page_gone(&w, tab, "the tab closed");
             w.facts.borrow_mut().forget(tab);
             held_input::forget(&w, tab);
-            w.apply(effects);
+            announce::apply(&w, effects);
         }),
     );
     let w = worker.clone();
@@ -140,11 +125,11 @@ pub(super) fn register(worker: &Rc<Worker>) {
                         .unwrap_or_default();
                     let change = w.pages.borrow_mut().url_changed(tab, &url);
                     if let Some(change) = change {
-                        page_changed(&w, tab, change);
+                        announce::page_changed(&w, tab, change);
                     }
                 }
                 let effects = w.shared.borrow().on_updated(tab, has("url"), has("title"));
-                w.apply(effects);
+                announce::apply(&w, effects);
                 if has("groupId") {
                     group_moves::group_changed(&w, tab);
                 }
@@ -175,7 +160,7 @@ pub(super) fn on_detach(worker: &Rc<Worker>, tab: TabId, reason: &str) {
     page_gone(worker, tab, "the debugger was detached");
     worker.pages.borrow_mut().forget(tab);
     worker.facts.borrow_mut().session_ended(tab);
-    worker.apply(effects);
+    announce::apply(worker, effects);
     if reason == TARGET_CLOSED {
         held_input::forget(worker, tab);
     } else {
@@ -197,34 +182,6 @@ fn on_crash(worker: &Rc<Worker>, tab: TabId) {
     log::warn(&format!(
         "the page in tab {tab} crashed ({aborted} command(s) in flight failed)"
     ));
-}
-
-/// Whether `tab` became suspended on a blocked page, or driveable again.
-/// Suspended: every command in flight on it fails `BLOCKED_TARGET` now
-/// (no answer of the blocked page reaches an agent), what the agents hold
-/// there is released, and the daemon hears of it. A tab not (yet) shared
-/// only has its page noted: a share checks the page after attaching.
-pub(super) fn page_changed(worker: &Rc<Worker>, tab: TabId, change: Change) {
-    if !worker.shared.borrow().contains(tab) {
-        return;
-    }
-    match change {
-        Change::Blocked(blocked) => {
-            let err = blocked.suspended(tab);
-            let failed = worker.in_flight.borrow_mut().fail_all_on(tab, &err);
-            log::warn(&format!(
-                "tab {tab} went to a page agents may not use ({}): suspended ({failed} \
-                 command(s) in flight failed)",
-                blocked.reason()
-            ));
-            let w = worker.clone();
-            spawn_local(async move {
-                held_input::release_tab(&w, tab).await;
-            });
-        }
-        Change::Driveable => log::info(&format!("tab {tab} shows a web page again")),
-    }
-    worker.apply(vec![Effect::SendShared]);
 }
 
 fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: JsValue) {
@@ -251,7 +208,7 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
     if let (true, Some(params)) = (tracked, &value) {
         let change = worker.pages.borrow_mut().on_event(tab, &method, params);
         if let Some(change) = change {
-            page_changed(worker, tab, change);
+            announce::page_changed(worker, tab, change);
         }
     }
     match method.as_str() {
@@ -267,7 +224,7 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
     let (true, false, Some(params)) = (forwarded, blocked, value) else {
         return;
     };
-    link::send(
+    port::send(
         worker,
         &ExtensionToHost::Event {
             event: Event::Cdp {

@@ -12,7 +12,8 @@
 //! `createTab` and `closeTab` are handled in [`super::agent_tabs`].
 
 use super::cdp::PressWait;
-use super::{agent_tabs, cdp, developer_mode, held_input, link, shared_tabs, Worker};
+use super::cells::Worker;
+use super::{agent_tabs, announce, cdp, developer_mode, held_input, port};
 use crate::chrome::{error_message, from_js, object, to_js};
 use crate::control::{admit, developer_mode_off, Admission};
 use crate::trace::{self, Marks};
@@ -92,14 +93,14 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
     let outcome = match answer {
         // The browser's value goes out as it came.
         Answer::Cdp(Ok(value)) => {
-            link::send_js_result(&worker, id, &value);
+            port::send_js_result(&worker, id, &value);
             marks.posted();
             return;
         }
         Answer::Cdp(Err(e)) => Outcome::Error(e),
         Answer::Outcome(outcome) => outcome,
     };
-    link::send(&worker, &ExtensionToHost::Response { id, outcome });
+    port::send(&worker, &ExtensionToHost::Response { id, outcome });
     marks.posted();
 }
 
@@ -119,7 +120,7 @@ fn outcome(result: Result<Value, WireError>) -> Outcome {
 
 /// `listShared`: the shared tabs with urls, titles and human-control flags.
 async fn list_shared(worker: &Worker) -> Outcome {
-    match serde_json::to_value(shared_tabs(worker).await) {
+    match serde_json::to_value(announce::shared_tabs(worker).await) {
         Ok(value) => Outcome::Result(value),
         Err(e) => Outcome::Error(WireError::new(ErrorKind::CommandFailed, e.to_string())),
     }

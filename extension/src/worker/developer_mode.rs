@@ -22,7 +22,9 @@
 //! same re-attach runs for one tab when the person takes control of a tab
 //! on which raw CDP ran ([`reattach_taken`]).
 
-use super::{browser_events::listen, link, share, Worker};
+use super::cells::Worker;
+use super::listen::listen;
+use super::{announce, port, session, share};
 use crate::chrome::{error_message, from_js, storage};
 use crate::control::{
     developer_mode_change, developer_mode_enabled, SwitchNotice, DEVELOPER_MODE_KEY,
@@ -174,7 +176,7 @@ pub(super) async fn send_current(worker: &Rc<Worker>) {
 }
 
 fn send(worker: &Rc<Worker>, enabled: bool) {
-    link::send(
+    port::send(
         worker,
         &ExtensionToHost::Event {
             event: Event::DeveloperMode { enabled },
@@ -246,10 +248,10 @@ async fn reattach(worker: &Rc<Worker>, tab: TabId) {
     if !worker.shared.borrow_mut().begin_reattach(tab) {
         return;
     }
-    share::detach(tab).await;
+    session::detach(tab).await;
     // Our own session is gone; should the browser still report one, it is
     // ours.
-    let attached = match share::attach(tab, true).await {
+    let attached = match session::attach(tab, true).await {
         Ok(()) => {
             if let Err(e) = share::enable(worker, tab).await {
                 log::warn(&e);
@@ -264,7 +266,7 @@ async fn reattach(worker: &Rc<Worker>, tab: TabId) {
     let end = worker.shared.borrow_mut().end_reattach(tab, attached);
     match end {
         ReattachEnd::Keep => {}
-        ReattachEnd::DetachAgain => share::detach(tab).await,
-        ReattachEnd::Dropped(effects) => worker.apply(effects),
+        ReattachEnd::DetachAgain => session::detach(tab).await,
+        ReattachEnd::Dropped(effects) => announce::apply(worker, effects),
     }
 }

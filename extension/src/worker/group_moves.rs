@@ -12,7 +12,8 @@
 //! a tab while the share is pending and ungroups only tabs already out of
 //! the set.
 
-use super::{share, Worker};
+use super::cells::Worker;
+use super::share;
 use crate::chrome::{error_message, tab_groups, tabs};
 use crate::log;
 use crate::messages::{ChromeTab, TAB_GROUP_ID_NONE};

@@ -6,7 +6,8 @@
 //! (attach, release, detach again). A closed or crashed tab's entries are
 //! forgotten: its page is gone.
 
-use super::{cdp, share, Worker};
+use super::cells::Worker;
+use super::{cdp, session};
 use crate::held::Sent;
 use crate::log;
 use cotab_shared::{ErrorKind, TabId, WireError};
@@ -98,10 +99,10 @@ pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
     }
     // A share of the tab waits for this session to end.
     worker.facts.borrow_mut().releasing(tab, true);
-    match share::attach(tab, false).await {
+    match session::attach(tab, false).await {
         Ok(()) => {
             release_tab(worker, tab).await;
-            share::detach(tab).await;
+            session::detach(tab).await;
         }
         Err(e) => {
             log::warn(&format!(

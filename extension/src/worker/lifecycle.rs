@@ -3,19 +3,20 @@
 //! again), a periodic alarm that wakes it after the browser stopped it, and
 //! the test-only path that simulates the person detaching the debugger.
 //!
-//! Why the worker started decides what [`super::share::restore`] trusts:
+//! Why the worker started ([`super::cells::Start`]) decides what
+//! [`super::share::restore`] trusts:
 //! after a worker restart `chrome.storage.session` holds the shared set;
 //! after a reload or update that area is empty, and the set in
 //! `chrome.storage.local` is restored (tab ids still name the same tabs in
 //! the same browser run); after the browser started, tab ids are new and
 //! the stored set is dropped.
 
-use super::{browser_events, Worker};
+use super::cells::{StartReason, Worker};
+use super::listen::listen;
+use super::{browser_events, session};
 use crate::chrome::{alarms, error_message, runtime};
 use crate::log;
-use crate::state::Gate;
 use cotab_shared::TabId;
-use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -25,60 +26,11 @@ const WAKE_ALARM: &str = "cotab-wake";
 /// Period of the wake-up alarm in minutes (the browser's minimum).
 const WAKE_PERIOD_MINUTES: f64 = 0.5;
 
-/// How long a fresh start waits for the browser to say why it started the
-/// worker, in milliseconds. The whole window is waited out unless the
-/// browser says it started: `onStartup` may follow `onInstalled`.
-pub(super) const START_REASON_WAIT_MS: u32 = 3_000;
-
-/// Why the extension's worker runs, as far as the browser said.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StartReason {
-    /// Nothing said yet (or only woken again).
-    Unknown,
-    /// `onInstalled` with reason `update`: the extension was updated or
-    /// reloaded while the browser ran; tab ids are still valid.
-    Reloaded,
-    /// The browser profile started, or the extension was installed or the
-    /// browser updated: tab ids from before mean nothing.
-    Fresh,
-}
-
-/// What the browser told the worker about its start.
-#[derive(Default)]
-pub(crate) struct Start {
-    reason: Cell<Option<StartReason>>,
-    fresh: Gate,
-}
-
-impl Start {
-    /// Notes what the browser said; a fresh start wins over a reload (an
-    /// update applied as the browser starts fires both).
-    fn tell(&self, reason: StartReason) {
-        if self.reason.get() != Some(StartReason::Fresh) {
-            self.reason.set(Some(reason));
-        }
-        if reason == StartReason::Fresh {
-            self.fresh.open();
-        }
-    }
-
-    /// Waits out [`START_REASON_WAIT_MS`] (or until the browser says it
-    /// started) and says why the worker runs.
-    pub(crate) async fn reason(&self) -> StartReason {
-        let fresh = std::pin::pin!(self.fresh.wait());
-        let timer = std::pin::pin!(gloo_timers::future::TimeoutFuture::new(
-            START_REASON_WAIT_MS
-        ));
-        futures_util::future::select(fresh, timer).await;
-        self.reason.get().unwrap_or(StartReason::Unknown)
-    }
-}
-
 /// Registers `onInstalled`, `onStartup` and the alarm (all in the first
 /// turn), and the test-only detach hook.
 pub(super) fn register(worker: &Rc<Worker>) {
     let w = worker.clone();
-    browser_events::listen(
+    listen(
         "chrome.runtime.onInstalled",
         runtime::on_installed(),
         Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
@@ -94,14 +46,14 @@ pub(super) fn register(worker: &Rc<Worker>) {
         }),
     );
     let w = worker.clone();
-    browser_events::listen(
+    listen(
         "chrome.runtime.onStartup",
         runtime::on_startup(),
         Closure::<dyn FnMut()>::new(move || w.start.tell(StartReason::Fresh)),
     );
     // The alarm's only job is to wake a worker the browser stopped: the
     // worker's top level reconnects the native link.
-    browser_events::listen(
+    listen(
         "chrome.alarms.onAlarm",
         alarms::on_alarm(),
         Closure::<dyn FnMut(JsValue)>::new(|_alarm: JsValue| {}),
@@ -127,7 +79,7 @@ fn install_test_hook(worker: &Rc<Worker>) {
         let w = w.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let tab = TabId(tab);
-            super::share::detach(tab).await;
+            session::detach(tab).await;
             browser_events::on_detach(&w, tab, "canceled_by_user");
         });
     });

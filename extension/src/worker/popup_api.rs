@@ -10,7 +10,9 @@
 //! the tab was suspended must not count either), so its requests are
 //! answered with a refusal and change nothing.
 
-use super::{browser_events::listen, developer_mode, share, takeover, Worker};
+use super::cells::Worker;
+use super::listen::listen;
+use super::{developer_mode, share, takeover};
 use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::control::effective_holder;
 use crate::log;

@@ -1,8 +1,7 @@
 //! Sharing and unsharing tabs, and restoring the shared set after a worker
 //! restart.
 //!
-//! A share attaches `chrome.debugger` (CDP 1.3), sends the commands of
-//! [`cotab_shared::native::ENABLED_CDP_DOMAINS`] so the events the host wants flow, puts the tab
+//! A share opens the tab's debugger session ([`super::session`]), puts the tab
 //! in the `cotab` tab group so the person sees what agents may touch, and
 //! only then adds it to the set. The person shares from the popup or by
 //! dragging a tab into the group ([`super::group_moves`]); an agent's
@@ -11,31 +10,22 @@
 //! ([`cotab_shared::reach`]), plus the blank page of a tab the extension
 //! opened; the page is judged once more after the attach, from the
 //! session itself, since it may have navigated after its url was read.
-//! Unsharing also ends the person's control of the tab. The attach, enable
-//! and detach steps are reused by [`super::developer_mode`]'s re-attach.
+//! Unsharing also ends the person's control of the tab.
 //!
 //! The tab is grouped while its share is still pending, so the group change
 //! this causes is never mistaken for the person's
 //! ([`crate::state::SharedSet::group_move`]).
 
-use super::lifecycle::StartReason;
-use super::{browser_events, cdp, held_input, Saved, Worker};
-use crate::chrome::{debugger, error_message, from_js, storage, tab_groups, tabs, windows};
+use super::cells::{Saved, StartReason, Worker};
+use super::{announce, held_input, session};
+use crate::chrome::{error_message, storage, tab_groups, tabs, windows};
 use crate::held::HeldInput;
 use crate::log;
 use crate::messages::TAB_GROUP_ID_NONE;
-use crate::page_state::Change;
-use crate::state::{
-    enable_commands, is_already_attached, Effect, ShareFailure, ShareOrigin, ShareStart,
-};
-use cotab_shared::cdp::BEST_EFFORT_CDP;
+use crate::state::{Effect, ShareFailure, ShareOrigin, ShareStart};
 use cotab_shared::{TabId, TAB_GROUP_TITLE};
-use serde_json::Value;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
-
-/// Deadline of the domain-enabling commands sent on attach, in milliseconds.
-const ENABLE_DEADLINE_MS: u64 = 10_000;
 
 /// Colour of the `cotab` tab group.
 const TAB_GROUP_COLOR: &str = "blue";
@@ -78,7 +68,7 @@ pub(crate) async fn share_tab(
             if origin.must_be_grouped() {
                 // Nobody asked for this tab to be shared: unless the group
                 // shows it, the person would not know it is.
-                detach(tab).await;
+                session::detach(tab).await;
                 worker.pages.borrow_mut().forget(tab);
                 attached = Err(ShareFailure::Browser(format!(
                     "tab {tab} cannot join the cotab group ({e}), so it is not shared"
@@ -94,7 +84,7 @@ pub(crate) async fn share_tab(
         .shared
         .borrow_mut()
         .finish_share(tab, attached.is_ok());
-    worker.apply(effects);
+    announce::apply(worker, effects);
     attached?;
     // A tab is shared: the refusal of an earlier drag is history.
     worker.share_error.replace(None);
@@ -142,12 +132,12 @@ pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool,
     if !was_shared {
         return Ok(false);
     }
-    worker.apply(vec![Effect::Persist, Effect::SendShared]);
+    announce::apply(worker, vec![Effect::Persist, Effect::SendShared]);
     // The daemon's releases cannot reach an unshared tab: send them before
     // the debugger goes.
     held_input::release_tab(worker, tab).await;
     worker.facts.borrow_mut().session_ended(tab);
-    detach(tab).await;
+    session::detach(tab).await;
     worker.pages.borrow_mut().forget(tab);
     Ok(true)
 }
@@ -166,7 +156,9 @@ async fn attach_shareable(
     origin
         .check_url(info.effective_url(), worker.pages.borrow().files())
         .map_err(ShareFailure::Blocked)?;
-    attach(tab, false).await.map_err(ShareFailure::Browser)?;
+    session::attach(tab, false)
+        .await
+        .map_err(ShareFailure::Browser)?;
     let ready = match enable(worker, tab).await {
         Ok(()) => match worker.pages.borrow().blocked(tab) {
             // The blank page of a tab opened for an agent is what
@@ -177,94 +169,20 @@ async fn attach_shareable(
         Err(e) => Err(ShareFailure::Browser(e)),
     };
     if let Err(e) = ready {
-        detach(tab).await;
+        session::detach(tab).await;
         worker.pages.borrow_mut().forget(tab);
         return Err(e);
     }
     Ok(info.window_id)
 }
 
-/// Attaches the debugger. An existing session counts as ours only when
-/// `ours_if_attached` (the tab is in our persisted set: a worker restart
-/// does not end the extension's debugger sessions).
-pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), String> {
-    let target = debugger::debuggee(tab).map_err(|e| error_message(&e))?;
-    match debugger::attach(&target, debugger::PROTOCOL_VERSION).await {
-        Ok(_) => Ok(()),
-        Err(e) => {
-            let message = error_message(&e);
-            if !is_already_attached(&message) {
-                Err(format!("could not attach to tab {tab}: {message}"))
-            } else if ours_if_attached {
-                Ok(())
-            } else {
-                Err(format!(
-                    "another debugger (another extension?) is attached to tab {tab}"
-                ))
-            }
-        }
-    }
-}
-
-/// Sends every command of [`cotab_shared::native::ENABLED_CDP_DOMAINS`],
-/// with its params, then reads the tab's main frame (`Page.getFrameTree`)
-/// into [`Worker::pages`]: whether its page is blocked, from the session
-/// just opened. What was known of the page before is forgotten first.
+/// [`session::enable`], then what follows should the page have changed
+/// (a re-attach of a shared tab: the page may have changed meanwhile).
 pub(super) async fn enable(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
-    let before = worker.pages.borrow().blocked(tab);
-    worker.pages.borrow_mut().attaching(tab);
-    // A new session: nothing raw CDP set up in the old one is left.
-    worker.facts.borrow_mut().new_session(tab);
-    for (method, params) in enable_commands()? {
-        let sent = cdp::send(tab, method, &params, ENABLE_DEADLINE_MS).await;
-        match sent {
-            Ok(_) => {}
-            Err(e) if BEST_EFFORT_CDP.contains(&method) => log::warn(&format!(
-                "tab {tab} refused {method} ({}): it is driven slowly from behind another tab",
-                e.message
-            )),
-            Err(e) => {
-                return Err(format!(
-                    "could not run {method} on tab {tab}: {}",
-                    e.message
-                ))
-            }
-        }
-    }
-    let tree = cdp::send(tab, "Page.getFrameTree", &Value::Null, ENABLE_DEADLINE_MS)
-        .await
-        .map_err(|e| format!("could not read the page of tab {tab}: {}", e.message))?;
-    let tree: Value = from_js(tree).map_err(|e| error_message(&e))?;
-    let text = |p: &str| tree.pointer(p).and_then(Value::as_str);
-    let url = format!(
-        "{}{}",
-        text("/frameTree/frame/url").unwrap_or_default(),
-        text("/frameTree/frame/urlFragment").unwrap_or_default()
-    );
-    worker.pages.borrow_mut().attached(
-        tab,
-        text("/frameTree/frame/id").unwrap_or_default(),
-        &url,
-        text("/frameTree/frame/unreachableUrl"),
-    );
-    // A re-attach of a shared tab: the page may have changed meanwhile.
-    let now = worker.pages.borrow().blocked(tab);
-    if now != before {
-        let change = now.map_or(Change::Driveable, Change::Blocked);
-        browser_events::page_changed(worker, tab, change);
+    if let Some(change) = session::enable(worker, tab).await? {
+        announce::page_changed(worker, tab, change);
     }
     Ok(())
-}
-
-/// Detaches the debugger, logging failures (the tab may be gone).
-pub(super) async fn detach(tab: TabId) {
-    let result = match debugger::debuggee(tab) {
-        Ok(target) => debugger::detach(&target).await.map(drop),
-        Err(e) => Err(e),
-    };
-    if let Err(e) = result {
-        log::info(&format!("detaching from tab {tab}: {}", error_message(&e)));
-    }
 }
 
 /// Puts `tab` in the window's `cotab` group, creating the group if needed.
@@ -304,7 +222,7 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
     let human: Vec<TabId> = saved.human_control.iter().copied().map(TabId).collect();
     let gone = worker.shared.borrow_mut().finish_restore(kept, &human);
     for tab in gone {
-        detach(tab).await;
+        session::detach(tab).await;
     }
     if worker.saved() != saved || source == Source::Reload {
         worker.persist();
@@ -392,7 +310,7 @@ async fn reattach(worker: &Rc<Worker>, tab: TabId, source: Source) -> Result<(),
             return Err("it left the cotab group".to_owned());
         }
     }
-    attach(tab, true).await?;
+    session::attach(tab, true).await?;
     if let Err(e) = enable(worker, tab).await {
         log::warn(&e);
     }

@@ -11,7 +11,9 @@
 //! nothing it set up (overrides, interception, an inspect overlay, ignored
 //! input) stays in the person's way.
 
-use super::{browser_events::listen, developer_mode, Worker};
+use super::cells::Worker;
+use super::listen::listen;
+use super::{announce, developer_mode};
 use crate::chrome::{commands, error_message, tabs};
 use crate::log;
 use cotab_shared::TabId;
@@ -36,7 +38,7 @@ pub(crate) async fn take_control(worker: &Rc<Worker>, tab: TabId) -> Result<(), 
             "the person took control of tab {tab} ({aborted} agent action(s) failed)"
         ));
     }
-    worker.apply(effects);
+    announce::apply(worker, effects);
     // What raw CDP set up in the tab must not stay in the person's way.
     if worker.facts.borrow().raw_cdp_ran(tab) {
         developer_mode::reattach_taken(worker, tab);
@@ -51,7 +53,7 @@ pub(crate) async fn hand_back(worker: &Rc<Worker>, tab: TabId) -> Result<(), Str
     if !effects.is_empty() {
         log::info(&format!("the person handed tab {tab} back"));
     }
-    worker.apply(effects);
+    announce::apply(worker, effects);
     Ok(())
 }
 

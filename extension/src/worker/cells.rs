@@ -1,0 +1,238 @@
+//! What the worker keeps between events: the [`Worker`] every other module
+//! of the worker reads and changes, what it saves to `chrome.storage`
+//! ([`Saved`]), the open native port's handle and why the worker started
+//! ([`Start`]). Data only, and the one write of it (`persist`): the
+//! decisions are those of the policy modules each field names, and the
+//! modules above this one run them.
+
+use crate::chrome::runtime::Port;
+use crate::chrome::{error_message, storage};
+use crate::control::InFlight;
+use crate::developer_switch::DeveloperSwitch;
+use crate::fronts::Fronts;
+use crate::held::{HeldInput, StoredEntry};
+use crate::link_state::Link;
+use crate::log;
+use crate::page_state::Pages;
+use crate::state::{Gate, Persisted, SharedSet};
+use crate::tab_facts::TabFacts;
+use cotab_shared::native::Holder;
+use cotab_shared::{LaneId, TabId};
+use serde::{Deserialize, Serialize};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+
+/// Everything the worker keeps between events. One per worker lifetime;
+/// a worker restart starts from `chrome.storage` again.
+pub(crate) struct Worker {
+    /// The shared tabs. Never borrowed across an `.await`.
+    pub(super) shared: RefCell<SharedSet>,
+    /// The native link's phase, backoff and last error.
+    pub(super) link: RefCell<Link>,
+    /// The open native port and its listeners, if any.
+    pub(super) port: RefCell<Option<PortHandle>>,
+    /// Counts connection attempts, so a stale port's events are ignored.
+    pub(super) generation: Cell<u64>,
+    /// The lane id, once read from `chrome.storage.local`.
+    pub(super) lane: RefCell<Option<LaneId>>,
+    /// Opens once the shared set is restored; requests wait for it.
+    pub(super) restored: Gate,
+    /// Counts shared-list sends, so only the newest list is sent.
+    pub(super) shared_seq: Cell<u64>,
+    /// Who the daemon last said controls each shared tab (its
+    /// `controllers` message); cleared when the native link drops. Shown in
+    /// the popup only: the extension's own rules use the human-control
+    /// flags of `shared`.
+    pub(super) holders: RefCell<BTreeMap<TabId, Holder>>,
+    /// CDP commands in flight, so they can fail at once when the person
+    /// takes control or turns developer mode off.
+    pub(super) in_flight: RefCell<InFlight>,
+    /// The developer-mode switch once read, kept current by
+    /// `chrome.storage.onChanged`, and its re-attach
+    /// ([`crate::developer_switch`], [`super::developer_mode`]).
+    pub(super) developer: RefCell<DeveloperSwitch>,
+    /// Why the last tab dragged into the `cotab` group was not shared;
+    /// cleared when a tab is shared. Shown in the popup.
+    pub(super) share_error: RefCell<Option<String>>,
+    /// Input sent to pages and not yet released ([`crate::held`]).
+    pub(super) held: RefCell<HeldInput>,
+    /// Each tab's crash, dialog count, raw CDP and release-only session
+    /// ([`crate::tab_facts`]).
+    pub(super) facts: RefCell<TabFacts>,
+    /// Why the worker started, once the browser said.
+    pub(super) start: Start,
+    /// Each attached tab's page: blocked or not, its contexts
+    /// ([`crate::page_state`]).
+    pub(super) pages: RefCell<Pages>,
+    /// The front tab of each window and the one before it
+    /// ([`crate::fronts`]).
+    pub(super) fronts: RefCell<Fronts>,
+}
+
+/// What the worker saves, in one write per storage area: the shared set
+/// and human-control flags ([`Persisted`]) and the held-input ledger.
+/// `chrome.storage.session` survives worker restarts;
+/// `chrome.storage.local` also survives a reload of the extension.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Saved {
+    /// [`Persisted::shared_tabs`].
+    #[serde(default)]
+    pub(super) shared_tabs: Vec<i32>,
+    /// [`Persisted::human_control`].
+    #[serde(default)]
+    pub(super) human_control: Vec<i32>,
+    #[serde(default)]
+    pub(super) held_input: Vec<StoredEntry>,
+}
+
+impl Saved {
+    /// The storage keys [`Saved`] reads and writes.
+    pub(super) const KEYS: [&'static str; 3] = ["sharedTabs", "humanControl", "heldInput"];
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.shared_tabs.is_empty() && self.held_input.is_empty()
+    }
+}
+
+impl Worker {
+    /// A worker that knows nothing yet.
+    pub(super) fn new() -> Self {
+        Worker {
+            shared: RefCell::new(SharedSet::default()),
+            link: RefCell::new(Link::default()),
+            port: RefCell::new(None),
+            generation: Cell::new(0),
+            lane: RefCell::new(None),
+            restored: Gate::default(),
+            shared_seq: Cell::new(0),
+            holders: RefCell::new(BTreeMap::new()),
+            in_flight: RefCell::new(InFlight::default()),
+            developer: RefCell::new(DeveloperSwitch::default()),
+            share_error: RefCell::new(None),
+            held: RefCell::new(HeldInput::default()),
+            facts: RefCell::new(TabFacts::default()),
+            start: Start::default(),
+            pages: RefCell::new(Pages::default()),
+            fronts: RefCell::new(Fronts::default()),
+        }
+    }
+
+    /// The shared set, its human-control flags and the held-input ledger
+    /// as saved.
+    pub(super) fn saved(&self) -> Saved {
+        let Persisted {
+            shared_tabs,
+            human_control,
+        } = self.shared.borrow().persisted();
+        Saved {
+            shared_tabs,
+            human_control,
+            held_input: self.held.borrow().to_stored(),
+        }
+    }
+
+    /// Writes [`Worker::saved`] to `chrome.storage.session` and
+    /// `chrome.storage.local`. The snapshot is taken now and written in call
+    /// order, so a later write always holds the later state.
+    pub(super) fn persist(&self) {
+        let saved = self.saved();
+        spawn_local(async move {
+            let write = |area: Result<storage::StorageArea, wasm_bindgen::JsValue>| {
+                let saved = &saved;
+                async move {
+                    match area {
+                        Ok(area) => area.set_items(saved).await,
+                        Err(e) => Err(e),
+                    }
+                }
+            };
+            // Both writes are issued in this first poll, so each area sees
+            // the writes in call order.
+            let (session, local) =
+                futures_util::future::join(write(storage::session()), write(storage::local()))
+                    .await;
+            for (name, result) in [("session", session), ("local", local)] {
+                if let Err(e) = result {
+                    log::warn(&format!(
+                        "could not save the shared tabs ({name}): {}",
+                        error_message(&e)
+                    ));
+                }
+            }
+        });
+    }
+}
+
+/// An open port with the listeners that belong to it. Dropping it releases
+/// the listeners; the port itself is already closed by then.
+pub(crate) struct PortHandle {
+    pub(super) port: Port,
+    pub(super) generation: u64,
+    /// Where the port's news go.
+    pub(super) inbox: &'static Inbox,
+    pub(super) _on_message: Closure<dyn FnMut(JsValue)>,
+    pub(super) _on_disconnect: Closure<dyn FnMut(JsValue)>,
+}
+
+/// What the native port's news lead to, decided by [`super::link`].
+pub(super) struct Inbox {
+    /// A message from the host, as it came off the port.
+    pub(super) message: fn(&Rc<Worker>, JsValue),
+    /// The port dropped: reconnect after this many milliseconds. The old
+    /// port's listeners may be running right now (this is called from its
+    /// `onDisconnect`): its handle is to be dropped in a later task.
+    pub(super) dropped: fn(Rc<Worker>, u32, Option<PortHandle>),
+}
+
+/// How long a fresh start waits for the browser to say why it started the
+/// worker, in milliseconds. The whole window is waited out unless the
+/// browser says it started: `onStartup` may follow `onInstalled`.
+const START_REASON_WAIT_MS: u32 = 3_000;
+
+/// Why the extension's worker runs, as far as the browser said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartReason {
+    /// Nothing said yet (or only woken again).
+    Unknown,
+    /// `onInstalled` with reason `update`: the extension was updated or
+    /// reloaded while the browser ran; tab ids are still valid.
+    Reloaded,
+    /// The browser profile started, or the extension was installed or the
+    /// browser updated: tab ids from before mean nothing.
+    Fresh,
+}
+
+/// What the browser told the worker about its start.
+#[derive(Default)]
+pub(crate) struct Start {
+    reason: Cell<Option<StartReason>>,
+    fresh: Gate,
+}
+
+impl Start {
+    /// Notes what the browser said; a fresh start wins over a reload (an
+    /// update applied as the browser starts fires both).
+    pub(super) fn tell(&self, reason: StartReason) {
+        if self.reason.get() != Some(StartReason::Fresh) {
+            self.reason.set(Some(reason));
+        }
+        if reason == StartReason::Fresh {
+            self.fresh.open();
+        }
+    }
+
+    /// Waits out [`START_REASON_WAIT_MS`] (or until the browser says it
+    /// started) and says why the worker runs.
+    pub(crate) async fn reason(&self) -> StartReason {
+        let fresh = std::pin::pin!(self.fresh.wait());
+        let timer = std::pin::pin!(gloo_timers::future::TimeoutFuture::new(
+            START_REASON_WAIT_MS
+        ));
+        futures_util::future::select(fresh, timer).await;
+        self.reason.get().unwrap_or(StartReason::Unknown)
+    }
+}
