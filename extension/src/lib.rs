@@ -9,8 +9,9 @@
 //!
 //! # Code map
 //!
-//! - [`state`], [`link_state`], [`control`], [`held`], [`page_state`],
-//!   [`developer_switch`], [`tab_facts`], [`fronts`], [`messages`],
+//! - [`machine`] (the worker's state machine: events in, [`effect`]s out)
+//!   over [`state`], [`link_state`], [`control`], [`held`], [`page_state`],
+//!   [`developer_switch`], [`tab_facts`], [`fronts`]; and [`messages`],
 //!   [`popup_model`]: target-independent logic (shared-set and
 //!   human-control bookkeeping, backoff, event decisions, command-class
 //!   rules, the in-flight registry, the held-input ledger, each tab's page
@@ -62,9 +63,11 @@
 
 pub mod control;
 pub mod developer_switch;
+pub mod effect;
 pub mod fronts;
 pub mod held;
 pub mod link_state;
+pub mod machine;
 pub mod messages;
 pub mod page_state;
 pub mod popup_model;

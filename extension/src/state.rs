@@ -8,6 +8,7 @@
 //! Everything here is plain data so `cargo test` on the host covers it; the
 //! `worker` module performs the effects these types decide on.
 
+pub use crate::effect::Effect;
 use cotab_shared::limits::MAX_SHARED_TABS;
 use cotab_shared::native::{Event, ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
 use cotab_shared::reach::{check_created, check_shareable, Blocked, LocalFiles};
@@ -196,21 +197,6 @@ pub enum ReattachEnd {
     /// The tab could not be attached again and is no longer shared: perform
     /// these effects (the same as a detach by the browser).
     Dropped(Vec<Effect>),
-}
-
-/// Something the worker must do after a change to the shared set.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Effect {
-    /// Write the shared set to `chrome.storage.session`.
-    Persist,
-    /// Send this event to the host.
-    Send(Event),
-    /// Send [`Event::Shared`] with the current list (urls and titles are
-    /// read from the browser first).
-    SendShared,
-    /// Take the tab out of the `cotab` group: it is no longer shared, and
-    /// the group must show the person exactly what agents may touch.
-    Ungroup(TabId),
 }
 
 /// The tabs shared with agents, in the order they were shared, plus the

@@ -163,6 +163,7 @@ fn build_wasm(root: &Path) -> Result<PathBuf> {
             "--profile",
             PROFILE,
         ])
+        .args(remapped_registry())
         .status()
         .context("running cargo build for the extension")?;
     if !status.success() {
@@ -176,6 +177,34 @@ fn build_wasm(root: &Path) -> Result<PathBuf> {
         bail!("expected {} after the build", wasm.display());
     }
     Ok(wasm)
+}
+
+/// `--config` arguments that shorten the paths of the crates.io sources
+/// the wasm names (in panic locations) to `<crate>-<version>/…`: the
+/// module does not depend on where the registry is, and is smaller. None
+/// when the registry's sources cannot be listed.
+fn remapped_registry() -> Vec<String> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(sources) = home.map(|h| h.join("registry").join("src")) else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir(&sources) else {
+        return Vec::new();
+    };
+    let flags: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| format!("\"--remap-path-prefix={}/=\"", e.path().display()))
+        .collect();
+    if flags.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        "--config".to_owned(),
+        format!("target.{WASM_TARGET}.rustflags=[{}]", flags.join(",")),
+    ]
 }
 
 /// The cargo target directory: `CARGO_TARGET_DIR` when set, else what

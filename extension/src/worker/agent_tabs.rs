@@ -40,12 +40,13 @@ pub(super) async fn create_tab(
     url: Option<String>,
 ) -> Result<Value, WireError> {
     if let Some(url) = &url {
-        check_shareable(url, worker.pages.borrow().files())
+        check_shareable(url, worker.state.borrow().pages.files())
             .map_err(|blocked| ShareFailure::Blocked(blocked).to_wire())?;
     }
     worker
-        .shared
+        .state
         .borrow()
+        .shared
         .has_room()
         .map_err(|refusal| ShareFailure::Refused(refusal).to_wire())?;
     let window = target_window(worker).await;
@@ -78,7 +79,7 @@ pub(super) async fn create_tab(
         id: tab,
         url: info.effective_url().to_owned(),
         title: info.title.unwrap_or_default(),
-        human_control: worker.shared.borrow().is_human(tab),
+        human_control: worker.state.borrow().shared.is_human(tab),
         // Just checked after the attach; a later change is reported with
         // the shared list.
         blocked: None,
@@ -90,7 +91,8 @@ pub(super) async fn create_tab(
 /// `closeTab`: closes a shared tab the person does not control.
 pub(super) async fn close_tab(worker: &Rc<Worker>, tab: TabId) -> Result<Value, WireError> {
     {
-        let set = worker.shared.borrow();
+        let state = worker.state.borrow();
+        let set = &state.shared;
         // Closing is an action on the tab: refused while the person has
         // control, like any other.
         admit(
@@ -98,7 +100,7 @@ pub(super) async fn close_tab(worker: &Rc<Worker>, tab: TabId) -> Result<Value, 
             CommandClass::Act,
             set.contains(tab),
             set.is_human(tab),
-            worker.pages.borrow().blocked(tab),
+            worker.state.borrow().pages.blocked(tab),
         )?;
     }
     tabs::remove(tab)
@@ -110,7 +112,7 @@ pub(super) async fn close_tab(worker: &Rc<Worker>, tab: TabId) -> Result<Value, 
 /// The window a new tab opens in: the first shared tab's, else the normal
 /// window focused last, else (`None`) the browser's current window.
 async fn target_window(worker: &Worker) -> Option<i32> {
-    let shared = worker.shared.borrow().ids().to_vec();
+    let shared = worker.state.borrow().shared.ids().to_vec();
     for tab in shared {
         if let Ok(info) = tabs::get(tab).await {
             return Some(info.window_id);

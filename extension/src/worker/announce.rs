@@ -1,11 +1,10 @@
-//! What the worker tells the host of its own accord, and the effects of
-//! [`crate::state::SharedSet`]'s decisions: saving the set, the shared
-//! list (with each tab's url, title, control flag, blocked page and
-//! opener), events, and what follows when a shared tab's page becomes
-//! blocked or driveable again.
+//! The effects of [`crate::machine::Machine`]'s decisions, performed:
+//! saving the set, events and the shared list (with each tab's url, title,
+//! control flag, blocked page and opener) for the host, releases of held
+//! input, log lines.
 
 use super::cells::Worker;
-use super::{held_input, port};
+use super::{cdp, held_input, port};
 use crate::chrome::{error_message, tabs};
 use crate::log;
 use crate::page_state::Change;
@@ -26,36 +25,27 @@ pub(super) fn apply(worker: &Rc<Worker>, effects: Vec<Effect>) {
                 // Cosmetic: the tab may be closing or already ungrouped.
                 let _ = tabs::ungroup(tab).await;
             }),
+            Effect::PressesGone(tab) => cdp::presses_gone(tab),
+            Effect::ReleaseHeld(tab) => {
+                let worker = worker.clone();
+                spawn_local(async move {
+                    held_input::release_tab(&worker, tab).await;
+                });
+            }
+            Effect::ReleaseDetached(tab) => {
+                let worker = worker.clone();
+                spawn_local(async move { held_input::release_detached(&worker, tab).await });
+            }
+            Effect::Log { warn: true, line } => log::warn(&line),
+            Effect::Log { warn: false, line } => log::info(&line),
         }
     }
 }
 
-/// Whether `tab` became suspended on a blocked page, or driveable again.
-/// Suspended: every command in flight on it fails `BLOCKED_TARGET` now
-/// (no answer of the blocked page reaches an agent), what the agents hold
-/// there is released, and the daemon hears of it. A tab not (yet) shared
-/// only has its page noted: a share checks the page after attaching.
+/// [`crate::machine::Machine::page_changed`], performed.
 pub(super) fn page_changed(worker: &Rc<Worker>, tab: TabId, change: Change) {
-    if !worker.shared.borrow().contains(tab) {
-        return;
-    }
-    match change {
-        Change::Blocked(blocked) => {
-            let err = blocked.suspended(tab);
-            let failed = worker.in_flight.borrow_mut().fail_all_on(tab, &err);
-            log::warn(&format!(
-                "tab {tab} went to a page agents may not use ({}): suspended ({failed} \
-                 command(s) in flight failed)",
-                blocked.reason()
-            ));
-            let w = worker.clone();
-            spawn_local(async move {
-                held_input::release_tab(&w, tab).await;
-            });
-        }
-        Change::Driveable => log::info(&format!("tab {tab} shows a web page again")),
-    }
-    apply(worker, vec![Effect::SendShared]);
+    let effects = worker.state.borrow_mut().page_changed(tab, change);
+    apply(worker, effects);
 }
 
 /// The shared tabs with their current urls, titles and human-control
@@ -64,7 +54,8 @@ pub(super) fn page_changed(worker: &Rc<Worker>, tab: TabId, change: Change) {
 /// meanwhile is left out (its close event follows).
 pub(super) async fn shared_tabs(worker: &Worker) -> SharedTabs {
     let ids: Vec<(TabId, bool)> = {
-        let set = worker.shared.borrow();
+        let state = worker.state.borrow();
+        let set = &state.shared;
         set.ids().iter().map(|t| (*t, set.is_human(*t))).collect()
     };
     let mut out = Vec::with_capacity(ids.len());
@@ -73,11 +64,12 @@ pub(super) async fn shared_tabs(worker: &Worker) -> SharedTabs {
             Ok(tab) => {
                 // Only an opener agents know of is named.
                 let opener = worker
-                    .facts
+                    .state
                     .borrow()
+                    .facts
                     .opener(id)
-                    .filter(|o| worker.shared.borrow().contains(*o));
-                out.push(match worker.pages.borrow().blocked(id) {
+                    .filter(|o| worker.state.borrow().shared.contains(*o));
+                out.push(match worker.state.borrow().pages.blocked(id) {
                     Some(blocked) => TabInfo {
                         id,
                         url: String::new(),

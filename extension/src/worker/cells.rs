@@ -2,25 +2,17 @@
 //! of the worker reads and changes, what it saves to `chrome.storage`
 //! ([`Saved`]), the open native port's handle and why the worker started
 //! ([`Start`]). Data only, and the one write of it (`persist`): the
-//! decisions are those of the policy modules each field names, and the
-//! modules above this one run them.
+//! decisions are [`Machine`]'s, and the modules above this one run them.
 
 use crate::chrome::runtime::Port;
 use crate::chrome::{error_message, storage};
-use crate::control::InFlight;
-use crate::developer_switch::DeveloperSwitch;
-use crate::fronts::Fronts;
-use crate::held::{HeldInput, StoredEntry};
-use crate::link_state::Link;
+use crate::held::StoredEntry;
 use crate::log;
-use crate::page_state::Pages;
-use crate::state::{Gate, Persisted, SharedSet};
-use crate::tab_facts::TabFacts;
-use cotab_shared::native::Holder;
-use cotab_shared::{LaneId, TabId};
+use crate::machine::Machine;
+use crate::state::{Gate, Persisted};
+use cotab_shared::LaneId;
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -28,10 +20,9 @@ use wasm_bindgen_futures::spawn_local;
 /// Everything the worker keeps between events. One per worker lifetime;
 /// a worker restart starts from `chrome.storage` again.
 pub(crate) struct Worker {
-    /// The shared tabs. Never borrowed across an `.await`.
-    pub(super) shared: RefCell<SharedSet>,
-    /// The native link's phase, backoff and last error.
-    pub(super) link: RefCell<Link>,
+    /// What the worker knows and decides ([`Machine`]). Never borrowed
+    /// across an `.await`.
+    pub(super) state: RefCell<Machine>,
     /// The open native port and its listeners, if any.
     pub(super) port: RefCell<Option<PortHandle>>,
     /// Counts connection attempts, so a stale port's events are ignored.
@@ -42,34 +33,8 @@ pub(crate) struct Worker {
     pub(super) restored: Gate,
     /// Counts shared-list sends, so only the newest list is sent.
     pub(super) shared_seq: Cell<u64>,
-    /// Who the daemon last said controls each shared tab (its
-    /// `controllers` message); cleared when the native link drops. Shown in
-    /// the popup only: the extension's own rules use the human-control
-    /// flags of `shared`.
-    pub(super) holders: RefCell<BTreeMap<TabId, Holder>>,
-    /// CDP commands in flight, so they can fail at once when the person
-    /// takes control or turns developer mode off.
-    pub(super) in_flight: RefCell<InFlight>,
-    /// The developer-mode switch once read, kept current by
-    /// `chrome.storage.onChanged`, and its re-attach
-    /// ([`crate::developer_switch`], [`super::developer_mode`]).
-    pub(super) developer: RefCell<DeveloperSwitch>,
-    /// Why the last tab dragged into the `cotab` group was not shared;
-    /// cleared when a tab is shared. Shown in the popup.
-    pub(super) share_error: RefCell<Option<String>>,
-    /// Input sent to pages and not yet released ([`crate::held`]).
-    pub(super) held: RefCell<HeldInput>,
-    /// Each tab's crash, dialog count, raw CDP and release-only session
-    /// ([`crate::tab_facts`]).
-    pub(super) facts: RefCell<TabFacts>,
     /// Why the worker started, once the browser said.
     pub(super) start: Start,
-    /// Each attached tab's page: blocked or not, its contexts
-    /// ([`crate::page_state`]).
-    pub(super) pages: RefCell<Pages>,
-    /// The front tab of each window and the one before it
-    /// ([`crate::fronts`]).
-    pub(super) fronts: RefCell<Fronts>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -102,22 +67,13 @@ impl Worker {
     /// A worker that knows nothing yet.
     pub(super) fn new() -> Self {
         Worker {
-            shared: RefCell::new(SharedSet::default()),
-            link: RefCell::new(Link::default()),
+            state: RefCell::new(Machine::default()),
             port: RefCell::new(None),
             generation: Cell::new(0),
             lane: RefCell::new(None),
             restored: Gate::default(),
             shared_seq: Cell::new(0),
-            holders: RefCell::new(BTreeMap::new()),
-            in_flight: RefCell::new(InFlight::default()),
-            developer: RefCell::new(DeveloperSwitch::default()),
-            share_error: RefCell::new(None),
-            held: RefCell::new(HeldInput::default()),
-            facts: RefCell::new(TabFacts::default()),
             start: Start::default(),
-            pages: RefCell::new(Pages::default()),
-            fronts: RefCell::new(Fronts::default()),
         }
     }
 
@@ -127,11 +83,11 @@ impl Worker {
         let Persisted {
             shared_tabs,
             human_control,
-        } = self.shared.borrow().persisted();
+        } = self.state.borrow().shared.persisted();
         Saved {
             shared_tabs,
             human_control,
-            held_input: self.held.borrow().to_stored(),
+            held_input: self.state.borrow().held.to_stored(),
         }
     }
 
@@ -182,10 +138,10 @@ pub(crate) struct PortHandle {
 pub(super) struct Inbox {
     /// A message from the host, as it came off the port.
     pub(super) message: fn(&Rc<Worker>, JsValue),
-    /// The port dropped: reconnect after this many milliseconds. The old
-    /// port's listeners may be running right now (this is called from its
-    /// `onDisconnect`): its handle is to be dropped in a later task.
-    pub(super) dropped: fn(Rc<Worker>, u32, Option<PortHandle>),
+    /// The port dropped, for this reason. The old port's listeners may be
+    /// running right now (this is called from its `onDisconnect`): its
+    /// handle is to be dropped in a later task.
+    pub(super) dropped: fn(Rc<Worker>, String, Option<PortHandle>),
 }
 
 /// How long a fresh start waits for the browser to say why it started the

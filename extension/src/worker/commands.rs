@@ -128,13 +128,14 @@ async fn list_shared(worker: &Worker) -> Outcome {
 
 /// Whether a command of `class` may run on `tab` now.
 fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, WireError> {
-    let set = worker.shared.borrow();
+    let state = worker.state.borrow();
+    let set = &state.shared;
     admit(
         tab,
         class,
         set.contains(tab),
         set.is_human(tab),
-        worker.pages.borrow().blocked(tab),
+        worker.state.borrow().pages.blocked(tab),
     )
 }
 
@@ -150,10 +151,10 @@ async fn cdp_command(
     call: &Call<'_>,
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
-    let rounds = worker.developer.borrow().reattach_rounds();
+    let rounds = worker.state.borrow().developer.reattach_rounds();
     let first = cdp_command_once(worker, link, call, marks).await;
-    let reattached = worker.developer.borrow().reattach_rounds() != rounds
-        || worker.developer.borrow().reattach_gate().is_some();
+    let reattached = worker.state.borrow().developer.reattach_rounds() != rounds
+        || worker.state.borrow().developer.reattach_gate().is_some();
     match first {
         Err(_) if call.class == CommandClass::Observe && reattached => {
             cdp_command_once(worker, link, call, marks).await
@@ -189,7 +190,7 @@ async fn cdp_command_once(
         }
         // The ledger may have released it meanwhile (the native link
         // dropped while this waited): the page gets no second release.
-        PressWait::Answered if !worker.held.borrow().holds(tab, method, params) => {
+        PressWait::Answered if !worker.state.borrow().held.holds(tab, method, params) => {
             return Ok(JsValue::NULL);
         }
         PressWait::Answered => {}
@@ -198,8 +199,9 @@ async fn cdp_command_once(
     // sent meanwhile would fail "not attached".
     developer_mode::reattach_done(worker).await;
     if check(worker, tab, class)? == Admission::NeedsDeveloperMode {
-        let epoch = worker.developer.borrow().off_epoch();
-        if !developer_mode::enabled(worker).await || worker.developer.borrow().off_epoch() != epoch
+        let epoch = worker.state.borrow().developer.off_epoch();
+        if !developer_mode::enabled(worker).await
+            || worker.state.borrow().developer.off_epoch() != epoch
         {
             return Err(developer_mode_off());
         }
@@ -212,7 +214,7 @@ async fn cdp_command_once(
         CommandClass::Privileged => Some(check_raw_cdp(
             method,
             params,
-            worker.pages.borrow().files(),
+            worker.state.borrow().pages.files(),
         )?),
         _ => None,
     };
@@ -226,13 +228,17 @@ async fn cdp_command_once(
     let params = match rule {
         Some(RawCdp::InContext) => {
             let mut p = params.clone();
-            worker.pages.borrow().pin_context(tab, method, &mut p)?;
+            worker
+                .state
+                .borrow()
+                .pages
+                .pin_context(tab, method, &mut p)?;
             pinned = p;
             &pinned
         }
         _ => params,
     };
-    worker.facts.borrow_mut().admit(tab, method)?;
+    worker.state.borrow_mut().facts.admit(tab, method)?;
     if worker.generation.get() != link {
         return Err(WireError::new(
             ErrorKind::RuntimeLost,
@@ -242,9 +248,9 @@ async fn cdp_command_once(
     // No await between the last check and the registration: a takeover, a
     // developer-mode change or a link drop either came before (and was
     // seen above) or comes after and aborts this command.
-    let (key, abort) = worker.in_flight.borrow_mut().register(tab, class);
+    let (key, abort) = worker.state.borrow_mut().in_flight.register(tab, class);
     if class == CommandClass::Privileged {
-        worker.facts.borrow_mut().raw_cdp_sent(tab);
+        worker.state.borrow_mut().facts.raw_cdp_sent(tab);
     }
     // Leaves the registry however this ends, dropped half-way included.
     let _registered = Registered { worker, key };
@@ -287,7 +293,7 @@ async fn history_entry_allowed(worker: &Worker, tab: TabId, entry: i64) -> Resul
         })
         .and_then(|e| e.get("url"))
         .and_then(Value::as_str);
-    match url.map(|u| check_driveable(u, None, worker.pages.borrow().files())) {
+    match url.map(|u| check_driveable(u, None, worker.state.borrow().pages.files())) {
         Some(Err(blocked)) => Err(WireError::new(
             ErrorKind::BlockedTarget,
             format!(
@@ -355,7 +361,7 @@ async fn input(
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
     let mut plan = InputPlan::new(events)?;
-    let dialogs = || worker.facts.borrow().dialogs(tab);
+    let dialogs = || worker.state.borrow().facts.dialogs(tab);
     let dialogs_before = dialogs();
     if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
         if let Err(e) = viewport_check(worker, link, &input_call(tab, first), frame, marks).await {
@@ -374,8 +380,9 @@ async fn input(
     };
     let still_held = |event: &InputEvent| {
         worker
-            .held
+            .state
             .borrow()
+            .held
             .holds(tab, &event.method, &event.params)
     };
     while let Some(event) = plan.next(&dialog_opened, still_held) {
@@ -406,7 +413,7 @@ struct Registered<'a> {
 
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
-        self.worker.in_flight.borrow_mut().finish(self.key);
+        self.worker.state.borrow_mut().in_flight.finish(self.key);
     }
 }
 

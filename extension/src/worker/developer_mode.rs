@@ -72,7 +72,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
 /// Storage says the switch holds `stored`: follow it, or (on, written by
 /// something other than the worker) turn it off and write that back.
 fn noticed(worker: &Rc<Worker>, stored: bool) {
-    let notice = worker.developer.borrow().notice(stored);
+    let notice = worker.state.borrow().developer.notice(stored);
     match notice {
         SwitchNotice::Ignore => {}
         SwitchNotice::TurnOff => changed(worker, false),
@@ -99,19 +99,19 @@ pub(super) async fn set_by_person(worker: &Rc<Worker>, enabled: bool) -> Result<
 /// Writes the switch to `chrome.storage.local`, counted as the worker's
 /// own while on its way.
 async fn write(worker: &Worker, enabled: bool) -> Result<(), String> {
-    worker.developer.borrow_mut().write_started();
+    worker.state.borrow_mut().developer.write_started();
     let result = match storage::local() {
         Ok(area) => area.set_key(DEVELOPER_MODE_KEY, &enabled).await,
         Err(e) => Err(e),
     };
-    worker.developer.borrow_mut().write_ended();
+    worker.state.borrow_mut().developer.write_ended();
     result.map_err(|e| format!("could not save developer mode: {}", error_message(&e)))
 }
 
 /// The switch is now `enabled`: the copy in memory first, then what
 /// follows from a change (nothing when it already was).
 fn changed(worker: &Rc<Worker>, enabled: bool) {
-    let turned = worker.developer.borrow_mut().set(enabled);
+    let turned = worker.state.borrow_mut().developer.set(enabled);
     match turned {
         None => {}
         Some(Turned::On { tell }) => {
@@ -129,12 +129,12 @@ fn changed(worker: &Rc<Worker>, enabled: bool) {
 /// read of `chrome.storage.local` since the worker started. A failed read
 /// counts as off and is not kept (the next call reads again).
 pub(super) async fn enabled(worker: &Worker) -> bool {
-    if let Some(enabled) = worker.developer.borrow().known() {
+    if let Some(enabled) = worker.state.borrow().developer.known() {
         return enabled;
     }
     let read = read_storage().await;
     // A change that arrived during the read is newer than what it read.
-    worker.developer.borrow_mut().first_read(read)
+    worker.state.borrow_mut().developer.first_read(read)
 }
 
 /// The switch as stored in `chrome.storage.local`; `None` if it cannot be
@@ -161,7 +161,7 @@ pub(super) async fn read_storage() -> Option<bool> {
 /// Completes when no re-attach is running (at once, usually).
 pub(super) async fn reattach_done(worker: &Worker) {
     loop {
-        let gate = worker.developer.borrow().reattach_gate();
+        let gate = worker.state.borrow().developer.reattach_gate();
         match gate {
             Some(gate) => gate.wait().await,
             None => return,
@@ -185,7 +185,7 @@ fn send(worker: &Rc<Worker>, enabled: bool) {
 }
 
 fn turned_off(worker: &Rc<Worker>) {
-    let aborted = worker.in_flight.borrow_mut().abort_privileged();
+    let aborted = worker.state.borrow_mut().in_flight.abort_privileged();
     log::info(&format!(
         "developer mode off: {aborted} privileged command(s) failed, re-attaching shared tabs"
     ));
@@ -209,19 +209,19 @@ pub(super) fn reattach_taken(worker: &Rc<Worker>, tab: TabId) {
 /// again meanwhile; one runs at a time (a request while one runs makes it
 /// go over every tab once more).
 fn run_reattach(worker: &Rc<Worker>, mut first: Option<TabId>) {
-    let begun = worker.developer.borrow_mut().begin_reattach();
+    let begun = worker.state.borrow_mut().developer.begin_reattach();
     if begun.is_none() {
         return;
     }
     let worker = worker.clone();
     spawn_local(async move {
         loop {
-            worker.developer.borrow_mut().round_started();
+            worker.state.borrow_mut().developer.round_started();
             match first.take() {
                 Some(tab) => reattach(&worker, tab).await,
                 None => reattach_all(&worker).await,
             }
-            let again = worker.developer.borrow_mut().round_ended();
+            let again = worker.state.borrow_mut().developer.round_ended();
             if !again {
                 break;
             }
@@ -236,7 +236,7 @@ async fn reattach_all(worker: &Rc<Worker>) {
     // A restore re-attaches by adopting the sessions that survived the
     // worker restart; wait for it so those sessions are the ones replaced.
     worker.restored.wait().await;
-    let tabs = worker.shared.borrow().ids().to_vec();
+    let tabs = worker.state.borrow().shared.ids().to_vec();
     for tab in tabs {
         reattach(worker, tab).await;
     }
@@ -245,7 +245,7 @@ async fn reattach_all(worker: &Rc<Worker>) {
 /// Detaches and attaches `tab` again; drops it from the set when it cannot
 /// be attached again.
 async fn reattach(worker: &Rc<Worker>, tab: TabId) {
-    if !worker.shared.borrow_mut().begin_reattach(tab) {
+    if !worker.state.borrow_mut().shared.begin_reattach(tab) {
         return;
     }
     session::detach(tab).await;
@@ -263,7 +263,7 @@ async fn reattach(worker: &Rc<Worker>, tab: TabId) {
             false
         }
     };
-    let end = worker.shared.borrow_mut().end_reattach(tab, attached);
+    let end = worker.state.borrow_mut().shared.end_reattach(tab, attached);
     match end {
         ReattachEnd::Keep => {}
         ReattachEnd::DetachAgain => session::detach(tab).await,

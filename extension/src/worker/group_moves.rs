@@ -29,7 +29,7 @@ pub(super) fn group_changed(worker: &Rc<Worker>, tab: TabId) {
     spawn_local(async move {
         worker.restored.wait().await;
         // The worker's own share of this tab is running: its grouping.
-        if worker.shared.borrow().is_pending(tab) {
+        if worker.state.borrow().shared.is_pending(tab) {
             return;
         }
         let in_cotab_group = match in_cotab_group(tab).await {
@@ -42,7 +42,7 @@ pub(super) fn group_changed(worker: &Rc<Worker>, tab: TabId) {
                 return;
             }
         };
-        let decision = worker.shared.borrow().group_move(tab, in_cotab_group);
+        let decision = worker.state.borrow().shared.group_move(tab, in_cotab_group);
         match decision {
             GroupMove::Share => joined(&worker, tab, ShareOrigin::GroupDrag).await,
             GroupMove::Unshare => match share::unshare_tab(&worker, tab).await {
@@ -82,10 +82,10 @@ pub(super) fn opened(worker: &Rc<Worker>, tab: TabId, source: TabId) {
     let worker = worker.clone();
     spawn_local(async move {
         worker.restored.wait().await;
-        if !worker.shared.borrow().contains(source) {
+        if !worker.state.borrow().shared.contains(source) {
             return;
         }
-        worker.facts.borrow_mut().opened_by(tab, source);
+        worker.state.borrow_mut().facts.opened_by(tab, source);
         joined(&worker, tab, ShareOrigin::Opened).await;
         give_the_front_back(&worker, tab, source).await;
     });
@@ -99,8 +99,9 @@ async fn give_the_front_back(worker: &Worker, tab: TabId, source: TabId) {
         return;
     };
     let back = worker
-        .fronts
+        .state
         .borrow()
+        .fronts
         .give_back(info.window_id, tab, source);
     if let Some(back) = back {
         if let Err(e) = tabs::activate(back).await {
@@ -122,7 +123,7 @@ async fn joined(worker: &Rc<Worker>, tab: TabId, origin: ShareOrigin) {
         Err(failure) => {
             let message = failure.to_string();
             log::warn(&format!("tab {tab} joined the cotab group: {message}"));
-            worker.share_error.replace(Some(message));
+            worker.state.borrow_mut().share_error = Some(message);
             // The group must show exactly what is shared. The tab is out of
             // the set, so the group change this causes is ignored.
             if let Err(e) = tabs::ungroup(tab).await {

@@ -20,7 +20,12 @@ const RELEASE_DEADLINE_MS: u64 = 2_000;
 /// Notes a command about to be sent to `tab`: a press is recorded (and
 /// saved) before it is sent.
 pub(super) fn before_send(worker: &Worker, tab: TabId, method: &str, params: &Value) {
-    if worker.held.borrow_mut().before_send(tab, method, params) {
+    if worker
+        .state
+        .borrow_mut()
+        .held
+        .before_send(tab, method, params)
+    {
         worker.persist();
     }
 }
@@ -40,8 +45,9 @@ pub(super) fn after_send<T>(
         Err(_) => Sent::Unknown,
     };
     if worker
-        .held
+        .state
         .borrow_mut()
+        .held
         .after_send(tab, method, params, sent)
     {
         worker.persist();
@@ -51,7 +57,7 @@ pub(super) fn after_send<T>(
 /// Sends the releases of everything `tab` holds through its debugger
 /// session, and forgets them. Returns how many were sent.
 pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
-    let releases = worker.held.borrow_mut().take_releases(tab);
+    let releases = worker.state.borrow_mut().held.take_releases(tab);
     if releases.is_empty() {
         return 0;
     }
@@ -81,11 +87,11 @@ pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
 /// shared set says which tabs are shared.
 pub(super) async fn release_all(worker: &Worker) {
     worker.restored.wait().await;
-    let tabs = worker.held.borrow().tabs();
+    let tabs = worker.state.borrow().held.tabs();
     for tab in tabs {
-        if worker.shared.borrow().contains(tab) {
+        if worker.state.borrow().shared.contains(tab) {
             release_tab(worker, tab).await;
-        } else if worker.held.borrow_mut().forget(tab) {
+        } else if worker.state.borrow_mut().held.forget(tab) {
             worker.persist();
         }
     }
@@ -94,11 +100,11 @@ pub(super) async fn release_all(worker: &Worker) {
 /// The debugger of `tab` was detached by someone else: attach once more
 /// just to release what the page holds, then detach.
 pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
-    if !worker.held.borrow().tabs().contains(&tab) {
+    if !worker.state.borrow().held.tabs().contains(&tab) {
         return;
     }
     // A share of the tab waits for this session to end.
-    worker.facts.borrow_mut().releasing(tab, true);
+    worker.state.borrow_mut().facts.releasing(tab, true);
     match session::attach(tab, false).await {
         Ok(()) => {
             release_tab(worker, tab).await;
@@ -108,17 +114,17 @@ pub(super) async fn release_detached(worker: &Worker, tab: TabId) {
             log::warn(&format!(
                 "tab {tab} keeps input held: cannot attach to release it: {e}"
             ));
-            if worker.held.borrow_mut().forget(tab) {
+            if worker.state.borrow_mut().held.forget(tab) {
                 worker.persist();
             }
         }
     }
-    worker.facts.borrow_mut().releasing(tab, false);
+    worker.state.borrow_mut().facts.releasing(tab, false);
 }
 
 /// `tab`'s page is gone (closed, crashed): nothing to release any more.
 pub(super) fn forget(worker: &Worker, tab: TabId) {
-    if worker.held.borrow_mut().forget(tab) {
+    if worker.state.borrow_mut().held.forget(tab) {
         worker.persist();
     }
 }

@@ -42,19 +42,15 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
     let received = trace::now();
     match from_js::<HostToExtension>(message) {
         Ok(HostToExtension::Welcome { protocol_version }) => {
-            match worker.link.borrow_mut().welcome(protocol_version) {
-                Ok(()) => log::info("native host connected"),
-                Err(e) => log::warn(&e),
-            }
+            let said = worker.state.borrow_mut().welcome(protocol_version);
+            announce::apply(worker, vec![said]);
         }
         Ok(HostToExtension::Controllers { tabs }) => {
-            *worker.holders.borrow_mut() = tabs.into_iter().map(|c| (c.tab_id, c.holder)).collect();
+            worker.state.borrow_mut().controllers(tabs);
         }
         Ok(HostToExtension::Policy { file_dirs }) => {
-            let changes = worker.pages.borrow_mut().set_files(file_dirs);
-            for (tab, change) in changes {
-                announce::page_changed(worker, tab, change);
-            }
+            let effects = worker.state.borrow_mut().policy(file_dirs);
+            announce::apply(worker, effects);
         }
         Ok(HostToExtension::Request { id, command }) => {
             spawn_local(commands::handle(worker.clone(), id, command, received));
@@ -66,11 +62,13 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
     }
 }
 
-/// The port dropped: the daemon dropped what agents held when it lost this
-/// link, and the pages still hold it; release it, then reconnect after
-/// `delay` milliseconds. The old port's handle goes first, in this later
-/// task.
-fn dropped(worker: Rc<Worker>, delay: u32, old: Option<PortHandle>) {
+/// The port dropped for `reason` ([`crate::machine::Machine::link_dropped`]).
+/// The daemon dropped what agents held when it lost this link, and the
+/// pages still hold it: release it, then reconnect after the backoff
+/// delay. The old port's handle goes first, in a later task.
+fn dropped(worker: Rc<Worker>, reason: String, old: Option<PortHandle>) {
+    let (delay, said) = worker.state.borrow_mut().link_dropped(reason);
+    announce::apply(&worker, vec![said]);
     spawn_local(async move {
         drop(old);
         held_input::release_all(&worker).await;

@@ -1,9 +1,7 @@
-//! The service worker: owns the shared-tab set, the native port and the
-//! listeners, and turns the decisions of the policy modules
-//! ([`crate::state`], [`crate::page_state`], [`crate::held`],
-//! [`crate::tab_facts`], [`crate::control`], [`crate::developer_switch`],
-//! [`crate::link_state`], [`crate::fronts`]) into chrome.* calls and
-//! messages to the host.
+//! The service worker: owns the native port and the listeners, feeds what
+//! the browser and the host report to [`crate::machine::Machine`] (and
+//! the policy modules it holds), and turns its decisions into chrome.*
+//! calls and messages to the host.
 //!
 //! Its modules form layers; each uses only those below it (a tidy test
 //! keeps it so):
@@ -13,8 +11,7 @@
 //! 2. [`port`] (the native port: open, post, reopen) and [`session`] (a
 //!    tab's debugger session: attach, enable, detach).
 //! 3. [`held_input`] (releases of held input the daemon cannot send), then
-//!    [`announce`] (the effects of the shared set's decisions, the shared
-//!    list, a page that became blocked).
+//!    [`announce`] (performs the machine's effects; the shared list).
 //! 4. [`share`] (share, unshare, restore after a restart), then
 //!    [`agent_tabs`] (`createTab`, `closeTab`), [`group_moves`] (tabs moved
 //!    into or out of the `cotab` group, or opened by a shared page) and

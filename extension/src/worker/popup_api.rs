@@ -91,7 +91,8 @@ fn refuse(worker: &Worker, sender: &JsValue) -> Option<&'static str> {
         .and_then(|id| id.as_f64())
         .map(|id| TabId(id as i32));
     if let Some(tab) = tab {
-        let set = worker.shared.borrow();
+        let state = worker.state.borrow();
+        let set = &state.shared;
         if set.contains(tab) || set.is_pending(tab) {
             return Some("refused a request from a cotab page in a shared tab, which an agent may be driving");
         }
@@ -104,9 +105,8 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
         PopupRequest::GetState => {
             worker.restored.wait().await;
             let developer_mode = developer_mode::read_storage().await.unwrap_or(false);
-            let link = worker.link.borrow();
-            let set = worker.shared.borrow();
-            let holders = worker.holders.borrow();
+            let state = worker.state.borrow();
+            let (link, set, holders) = (&state.link, &state.shared, &state.holders);
             to_js(&PopupState {
                 connected: link.connected(),
                 shared: set.ids().to_vec(),
@@ -120,7 +120,7 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
                     })
                     .collect(),
                 suspended: {
-                    let pages = worker.pages.borrow();
+                    let pages = &state.pages;
                     set.ids()
                         .iter()
                         .filter_map(|&tab_id| {
@@ -129,10 +129,10 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
                         })
                         .collect()
                 },
-                file_dirs: worker.pages.borrow().files().clone(),
+                file_dirs: worker.state.borrow().pages.files().clone(),
                 developer_mode,
                 last_error: link.last_error().map(str::to_owned),
-                share_error: worker.share_error.borrow().clone(),
+                share_error: worker.state.borrow().share_error.clone(),
             })
         }
         PopupRequest::Share { tab_id } => to_js(&ActionReply::from_result(

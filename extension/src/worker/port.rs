@@ -73,13 +73,13 @@ async fn open(worker: &Rc<Worker>, generation: u64, inbox: &'static Inbox) -> Re
         _on_message: on_message,
         _on_disconnect: on_disconnect,
     });
-    worker.link.borrow_mut().hello_sent();
+    worker.state.borrow_mut().link.hello_sent();
     Ok(())
 }
 
-/// The port of attempt `generation` closed (or never opened): forget it,
-/// and hand `inbox` the backoff delay after which to reconnect. A stale
-/// generation is ignored.
+/// The port of attempt `generation` closed (or never opened) for
+/// `reason`: forget it, and hand `inbox` the drop. A stale generation is
+/// ignored.
 fn disconnected(worker: &Rc<Worker>, generation: u64, inbox: &'static Inbox, reason: String) {
     if worker.generation.get() != generation {
         return;
@@ -91,18 +91,7 @@ fn disconnected(worker: &Rc<Worker>, generation: u64, inbox: &'static Inbox, rea
             _ => port.take(),
         }
     };
-    let delay = worker.link.borrow_mut().disconnected(reason.clone());
-    // Nobody waits for their answers any more.
-    worker
-        .in_flight
-        .borrow_mut()
-        .abort_all("the native link dropped");
-    // The daemon's word on who controls what ends with the link.
-    worker.holders.borrow_mut().clear();
-    log::warn(&format!(
-        "native host {NATIVE_HOST_NAME} disconnected: {reason}; retrying in {delay} ms"
-    ));
-    (inbox.dropped)(worker.clone(), delay, old);
+    (inbox.dropped)(worker.clone(), reason, old);
 }
 
 /// Posts `message` to the host if a port is open; drops it otherwise.
@@ -126,7 +115,7 @@ pub(super) fn send_js_result(worker: &Rc<Worker>, id: u64, result: &JsValue) {
 
 /// Posts what `message` builds if a port is open.
 fn post(worker: &Rc<Worker>, message: impl FnOnce() -> Result<JsValue, JsValue>) {
-    if !worker.link.borrow().can_send() {
+    if !worker.state.borrow().link.can_send() {
         return;
     }
     let Some((port, generation, inbox)) = worker.port.borrow().as_ref().map(|h| {

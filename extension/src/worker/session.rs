@@ -45,10 +45,10 @@ pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), Str
 /// just opened. What was known of the page before is forgotten first.
 /// Says how the page changed, if it did.
 pub(super) async fn enable(worker: &Worker, tab: TabId) -> Result<Option<Change>, String> {
-    let before = worker.pages.borrow().blocked(tab);
-    worker.pages.borrow_mut().attaching(tab);
+    let before = worker.state.borrow().pages.blocked(tab);
+    worker.state.borrow_mut().pages.attaching(tab);
     // A new session: nothing raw CDP set up in the old one is left.
-    worker.facts.borrow_mut().new_session(tab);
+    worker.state.borrow_mut().facts.new_session(tab);
     for (method, params) in enable_commands()? {
         let sent = cdp::send(tab, method, &params, ENABLE_DEADLINE_MS).await;
         match sent {
@@ -75,14 +75,14 @@ pub(super) async fn enable(worker: &Worker, tab: TabId) -> Result<Option<Change>
         text("/frameTree/frame/url").unwrap_or_default(),
         text("/frameTree/frame/urlFragment").unwrap_or_default()
     );
-    worker.pages.borrow_mut().attached(
+    worker.state.borrow_mut().pages.attached(
         tab,
         text("/frameTree/frame/id").unwrap_or_default(),
         &url,
         text("/frameTree/frame/unreachableUrl"),
     );
     // A re-attach of a shared tab: the page may have changed meanwhile.
-    let now = worker.pages.borrow().blocked(tab);
+    let now = worker.state.borrow().pages.blocked(tab);
     Ok((now != before).then(|| now.map_or(Change::Driveable, Change::Blocked)))
 }
 

@@ -49,8 +49,9 @@ pub(crate) async fn share_tab(
     worker.restored.wait().await;
     wait_for_release_session(worker, tab).await;
     let start = worker
-        .shared
+        .state
         .borrow_mut()
+        .shared
         .begin_share(tab)
         .map_err(ShareFailure::Refused)?;
     if start == ShareStart::AlreadyShared {
@@ -69,7 +70,7 @@ pub(crate) async fn share_tab(
                 // Nobody asked for this tab to be shared: unless the group
                 // shows it, the person would not know it is.
                 session::detach(tab).await;
-                worker.pages.borrow_mut().forget(tab);
+                worker.state.borrow_mut().pages.forget(tab);
                 attached = Err(ShareFailure::Browser(format!(
                     "tab {tab} cannot join the cotab group ({e}), so it is not shared"
                 )));
@@ -81,13 +82,14 @@ pub(crate) async fn share_tab(
         }
     }
     let effects = worker
-        .shared
+        .state
         .borrow_mut()
+        .shared
         .finish_share(tab, attached.is_ok());
     announce::apply(worker, effects);
     attached?;
     // A tab is shared: the refusal of an earlier drag is history.
-    worker.share_error.replace(None);
+    worker.state.borrow_mut().share_error = None;
     Ok(())
 }
 
@@ -95,7 +97,7 @@ pub(crate) async fn share_tab(
 /// session on `tab` only to release its held input.
 async fn wait_for_release_session(worker: &Worker, tab: TabId) {
     for _ in 0..RELEASE_SESSION_POLLS {
-        if !worker.facts.borrow().is_releasing(tab) {
+        if !worker.state.borrow().facts.is_releasing(tab) {
             return;
         }
         gloo_timers::future::TimeoutFuture::new(RELEASE_SESSION_POLL_MS).await;
@@ -125,8 +127,9 @@ pub(crate) async fn unshare(worker: &Rc<Worker>, tab: TabId) -> Result<(), Strin
 pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool, String> {
     worker.restored.wait().await;
     let was_shared = worker
-        .shared
+        .state
         .borrow_mut()
+        .shared
         .unshare(tab)
         .map_err(|refusal| refusal.to_string())?;
     if !was_shared {
@@ -136,9 +139,9 @@ pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool,
     // The daemon's releases cannot reach an unshared tab: send them before
     // the debugger goes.
     held_input::release_tab(worker, tab).await;
-    worker.facts.borrow_mut().session_ended(tab);
+    worker.state.borrow_mut().facts.session_ended(tab);
     session::detach(tab).await;
-    worker.pages.borrow_mut().forget(tab);
+    worker.state.borrow_mut().pages.forget(tab);
     Ok(true)
 }
 
@@ -154,13 +157,13 @@ async fn attach_shareable(
         ShareFailure::Browser(format!("tab {tab} is not available: {}", error_message(&e)))
     })?;
     origin
-        .check_url(info.effective_url(), worker.pages.borrow().files())
+        .check_url(info.effective_url(), worker.state.borrow().pages.files())
         .map_err(ShareFailure::Blocked)?;
     session::attach(tab, false)
         .await
         .map_err(ShareFailure::Browser)?;
     let ready = match enable(worker, tab).await {
-        Ok(()) => match worker.pages.borrow().blocked(tab) {
+        Ok(()) => match worker.state.borrow().pages.blocked(tab) {
             // The blank page of a tab opened for an agent is what
             // `origin` allowed above; anything else blocked is not.
             Some(blocked) => Err(ShareFailure::Blocked(blocked)),
@@ -170,7 +173,7 @@ async fn attach_shareable(
     };
     if let Err(e) = ready {
         session::detach(tab).await;
-        worker.pages.borrow_mut().forget(tab);
+        worker.state.borrow_mut().pages.forget(tab);
         return Err(e);
     }
     Ok(info.window_id)
@@ -208,10 +211,10 @@ async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> 
 /// state is dropped ([`super::lifecycle`]).
 pub(crate) async fn restore(worker: Rc<Worker>) {
     let (saved, source) = load_saved(&worker).await;
-    *worker.held.borrow_mut() = HeldInput::from_stored(saved.held_input.clone());
+    worker.state.borrow_mut().held = HeldInput::from_stored(saved.held_input.clone());
     let mut kept = Vec::with_capacity(saved.shared_tabs.len());
     for tab in saved.shared_tabs.iter().copied().map(TabId) {
-        if !worker.shared.borrow().restore_wanted(tab) {
+        if !worker.state.borrow().shared.restore_wanted(tab) {
             continue;
         }
         match reattach(&worker, tab, source).await {
@@ -220,7 +223,11 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
         }
     }
     let human: Vec<TabId> = saved.human_control.iter().copied().map(TabId).collect();
-    let gone = worker.shared.borrow_mut().finish_restore(kept, &human);
+    let gone = worker
+        .state
+        .borrow_mut()
+        .shared
+        .finish_restore(kept, &human);
     for tab in gone {
         session::detach(tab).await;
     }
@@ -229,17 +236,18 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
     }
     // Release before anything else may reach the tabs: a press an agent
     // makes once the gate opens must not be taken for an old one.
-    let kept = worker.shared.borrow().ids().to_vec();
+    let kept = worker.state.borrow().shared.ids().to_vec();
     for tab in kept {
         held_input::release_tab(&worker, tab).await;
     }
-    let others = worker.held.borrow().tabs();
+    let others = worker.state.borrow().held.tabs();
     for tab in others {
         held_input::forget(&worker, tab);
     }
     worker.restored.open();
     if !saved.shared_tabs.is_empty() {
-        let set = worker.shared.borrow();
+        let state = worker.state.borrow();
+        let set = &state.shared;
         log::info(&format!(
             "restored shared tabs {:?} ({source:?}), the person controls {:?}",
             set.ids(),

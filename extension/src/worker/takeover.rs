@@ -27,20 +27,14 @@ const TAKE_CONTROL_COMMAND: &str = "take-control";
 /// Takes control of the shared tab `tab`.
 pub(crate) async fn take_control(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
     worker.restored.wait().await;
-    let effects = worker
-        .shared
+    let (effects, reattach) = worker
+        .state
         .borrow_mut()
         .take_control(tab)
         .map_err(|e| e.to_string())?;
-    let aborted = worker.in_flight.borrow_mut().abort_actions_on(tab);
-    if !effects.is_empty() {
-        log::info(&format!(
-            "the person took control of tab {tab} ({aborted} agent action(s) failed)"
-        ));
-    }
     announce::apply(worker, effects);
     // What raw CDP set up in the tab must not stay in the person's way.
-    if worker.facts.borrow().raw_cdp_ran(tab) {
+    if reattach {
         developer_mode::reattach_taken(worker, tab);
     }
     Ok(())
@@ -49,7 +43,7 @@ pub(crate) async fn take_control(worker: &Rc<Worker>, tab: TabId) -> Result<(), 
 /// Hands `tab` back to agents.
 pub(crate) async fn hand_back(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
     worker.restored.wait().await;
-    let effects = worker.shared.borrow_mut().hand_back(tab);
+    let effects = worker.state.borrow_mut().shared.hand_back(tab);
     if !effects.is_empty() {
         log::info(&format!("the person handed tab {tab} back"));
     }
@@ -75,7 +69,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
                     return;
                 };
                 worker.restored.wait().await;
-                if !worker.shared.borrow().contains(tab) {
+                if !worker.state.borrow().shared.contains(tab) {
                     log::info(&format!("take-control: tab {tab} is not shared"));
                     return;
                 }

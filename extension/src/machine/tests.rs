@@ -1,0 +1,278 @@
+//! The worker's state machine: what each event changes across its states,
+//! and the effects it asks for, in order.
+
+use super::*;
+use crate::effect::Effect;
+use cotab_shared::native::CommandClass;
+use cotab_shared::reach::Blocked;
+use cotab_shared::ErrorKind;
+use serde_json::json;
+use std::future::Future as _;
+use std::task::{Context, Poll, Waker};
+
+const T: TabId = TabId(3);
+const U: TabId = TabId(4);
+const MAIN: &str = "main-frame";
+const KEY_EVENT: &str = "Input.dispatchKeyEvent";
+
+/// A machine sharing `tabs`, each attached to a web page.
+fn sharing(tabs: &[TabId]) -> Machine {
+    let mut m = Machine::default();
+    m.shared.finish_restore(tabs.to_vec(), &[]);
+    for tab in tabs {
+        m.pages.attaching(*tab);
+        m.pages.attached(*tab, MAIN, "https://example.com/", None);
+    }
+    m
+}
+
+fn key_down() -> Value {
+    json!({"type": "rawKeyDown", "key": "a", "code": "KeyA", "windowsVirtualKeyCode": 65})
+}
+
+/// The error the command's abort fired with, if it fired.
+fn fired(abort: &crate::control::Abort) -> Option<ErrorKind> {
+    let wait = std::pin::pin!(abort.wait());
+    match wait.poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(e) => Some(e.kind),
+        Poll::Pending => None,
+    }
+}
+
+fn logged(effects: &[Effect]) -> Vec<&str> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Log { line, .. } => Some(line.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_closed_tab_fails_its_commands_forgets_what_it_held_and_ends_its_share() {
+    let mut m = sharing(&[T, U]);
+    let (_, on_t) = m.in_flight.register(T, CommandClass::Observe);
+    let (_, on_u) = m.in_flight.register(U, CommandClass::Act);
+    assert!(m.held.before_send(T, KEY_EVENT, &key_down()));
+    m.facts.dialog_opened(T);
+    let effects = m.tab_removed(T);
+    assert_eq!(fired(&on_t), Some(ErrorKind::UnknownOutcome));
+    assert_eq!(fired(&on_u), None, "only that tab's commands");
+    assert!(m.held.tabs().is_empty(), "its held input is gone with it");
+    assert_eq!(m.facts.dialogs(T), 0);
+    assert_eq!(m.pages.blocked(T), None);
+    assert!(!m.shared.contains(T) && m.shared.contains(U));
+    assert_eq!(effects[..2], [Effect::PressesGone(T), Effect::Persist]);
+    assert!(effects.contains(&Effect::SendShared), "{effects:?}");
+    assert!(effects
+        .iter()
+        .any(|e| matches!(e, Effect::Send(Event::TabClosed { tab_id }) if *tab_id == T)));
+}
+
+#[test]
+fn a_detach_by_someone_else_releases_through_a_session_of_its_own() {
+    let mut m = sharing(&[T]);
+    let (_, abort) = m.in_flight.register(T, CommandClass::Act);
+    m.held.before_send(T, KEY_EVENT, &key_down());
+    let effects = m.detached(T, "canceled_by_user");
+    assert_eq!(fired(&abort), Some(ErrorKind::UnknownOutcome));
+    assert!(!m.shared.contains(T));
+    assert_eq!(effects.first(), Some(&Effect::PressesGone(T)));
+    assert_eq!(effects.last(), Some(&Effect::ReleaseDetached(T)));
+    assert_eq!(m.held.tabs(), vec![T], "the release-only session sends it");
+    assert!(effects.contains(&Effect::Ungroup(T)));
+}
+
+#[test]
+fn a_detach_as_the_tab_closes_forgets_what_it_held() {
+    let mut m = sharing(&[T]);
+    m.held.before_send(T, KEY_EVENT, &key_down());
+    let effects = m.detached(T, TARGET_CLOSED);
+    assert!(m.held.tabs().is_empty());
+    assert!(!effects.contains(&Effect::ReleaseDetached(T)));
+    assert_eq!(effects.last(), Some(&Effect::Persist));
+}
+
+#[test]
+fn the_workers_own_reattach_detach_changes_nothing() {
+    let mut m = sharing(&[T]);
+    let (_, abort) = m.in_flight.register(T, CommandClass::Observe);
+    assert!(m.shared.begin_reattach(T));
+    assert_eq!(m.detached(T, "canceled_by_user"), vec![]);
+    assert_eq!(fired(&abort), None);
+    assert!(m.shared.contains(T));
+}
+
+#[test]
+fn a_crash_fails_commands_and_forgets_held_input_but_keeps_the_share() {
+    let mut m = sharing(&[T]);
+    let (_, abort) = m.in_flight.register(T, CommandClass::Observe);
+    m.held.before_send(T, KEY_EVENT, &key_down());
+    let effects = m.cdp_event(T, "Inspector.targetCrashed".to_owned(), Some(json!({})));
+    assert_eq!(fired(&abort), Some(ErrorKind::UnknownOutcome));
+    assert!(m.held.tabs().is_empty());
+    assert!(m.facts.is_crashed(T));
+    assert!(m.shared.contains(T));
+    assert!(
+        m.wants_cdp_event(T, "Inspector.targetReloadedAfterCrash"),
+        "noted, though never forwarded"
+    );
+    assert_eq!(
+        logged(&effects),
+        ["the page in tab 3 crashed (1 command(s) in flight failed)"]
+    );
+    m.cdp_event(
+        T,
+        "Inspector.targetReloadedAfterCrash".to_owned(),
+        Some(json!({})),
+    );
+    assert!(!m.facts.is_crashed(T), "a reload loads it again");
+}
+
+#[test]
+fn a_crash_of_a_tab_not_shared_is_not_noted() {
+    let mut m = sharing(&[]);
+    assert_eq!(
+        m.cdp_event(T, "Inspector.targetCrashed".to_owned(), Some(json!({}))),
+        vec![]
+    );
+    assert!(!m.facts.is_crashed(T));
+}
+
+#[test]
+fn a_page_that_becomes_blocked_fails_its_commands_releases_and_tells_the_host() {
+    let mut m = sharing(&[T]);
+    let (_, abort) = m.in_flight.register(T, CommandClass::Observe);
+    let effects = m.cdp_event(
+        T,
+        "Page.frameStartedNavigating".to_owned(),
+        Some(json!({"frameId": MAIN, "url": "file:///etc/passwd", "loaderId": "L"})),
+    );
+    assert_eq!(fired(&abort), Some(ErrorKind::BlockedTarget));
+    assert_eq!(m.pages.blocked(T), Some(Blocked::LocalFile));
+    assert_eq!(effects[1..], [Effect::ReleaseHeld(T), Effect::SendShared]);
+    // Nothing of a blocked page reaches the host.
+    let console = m.cdp_event(
+        T,
+        "Runtime.consoleAPICalled".to_owned(),
+        Some(json!({"type": "log", "args": []})),
+    );
+    assert_eq!(console, vec![]);
+}
+
+#[test]
+fn a_forwarded_event_of_a_shared_web_page_goes_to_the_host() {
+    let mut m = sharing(&[T]);
+    let params = json!({"type": "log", "args": []});
+    assert!(m.wants_cdp_event(T, "Runtime.consoleAPICalled"));
+    assert!(
+        !m.wants_cdp_event(U, "Runtime.consoleAPICalled"),
+        "U is not shared"
+    );
+    assert!(
+        m.wants_cdp_event(U, "Page.frameNavigated"),
+        "tracked for any tab"
+    );
+    assert_eq!(
+        m.cdp_event(
+            T,
+            "Runtime.consoleAPICalled".to_owned(),
+            Some(params.clone())
+        ),
+        vec![Effect::Send(Event::Cdp {
+            tab_id: T,
+            method: "Runtime.consoleAPICalled".to_owned(),
+            params
+        })]
+    );
+    assert_eq!(
+        m.cdp_event(T, "Runtime.consoleAPICalled".to_owned(), None),
+        vec![],
+        "params that could not be read are dropped"
+    );
+    assert!(!m.wants_cdp_event(T, "Network.requestWillBeSent"));
+    assert!(
+        m.wants_cdp_event(U, "Page.javascriptDialogOpening"),
+        "noted for any tab"
+    );
+    m.cdp_event(
+        U,
+        "Page.javascriptDialogOpening".to_owned(),
+        Some(json!({})),
+    );
+    assert_eq!(m.facts.dialogs(U), 1);
+}
+
+#[test]
+fn a_url_change_to_a_blocked_page_suspends_and_a_title_change_is_sent() {
+    let mut m = sharing(&[T]);
+    let effects = m.tab_updated(T, Some("chrome://settings/"), false);
+    assert_eq!(m.pages.blocked(T), Some(Blocked::BrowserPage));
+    assert!(effects.contains(&Effect::ReleaseHeld(T)));
+    let mut m = sharing(&[T]);
+    assert_eq!(m.tab_updated(T, None, true), vec![Effect::SendShared]);
+    assert_eq!(m.tab_updated(U, None, true), vec![], "not shared");
+}
+
+#[test]
+fn a_policy_that_allows_a_local_file_makes_its_tab_driveable() {
+    let mut m = sharing(&[T]);
+    m.tab_updated(T, Some("file:///srv/site/index.html"), false);
+    assert_eq!(m.pages.blocked(T), Some(Blocked::LocalFile));
+    let effects = m.policy(LocalFiles(vec!["/srv/site".into()]));
+    assert_eq!(m.pages.blocked(T), None);
+    assert_eq!(
+        effects,
+        vec![
+            Effect::info("tab 3 shows a web page again".to_owned()),
+            Effect::SendShared
+        ]
+    );
+}
+
+#[test]
+fn a_dropped_link_fails_every_command_and_forgets_who_controls_what() {
+    let mut m = sharing(&[T, U]);
+    let (_, a) = m.in_flight.register(T, CommandClass::Observe);
+    let (_, b) = m.in_flight.register(U, CommandClass::Privileged);
+    m.controllers(vec![TabControl {
+        tab_id: T,
+        holder: Holder::Nobody,
+    }]);
+    assert_eq!(m.holders.len(), 1);
+    let (delay, said) = m.link_dropped("the native host exited".to_owned());
+    assert!(delay > 0);
+    assert_eq!(
+        (fired(&a), fired(&b)),
+        (
+            Some(ErrorKind::UnknownOutcome),
+            Some(ErrorKind::UnknownOutcome)
+        )
+    );
+    assert!(m.holders.is_empty());
+    assert!(matches!(said, Effect::Log { warn: true, .. }));
+    assert!(!m.link.connected());
+}
+
+#[test]
+fn taking_control_fails_agent_actions_and_asks_for_a_reattach_after_raw_cdp() {
+    let mut m = sharing(&[T]);
+    let (_, act) = m.in_flight.register(T, CommandClass::Act);
+    let (_, read) = m.in_flight.register(T, CommandClass::Observe);
+    let (effects, reattach) = m.take_control(T).expect("shared");
+    assert_eq!(
+        (fired(&act), fired(&read)),
+        (Some(ErrorKind::HumanHasControl), None)
+    );
+    assert!(!reattach);
+    assert_eq!(
+        logged(&effects),
+        ["the person took control of tab 3 (1 agent action(s) failed)"]
+    );
+    assert!(m.shared.is_human(T));
+    let mut m = sharing(&[T]);
+    m.facts.raw_cdp_sent(T);
+    assert!(m.take_control(T).expect("shared").1);
+    assert!(m.take_control(U).is_err(), "not shared");
+}
