@@ -7,18 +7,19 @@
 //! Plain Rust, tested on the host; the worker's glue reads the browser,
 //! calls in and performs the effects.
 
-use crate::control::InFlight;
-use crate::developer_switch::DeveloperSwitch;
+use crate::control::{admit, effective_holder, Admission, InFlight};
+use crate::developer_switch::{DeveloperSwitch, Turned};
 use crate::effect::Effect;
 use crate::fronts::Fronts;
 use crate::held::HeldInput;
 use crate::link_state::Link;
+use crate::messages::{PopupState, Suspended};
 use crate::page_state::{Change, Pages, TRACKED_EVENTS};
 use crate::state::{NotShared, SharedSet};
 use crate::tab_facts::TabFacts;
-use cotab_shared::native::{Event, Holder, TabControl};
+use cotab_shared::native::{CommandClass, Event, Holder, TabControl, TabInfo};
 use cotab_shared::reach::LocalFiles;
-use cotab_shared::{TabId, NATIVE_HOST_NAME};
+use cotab_shared::{TabId, WireError, NATIVE_HOST_NAME};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -254,6 +255,100 @@ impl Machine {
             )));
         }
         Ok((out, self.facts.raw_cdp_ran(tab)))
+    }
+
+    /// The person turned developer mode on or off (or storage says it
+    /// changed): what follows, and whether every shared tab must now be
+    /// re-attached (turned off: nothing raw CDP set up may outlive it).
+    /// Every privileged command in flight fails at once when it goes off.
+    pub fn developer_mode_set(&mut self, enabled: bool) -> (Vec<Effect>, bool) {
+        match self.developer.set(enabled) {
+            None => (Vec::new(), false),
+            Some(Turned::On { tell }) => {
+                let mut out = vec![Effect::info("developer mode on".to_owned())];
+                // A running re-attach sends the state it finds when it ends.
+                if tell {
+                    out.push(Effect::Send(Event::DeveloperMode { enabled: true }));
+                }
+                (out, false)
+            }
+            Some(Turned::Off) => {
+                let aborted = self.in_flight.abort_privileged();
+                let line = format!(
+                    "developer mode off: {aborted} privileged command(s) failed, re-attaching \
+                     shared tabs"
+                );
+                (vec![Effect::info(line)], true)
+            }
+        }
+    }
+
+    /// Whether a command of `class` may run on `tab` now.
+    pub fn admit(&self, tab: TabId, class: CommandClass) -> Result<Admission, WireError> {
+        admit(
+            tab,
+            class,
+            self.shared.contains(tab),
+            self.shared.is_human(tab),
+            self.pages.blocked(tab),
+        )
+    }
+
+    /// The shared tab `tab` as the host sees it, from the `url` and
+    /// `title` the browser reports: with its control flag, and its opener
+    /// when that is shared too. A tab suspended on a blocked page says so,
+    /// and its url and title (the person's) are left out.
+    pub fn tab_info(&self, tab: TabId, url: &str, title: Option<&str>) -> TabInfo {
+        let blocked = self.pages.blocked(tab);
+        let (url, title) = match blocked {
+            Some(_) => (String::new(), String::new()),
+            None => (url.to_owned(), title.unwrap_or_default().to_owned()),
+        };
+        TabInfo {
+            id: tab,
+            url,
+            title,
+            human_control: self.shared.is_human(tab),
+            blocked,
+            opener: self.facts.opener(tab).filter(|o| self.shared.contains(*o)),
+        }
+    }
+
+    /// Whether a request from a cotab page in `tab` is refused: an agent
+    /// may be driving a shared tab (or one being shared).
+    pub fn refuses_popup_in(&self, tab: TabId) -> bool {
+        self.shared.contains(tab) || self.shared.is_pending(tab)
+    }
+
+    /// What the popup shows, with the switch as stored.
+    pub fn popup_state(&self, developer_mode: bool) -> PopupState {
+        let ids = self.shared.ids();
+        PopupState {
+            connected: self.link.connected(),
+            shared: ids.to_vec(),
+            human_control: self.shared.human_ids(),
+            controllers: ids
+                .iter()
+                .map(|&tab_id| TabControl {
+                    tab_id,
+                    holder: effective_holder(
+                        self.shared.is_human(tab_id),
+                        self.holders.get(&tab_id),
+                    ),
+                })
+                .collect(),
+            suspended: ids
+                .iter()
+                .filter_map(|&tab_id| {
+                    let blocked = self.pages.blocked(tab_id)?;
+                    Some(Suspended { tab_id, blocked })
+                })
+                .collect(),
+            file_dirs: self.pages.files().clone(),
+            developer_mode,
+            last_error: self.link.last_error().map(str::to_owned),
+            share_error: self.share_error.clone(),
+        }
     }
 
     /// `tab`'s page went away (`why`): its commands in flight fail, and its

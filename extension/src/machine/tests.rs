@@ -276,3 +276,124 @@ fn taking_control_fails_agent_actions_and_asks_for_a_reattach_after_raw_cdp() {
     assert!(m.take_control(T).expect("shared").1);
     assert!(m.take_control(U).is_err(), "not shared");
 }
+
+#[test]
+fn developer_mode_off_fails_privileged_commands_and_asks_for_a_reattach() {
+    let mut m = sharing(&[T]);
+    let (on, reattach) = m.developer_mode_set(true);
+    assert!(!reattach);
+    assert_eq!(
+        on.last(),
+        Some(&Effect::Send(Event::DeveloperMode { enabled: true }))
+    );
+    assert_eq!(m.developer_mode_set(true), (vec![], false), "already on");
+    let (_, raw) = m.in_flight.register(T, CommandClass::Privileged);
+    let (_, act) = m.in_flight.register(T, CommandClass::Act);
+    let (off, reattach) = m.developer_mode_set(false);
+    assert!(reattach);
+    assert_eq!(
+        (fired(&raw), fired(&act)),
+        (Some(ErrorKind::DeveloperModeOff), None)
+    );
+    assert_eq!(
+        logged(&off),
+        ["developer mode off: 1 privileged command(s) failed, re-attaching shared tabs"]
+    );
+    // Turned on during the re-attach, it is told when the re-attach ends.
+    assert!(m.developer.begin_reattach().is_some());
+    let (on, _) = m.developer_mode_set(true);
+    assert!(!on.iter().any(|e| matches!(e, Effect::Send(_))), "{on:?}");
+}
+
+#[test]
+fn commands_are_admitted_by_the_tabs_share_control_and_page() {
+    let mut m = sharing(&[T]);
+    assert_eq!(m.admit(T, CommandClass::Act), Ok(Admission::Run));
+    assert_eq!(
+        m.admit(T, CommandClass::Privileged),
+        Ok(Admission::NeedsDeveloperMode)
+    );
+    assert_eq!(
+        m.admit(U, CommandClass::Observe).map_err(|e| e.kind),
+        Err(ErrorKind::TabNotShared)
+    );
+    m.take_control(T).expect("shared");
+    assert_eq!(
+        m.admit(T, CommandClass::Act).map_err(|e| e.kind),
+        Err(ErrorKind::HumanHasControl)
+    );
+    assert_eq!(m.admit(T, CommandClass::Release), Ok(Admission::Run));
+    m.tab_updated(T, Some("file:///etc/hosts"), false);
+    assert_eq!(
+        m.admit(T, CommandClass::Release).map_err(|e| e.kind),
+        Err(ErrorKind::BlockedTarget)
+    );
+}
+
+#[test]
+fn a_tab_is_listed_with_its_shared_opener_and_without_a_blocked_pages_url() {
+    let mut m = sharing(&[T, U]);
+    m.facts.opened_by(U, T);
+    let info = m.tab_info(U, "https://example.com/new", Some("New"));
+    assert_eq!(
+        (
+            info.url.as_str(),
+            info.title.as_str(),
+            info.opener,
+            info.blocked
+        ),
+        ("https://example.com/new", "New", Some(T), None)
+    );
+    m.tab_removed(T);
+    assert_eq!(
+        m.tab_info(U, "https://e/", None).opener,
+        None,
+        "no longer shared"
+    );
+    m.tab_updated(U, Some("chrome://history/"), false);
+    let info = m.tab_info(U, "chrome://history/", Some("History"));
+    assert_eq!(
+        (info.url.as_str(), info.title.as_str(), info.blocked),
+        ("", "", Some(Blocked::BrowserPage))
+    );
+}
+
+#[test]
+fn the_popup_sees_who_controls_what_and_no_request_comes_from_a_shared_tab() {
+    let mut m = sharing(&[T, U]);
+    m.controllers(vec![TabControl {
+        tab_id: U,
+        holder: Holder::Agent {
+            name: "a".to_owned(),
+        },
+    }]);
+    m.take_control(T).expect("shared");
+    m.share_error = Some("refused".to_owned());
+    let state = m.popup_state(true);
+    assert_eq!(state.shared, vec![T, U]);
+    assert_eq!(state.human_control, vec![T]);
+    assert_eq!(
+        state.controllers,
+        vec![
+            TabControl {
+                tab_id: T,
+                holder: Holder::Human
+            },
+            TabControl {
+                tab_id: U,
+                holder: Holder::Agent {
+                    name: "a".to_owned()
+                }
+            }
+        ]
+    );
+    assert!(state.developer_mode && !state.connected);
+    assert_eq!(state.share_error.as_deref(), Some("refused"));
+    assert!(m.refuses_popup_in(T));
+    assert!(!m.refuses_popup_in(TabId(9)));
+    assert_eq!(
+        m.shared.begin_share(TabId(9)),
+        Ok(crate::state::ShareStart::Proceed)
+    );
+    assert!(m.refuses_popup_in(TabId(9)), "a tab being shared");
+}

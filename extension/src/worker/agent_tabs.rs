@@ -17,7 +17,6 @@
 use super::cells::Worker;
 use super::share;
 use crate::chrome::{error_message, tabs, windows};
-use crate::control::admit;
 use crate::log;
 use crate::state::{ShareFailure, ShareOrigin};
 use cotab_shared::native::{CommandClass, TabInfo};
@@ -90,19 +89,9 @@ pub(super) async fn create_tab(
 
 /// `closeTab`: closes a shared tab the person does not control.
 pub(super) async fn close_tab(worker: &Rc<Worker>, tab: TabId) -> Result<Value, WireError> {
-    {
-        let state = worker.state.borrow();
-        let set = &state.shared;
-        // Closing is an action on the tab: refused while the person has
-        // control, like any other.
-        admit(
-            tab,
-            CommandClass::Act,
-            set.contains(tab),
-            set.is_human(tab),
-            worker.state.borrow().pages.blocked(tab),
-        )?;
-    }
+    // Closing is an action on the tab: refused while the person has
+    // control, like any other.
+    worker.state.borrow().admit(tab, CommandClass::Act)?;
     tabs::remove(tab)
         .await
         .map_err(|e| failed(format!("could not close tab {tab}: {}", error_message(&e))))?;

@@ -9,7 +9,7 @@ use crate::chrome::{error_message, tabs};
 use crate::log;
 use crate::page_state::Change;
 use crate::state::Effect;
-use cotab_shared::native::{Event, ExtensionToHost, SharedTabs, TabInfo};
+use cotab_shared::native::{Event, ExtensionToHost, SharedTabs};
 use cotab_shared::TabId;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
@@ -53,41 +53,15 @@ pub(super) fn page_changed(worker: &Rc<Worker>, tab: TabId, change: Change) {
 /// title are the person's, and are left out). A tab that vanished
 /// meanwhile is left out (its close event follows).
 pub(super) async fn shared_tabs(worker: &Worker) -> SharedTabs {
-    let ids: Vec<(TabId, bool)> = {
-        let state = worker.state.borrow();
-        let set = &state.shared;
-        set.ids().iter().map(|t| (*t, set.is_human(*t))).collect()
-    };
+    let ids = worker.state.borrow().shared.ids().to_vec();
     let mut out = Vec::with_capacity(ids.len());
-    for (id, human_control) in ids {
+    for id in ids {
         match tabs::get(id).await {
-            Ok(tab) => {
-                // Only an opener agents know of is named.
-                let opener = worker
-                    .state
-                    .borrow()
-                    .facts
-                    .opener(id)
-                    .filter(|o| worker.state.borrow().shared.contains(*o));
-                out.push(match worker.state.borrow().pages.blocked(id) {
-                    Some(blocked) => TabInfo {
-                        id,
-                        url: String::new(),
-                        title: String::new(),
-                        human_control,
-                        blocked: Some(blocked),
-                        opener,
-                    },
-                    None => TabInfo {
-                        id,
-                        url: tab.effective_url().to_owned(),
-                        title: tab.title.unwrap_or_default(),
-                        human_control,
-                        blocked: None,
-                        opener,
-                    },
-                })
-            }
+            Ok(tab) => out.push(worker.state.borrow().tab_info(
+                id,
+                tab.effective_url(),
+                tab.title.as_deref(),
+            )),
             Err(e) => log::info(&format!("shared tab {id} is gone: {}", error_message(&e))),
         }
     }

@@ -15,7 +15,7 @@ use super::cdp::PressWait;
 use super::cells::Worker;
 use super::{agent_tabs, announce, cdp, developer_mode, held_input, port};
 use crate::chrome::{error_message, from_js, object, to_js};
-use crate::control::{admit, developer_mode_off, Admission};
+use crate::control::{developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::InputPlan;
@@ -126,19 +126,6 @@ async fn list_shared(worker: &Worker) -> Outcome {
     }
 }
 
-/// Whether a command of `class` may run on `tab` now.
-fn check(worker: &Worker, tab: TabId, class: CommandClass) -> Result<Admission, WireError> {
-    let state = worker.state.borrow();
-    let set = &state.shared;
-    admit(
-        tab,
-        class,
-        set.contains(tab),
-        set.is_human(tab),
-        worker.state.borrow().pages.blocked(tab),
-    )
-}
-
 /// `cdp`: one CDP command on a shared tab, if its class allows it; other
 /// tabs are never touched. A read that failed while a re-attach of the
 /// worker's own (developer mode off, a takeover after raw CDP) replaced
@@ -198,7 +185,7 @@ async fn cdp_command_once(
     // Developer mode's re-attach replaces the debugger sessions; a command
     // sent meanwhile would fail "not attached".
     developer_mode::reattach_done(worker).await;
-    if check(worker, tab, class)? == Admission::NeedsDeveloperMode {
+    if worker.state.borrow().admit(tab, class)? == Admission::NeedsDeveloperMode {
         let epoch = worker.state.borrow().developer.off_epoch();
         if !developer_mode::enabled(worker).await
             || worker.state.borrow().developer.off_epoch() != epoch
@@ -206,7 +193,7 @@ async fn cdp_command_once(
             return Err(developer_mode_off());
         }
         // The person may have taken control during the read.
-        check(worker, tab, class)?;
+        worker.state.borrow().admit(tab, class)?;
     }
     // Raw CDP (developer mode) reaches the tab's own page only; a history
     // entry is looked up before it is gone to.
@@ -223,7 +210,7 @@ async fn cdp_command_once(
     }
     // Awaited since the first check: the tab may have gone to a blocked
     // page, or the person taken control, meanwhile.
-    check(worker, tab, class)?;
+    worker.state.borrow().admit(tab, class)?;
     let pinned;
     let params = match rule {
         Some(RawCdp::InContext) => {
@@ -318,7 +305,7 @@ async fn viewport_check(
     frame: &FrameGeometry,
     marks: &mut Marks,
 ) -> Result<(), WireError> {
-    check(worker, command.tab, command.class)?;
+    worker.state.borrow().admit(command.tab, command.class)?;
     let read = Call {
         tab: command.tab,
         method: "Page.getLayoutMetrics",

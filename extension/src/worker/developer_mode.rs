@@ -29,7 +29,6 @@ use crate::chrome::{error_message, from_js, storage};
 use crate::control::{
     developer_mode_change, developer_mode_enabled, SwitchNotice, DEVELOPER_MODE_KEY,
 };
-use crate::developer_switch::Turned;
 use crate::log;
 use crate::state::ReattachEnd;
 use cotab_shared::native::{Event, ExtensionToHost};
@@ -109,19 +108,13 @@ async fn write(worker: &Worker, enabled: bool) -> Result<(), String> {
 }
 
 /// The switch is now `enabled`: the copy in memory first, then what
-/// follows from a change (nothing when it already was).
+/// follows from a change (nothing when it already was;
+/// [`crate::machine::Machine::developer_mode_set`]).
 fn changed(worker: &Rc<Worker>, enabled: bool) {
-    let turned = worker.state.borrow_mut().developer.set(enabled);
-    match turned {
-        None => {}
-        Some(Turned::On { tell }) => {
-            log::info("developer mode on");
-            // A running re-attach sends the state it finds when it ends.
-            if tell {
-                send(worker, true);
-            }
-        }
-        Some(Turned::Off) => turned_off(worker),
+    let (effects, reattach) = worker.state.borrow_mut().developer_mode_set(enabled);
+    announce::apply(worker, effects);
+    if reattach {
+        run_reattach(worker, None);
     }
 }
 
@@ -182,14 +175,6 @@ fn send(worker: &Rc<Worker>, enabled: bool) {
             event: Event::DeveloperMode { enabled },
         },
     );
-}
-
-fn turned_off(worker: &Rc<Worker>) {
-    let aborted = worker.state.borrow_mut().in_flight.abort_privileged();
-    log::info(&format!(
-        "developer mode off: {aborted} privileged command(s) failed, re-attaching shared tabs"
-    ));
-    run_reattach(worker, None);
 }
 
 /// The person took control of `tab`, on which raw CDP ran since its

@@ -14,10 +14,8 @@ use super::cells::Worker;
 use super::listen::listen;
 use super::{developer_mode, share, takeover};
 use crate::chrome::{error_message, from_js, runtime, to_js};
-use crate::control::effective_holder;
 use crate::log;
-use crate::messages::{ActionReply, PopupRequest, PopupState, Suspended};
-use cotab_shared::native::TabControl;
+use crate::messages::{ActionReply, PopupRequest};
 use cotab_shared::TabId;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -91,9 +89,7 @@ fn refuse(worker: &Worker, sender: &JsValue) -> Option<&'static str> {
         .and_then(|id| id.as_f64())
         .map(|id| TabId(id as i32));
     if let Some(tab) = tab {
-        let state = worker.state.borrow();
-        let set = &state.shared;
-        if set.contains(tab) || set.is_pending(tab) {
+        if worker.state.borrow().refuses_popup_in(tab) {
             return Some("refused a request from a cotab page in a shared tab, which an agent may be driving");
         }
     }
@@ -105,35 +101,7 @@ async fn answer(worker: &Rc<Worker>, request: PopupRequest) -> JsValue {
         PopupRequest::GetState => {
             worker.restored.wait().await;
             let developer_mode = developer_mode::read_storage().await.unwrap_or(false);
-            let state = worker.state.borrow();
-            let (link, set, holders) = (&state.link, &state.shared, &state.holders);
-            to_js(&PopupState {
-                connected: link.connected(),
-                shared: set.ids().to_vec(),
-                human_control: set.human_ids(),
-                controllers: set
-                    .ids()
-                    .iter()
-                    .map(|&tab_id| TabControl {
-                        tab_id,
-                        holder: effective_holder(set.is_human(tab_id), holders.get(&tab_id)),
-                    })
-                    .collect(),
-                suspended: {
-                    let pages = &state.pages;
-                    set.ids()
-                        .iter()
-                        .filter_map(|&tab_id| {
-                            let blocked = pages.blocked(tab_id)?;
-                            Some(Suspended { tab_id, blocked })
-                        })
-                        .collect()
-                },
-                file_dirs: worker.state.borrow().pages.files().clone(),
-                developer_mode,
-                last_error: link.last_error().map(str::to_owned),
-                share_error: worker.state.borrow().share_error.clone(),
-            })
+            to_js(&worker.state.borrow().popup_state(developer_mode))
         }
         PopupRequest::Share { tab_id } => to_js(&ActionReply::from_result(
             share::share(worker, tab_id).await,
