@@ -22,9 +22,11 @@
 
 mod background;
 mod browser;
+mod captures;
 mod daemon;
 mod relay;
 mod stats;
+mod worker_trace;
 
 use crate::build_extension;
 use crate::load::mib;

@@ -39,7 +39,7 @@ use cotab_shared::limits::{
 };
 use cotab_shared::{ErrorKind, RequestId, TabId};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -51,6 +51,9 @@ use tokio::net::UnixStream;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+
+mod plan;
+use plan::{plan, Ledger, Op, Role, Slot};
 
 /// Agents.
 const AGENTS: usize = 8;
@@ -138,178 +141,6 @@ pub(crate) fn run_load_browser(root: &Path, args: &[String]) -> Result<()> {
     let secs = number_flag(args, "secs", DEFAULT_SECS)?;
     build_for_browser(root)?;
     tokio::runtime::Runtime::new()?.block_on(drive(Duration::from_secs(secs)))
-}
-
-/// What a session does on its tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// Holds the tab's lease; captures, snapshots and acts.
-    Controller,
-    /// Captures and snapshots only.
-    Observer,
-}
-
-impl Role {
-    /// The requests of the load, in the order the session repeats them.
-    fn cycle(self) -> &'static [Op] {
-        match self {
-            Role::Controller => &[
-                Op::Capture,
-                Op::Click,
-                Op::Snapshot,
-                Op::MouseMove,
-                Op::Capture,
-                Op::Press,
-                Op::Snapshot,
-            ],
-            Role::Observer => &[Op::Capture, Op::Snapshot],
-        }
-    }
-
-    fn depth(self) -> usize {
-        match self {
-            Role::Controller => CONTROLLER_DEPTH,
-            Role::Observer => OBSERVER_DEPTH,
-        }
-    }
-}
-
-/// One (agent, tab) pair: a connection with its own session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Slot {
-    agent: usize,
-    /// Index into the shared tabs.
-    tab: usize,
-    role: Role,
-}
-
-/// Who works on what: agent `a` controls tabs `2a` and `2a + 1` and
-/// observes the two tabs agent `a + 1` (mod 8) controls.
-fn plan() -> Vec<Slot> {
-    let mut slots = Vec::with_capacity(AGENTS * TABS_PER_AGENT);
-    for agent in 0..AGENTS {
-        let next = (agent + 1) % AGENTS;
-        for k in 0..CONTROLLED_PER_AGENT {
-            slots.push(Slot {
-                agent,
-                tab: agent * CONTROLLED_PER_AGENT + k,
-                role: Role::Controller,
-            });
-            slots.push(Slot {
-                agent,
-                tab: next * CONTROLLED_PER_AGENT + k,
-                role: Role::Observer,
-            });
-        }
-    }
-    slots
-}
-
-/// The methods the run sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Op {
-    Hello,
-    Select,
-    Acquire,
-    Capture,
-    Snapshot,
-    Click,
-    MouseMove,
-    Press,
-}
-
-impl Op {
-    fn method(self) -> &'static str {
-        match self {
-            Op::Hello => Hello::NAME,
-            Op::Select => TabsSelect::NAME,
-            Op::Acquire => Acquire::NAME,
-            Op::Capture => Capture::NAME,
-            Op::Snapshot => Snapshot::NAME,
-            Op::Click => Click::NAME,
-            Op::MouseMove => MouseMove::NAME,
-            Op::Press => Press::NAME,
-        }
-    }
-
-    fn is_input(self) -> bool {
-        matches!(self, Op::Click | Op::MouseMove | Op::Press)
-    }
-
-    /// Input the fixture page records (a click: mousedown and mouseup; a
-    /// press: keydown and keyup; a move records nothing).
-    fn recorded_events(self) -> usize {
-        match self {
-            Op::Click | Op::Press => 2,
-            _ => 0,
-        }
-    }
-}
-
-/// Why an answer does not fit the requests sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum LedgerError {
-    /// A second answer for a request already answered.
-    Duplicate(i64),
-    /// An answer for an id never sent.
-    Unknown(i64),
-    /// An id sent twice (a bug of the run itself).
-    Reused(i64),
-}
-
-impl std::fmt::Display for LedgerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            LedgerError::Duplicate(id) => write!(f, "a second answer for id {id}"),
-            LedgerError::Unknown(id) => write!(f, "an answer for id {id}, which was never sent"),
-            LedgerError::Reused(id) => write!(f, "id {id} sent twice"),
-        }
-    }
-}
-
-/// The exactly-once bookkeeping of one connection: what is outstanding,
-/// and every id already answered.
-#[derive(Debug)]
-struct Ledger<T> {
-    outstanding: HashMap<i64, T>,
-    answered: HashSet<i64>,
-}
-
-impl<T> Default for Ledger<T> {
-    fn default() -> Self {
-        Ledger {
-            outstanding: HashMap::new(),
-            answered: HashSet::new(),
-        }
-    }
-}
-
-impl<T> Ledger<T> {
-    /// Records request `id` as sent.
-    fn sent(&mut self, id: i64, entry: T) -> Result<(), LedgerError> {
-        if self.answered.contains(&id) || self.outstanding.contains_key(&id) {
-            return Err(LedgerError::Reused(id));
-        }
-        self.outstanding.insert(id, entry);
-        Ok(())
-    }
-
-    /// Takes the request an answer for `id` belongs to.
-    fn answered(&mut self, id: i64) -> Result<T, LedgerError> {
-        match self.outstanding.remove(&id) {
-            Some(entry) => {
-                self.answered.insert(id);
-                Ok(entry)
-            }
-            None if self.answered.contains(&id) => Err(LedgerError::Duplicate(id)),
-            None => Err(LedgerError::Unknown(id)),
-        }
-    }
-
-    /// Requests still waiting for their answer.
-    fn outstanding(&self) -> usize {
-        self.outstanding.len()
-    }
 }
 
 fn ms(d: Option<Duration>) -> String {
@@ -947,94 +778,4 @@ fn print_report(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_plan_gives_each_agent_four_tabs_and_each_tab_one_controller() {
-        let slots = plan();
-        assert_eq!(slots.len(), AGENTS * TABS_PER_AGENT);
-        for agent in 0..AGENTS {
-            let mine: HashSet<usize> = slots
-                .iter()
-                .filter(|s| s.agent == agent)
-                .map(|s| s.tab)
-                .collect();
-            assert_eq!(mine.len(), TABS_PER_AGENT, "agent {agent}: {mine:?}");
-        }
-        for tab in 0..TABS {
-            let on: Vec<&Slot> = slots.iter().filter(|s| s.tab == tab).collect();
-            assert_eq!(on.len(), 2, "tab {tab}");
-            assert_eq!(
-                on.iter().filter(|s| s.role == Role::Controller).count(),
-                1,
-                "tab {tab}"
-            );
-            assert_ne!(on[0].agent, on[1].agent, "tab {tab}");
-        }
-    }
-
-    #[test]
-    fn the_ledger_accepts_each_answer_once() {
-        let mut l = Ledger::default();
-        assert_eq!(l.sent(1, "a"), Ok(()));
-        assert_eq!(l.sent(2, "b"), Ok(()));
-        assert_eq!(l.sent(2, "again"), Err(LedgerError::Reused(2)));
-        assert_eq!(l.answered(2), Ok("b"));
-        assert_eq!(l.answered(2), Err(LedgerError::Duplicate(2)));
-        assert_eq!(l.answered(7), Err(LedgerError::Unknown(7)));
-        assert_eq!(l.outstanding(), 1);
-        assert_eq!(l.sent(2, "reuse after answer"), Err(LedgerError::Reused(2)));
-        assert_eq!(l.answered(1), Ok("a"));
-        assert_eq!(l.outstanding(), 0);
-    }
-
-    #[test]
-    fn number_flags_are_read_and_checked() {
-        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(number_flag(&args(&[]), "secs", 60).ok(), Some(60));
-        assert_eq!(
-            number_flag(&args(&["--secs", "5"]), "secs", 60).ok(),
-            Some(5)
-        );
-        assert_eq!(number_flag(&args(&["--secs=9"]), "secs", 60).ok(), Some(9));
-        assert!(number_flag(&args(&["--secs"]), "secs", 60).is_err());
-        assert!(number_flag(&args(&["--secs", "0"]), "secs", 60).is_err());
-        assert!(number_flag(&args(&["--secs", "x"]), "secs", 60).is_err());
-        assert!(number_flag(&args(&["--minutes", "3"]), "secs", 60).is_err());
-    }
-
-    #[test]
-    fn points_stay_inside_the_capture() {
-        for k in 0..500 {
-            let (x, y) = point((640.0, 406.0), k);
-            assert!((128.0..=512.0).contains(&x), "{x}");
-            assert!((81.0..=325.0).contains(&y), "{y}");
-        }
-    }
-
-    #[test]
-    fn error_kinds_read_as_on_the_wire() {
-        assert_eq!(kind_name(ErrorKind::Busy), "BUSY");
-        assert_eq!(kind_name(ErrorKind::StaleFrame), "STALE_FRAME");
-    }
-
-    #[test]
-    fn every_method_name_is_the_protocols() {
-        for op in [
-            Op::Hello,
-            Op::Select,
-            Op::Acquire,
-            Op::Capture,
-            Op::Snapshot,
-            Op::Click,
-            Op::MouseMove,
-            Op::Press,
-        ] {
-            assert!(
-                cotab_shared::controller::Call::METHODS.contains(&op.method()),
-                "{op:?}"
-            );
-        }
-    }
-}
+mod tests;

@@ -28,19 +28,14 @@
 //! daemon ([`Effect::Release`], or [`Effect::Dropped`] when the browser side
 //! is gone or the press never reached it).
 
-use crate::keys::{self, KeyInfo};
 use crate::session::{ConnId, SessionId};
-use cotab_shared::controller::{
-    AgentEvent, FrameGeometry, FrameId, Modifier, MouseButton, RevokeReason,
-};
-use cotab_shared::input::{mouse_up, touch_end, KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
+use cotab_shared::controller::{AgentEvent, FrameGeometry, FrameId, RevokeReason};
 use cotab_shared::limits::{
     MAX_FRAMES_PER_SESSION, MAX_UNBOUND_TICKETS, RESUME_GRACE_MS, UNBOUND_TICKET_TTL_MS,
 };
 use cotab_shared::native::{TabControl, TabInfo};
 use cotab_shared::reach::Blocked;
 use cotab_shared::{ErrorKind, TabId, WireError};
-use serde_json::Value;
 use sessions::{Connection, Session};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -49,6 +44,7 @@ mod browser;
 #[cfg(test)]
 mod browser_tests;
 mod page;
+mod presses;
 #[cfg(test)]
 mod proptests;
 mod sessions;
@@ -56,6 +52,8 @@ mod sessions;
 mod tests;
 
 pub use page::{CaptureMeta, ConsoleEntry, NodeRef, SnapshotMark, CONSOLE_CAPACITY};
+pub use presses::{AgentRelease, PressId, PressKind, ReleaseCmd, ReleaseTarget};
+use presses::{Press, PressState};
 
 /// Settings of the core.
 #[derive(Debug, Clone, Copy)]
@@ -77,10 +75,6 @@ impl Default for CoreConfig {
         }
     }
 }
-
-/// Identity of one recorded press.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PressId(pub u64);
 
 /// Who acted on a tab, for frame staleness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,93 +137,6 @@ pub struct Frame {
 pub struct CaptureMark {
     nav: u64,
     seq: u64,
-}
-
-/// What a press holds down.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PressKind {
-    /// A key, with the modifiers it was pressed with.
-    Key {
-        /// The key.
-        key: KeyInfo,
-        /// Modifiers.
-        modifiers: Vec<Modifier>,
-    },
-    /// A mouse button, at the pointer's last position (CSS pixels).
-    Mouse {
-        /// The button.
-        button: MouseButton,
-        /// Horizontal position.
-        x: f64,
-        /// Vertical position.
-        y: f64,
-    },
-    /// A finger, at its last position (CSS pixels), with the frame's DPR for
-    /// later updates.
-    Touch {
-        /// Horizontal position.
-        x: f64,
-        /// Vertical position.
-        y: f64,
-        /// Image pixels per CSS pixel of the gesture's frame.
-        dpr: f64,
-    },
-}
-
-/// Which held thing an agent releases.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReleaseTarget {
-    /// A key by its `KeyboardEvent.key` name (as normalised by the key
-    /// table).
-    Key(String),
-    /// A mouse button.
-    Mouse(MouseButton),
-    /// The gesture in progress.
-    Touch,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PressState {
-    /// Recorded; the press is being sent.
-    Sending,
-    /// Sent; held until released.
-    Held,
-    /// Revoked while being sent: released (or dropped) once the send
-    /// settles.
-    RevokedWhileSending { drop: bool },
-    /// Released by the daemon; the agent's own release is answered
-    /// `alreadyReleased` once.
-    ReleasedByDaemon,
-}
-
-#[derive(Debug, Clone)]
-struct Press {
-    session: SessionId,
-    tab: TabId,
-    kind: PressKind,
-    state: PressState,
-}
-
-/// The paired release of a press, to send with `CommandClass::Release`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReleaseCmd {
-    /// The press it releases.
-    pub press: PressId,
-    /// The tab the press went to (and only it).
-    pub tab: TabId,
-    /// CDP method.
-    pub method: &'static str,
-    /// CDP params.
-    pub params: Value,
-}
-
-/// The answer to an agent's release.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AgentRelease {
-    /// The daemon released it already; nothing to send.
-    Already,
-    /// Send this.
-    Send(ReleaseCmd),
 }
 
 /// Something the caller must do after a core call.
@@ -728,327 +635,4 @@ impl Core {
         self.mark_input(fence.tab, Actor::Agent(fence.session));
         Ok(())
     }
-
-    fn held_by(&self, sid: SessionId, target: &ReleaseTarget) -> Option<PressId> {
-        self.presses
-            .iter()
-            .find(|(_, p)| p.session == sid && matches_target(&p.kind, target))
-            .map(|(id, _)| *id)
-    }
-
-    /// Records a press before it is sent (state "sending"). A key or button
-    /// already held, or a second gesture, is `INVALID_REQUEST`. With
-    /// `frame`, the frame is checked again (a navigation or someone else's
-    /// input may have come since the caller took it).
-    pub fn begin_press(
-        &mut self,
-        fence: &Fence,
-        frame: Option<&FrameId>,
-        kind: PressKind,
-    ) -> Result<PressId, WireError> {
-        if let Some(f) = frame {
-            self.frame_for(fence, Some(f))?;
-        }
-        self.check(fence)?;
-        let target = target_of(&kind);
-        if let Some(old) = self.held_by(fence.session, &target) {
-            match self.presses.get(&old).map(|p| p.state) {
-                // An unacknowledged daemon release gives way to a new press.
-                Some(PressState::ReleasedByDaemon) => {
-                    self.presses.remove(&old);
-                }
-                _ => {
-                    return Err(err(
-                        ErrorKind::InvalidRequest,
-                        "that key, button or gesture is already held",
-                    ))
-                }
-            }
-        }
-        let id = PressId(self.next_press);
-        self.next_press += 1;
-        self.presses.insert(
-            id,
-            Press {
-                session: fence.session,
-                tab: fence.tab,
-                kind,
-                state: PressState::Sending,
-            },
-        );
-        self.mark_input(fence.tab, Actor::Agent(fence.session));
-        Ok(id)
-    }
-
-    /// The press's send finished. A press revoked meanwhile, or whose send
-    /// failed, is released now (the page may have seen it).
-    pub fn press_settled(&mut self, id: PressId, sent: bool) {
-        let Some(p) = self.presses.get(&id) else {
-            return;
-        };
-        match p.state {
-            PressState::RevokedWhileSending { drop: true } => {
-                self.presses.remove(&id);
-                self.effects.push(Effect::Dropped(id));
-            }
-            PressState::RevokedWhileSending { drop: false } => {
-                if let Some(cmd) = self.release_cmd(id) {
-                    self.presses.remove(&id);
-                    self.effects.push(Effect::Release(cmd));
-                }
-            }
-            PressState::Sending if !sent => {
-                if let Some(cmd) = self.release_cmd(id) {
-                    self.presses.remove(&id);
-                    self.effects.push(Effect::Release(cmd));
-                }
-            }
-            PressState::Sending => {
-                if let Some(p) = self.presses.get_mut(&id) {
-                    p.state = PressState::Held;
-                }
-            }
-            PressState::Held | PressState::ReleasedByDaemon => {}
-        }
-    }
-
-    /// The press needs no release from the daemon: it went to the
-    /// extension with its release, which pairs them whatever fails
-    /// ([`cotab_shared::native::Command::Input`]), or it never reached the
-    /// page. Its record goes, with nothing to release, even if it was
-    /// revoked while being sent; a press already settled as sent is kept.
-    pub fn press_paired(&mut self, id: PressId) {
-        if matches!(
-            self.presses.get(&id).map(|p| p.state),
-            Some(PressState::Sending | PressState::RevokedWhileSending { .. })
-        ) {
-            self.presses.remove(&id);
-            self.effects.push(Effect::Dropped(id));
-        }
-    }
-
-    /// Takes the release of press `id` if it is still held (click and press
-    /// send theirs at once). `None` when the daemon already released it.
-    pub fn release_press(&mut self, id: PressId) -> Option<ReleaseCmd> {
-        match self.presses.get(&id).map(|p| p.state) {
-            Some(PressState::Held) => {
-                let cmd = self.release_cmd(id);
-                self.presses.remove(&id);
-                cmd
-            }
-            Some(PressState::ReleasedByDaemon) => {
-                self.presses.remove(&id);
-                None
-            }
-            _ => None,
-        }
-    }
-
-    /// An agent's release (`input.keyUp`, `input.mouseUp`,
-    /// `input.gesture.end`): needs no lease; goes to the press's own tab.
-    pub fn agent_release(
-        &mut self,
-        sid: SessionId,
-        conn: ConnId,
-        target: ReleaseTarget,
-    ) -> Result<AgentRelease, WireError> {
-        self.bound(sid, conn)?;
-        let not_held = || {
-            err(
-                ErrorKind::InvalidRequest,
-                "nothing like that is held by this session",
-            )
-        };
-        let id = self.held_by(sid, &target).ok_or_else(not_held)?;
-        match self.presses.get(&id).map(|p| p.state) {
-            Some(PressState::ReleasedByDaemon) => {
-                self.presses.remove(&id);
-                Ok(AgentRelease::Already)
-            }
-            Some(PressState::Held) => {
-                let cmd = self.release_cmd(id).ok_or_else(not_held)?;
-                self.presses.remove(&id);
-                Ok(AgentRelease::Send(cmd))
-            }
-            _ => Err(err(
-                ErrorKind::InvalidRequest,
-                "the press is still being sent; release it after it returns",
-            )),
-        }
-    }
-
-    /// A mouse move on the fence's tab: marks input and moves the
-    /// position of the session's held buttons there. Returns the `buttons`
-    /// mask.
-    pub fn mouse_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Result<u32, WireError> {
-        self.input(fence)?;
-        self.pointer_moved(fence, x, y);
-        Ok(self.buttons_held(fence.session, fence.tab, None))
-    }
-
-    /// Moves the position of the session's held buttons on the fence's tab
-    /// (where their releases go) to `(x, y)`, and says where each was, for
-    /// [`Core::pointer_back`].
-    pub fn pointer_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Vec<(PressId, f64, f64)> {
-        let mut was = Vec::new();
-        for (id, p) in &mut self.presses {
-            if p.session == fence.session
-                && p.tab == fence.tab
-                && matches!(p.state, PressState::Held | PressState::Sending)
-            {
-                if let PressKind::Mouse { x: px, y: py, .. } = &mut p.kind {
-                    was.push((*id, *px, *py));
-                    *px = x;
-                    *py = y;
-                }
-            }
-        }
-        was
-    }
-
-    /// Puts the buttons a move never took to the page (it was refused
-    /// before it was sent) back where they were, those still recorded.
-    pub fn pointer_back(&mut self, was: &[(PressId, f64, f64)]) {
-        for &(id, x, y) in was {
-            if let Some(PressKind::Mouse { x: px, y: py, .. }) =
-                self.presses.get_mut(&id).map(|p| &mut p.kind)
-            {
-                *px = x;
-                *py = y;
-            }
-        }
-    }
-
-    /// The `buttons` mask of the session's held buttons on `tab`, besides
-    /// `except`.
-    pub fn buttons_held(&self, sid: SessionId, tab: TabId, except: Option<PressId>) -> u32 {
-        self.presses
-            .iter()
-            .filter(|(id, p)| {
-                Some(**id) != except
-                    && p.session == sid
-                    && p.tab == tab
-                    && matches!(p.state, PressState::Held | PressState::Sending)
-            })
-            .filter_map(|(_, p)| match p.kind {
-                PressKind::Mouse { button, .. } => Some(button.bit()),
-                _ => None,
-            })
-            .fold(0, |a, b| a | b)
-    }
-
-    /// A gesture update on the fence's tab: the gesture's DPR, after
-    /// checking the fence and moving the finger.
-    pub fn gesture_moved(
-        &mut self,
-        fence: &Fence,
-        x_img: f64,
-        y_img: f64,
-    ) -> Result<(f64, f64), WireError> {
-        self.check(fence)?;
-        let id = self
-            .held_by(fence.session, &ReleaseTarget::Touch)
-            .filter(|id| {
-                self.presses
-                    .get(id)
-                    .is_some_and(|p| p.tab == fence.tab && p.state == PressState::Held)
-            })
-            .ok_or_else(|| {
-                err(
-                    ErrorKind::InvalidRequest,
-                    "no gesture in progress on this tab",
-                )
-            })?;
-        self.mark_input(fence.tab, Actor::Agent(fence.session));
-        let Some(p) = self.presses.get_mut(&id) else {
-            return Err(err(ErrorKind::InvalidRequest, "no gesture in progress"));
-        };
-        match &mut p.kind {
-            PressKind::Touch { x, y, dpr } => {
-                *x = x_img / *dpr;
-                *y = y_img / *dpr;
-                Ok((*x, *y))
-            }
-            _ => Err(err(ErrorKind::InvalidRequest, "no gesture in progress")),
-        }
-    }
-
-    fn release_cmd(&self, id: PressId) -> Option<ReleaseCmd> {
-        let p = self.presses.get(&id)?;
-        let (method, params) = match &p.kind {
-            PressKind::Key { key, modifiers } => {
-                let [_, up] = keys::key_events(key, modifiers);
-                (KEY_EVENT, up)
-            }
-            PressKind::Mouse { button, x, y } => {
-                let others = self.buttons_held(p.session, p.tab, Some(id));
-                (MOUSE_EVENT, mouse_up(*x, *y, button.as_str(), Some(others)))
-            }
-            PressKind::Touch { .. } => (TOUCH_EVENT, touch_end()),
-        };
-        Some(ReleaseCmd {
-            press: id,
-            tab: p.tab,
-            method,
-            params,
-        })
-    }
-
-    /// The daemon releases every matching press: held ones now (or dropped
-    /// when the browser side is gone), ones being sent once their send
-    /// settles.
-    fn release_where(&mut self, pred: impl Fn(&Press) -> bool, drop: bool) {
-        let ids: Vec<PressId> = self
-            .presses
-            .iter()
-            .filter(|(_, p)| pred(p))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            let state = self.presses.get(&id).map(|p| p.state);
-            match state {
-                Some(PressState::Held) => {
-                    if drop {
-                        self.effects.push(Effect::Dropped(id));
-                    } else if let Some(cmd) = self.release_cmd(id) {
-                        self.effects.push(Effect::Release(cmd));
-                    }
-                    if let Some(p) = self.presses.get_mut(&id) {
-                        p.state = PressState::ReleasedByDaemon;
-                    }
-                }
-                Some(PressState::Sending) => {
-                    if let Some(p) = self.presses.get_mut(&id) {
-                        p.state = PressState::RevokedWhileSending { drop };
-                    }
-                }
-                Some(PressState::RevokedWhileSending { .. }) if drop => {
-                    if let Some(p) = self.presses.get_mut(&id) {
-                        p.state = PressState::RevokedWhileSending { drop };
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Presses not yet released (for tests and status).
-    pub fn held_count(&self) -> usize {
-        self.presses
-            .values()
-            .filter(|p| p.state != PressState::ReleasedByDaemon)
-            .count()
-    }
-}
-
-fn target_of(kind: &PressKind) -> ReleaseTarget {
-    match kind {
-        PressKind::Key { key, .. } => ReleaseTarget::Key(key.key.clone()),
-        PressKind::Mouse { button, .. } => ReleaseTarget::Mouse(*button),
-        PressKind::Touch { .. } => ReleaseTarget::Touch,
-    }
-}
-
-fn matches_target(kind: &PressKind, target: &ReleaseTarget) -> bool {
-    target_of(kind) == *target
 }

@@ -26,6 +26,8 @@
 //! and ends.
 
 use super::*;
+use crate::keys;
+use cotab_shared::controller::MouseButton;
 use cotab_shared::Ticket;
 use proptest::prelude::*;
 use std::time::Instant;

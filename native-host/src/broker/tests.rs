@@ -1,6 +1,8 @@
 //! One test (or more) per rule of the broker core.
 
 use super::*;
+use crate::keys;
+use cotab_shared::controller::MouseButton;
 use cotab_shared::controller::RevokeReason as R;
 use cotab_shared::native::Holder;
 use cotab_shared::Ticket;

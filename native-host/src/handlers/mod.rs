@@ -22,10 +22,11 @@
 //! (hello, resume, bye, status, tabs.list/select, acquire/release),
 //! `navigate`, `capture`, `input` (clicks, typing, keys, held input by
 //! coordinates), `developer` (`page.evaluate`, `cdp.send` and their
-//! redaction), `element` (refs → elements → points, and the input methods
-//! by ref), `page` (snapshot, waits, console, dialogs), `tabs`
+//! redaction), `element` (refs → elements → points), `by_ref` (the input
+//! methods by ref), `page` (snapshot, waits, console, dialogs), `tabs`
 //! (`tabs.create`, `tabs.close`).
 
+mod by_ref;
 mod capture;
 mod cx;
 mod developer;
@@ -117,12 +118,12 @@ pub async fn dispatch(
         Call::Evaluate(p) => answer!(developer::evaluate(&cx, p).await),
         Call::CdpSend(p) => answer!(developer::cdp_send(&cx, p).await),
         Call::Snapshot(p) => answer!(page::snapshot(&cx, p).await),
-        Call::Hover(p) => acted!(element::hover(&cx, p).await),
-        Call::SelectOption(p) => answer!(followed!(element::select_option(&cx, p))),
-        Call::Check(p) => acted!(followed!(element::check(&cx, p))),
-        Call::Drag(p) => acted!(element::drag(&cx, p).await),
-        Call::Scroll(p) => acted!(element::scroll(&cx, p).await),
-        Call::SetFiles(p) => acted!(element::set_files(&cx, p).await),
+        Call::Hover(p) => acted!(by_ref::hover(&cx, p).await),
+        Call::SelectOption(p) => answer!(followed!(by_ref::select_option(&cx, p))),
+        Call::Check(p) => acted!(followed!(by_ref::check(&cx, p))),
+        Call::Drag(p) => acted!(by_ref::drag(&cx, p).await),
+        Call::Scroll(p) => acted!(by_ref::scroll(&cx, p).await),
+        Call::SetFiles(p) => acted!(by_ref::set_files(&cx, p).await),
         Call::Wait(p) => answer!(page::wait(&cx, p).await),
         Call::Console(p) => answer!(page::console(&cx, p)),
         Call::Dialog(p) => answer!(page::dialog(&cx, p).await),

@@ -11,5 +11,6 @@ mod dialogs;
 mod harness;
 mod limits;
 mod reach;
+mod secrets;
 mod security;
 mod toolset;

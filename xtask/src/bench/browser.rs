@@ -1,4 +1,6 @@
-//! Bench items 1, 2, 3 and 5 (worker): one headless Chromium with the
+//! Bench items 1, 2, 3 and 5 (worker; item 3's captures are
+//! [`super::captures`], the worker's trace [`super::worker_trace`]): one
+//! headless Chromium with the
 //! release build of cotab, one fixture page shared through the real popup,
 //! developer mode switched on through the real popup, and one agent on the
 //! daemon's socket. Direct CDP goes over the browser's own WebSocket (the
@@ -9,15 +11,17 @@
 //! work on the machine) lands on both sides alike.
 
 use super::stats::Summary;
+use super::worker_trace::{
+    browser_waits, hop_split, split_rows, trace_rows, worker_trace, TraceRecord,
+};
 use super::{Row, Sample};
 use anyhow::{anyhow, bail, Context, Result};
-use base64::Engine as _;
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
-    Acquire, Capture, CaptureParams, CaptureResult, CdpSend, CdpSendParams, Click, ClickParams,
-    Empty, Evaluate, EvaluateParams, ImageFormat, MouseMove, PointerParams, Press, PressParams,
-    Ref, SelectParams, Snapshot, SnapshotParams, Status, TabsList, TabsSelect, Type, TypeParams,
+    Acquire, Capture, CaptureParams, CdpSend, CdpSendParams, Click, ClickParams, Empty, Evaluate,
+    EvaluateParams, MouseMove, PointerParams, Press, PressParams, Ref, SelectParams, Snapshot,
+    SnapshotParams, Status, TabsList, TabsSelect, Type, TypeParams,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -28,15 +32,10 @@ const WARM_UP: usize = 30;
 const ROUNDS: usize = 500;
 /// Measured rounds of the snapshot.
 const SNAPSHOT_ROUNDS: usize = 100;
-/// Captures one after the other in a block of one kind (each ≈ 50 ms).
-const CAPTURE_BLOCK: usize = 8;
-/// Warm-up and measured rounds of capture blocks (one block per kind).
-const CAPTURE_WARM_UP: usize = 1;
-const CAPTURE_ROUNDS: usize = 10;
 /// Worker restarts measured.
 const RESTARTS: usize = 8;
 /// Viewport of the capture comparison, in CSS pixels (device scale 1).
-const VIEWPORT: (u32, u32) = (1280, 720);
+pub(super) const VIEWPORT: (u32, u32) = (1280, 720);
 /// Deadline for a restarted worker to serve again.
 const RESTART_DEADLINE: Duration = Duration::from_secs(30);
 
@@ -102,9 +101,10 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     rows.push(ref_type(&browser, &page, &mut agent).await?);
     rows.extend(key_press(&browser, &page, &mut agent).await?);
     rows.push(snapshot(&mut agent).await?);
-    let (capture_rows, capture_size, unchanged) = captures(&browser, &page, &mut agent).await?;
+    let (capture_rows, capture_size, unchanged) =
+        super::captures::captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
-    rows.extend(large_captures(&browser, &page, &mut agent).await?);
+    rows.extend(super::captures::large_captures(&browser, &page, &mut agent).await?);
     rows.extend(restarts(&browser, &page, &mut agent).await?);
     Ok(BrowserFigures {
         rows,
@@ -115,7 +115,12 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
 }
 
 /// One direct CDP command on the page's flat session.
-async fn direct(browser: &Browser, page: &Page, method: &str, params: Value) -> Result<Value> {
+pub(super) async fn direct(
+    browser: &Browser,
+    page: &Page,
+    method: &str,
+    params: Value,
+) -> Result<Value> {
     browser
         .cdp
         .send_to(Some(&page.session), method, params)
@@ -123,7 +128,9 @@ async fn direct(browser: &Browser, page: &Page, method: &str, params: Value) -> 
 }
 
 /// Times one future.
-async fn timed<T>(f: impl std::future::Future<Output = Result<T>>) -> Result<(Duration, T)> {
+pub(super) async fn timed<T>(
+    f: impl std::future::Future<Output = Result<T>>,
+) -> Result<(Duration, T)> {
     let start = Instant::now();
     let v = f.await?;
     Ok((start.elapsed(), v))
@@ -223,172 +230,6 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
         "`page.evaluate` in the relay and the browser's native messaging, both ways",
     ));
     Ok(rows)
-}
-
-/// Rows of the worker's trace, per request kind (`what`, labelled
-/// `label`): the admission checks, the `chrome.debugger` call(s) (for
-/// `page.evaluate`, the call and its scan), encoding and posting the
-/// answer, and all of it.
-fn trace_rows(item: &'static str, trace: &[TraceRecord], kinds: &[(&str, &str)]) -> Vec<Row> {
-    let steps: [(&str, Step); 4] = [
-        ("received → handed to `chrome.debugger` (checks)", |r| {
-            r.sent - r.received
-        }),
-        ("`chrome.debugger` call(s)", |r| r.answered - r.sent),
-        ("answered → answer posted", |r| r.posted - r.answered),
-        ("received → answer posted", |r| r.posted - r.received),
-    ];
-    let mut rows = Vec::new();
-    for (what, label) in kinds {
-        for (step, f) in steps {
-            let ms: Vec<f64> = trace
-                .iter()
-                .filter(|r| r.what == *what)
-                .map(f)
-                .filter(|v| v.is_finite())
-                .collect();
-            if !ms.is_empty() {
-                rows.push(Row::new(
-                    item,
-                    &format!("{label} in the worker: {step}"),
-                    "extension",
-                    Sample::Millis(ms),
-                ));
-            }
-        }
-    }
-    rows
-}
-
-/// The pauses in the worker between one `what` request's answer posted
-/// and the next one's command handed to `chrome.debugger`, for requests
-/// that follow each other back to back: a pause of 20 ms or more has
-/// something else between the two (a block of direct captures, each of
-/// which waits for at least one frame), and is left out.
-fn pauses_between(trace: &[TraceRecord], what: &str) -> Vec<f64> {
-    let records: Vec<&TraceRecord> = trace.iter().filter(|r| r.what == what).collect();
-    records
-        .windows(2)
-        .map(|w| w[1].sent - w[0].posted)
-        .filter(|ms| ms.is_finite() && *ms < 20.0)
-        .collect()
-}
-
-/// One step's duration in a [`TraceRecord`], in milliseconds.
-type Step = fn(&TraceRecord) -> f64;
-
-/// One record of the worker's request trace (`extension/src/trace.rs`):
-/// `performance.now()` marks, NaN for a step the request did not take.
-struct TraceRecord {
-    what: String,
-    received: f64,
-    sent: f64,
-    answered: f64,
-    posted: f64,
-    /// CDP commands sent for the request.
-    sends: u64,
-}
-
-/// Splits each of `times` (an agent's requests, each one `what` request
-/// to the browser) with its record in the worker's trace and its line in
-/// the daemon's, in order: the agent's time less the daemon's wait for the
-/// browser is the agent socket and the daemon; that wait less the worker's
-/// time is the relay and the browser's native messaging, both ways. None
-/// (and a note) if the counts do not match.
-fn hop_split(
-    browser: &Browser,
-    what: &str,
-    records: &[&TraceRecord],
-    times: &[Duration],
-) -> Option<(Vec<f64>, Vec<f64>)> {
-    let waits = browser_waits(browser, what);
-    if records.len() != times.len() || waits.len() < times.len() {
-        eprintln!(
-            "note: {} `{what}` records in the worker's trace and {} in the daemon's for \
-             {} requests; no per-hop split",
-            records.len(),
-            waits.len(),
-            times.len()
-        );
-        return None;
-    }
-    let waits = &waits[waits.len() - times.len()..];
-    Some(
-        records
-            .iter()
-            .zip(times)
-            .zip(waits)
-            .map(|((r, d), wait)| {
-                (
-                    d.as_secs_f64() * 1000.0 - wait,
-                    wait - (r.posted - r.received),
-                )
-            })
-            .unzip(),
-    )
-}
-
-/// The rows of a [`hop_split`]: the daemon's part, then the messaging.
-fn split_rows(
-    item: &'static str,
-    split: Option<(Vec<f64>, Vec<f64>)>,
-    daemon: &'static str,
-    messaging: &'static str,
-) -> Vec<Row> {
-    let Some((d, m)) = split else {
-        return Vec::new();
-    };
-    [(daemon, d), (messaging, m)]
-        .into_iter()
-        .filter_map(|(what, ms)| {
-            let ms: Vec<f64> = ms.into_iter().filter(|v| v.is_finite()).collect();
-            (!ms.is_empty()).then(|| Row::new(item, what, "cotab", Sample::Millis(ms)))
-        })
-        .collect()
-}
-
-/// The daemon's waits for the browser's answers to `what` requests, in
-/// milliseconds and in order: its half of the per-hop trace (the
-/// `cotab_host::hops` lines of its log).
-fn browser_waits(browser: &Browser, what: &str) -> Vec<f64> {
-    let want = format!("what=\"{what}\"");
-    browser
-        .daemon_log()
-        .lines()
-        .filter(|l| l.contains("browser answered") && l.contains(&want))
-        .filter_map(|l| {
-            let micros = l.split("micros=").nth(1)?.split_whitespace().next()?;
-            micros.parse::<f64>().ok().map(|us| us / 1000.0)
-        })
-        .collect()
-}
-
-/// Reads and clears the worker's request trace.
-async fn worker_trace(browser: &Browser) -> Result<Vec<TraceRecord>> {
-    let v = browser
-        .in_worker("self.cotabTrace ? self.cotabTrace() : null")
-        .await?;
-    if v.is_null() {
-        bail!("the worker has no request trace (self.cotabTrace)");
-    }
-    let records = v
-        .as_array()
-        .context("the worker's request trace is a list")?;
-    Ok(records
-        .iter()
-        .map(|r| {
-            // NaN arrives as null.
-            let num = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
-            TraceRecord {
-                what: r["what"].as_str().unwrap_or_default().to_owned(),
-                received: num("received"),
-                sent: num("sent"),
-                answered: num("answered"),
-                posted: num("posted"),
-                sends: r["sends"].as_u64().unwrap_or(0),
-            }
-        })
-        .collect())
 }
 
 /// The page's frame interval, in whole milliseconds: the pauses before
@@ -666,244 +507,6 @@ async fn snapshot(agent: &mut Client) -> Result<Row> {
     ))
 }
 
-fn decoded_len(data: &str) -> Result<usize> {
-    Ok(base64::engine::general_purpose::STANDARD
-        .decode(data)
-        .context("a capture that is not base64")?
-        .len())
-}
-
-/// Item 3's capture: JPEG q80.
-fn jpeg_q80() -> CaptureParams {
-    CaptureParams {
-        format: ImageFormat::Jpeg,
-        quality: Some(80),
-        ..CaptureParams::default()
-    }
-}
-
-/// Capture times and decoded image sizes of one kind.
-#[derive(Default)]
-struct Frames {
-    times: Vec<Duration>,
-    bytes: Vec<usize>,
-}
-
-impl Frames {
-    fn sample(self) -> Sample {
-        Sample::Frames(self.times, self.bytes)
-    }
-}
-
-/// `n` direct JPEG q80 captures back to back, kept in `into` when
-/// `measured`.
-async fn direct_block(
-    browser: &Browser,
-    page: &Page,
-    n: usize,
-    measured: bool,
-    into: &mut Frames,
-) -> Result<()> {
-    for _ in 0..n {
-        let (d, r) = timed(direct(
-            browser,
-            page,
-            "Page.captureScreenshot",
-            json!({"format": "jpeg", "quality": 80}),
-        ))
-        .await?;
-        let bytes = decoded_len(r["data"].as_str().context("no data in the capture")?)?;
-        if measured {
-            into.times.push(d);
-            into.bytes.push(bytes);
-        }
-    }
-    Ok(())
-}
-
-/// `n` `page.capture`s back to back, kept in `into` when `measured` (one
-/// without `knownFrameId` must bring its image); returns the last answer
-/// and how many of the measured ones were `unchanged`.
-async fn cotab_block(
-    agent: &mut Client,
-    params: &CaptureParams,
-    n: usize,
-    measured: bool,
-    into: &mut Frames,
-) -> Result<(Option<CaptureResult>, usize)> {
-    let (mut last, mut unchanged) = (None, 0);
-    for _ in 0..n {
-        let (d, r) = timed(async { Ok(agent.call::<Capture>(params).await?) }).await?;
-        let bytes = match (r.data.as_deref(), &params.known_frame_id) {
-            (Some(data), _) => decoded_len(data)?,
-            (None, Some(_)) => 0,
-            (None, None) => bail!("page.capture without data"),
-        };
-        if measured {
-            into.times.push(d);
-            into.bytes.push(bytes);
-            unchanged += usize::from(r.unchanged);
-        }
-        last = Some(r);
-    }
-    Ok((last, unchanged))
-}
-
-/// Item 3: JPEG q80 captures, direct vs `page.capture`, and `page.capture`
-/// with `knownFrameId` on the unchanged page.
-async fn captures(
-    browser: &Browser,
-    page: &Page,
-    agent: &mut Client,
-) -> Result<(Vec<Row>, (u32, u32), (usize, usize))> {
-    let jpeg = jpeg_q80();
-    let (mut a, mut b, mut c) = (Frames::default(), Frames::default(), Frames::default());
-    let mut size = (0, 0);
-    let mut unchanged = 0;
-    // Blocks, not single captures, alternate: a capture waits for the
-    // compositor's next frame, so how long one takes depends on where the
-    // one before it left the frame clock. Back to back in a block, each
-    // kind settles into its own rate, which is what an agent pulling
-    // frames gets; alternating the blocks keeps drift off the comparison.
-    for round in 0..CAPTURE_WARM_UP + CAPTURE_ROUNDS {
-        let measured = round >= CAPTURE_WARM_UP;
-        if round == CAPTURE_WARM_UP {
-            worker_trace(browser).await?;
-        }
-        direct_block(browser, page, CAPTURE_BLOCK, measured, &mut a).await?;
-        let (last, _) = cotab_block(agent, &jpeg, CAPTURE_BLOCK, measured, &mut b).await?;
-        let last = last.context("no page.capture in the block")?;
-        size = (last.width, last.height);
-        let known = CaptureParams {
-            known_frame_id: Some(last.frame_id),
-            ..jpeg.clone()
-        };
-        unchanged += cotab_block(agent, &known, CAPTURE_BLOCK, measured, &mut c)
-            .await?
-            .1;
-    }
-    if size != VIEWPORT {
-        eprintln!(
-            "note: page.capture returned {}×{}, not the {}×{} asked for",
-            size.0, size.1, VIEWPORT.0, VIEWPORT.1
-        );
-    }
-    let trace = worker_trace(browser).await?;
-    // The worker's screenshots, in order: each round's block of plain
-    // captures, then its block with `knownFrameId`.
-    let shots: Vec<&TraceRecord> = trace
-        .iter()
-        .filter(|r| r.what == "Page.captureScreenshot")
-        .collect();
-    let times: Vec<Duration> = b
-        .times
-        .chunks(CAPTURE_BLOCK)
-        .zip(c.times.chunks(CAPTURE_BLOCK))
-        .flat_map(|(b, c)| b.iter().chain(c))
-        .copied()
-        .collect();
-    let split = hop_split(browser, "Page.captureScreenshot", &shots, &times);
-    let mut rows = vec![
-        Row::new(
-            "3",
-            "`Page.captureScreenshot` jpeg q80",
-            "direct CDP",
-            a.sample(),
-        ),
-        Row::new("3", "`page.capture` jpeg q80", "cotab", b.sample()),
-        Row::new(
-            "3",
-            "`page.capture` with `knownFrameId`, page unchanged",
-            "cotab",
-            c.sample(),
-        ),
-    ];
-    rows.extend(trace_rows(
-        "3",
-        &trace,
-        &[("Page.captureScreenshot", "`page.capture`'s screenshot")],
-    ));
-    rows.extend(split_rows(
-        "3",
-        split,
-        "`page.capture` (both kinds) outside the daemon's wait for its screenshot: agent socket, daemon, agent",
-        "`page.capture` (both kinds) in the relay and the browser's native messaging, both ways",
-    ));
-    rows.push(Row::new(
-        "3",
-        "`page.capture` back to back, in the worker: a screenshot's answer posted → the next screenshot handed to `chrome.debugger` (the pause the compositor sees)",
-        "cotab",
-        Sample::Millis(pauses_between(&trace, "Page.captureScreenshot")),
-    ));
-    Ok((rows, size, (unchanged, CAPTURE_ROUNDS * CAPTURE_BLOCK)))
-}
-
-/// Captures of each kind per block of item 3's large captures, and their
-/// measured rounds.
-const LARGE_BLOCK: usize = 4;
-const LARGE_ROUNDS: usize = 5;
-
-/// Paints random pixels over the viewport: a page whose JPEG q80 capture
-/// weighs hundreds of kilobytes, as a photo-heavy page's does.
-const NOISE: &str = "(() => { const c = document.createElement('canvas'); \
-    c.width = innerWidth; c.height = innerHeight; \
-    c.style = 'position:fixed;left:0;top:0;z-index:2147483647'; \
-    const x = c.getContext('2d'); const d = x.createImageData(c.width, c.height); \
-    for (let i = 0; i < d.data.length; i++) d.data[i] = (i % 4 === 3) ? 255 : (Math.random() * 256) | 0; \
-    x.putImageData(d, 0, 0); document.body.appendChild(c); return d.data.length; })()";
-
-/// Item 3, large: JPEG q80 captures of a page covered in noise, direct vs
-/// `page.capture`, alternating blocks as above, so the bytes' cost on
-/// every hop shows; with the worker's split of the screenshot.
-async fn large_captures(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
-    browser.eval(page, NOISE).await?;
-    let jpeg = jpeg_q80();
-    let (mut a, mut b) = (Frames::default(), Frames::default());
-    for round in 0..1 + LARGE_ROUNDS {
-        let measured = round >= 1;
-        if round == 1 {
-            worker_trace(browser).await?;
-        }
-        direct_block(browser, page, LARGE_BLOCK, measured, &mut a).await?;
-        cotab_block(agent, &jpeg, LARGE_BLOCK, measured, &mut b).await?;
-    }
-    let trace = worker_trace(browser).await?;
-    let shots: Vec<&TraceRecord> = trace
-        .iter()
-        .filter(|r| r.what == "Page.captureScreenshot")
-        .collect();
-    let split = hop_split(browser, "Page.captureScreenshot", &shots, &b.times);
-    let mut rows = vec![
-        Row::new(
-            "3",
-            "`Page.captureScreenshot` jpeg q80, page covered in noise",
-            "direct CDP",
-            a.sample(),
-        ),
-        Row::new(
-            "3",
-            "`page.capture` jpeg q80, page covered in noise",
-            "cotab",
-            b.sample(),
-        ),
-    ];
-    rows.extend(trace_rows(
-        "3",
-        &trace,
-        &[(
-            "Page.captureScreenshot",
-            "`page.capture`'s screenshot of the noise",
-        )],
-    ));
-    rows.extend(split_rows(
-        "3",
-        split,
-        "`page.capture` of the noise outside the daemon's wait for its screenshot: agent socket, daemon (reading, hashing, writing the image), agent reading it",
-        "`page.capture` of the noise in the relay and the browser's native messaging, both ways",
-    ));
-    Ok(rows)
-}
-
 /// The worker's start-up marks (`self.cotabTiming`).
 async fn worker_timing(browser: &Browser) -> Result<Value> {
     browser.in_worker("self.cotabTiming ?? null").await
@@ -989,35 +592,4 @@ pub(crate) fn summary_of(rows: &[Row], what: &str, path: &str) -> Option<Summary
     rows.iter()
         .find(|r| r.what == what && r.path == path)
         .and_then(Row::summary)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{pauses_between, TraceRecord};
-
-    fn record(what: &str, sent: f64, posted: f64) -> TraceRecord {
-        TraceRecord {
-            what: what.to_owned(),
-            received: sent - 0.1,
-            sent,
-            answered: posted - 0.1,
-            posted,
-            sends: 1,
-        }
-    }
-
-    #[test]
-    fn pauses_are_taken_between_back_to_back_requests_of_one_kind() {
-        let trace = [
-            record("Page.captureScreenshot", 0.0, 40.0),
-            // Another kind between two captures does not split them.
-            record("Page.getLayoutMetrics", 41.0, 41.5),
-            record("Page.captureScreenshot", 41.5, 80.0),
-            record("Page.captureScreenshot", 82.0, 120.0),
-            // A block of something else (a direct capture's frames) between.
-            record("Page.captureScreenshot", 400.0, 440.0),
-        ];
-        assert_eq!(pauses_between(&trace, "Page.captureScreenshot"), [1.5, 2.0]);
-        assert!(pauses_between(&trace, "Runtime.evaluate").is_empty());
-    }
 }

@@ -1,0 +1,319 @@
+//! Refs, dialogs, the console buffer, lifecycle events and capture digests,
+//! as the broker keeps them.
+
+use super::*;
+use crate::broker::tests::*;
+use crate::broker::{CaptureMark, Effect, Need};
+use cotab_shared::controller::DialogKind;
+use cotab_shared::controller::RevokeReason;
+use serde_json::json;
+
+fn node(id: i64) -> NodeRef {
+    NodeRef {
+        frame: "F".into(),
+        backend_node_id: id,
+    }
+}
+
+fn snapshot(c: &mut Core, s: SessionId, ids: &[i64]) -> u64 {
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let mark = c.snapshot_started(&f);
+    // More numbers reserved than used, as a page's nodes outnumber its
+    // refs.
+    let reserved = ids.len() as u64 + 5;
+    let first = c.reserve_refs(&f, reserved).expect("first");
+    c.snapshot_finished(
+        &f,
+        mark,
+        first,
+        reserved,
+        ids.iter().map(|i| node(*i)).collect(),
+    )
+    .expect("stored");
+    first
+}
+
+fn resolve(c: &Core, s: SessionId, r: &str) -> Result<NodeRef, ErrorKind> {
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    c.resolve_ref(&f, &Ref(r.into())).map_err(|e| e.kind)
+}
+
+#[test]
+fn refs_are_numbered_across_snapshots_and_only_the_latest_is_valid() {
+    let (mut c, s) = setup();
+    assert_eq!(snapshot(&mut c, s, &[10, 11, 12]), 1);
+    assert_eq!(resolve(&c, s, "e2"), Ok(node(11)));
+    assert_eq!(snapshot(&mut c, s, &[20, 21]), 4);
+    assert_eq!(resolve(&c, s, "e4"), Ok(node(20)));
+    assert_eq!(resolve(&c, s, "e5"), Ok(node(21)));
+    // An older snapshot's ref never reaches another element.
+    assert_eq!(resolve(&c, s, "e2"), Err(ErrorKind::StaleRef));
+    assert_eq!(resolve(&c, s, "e6"), Err(ErrorKind::StaleRef));
+    assert_eq!(resolve(&c, s, "x1"), Err(ErrorKind::InvalidRequest));
+    assert_eq!(resolve(&c, s, "e"), Err(ErrorKind::InvalidRequest));
+}
+
+#[test]
+fn snapshots_rendered_at_once_take_numbers_apart() {
+    let (mut c, s) = setup();
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let mark = c.snapshot_started(&f);
+    // Two snapshots of the session render at the same time, each with
+    // more numbers reserved than it will use.
+    let a = c.reserve_refs(&f, 10).expect("a");
+    let b = c.reserve_refs(&f, 10).expect("b");
+    assert_eq!((a, b), (1, 11));
+    c.snapshot_finished(&f, mark, a, 10, vec![node(10), node(11)])
+        .expect("a stored");
+    // `b` reserved after `a`'s numbers: they stay taken.
+    assert_eq!(c.reserve_refs(&f, 0).expect("peek"), 21);
+    c.snapshot_finished(&f, mark, b, 10, vec![node(20)])
+        .expect("b stored");
+    assert_eq!(resolve(&c, s, "e11"), Ok(node(20)));
+    assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
+    // Nothing reserved after `b`: its unused numbers came back.
+    assert_eq!(snapshot(&mut c, s, &[30]), 12);
+}
+
+#[test]
+fn a_navigation_makes_refs_stale_even_during_the_snapshot() {
+    let (mut c, s) = setup();
+    snapshot(&mut c, s, &[10]);
+    c.on_main_frame_navigated(TabId(1));
+    assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
+
+    // A navigation while the snapshot was being read.
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let mark = c.snapshot_started(&f);
+    c.on_main_frame_navigated(TabId(1));
+    let first = c.reserve_refs(&f, 1).expect("first");
+    c.snapshot_finished(&f, mark, first, 1, vec![node(30)])
+        .expect("stored");
+    assert_eq!(
+        resolve(&c, s, &format!("e{first}")),
+        Err(ErrorKind::StaleRef)
+    );
+}
+
+#[test]
+fn refs_are_per_session_and_per_tab() {
+    let (mut c, s) = setup();
+    let other = c.hello(B, "beta".into(), cotab_shared::Ticket("tb".into()));
+    c.select(other, B, TabId(1)).expect("select");
+    snapshot(&mut c, s, &[10]);
+    let f = c.fence(other, B, Need::Observe).expect("fence");
+    assert_eq!(
+        c.resolve_ref(&f, &Ref("e1".into())).map_err(|e| e.kind),
+        Err(ErrorKind::StaleRef)
+    );
+    // The other tab's snapshot does not replace this one's.
+    c.select(s, A, TabId(2)).expect("select");
+    assert_eq!(snapshot(&mut c, s, &[40]), 2);
+    c.select(s, A, TabId(1)).expect("select");
+    assert_eq!(resolve(&c, s, "e1"), Ok(node(10)));
+    assert_eq!(resolve(&c, s, "e2"), Err(ErrorKind::StaleRef));
+}
+
+#[test]
+fn console_buffer_is_bounded_filtered_and_counts_drops() {
+    let (mut c, s) = setup();
+    let entry = |level, text: &str| ConsoleEntry {
+        level,
+        text: text.into(),
+        exception: false,
+        url: None,
+        line: None,
+    };
+    for i in 0..(CONSOLE_CAPACITY + 5) {
+        let level = if i % 2 == 0 {
+            ConsoleLevel::Info
+        } else {
+            ConsoleLevel::Error
+        };
+        c.on_console(TabId(1), entry(level, &format!("m{}", i + 1)));
+    }
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let all = c.console(&f, None, None).expect("console");
+    assert_eq!(all.messages.len(), CONSOLE_CAPACITY);
+    assert_eq!(all.messages[0].seq, 6);
+    assert_eq!(all.dropped, 5);
+    assert_eq!(all.next, (CONSOLE_CAPACITY + 5) as u64);
+    let late = c.console(&f, Some(3), None).expect("console");
+    assert_eq!(late.dropped, 2);
+    let newer = c.console(&f, Some(all.next - 2), None).expect("console");
+    assert_eq!(newer.messages.len(), 2);
+    assert_eq!(newer.dropped, 0);
+    let errors = c
+        .console(&f, Some(all.next - 4), Some(&[ConsoleLevel::Error]))
+        .expect("console");
+    assert!(errors
+        .messages
+        .iter()
+        .all(|m| m.level == ConsoleLevel::Error));
+    assert_eq!(errors.messages.len(), 2);
+    let none = c.console(&f, Some(all.next), None).expect("console");
+    assert!(none.messages.is_empty());
+    assert_eq!(none.next, all.next);
+}
+
+#[test]
+fn console_events_are_read_like_devtools() {
+    use cotab_shared::cdp::CdpEvent as _;
+    let api = |v: Value| ConsoleApiCalled::parse(ConsoleApiCalled::METHOD, &v).expect("parses");
+    let e = ConsoleEntry::from_console_api(&api(json!({
+        "type": "warning",
+        "args": [{"type": "string", "value": "n ="}, {"type": "number", "value": 42},
+                 {"type": "object", "subtype": "null", "value": null},
+                 {"type": "undefined"}, {"type": "object", "description": "Object"},
+                 {"type": "number", "unserializableValue": "NaN", "description": "NaN"}],
+        "stackTrace": {"callFrames": [{"url": "http://a/x.js", "lineNumber": 6}]}
+    })));
+    assert_eq!(e.level, ConsoleLevel::Warning);
+    assert_eq!(e.text, "n = 42 null undefined Object NaN");
+    assert_eq!((e.url.as_deref(), e.line), (Some("http://a/x.js"), Some(7)));
+    for (t, l) in [
+        ("debug", ConsoleLevel::Debug),
+        ("assert", ConsoleLevel::Error),
+        ("log", ConsoleLevel::Info),
+        ("table", ConsoleLevel::Info),
+    ] {
+        assert_eq!(
+            ConsoleEntry::from_console_api(&api(json!({"type": t}))).level,
+            l
+        );
+    }
+    let thrown = json!({"exceptionDetails": {
+        "text": "Uncaught", "lineNumber": 2, "url": "http://a/",
+        "exception": {"type": "object", "description": "Error: boom\n    at x"}}});
+    let x = ConsoleEntry::from_exception(
+        &ExceptionThrown::parse(ExceptionThrown::METHOD, &thrown).expect("parses"),
+    );
+    assert_eq!(
+        (x.level, x.exception, x.text.as_str(), x.line),
+        (ConsoleLevel::Error, true, "Error: boom\n    at x", Some(3))
+    );
+    let long = ConsoleEntry::from_console_api(&api(
+        json!({"type": "log", "args": [{"type": "string", "value": "é".repeat(9000)}]}),
+    ));
+    assert!(long.text.len() <= MAX_CONSOLE_TEXT + '…'.len_utf8());
+}
+
+#[test]
+fn a_dialog_is_tracked_and_announced_to_sessions_on_its_tab() {
+    let (mut c, s) = setup();
+    let other = c.hello(B, "beta".into(), cotab_shared::Ticket("tb".into()));
+    c.select(other, B, TabId(2)).expect("select");
+    c.take_effects();
+    let info = DialogInfo {
+        tab_id: TabId(1),
+        kind: DialogKind::Confirm,
+        message: "Sure?".into(),
+        default_prompt: None,
+    };
+    c.on_dialog_opening(info.clone());
+    assert_eq!(c.dialog(TabId(1)), Some(&info));
+    assert_eq!(c.dialog(TabId(2)), None);
+    assert_eq!(
+        c.take_effects(),
+        vec![Effect::Notify(s, AgentEvent::DialogOpened(info))]
+    );
+    c.on_dialog_closed(TabId(1));
+    assert_eq!(c.dialog(TabId(1)), None);
+    // A lost lane forgets dialogs; a closed tab forgets its page.
+    c.on_dialog_opening(DialogInfo {
+        tab_id: TabId(2),
+        kind: DialogKind::Alert,
+        message: String::new(),
+        default_prompt: None,
+    });
+    c.on_lane_lost();
+    assert_eq!(c.dialog(TabId(2)), None);
+}
+
+#[test]
+fn lifecycle_follows_the_current_loader() {
+    let (mut c, _) = setup();
+    let t = TabId(1);
+    assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), None);
+    c.on_lifecycle(t, "M", "L1", "init");
+    c.on_lifecycle(t, "M", "L1", "networkIdle");
+    assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), Some(true));
+    c.on_lifecycle(t, "M", "L2", "init");
+    assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), Some(false));
+    assert_eq!(c.lifecycle_loader(t, "M"), Some("L2"));
+    c.on_tab_gone(t, true);
+    assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), None);
+}
+
+#[test]
+fn an_unchanged_capture_reuses_a_still_valid_frame() {
+    let (mut c, s) = setup();
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let mark: CaptureMark = c.capture_started(&f);
+    let meta = CaptureMeta {
+        dpr: 1.0,
+        geometry: geo(),
+        origin: (0.0, 0.0),
+        digest: [7; 32],
+    };
+    let id = c.capture_finished_with(&f, mark, meta).expect("frame");
+    assert!(c.unchanged_frame(&f, &id, &[7; 32], &geo()).is_some());
+    assert!(c.unchanged_frame(&f, &id, &[8; 32], &geo()).is_none());
+    let mut scrolled = geo();
+    scrolled.scroll_y = 100.0;
+    assert!(c.unchanged_frame(&f, &id, &[7; 32], &scrolled).is_none());
+    c.on_main_frame_navigated(TabId(1));
+    assert!(c.unchanged_frame(&f, &id, &[7; 32], &geo()).is_none());
+}
+
+#[test]
+fn created_tabs_are_selected_and_leased_and_closing_clears_the_selection() {
+    let (mut c, s) = setup();
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    let held = c
+        .begin_press(&f, None, mouse())
+        .expect("press on the old tab");
+    c.press_settled(held, true);
+    c.take_effects();
+    let info = TabInfo {
+        id: TabId(9),
+        url: "about:blank".into(),
+        title: String::new(),
+        human_control: false,
+        blocked: None,
+        opener: None,
+    };
+    let rev = c.tab_created(s, A, &info).expect("created");
+    assert_eq!(c.selection(s, A).expect("bound"), (Some(TabId(9)), rev));
+    let effects = c.take_effects();
+    // Leaving tab 1 released the button there and its lease.
+    assert_eq!(releases(&effects).len(), 1);
+    assert!(revoked(&effects).contains(&(s, TabId(1), RevokeReason::TabSwitched)));
+    assert!(c.fence(s, A, Need::Act).is_ok());
+
+    // Another agent's tab cannot be closed; the own one can.
+    let other = c.hello(B, "beta".into(), cotab_shared::Ticket("tb".into()));
+    c.select(other, B, TabId(2)).expect("select");
+    c.acquire(other, B).expect("acquire");
+    assert_eq!(
+        c.close_target(s, A, Some(TabId(2))).map_err(|e| e.kind),
+        Err(ErrorKind::NoControl)
+    );
+    assert_eq!(
+        c.close_target(s, A, Some(TabId(5))).map_err(|e| e.kind),
+        Err(ErrorKind::TabNotShared)
+    );
+    assert_eq!(c.close_target(s, A, None), Ok(TabId(9)));
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    let key = c.begin_press(&f, None, key("a")).expect("press");
+    c.press_settled(key, true);
+    c.tab_closed(TabId(9));
+    assert_eq!(c.selection(s, A).expect("bound"), (None, rev + 1));
+    assert_eq!(c.held_count(), 0);
+    let effects = c.take_effects();
+    assert!(
+        releases(&effects).is_empty(),
+        "nothing is sent to a closed tab"
+    );
+    assert!(effects.contains(&Effect::Dropped(key)));
+}

@@ -1,0 +1,614 @@
+//! Snapshots and their refs, the console, waits, uploads, created tabs,
+//! captures, history and large results.
+
+use super::*;
+
+#[tokio::test]
+async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
+    let d = Daemon::start().await;
+    let (script, state) = page_script();
+    let ext = FakeExt::connect(&d.host_sock(), script).await;
+    // Observing needs no lease.
+    let mut c = observer(&d).await;
+    let first = c
+        .call::<Snapshot>(&SnapshotParams::default())
+        .await
+        .expect("snapshot");
+    assert_eq!(first.refs, 9);
+    assert!(!first.truncated);
+    assert!(
+        first.text.starts_with("- button \"Go\" [ref=e1]\n"),
+        "{}",
+        first.text
+    );
+    assert!(first
+        .text
+        .contains("- checkbox \"Agree\" [unchecked] [ref=e3]"));
+    let second = snapshot(&mut c).await;
+    assert_eq!(find_ref(&second, "\"Go\""), Ref("e10".into()));
+    c.call::<Acquire>(&Empty {}).await.expect("acquire");
+
+    // A ref of the older snapshot never acts on anything.
+    let err = c
+        .call::<Click>(&ClickParams::on(Ref("e1".into())))
+        .await
+        .expect_err("stale");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleRef));
+    // A node gone from the page.
+    state.lock().expect("state").gone.push(11);
+    let err = c
+        .call::<Click>(&ClickParams::on(Ref("e10".into())))
+        .await
+        .expect_err("gone");
+    assert_eq!(err.kind(), Some(ErrorKind::StaleRef));
+    // A main-frame navigation since the snapshot.
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Page.frameNavigated".into(),
+        params: json!({"frame": {"id": "MAIN", "loaderId": "L2"}}),
+    });
+    let give_up = tokio::time::Instant::now() + WAIT;
+    loop {
+        let err = c
+            .call::<Click>(&ClickParams::on(Ref("e11".into())))
+            .await
+            .expect_err("stale after navigation");
+        if err.kind() == Some(ErrorKind::StaleRef) {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < give_up, "{err}");
+    }
+    let small = c
+        .call::<Snapshot>(&SnapshotParams {
+            max_chars: Some(70),
+        })
+        .await
+        .expect("snapshot");
+    assert!(small.truncated);
+    assert!(small.text.ends_with("more nodes)"), "{}", small.text);
+    let err = c
+        .call::<Snapshot>(&SnapshotParams {
+            max_chars: Some(400_001),
+        })
+        .await
+        .expect_err("too large");
+    assert_eq!(err.rpc().map(|e| e.code), Some(INVALID_PARAMS));
+}
+
+#[tokio::test]
+async fn console_messages_are_buffered_per_tab_and_filtered() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Runtime.consoleAPICalled".into(),
+        params: json!({"type": "log", "args": [{"type": "string", "value": "hello"},
+                                               {"type": "number", "value": 42}],
+                       "stackTrace": {"callFrames": [{"url": "http://example.test/a.js", "lineNumber": 4}]}}),
+    });
+    ext.event(Event::Cdp {
+        tab_id: TabId(7),
+        method: "Runtime.exceptionThrown".into(),
+        params: json!({"exceptionDetails": {"text": "Uncaught",
+                       "exception": {"type": "object", "description": "Error: boom"}}}),
+    });
+    let give_up = tokio::time::Instant::now() + WAIT;
+    let all = loop {
+        let r = c
+            .call::<Console>(&ConsoleParams::default())
+            .await
+            .expect("console");
+        if r.messages.len() == 2 {
+            break r;
+        }
+        assert!(tokio::time::Instant::now() < give_up, "{r:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    assert_eq!(all.messages[0].text, "hello 42");
+    assert_eq!(all.messages[0].level, ConsoleLevel::Info);
+    assert_eq!(all.messages[0].line, Some(5));
+    assert!(all.messages[1].exception);
+    assert_eq!(all.messages[1].text, "Error: boom");
+    let errors = c
+        .call::<Console>(&ConsoleParams {
+            levels: Some(vec![ConsoleLevel::Error]),
+            since: None,
+        })
+        .await
+        .expect("console");
+    assert_eq!(errors.messages.len(), 1);
+    let newer = c
+        .call::<Console>(&ConsoleParams {
+            levels: None,
+            since: Some(all.next),
+        })
+        .await
+        .expect("console");
+    assert!(newer.messages.is_empty());
+    assert_eq!(newer.dropped, 0);
+}
+
+#[tokio::test]
+async fn waits_poll_until_the_condition_holds_or_time_out() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let _ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = observer(&d).await;
+    let r = c
+        .call::<Wait>(&WaitParams {
+            text: Some("Ready".into()),
+            ..WaitParams::until(WaitUntil::Text)
+        })
+        .await
+        .expect("appeared");
+    assert!(r.waited_ms >= 150, "{r:?}");
+    let err = c
+        .call::<Wait>(&WaitParams {
+            text: Some("Never".into()),
+            timeout_ms: Some(300),
+            ..WaitParams::until(WaitUntil::Text)
+        })
+        .await
+        .expect_err("timeout");
+    assert_eq!(err.kind(), Some(ErrorKind::Timeout));
+    let err = c
+        .call::<Wait>(&WaitParams::until(WaitUntil::TextGone))
+        .await
+        .expect_err("no text");
+    assert!(err.to_string().contains("params.text"), "{err}");
+    let err = c
+        .call::<Wait>(&WaitParams {
+            selector: Some("a[[".into()),
+            ..WaitParams::until(WaitUntil::Selector)
+        })
+        .await
+        .expect_err("bad selector");
+    assert!(err.to_string().contains("params.selector"), "{err}");
+    // Already loaded, already idle (reported again by the browser when
+    // asked): at once.
+    for until in [WaitUntil::Load, WaitUntil::NetworkIdle] {
+        let r = tokio::time::timeout(WAIT, c.call::<Wait>(&WaitParams::until(until)))
+            .await
+            .expect("in time")
+            .expect("done");
+        assert!(r.waited_ms < 5_000);
+    }
+    let r = c
+        .call::<Wait>(&WaitParams {
+            time_ms: Some(50),
+            ..WaitParams::until(WaitUntil::Time)
+        })
+        .await
+        .expect("slept");
+    assert!(r.waited_ms >= 50);
+}
+
+#[tokio::test]
+async fn uploads_come_only_from_allowed_directories() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let allowed = root.path().join("allowed");
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&allowed).expect("dir");
+    std::fs::create_dir_all(&outside).expect("dir");
+    std::fs::write(allowed.join("cv.txt"), "hello").expect("file");
+    std::fs::write(outside.join("secret.txt"), "secret").expect("file");
+    std::os::unix::fs::symlink(outside.join("secret.txt"), allowed.join("escape.txt"))
+        .expect("symlink");
+    let config = root.path().join("config.json");
+    std::fs::write(&config, json!({"uploadDirs": [allowed]}).to_string()).expect("config");
+    // The only test of this binary that reads the config.
+    std::env::set_var(cotab_host::config::CONFIG_ENV, &config);
+
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let outline = snapshot(&mut c).await;
+    let input = find_ref(&outline, "\"Attachment\"");
+    let files = |p: &std::path::Path| SetFilesParams {
+        element: input.clone(),
+        paths: vec![p.display().to_string()],
+    };
+    for bad in [allowed.join("escape.txt"), outside.join("secret.txt")] {
+        let err = c.call::<SetFiles>(&files(&bad)).await.expect_err("refused");
+        assert_eq!(err.kind(), Some(ErrorKind::PathNotAllowed));
+        assert!(!err.to_string().contains("secret"), "{err}");
+    }
+    c.call::<SetFiles>(&files(&allowed.join("cv.txt")))
+        .await
+        .expect("uploaded");
+    // The browser refused the path for an extension: the page builds the
+    // file from its bytes.
+    let cmds = cdp_until(&mut ext, "DOM.setFileInputFiles").await;
+    assert_eq!(
+        cmds.last().map(|c| c.1["backendNodeId"].clone()),
+        Some(json!(17))
+    );
+    let built = loop {
+        let p = ext.next_cdp("Runtime.callFunctionOn").await;
+        if p["functionDeclaration"]
+            .as_str()
+            .is_some_and(|f| f.contains("DataTransfer"))
+        {
+            break p;
+        }
+    };
+    let file = &built["arguments"][0]["value"][0];
+    assert_eq!(
+        (file["name"].as_str(), file["type"].as_str()),
+        (Some("cv.txt"), Some("text/plain"))
+    );
+    assert_eq!(file["data"], "aGVsbG8=");
+    let err = c
+        .call::<SetFiles>(&SetFilesParams {
+            element: find_ref(&outline, "\"Go\""),
+            paths: vec![allowed.join("cv.txt").display().to_string()],
+        })
+        .await
+        .expect_err("not a file input");
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest));
+}
+
+#[tokio::test]
+async fn created_tabs_are_selected_and_controlled_and_closing_clears_the_selection() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let r = c
+        .call::<TabsCreate>(&CreateTabParams {
+            url: Some("http://example.test/new".into()),
+        })
+        .await
+        .expect("created");
+    assert_eq!(r.tab_id, TabId(100));
+    assert_eq!(r.selection_revision, 2);
+    // Acting needs no acquire: the new tab's lease is ours.
+    c.call::<Type>(&TypeParams {
+        text: "x".into(),
+        ..TypeParams::default()
+    })
+    .await
+    .expect("typed in the new tab");
+    let err = c
+        .call::<TabsCreate>(&CreateTabParams {
+            url: Some("chrome://settings".into()),
+        })
+        .await
+        .expect_err("blocked");
+    assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget));
+    c.call::<TabsClose>(&CloseTabParams::default())
+        .await
+        .expect("closed");
+    loop {
+        if let cotab_shared::native::Command::CloseTab { tab_id } = ext.next_command().await {
+            assert_eq!(tab_id, TabId(100));
+            break;
+        }
+    }
+    let err = c
+        .call::<Type>(&TypeParams {
+            text: "x".into(),
+            ..TypeParams::default()
+        })
+        .await
+        .expect_err("nothing selected");
+    assert!(err.to_string().contains("no tab selected"), "{err}");
+}
+
+#[tokio::test]
+async fn captures_downscale_clip_and_report_unchanged_frames() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let shot = c
+        .call::<Capture>(&CaptureParams {
+            format: ImageFormat::Png,
+            max_width: Some(400),
+            ..CaptureParams::default()
+        })
+        .await
+        .expect("captured");
+    assert!(shot.width <= 400, "{}", shot.width);
+    assert_eq!(shot.device_pixel_ratio, 0.5);
+    let p = ext.next_cdp("Page.captureScreenshot").await;
+    assert_eq!(p["clip"]["y"], PAGE_Y, "clips are in document coordinates");
+    assert_eq!(p["clip"]["scale"], 0.25);
+    let again = c
+        .call::<Capture>(&CaptureParams {
+            format: ImageFormat::Png,
+            max_width: Some(400),
+            known_frame_id: Some(shot.frame_id.clone()),
+            ..CaptureParams::default()
+        })
+        .await
+        .expect("captured");
+    assert!(again.unchanged);
+    assert_eq!(again.data, None);
+    assert_eq!(again.frame_id, shot.frame_id);
+    // Clicks on the unchanged frame still aim right.
+    c.call::<Click>(&ClickParams {
+        frame_id: Some(again.frame_id.clone()),
+        ..ClickParams::at(100.0, 50.0)
+    })
+    .await
+    .expect("clicked");
+    let moved = ext.next_cdp("Input.dispatchMouseEvent").await;
+    assert_eq!(
+        (moved["x"].as_f64(), moved["y"].as_f64()),
+        (Some(200.0), Some(100.0))
+    );
+
+    let outline = snapshot(&mut c).await;
+    let zone = c
+        .call::<Capture>(&CaptureParams {
+            format: ImageFormat::Png,
+            clip: Some(find_ref(&outline, "\"Zone\"")),
+            ..CaptureParams::default()
+        })
+        .await
+        .expect("clipped");
+    assert_eq!((zone.width, zone.height), (200, 200));
+    let p = ext.next_cdp("Page.captureScreenshot").await;
+    assert_eq!(
+        (p["clip"]["x"].as_f64(), p["clip"]["y"].as_f64()),
+        (Some(600.0), Some(100.0 + PAGE_Y))
+    );
+    let different = c
+        .call::<Capture>(&CaptureParams {
+            format: ImageFormat::Png,
+            known_frame_id: Some(shot.frame_id),
+            ..CaptureParams::default()
+        })
+        .await
+        .expect("captured");
+    assert!(!different.unchanged);
+    assert!(different.data.is_some());
+    let status = c.call::<Status>(&Empty {}).await.expect("status");
+    assert!(!status.developer_mode);
+}
+
+#[tokio::test]
+async fn history_navigation_goes_to_the_entry_and_waits_for_the_page() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let nav = |action| NavigateParams {
+        action: Some(action),
+        ..NavigateParams::default()
+    };
+    c.call::<Navigate>(&nav(NavigateAction::Back))
+        .await
+        .expect("back");
+    let p = ext.next_cdp("Page.navigateToHistoryEntry").await;
+    assert_eq!(p["entryId"], 5);
+    let err = c
+        .call::<Navigate>(&nav(NavigateAction::Forward))
+        .await
+        .expect_err("no next entry");
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest));
+    c.call::<Navigate>(&nav(NavigateAction::Reload))
+        .await
+        .expect("reloaded");
+    ext.next_cdp("Page.reload").await;
+    let err = c
+        .call::<Navigate>(&NavigateParams {
+            url: Some("http://example.test/".into()),
+            action: Some(NavigateAction::Back),
+            expect: None,
+        })
+        .await
+        .expect_err("both");
+    assert!(err.to_string().contains("params.action"), "{err}");
+}
+
+/// A capture and an accessibility tree big enough to be read off the
+/// daemon's thread (a browser frame over 256 KiB, a capture of over 1 MiB
+/// of base64, a tree of over 2,000 nodes) come through whole.
+#[tokio::test]
+async fn large_captures_and_trees_are_read_whole() {
+    use base64::Engine as _;
+    let mut image = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    image.extend_from_slice(&640u32.to_be_bytes());
+    image.extend_from_slice(&480u32.to_be_bytes());
+    image.extend_from_slice(&[8, 2, 0, 0, 0]);
+    image.resize(900_000, 7);
+    let data = base64::engine::general_purpose::STANDARD.encode(&image);
+    assert!(data.len() > 1 << 20);
+    let buttons = 2_500;
+    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
+        "name": {"value": "Big"}, "backendDOMNodeId": 1,
+        "childIds": (0..buttons).map(|i| format!("b{i}")).collect::<Vec<_>>()})];
+    nodes.extend((0..buttons).map(|i| {
+        json!({"nodeId": format!("b{i}"), "parentId": "root", "role": {"value": "button"},
+               "name": {"value": format!("B{i}")}, "backendDOMNodeId": 10 + i})
+    }));
+    let tree = json!({ "nodes": nodes });
+    let reply_data = data.clone();
+    let responder: Responder = Arc::new(move |_tab, method, _params| match method {
+        "Page.captureScreenshot" => Reply::ok(json!({ "data": reply_data })),
+        "Accessibility.getFullAXTree" => Reply::ok(tree.clone()),
+        _ => None,
+    });
+    let d = Daemon::start().await;
+    let _ext = FakeExt::connect(&d.host_sock(), Script::one_tab(7, responder)).await;
+    let mut a = Client::connect(&d.agent_sock()).await.expect("connect");
+    a.hello("large").await.expect("hello");
+    a.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    let params = CaptureParams {
+        format: ImageFormat::Png,
+        ..CaptureParams::default()
+    };
+    let shot = a.call::<Capture>(&params).await.expect("capture");
+    assert_eq!((shot.width, shot.height), (640, 480));
+    assert_eq!(shot.data.as_deref(), Some(data.as_str()));
+    let again = a
+        .call::<Capture>(&CaptureParams {
+            known_frame_id: Some(shot.frame_id),
+            ..params
+        })
+        .await
+        .expect("capture again");
+    assert!(again.unchanged && again.data.is_none());
+    let snap = a
+        .call::<Snapshot>(&SnapshotParams {
+            max_chars: Some(400_000),
+        })
+        .await
+        .expect("snapshot");
+    assert_eq!(snap.refs, buttons);
+    assert!(
+        snap.text.contains("button \"B2499\""),
+        "{}",
+        &snap.text[..200]
+    );
+}
+
+/// An accessibility tree of a root and `(backend id, role, name)` leaves.
+fn leaves(root: &str, items: &[(i64, &str, &str)]) -> Value {
+    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
+        "name": {"value": root},
+        "childIds": items.iter().map(|i| i.0.to_string()).collect::<Vec<_>>()})];
+    for (id, role, name) in items {
+        nodes.push(
+            json!({"nodeId": id.to_string(), "parentId": "root", "role": {"value": role},
+            "name": {"value": name}, "backendDOMNodeId": id}),
+        );
+    }
+    json!({ "nodes": nodes })
+}
+
+/// A page of frames: MAIN holds A (which holds D), B (in another
+/// process: no owner here, and its tree fails with `b_tree`) and C (its
+/// tree fails with `c_tree`).
+fn framed_page(b_tree: ErrorKind, c_tree: ErrorKind) -> Responder {
+    Arc::new(move |_tab, method, params| {
+        let frame = params["frameId"].as_str().unwrap_or("MAIN");
+        match (method, frame) {
+            ("Page.getFrameTree", _) => Reply::ok(json!({"frameTree": {
+            "frame": {"id": "MAIN"},
+            "childFrames": [
+                {"frame": {"id": "A"}, "childFrames": [{"frame": {"id": "D"}}]},
+                {"frame": {"id": "B"}},
+                {"frame": {"id": "C"}},
+            ]}})),
+            ("Runtime.evaluate", _) => Reply::ok(json!({"result": {"type": "object",
+                "value": {"url": "http://example.test/frames", "title": "Frames"}}})),
+            ("DOM.getFrameOwner", "A") => Reply::ok(json!({"backendNodeId": 20})),
+            ("DOM.getFrameOwner", "C") => Reply::ok(json!({"backendNodeId": 22})),
+            ("DOM.getFrameOwner", "D") => Reply::ok(json!({"backendNodeId": 30})),
+            ("DOM.getFrameOwner", _) => Reply::failed("Frame with the given id was not found."),
+            ("Accessibility.getFullAXTree", "MAIN") => Reply::ok(leaves(
+                "main",
+                &[
+                    (10, "button", "Main first"),
+                    (20, "iframe", "a"),
+                    (21, "iframe", "b"),
+                    (22, "iframe", "c"),
+                    (11, "button", "Main last"),
+                ],
+            )),
+            ("Accessibility.getFullAXTree", "A") => {
+                Reply::ok(leaves("a", &[(40, "button", "In A"), (30, "iframe", "d")]))
+            }
+            ("Accessibility.getFullAXTree", "D") => Reply::ok(leaves("d", &[(50, "link", "In D")])),
+            ("Accessibility.getFullAXTree", "B") => Some(Reply::Err(b_tree, "no tree for B")),
+            ("Accessibility.getFullAXTree", "C") => Some(Reply::Err(c_tree, "no tree for C")),
+            _ => None,
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_snapshot_asks_for_its_parts_at_once_and_reads_nested_and_unreadable_frames() {
+    let frame_tree = Arc::new(tokio::sync::Notify::new());
+    let owners = Arc::new(tokio::sync::Semaphore::new(0));
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            gates: [("Page.getFrameTree".to_string(), frame_tree.clone())].into(),
+            held: [("DOM.getFrameOwner".to_string(), owners.clone())].into(),
+            ..Script::one_tab(
+                7,
+                framed_page(ErrorKind::CommandFailed, ErrorKind::CommandFailed),
+            )
+        },
+    )
+    .await;
+    let mut c = observer(&d).await;
+    let call = tokio::spawn(async move { c.call::<Snapshot>(&SnapshotParams::default()).await });
+    // The main frame's tree and the url and title are asked for while the
+    // frame tree is still unanswered.
+    let first = cdp_until(&mut ext, "Runtime.evaluate").await;
+    assert_eq!(
+        methods(&first),
+        [
+            "Page.getFrameTree",
+            "Accessibility.getFullAXTree",
+            "Runtime.evaluate"
+        ]
+    );
+    frame_tree.notify_one();
+    // A child frame's tree is asked for while its owner is unanswered.
+    let child = cdp_until(&mut ext, "Accessibility.getFullAXTree").await;
+    assert_eq!(
+        methods(&child),
+        ["DOM.getFrameOwner", "Accessibility.getFullAXTree"]
+    );
+    assert_eq!(child[0].1["frameId"], "A");
+    assert_eq!(child[1].1["frameId"], "A");
+    owners.add_permits(4);
+    let snap = tokio::time::timeout(WAIT, call)
+        .await
+        .expect("in time")
+        .expect("task")
+        .expect("snapshot");
+    assert_eq!(snap.url, "http://example.test/frames");
+    assert_eq!(snap.title, "Frames");
+    // B (no owner) and C (no tree) stay empty; D is inside A.
+    assert_eq!(
+        snap.text,
+        "- button \"Main first\" [ref=e1]\n\
+         - iframe \"a\" [ref=e2]\n  \
+           - button \"In A\" [ref=e3]\n  \
+           - iframe \"d\" [ref=e4]\n    \
+             - link \"In D\" [ref=e5]\n\
+         - iframe \"b\" [ref=e6]\n\
+         - iframe \"c\" [ref=e7]\n\
+         - button \"Main last\" [ref=e8]"
+    );
+}
+
+#[tokio::test]
+async fn a_child_frame_that_fails_for_another_reason_fails_the_snapshot() {
+    // C (owner read) and B (owner unreadable too): the lost browser is
+    // reported either way, never taken for an unreadable frame.
+    for (b_tree, c_tree) in [
+        (ErrorKind::CommandFailed, ErrorKind::RuntimeLost),
+        (ErrorKind::RuntimeLost, ErrorKind::CommandFailed),
+    ] {
+        let d = Daemon::start().await;
+        let _ext = FakeExt::connect(
+            &d.host_sock(),
+            Script::one_tab(7, framed_page(b_tree, c_tree)),
+        )
+        .await;
+        let mut c = observer(&d).await;
+        let err = c
+            .call::<Snapshot>(&SnapshotParams::default())
+            .await
+            .expect_err("a frame's tree failed");
+        assert_eq!(
+            err.kind(),
+            Some(ErrorKind::RuntimeLost),
+            "{b_tree:?} {c_tree:?}"
+        );
+    }
+}
