@@ -32,7 +32,7 @@ pub enum Effect {
     Log {
         /// A warning, not news.
         warn: bool,
-        /// The line.
+        /// The line to log.
         line: String,
     },
 }

@@ -136,7 +136,7 @@ fn is_none(files: &cotab_shared::reach::LocalFiles) -> bool {
 /// A shared tab agents are paused on ([`PopupState::suspended`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Suspended {
-    /// The tab.
+    /// The shared tab agents are paused on.
     #[serde(rename = "tabId")]
     pub tab_id: TabId,
     /// What its page is.
@@ -183,7 +183,7 @@ pub struct ChromeTab {
     /// The url being loaded, before it commits.
     #[serde(default)]
     pub pending_url: Option<String>,
-    /// The title.
+    /// Its title, if the browser reports one.
     #[serde(default)]
     pub title: Option<String>,
     /// The window holding the tab.

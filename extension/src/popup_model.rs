@@ -93,7 +93,7 @@ impl ControlRow {
 /// One tab in the popup's list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
-    /// The tab.
+    /// The tab the row is about.
     pub tab_id: TabId,
     /// Its url (`data-url`).
     pub url: String,

@@ -26,7 +26,7 @@ use std::time::SystemTime;
 /// Environment variable naming the host config file.
 pub const CONFIG_ENV: &str = "COTAB_CONFIG";
 
-/// The host config.
+/// The host config (`config.json`): what the person lets agents reach.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostConfig {

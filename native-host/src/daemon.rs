@@ -132,11 +132,11 @@ pub enum Found {
     Symlink,
     /// A regular file.
     File,
-    /// A directory.
+    /// A directory (not a socket).
     Directory,
     /// A socket owned by another uid.
     ForeignSocket {
-        /// Its owner.
+        /// The uid that owns it.
         owner: u32,
     },
     /// A fifo, device or other special file.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Browsers we know where to install for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Browser {
-    /// Chromium.
+    /// Chromium (also Debian's `chromium` package).
     Chromium,
     /// Google Chrome.
     Chrome,

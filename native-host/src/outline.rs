@@ -67,7 +67,7 @@ pub struct AxNode {
     /// Ignored for accessibility (hidden, presentational …).
     #[serde(default)]
     pub ignored: bool,
-    /// Its role.
+    /// Its ARIA role as the browser computed it.
     #[serde(default)]
     pub role: Option<AxValue>,
     /// Its accessible name.
@@ -82,7 +82,7 @@ pub struct AxNode {
     /// Children, in order.
     #[serde(default)]
     pub child_ids: Vec<String>,
-    /// Its parent.
+    /// The id of the node it hangs under; none for the root.
     #[serde(default)]
     pub parent_id: Option<String>,
     /// The DOM node behind it.
@@ -93,7 +93,7 @@ pub struct AxNode {
 /// A CDP `AXValue`.
 #[derive(Debug, Clone, Deserialize)]
 pub struct AxValue {
-    /// The value.
+    /// The value itself: a string, number or boolean.
     #[serde(default)]
     pub value: Option<Value>,
 }
@@ -103,7 +103,7 @@ pub struct AxValue {
 pub struct AxProperty {
     /// Its name, e.g. `checked`.
     pub name: String,
-    /// Its value.
+    /// What the property holds.
     pub value: AxValue,
 }
 

@@ -59,7 +59,7 @@ pub enum RuntimeDirError {
     WrongOwner {
         /// The directory.
         path: PathBuf,
-        /// Its owner.
+        /// The uid that owns it.
         owner: u32,
         /// Our uid.
         uid: u32,

@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FrameGeometry {
-    /// Viewport width.
+    /// Viewport width, CSS pixels.
     pub viewport_width: f64,
-    /// Viewport height.
+    /// Viewport height, CSS pixels.
     pub viewport_height: f64,
     /// Horizontal scroll offset of the viewport.
     pub scroll_x: f64,

@@ -179,7 +179,7 @@ pub enum Command {
     /// Close a shared tab. Result: `{}`. A tab that is not shared fails
     /// `TAB_NOT_SHARED`.
     CloseTab {
-        /// The tab.
+        /// The shared tab to close.
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
@@ -345,7 +345,7 @@ pub struct ThenResult {
 /// One shared tab's controller.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabControl {
-    /// The tab.
+    /// The shared tab.
     #[serde(rename = "tabId")]
     pub tab_id: TabId,
     /// Who controls it.
@@ -380,7 +380,7 @@ pub enum ExtensionToHost {
         /// Stable id of this browser profile's extension instance.
         #[serde(rename = "laneId")]
         lane_id: LaneId,
-        /// The extension id.
+        /// The extension's id (`chrome.runtime.id`).
         #[serde(rename = "extensionId")]
         extension_id: String,
         /// The extension's version from its manifest.
@@ -538,7 +538,7 @@ pub enum Event {
     },
     /// The debugger detached from a shared tab, which is no longer shared.
     Detached {
-        /// The tab.
+        /// The tab that closed.
         #[serde(rename = "tabId")]
         tab_id: TabId,
         /// The browser's reason, e.g. `target_closed` or `canceled_by_user`.
@@ -555,7 +555,7 @@ pub enum Event {
     /// A CDP event from a shared tab, for the methods in
     /// [`FORWARDED_CDP_EVENTS`] only.
     Cdp {
-        /// The tab.
+        /// The shared tab the event came from.
         #[serde(rename = "tabId")]
         tab_id: TabId,
         /// CDP event name.

@@ -24,7 +24,7 @@ pub enum Blocked {
     BrowserPage,
     /// An extension page, including cotab's own popup.
     ExtensionPage,
-    /// A local file.
+    /// A `file:` url outside the directories the host config allows.
     LocalFile,
     /// A `data:` url (a tab may show one, but not be shared or sent there).
     DataUrl,

@@ -190,7 +190,7 @@ pub(crate) fn on_activated() -> Result<ChromeEvent, JsValue> {
 pub(crate) struct Activated {
     /// The tab now in front.
     pub(crate) tab_id: TabId,
-    /// Its window.
+    /// The window it is in.
     pub(crate) window_id: i32,
 }
 

@@ -98,7 +98,7 @@ pub enum Need {
 /// with the present after every awaited step.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fence {
-    /// The session.
+    /// The session that started the action.
     pub session: SessionId,
     /// The connection the request came on.
     pub conn: ConnId,
@@ -115,7 +115,7 @@ pub struct Fence {
 /// A capture remembered for coordinate input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
-    /// Its id.
+    /// The id the capture answered with.
     pub id: FrameId,
     /// The tab captured.
     pub tab: TabId,

@@ -75,9 +75,9 @@ pub struct CaptureMeta {
 /// A console message or uncaught exception as read from a CDP event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConsoleEntry {
-    /// Its level.
+    /// Its level (`log`, `warning`, `error`, …).
     pub level: ConsoleLevel,
-    /// Its text.
+    /// The text the page logged, its arguments joined.
     pub text: String,
     /// An uncaught exception.
     pub exception: bool,

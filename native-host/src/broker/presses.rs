@@ -21,14 +21,14 @@ pub struct PressId(pub u64);
 pub enum PressKind {
     /// A key, with the modifiers it was pressed with.
     Key {
-        /// The key.
+        /// The key held.
         key: KeyInfo,
-        /// Modifiers.
+        /// The modifiers held with it, sent again with its release.
         modifiers: Vec<Modifier>,
     },
     /// A mouse button, at the pointer's last position (CSS pixels).
     Mouse {
-        /// The button.
+        /// The button held.
         button: MouseButton,
         /// Horizontal position.
         x: f64,
@@ -99,7 +99,7 @@ pub struct ReleaseCmd {
 pub enum AgentRelease {
     /// The daemon released it already; nothing to send.
     Already,
-    /// Send this.
+    /// Send this release, through the lane.
     Send(ReleaseCmd),
 }
 

@@ -244,7 +244,7 @@ pub(crate) enum ArgsError {
     /// The arguments do not fit the tool's schema.
     #[error("invalid arguments for {tool}: {reason}")]
     Invalid {
-        /// The tool.
+        /// The tool's MCP name.
         tool: &'static str,
         /// serde's account of the mismatch.
         reason: String,

@@ -43,7 +43,7 @@ command!(GetContentQuads, "DOM.getContentQuads", ContentQuads);
 /// corners, x then y), in viewport CSS pixels.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct ContentQuads {
-    /// The quads.
+    /// The element's boxes, each four points as `[x1, y1, … x4, y4]` in CSS pixels.
     #[serde(default)]
     pub quads: Vec<Vec<f64>>,
 }
@@ -84,7 +84,7 @@ pub struct NodeAt {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GetFrameOwner {
-    /// The frame.
+    /// CDP frame id of the frame the node is in.
     pub frame_id: String,
 }
 command!(GetFrameOwner, "DOM.getFrameOwner", NodeAt);

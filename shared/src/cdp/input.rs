@@ -51,9 +51,9 @@ command!(TouchEvent, "Input.dispatchTouchEvent", Done);
 /// A point of a [`TouchEvent`], viewport CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TouchPoint {
-    /// x.
+    /// Viewport x, CSS pixels.
     pub x: f64,
-    /// y.
+    /// Viewport y, CSS pixels.
     pub y: f64,
 }
 
@@ -67,7 +67,7 @@ impl crate::input::InputEvent {
 /// `Input.insertText`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InsertText<'a> {
-    /// The text.
+    /// The text, inserted as one input event (no key events).
     pub text: &'a str,
 }
 command!(InsertText<'a>, "Input.insertText", Done);

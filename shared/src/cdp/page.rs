@@ -27,9 +27,9 @@ pub struct LayoutMetrics {
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CssViewport {
-    /// Width.
+    /// Viewport width, CSS pixels.
     pub client_width: f64,
-    /// Height.
+    /// Viewport height, CSS pixels.
     pub client_height: f64,
     /// Horizontal scroll offset.
     pub page_x: f64,
@@ -42,9 +42,9 @@ pub struct CssViewport {
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CssLayoutViewport {
-    /// Width.
+    /// Viewport width, CSS pixels.
     pub client_width: f64,
-    /// Height.
+    /// Viewport height, CSS pixels.
     pub client_height: f64,
     /// Horizontal scroll offset.
     #[serde(default)]
@@ -162,7 +162,7 @@ pub struct HistoryEntry {
     /// Its id, for [`NavigateToHistoryEntry`].
     #[serde(default)]
     pub id: Option<i64>,
-    /// Its url.
+    /// The url the entry shows.
     #[serde(default)]
     pub url: String,
 }
@@ -194,10 +194,10 @@ pub struct FrameTreeResult {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FrameNode {
-    /// The frame.
+    /// This node's frame.
     #[serde(default)]
     pub frame: Frame,
-    /// Its child frames.
+    /// The frames inside it (iframes), none when empty.
     #[serde(default)]
     pub child_frames: Vec<FrameNode>,
 }
@@ -216,7 +216,7 @@ impl FrameNode {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Frame {
-    /// Its id.
+    /// CDP frame id.
     #[serde(default)]
     pub id: String,
     /// Its parent; none for the main frame.
@@ -225,7 +225,7 @@ pub struct Frame {
     /// The loader of its current document.
     #[serde(default)]
     pub loader_id: String,
-    /// Its url.
+    /// The url of its document (without the fragment).
     #[serde(default)]
     pub url: String,
 }
@@ -297,7 +297,7 @@ event!(FrameStartedNavigating, "Page.frameStartedNavigating");
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FrameStoppedLoading {
-    /// The frame.
+    /// CDP frame id of the frame that stopped loading.
     #[serde(default)]
     pub frame_id: String,
 }
@@ -338,7 +338,7 @@ event!(LoadEventFired, "Page.loadEventFired");
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NavigatedWithinDocument {
-    /// The frame.
+    /// CDP frame id of the frame whose url changed within its document.
     #[serde(default)]
     pub frame_id: String,
 }
@@ -348,7 +348,7 @@ event!(NavigatedWithinDocument, "Page.navigatedWithinDocument");
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LifecycleEvent {
-    /// The frame.
+    /// CDP frame id of the frame the event is about.
     pub frame_id: String,
     /// The loader whose document reached it.
     #[serde(default)]

@@ -8,7 +8,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evaluate<'a> {
-    /// The expression.
+    /// JavaScript source, evaluated as a script in the page.
     pub expression: &'a str,
     /// Return the value itself rather than a handle.
     pub return_by_value: bool,
@@ -37,7 +37,7 @@ pub struct CallFunctionOn<'a> {
     pub object_id: &'a str,
     /// The function's source.
     pub function_declaration: &'a str,
-    /// Its arguments.
+    /// The arguments the function is called with, in order.
     pub arguments: Vec<CallArgument>,
     /// Return the value itself rather than a handle.
     pub return_by_value: bool,
@@ -116,7 +116,7 @@ pub struct CallFrame {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StackTrace {
-    /// The frames.
+    /// The calls that led there, innermost first.
     #[serde(default)]
     pub call_frames: Vec<CallFrame>,
 }
@@ -141,7 +141,7 @@ event!(ConsoleApiCalled, "Runtime.consoleAPICalled");
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExceptionThrown {
-    /// The exception.
+    /// What was thrown, and where.
     #[serde(default)]
     pub exception_details: ExceptionDetails,
 }

@@ -82,7 +82,7 @@ pub struct TypeParams {
 pub enum Modifier {
     /// Alt / Option.
     Alt,
-    /// Control.
+    /// Control (Ctrl).
     Control,
     /// Meta / Command.
     Meta,
@@ -117,7 +117,7 @@ pub struct PressParams {
     pub expect: Option<Expect>,
 }
 
-/// A mouse button.
+/// A mouse button, as `MouseEvent.button` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]

@@ -132,9 +132,9 @@ pub struct StatusResult {
 pub struct AgentTab {
     /// The tab id.
     pub id: TabId,
-    /// The tab's url.
+    /// The tab's url (empty while it is on a page agents may not use).
     pub url: String,
-    /// The tab's title.
+    /// The tab's title (empty while it is on a page agents may not use).
     pub title: String,
     /// Whether this agent has selected it.
     pub selected: bool,

@@ -30,7 +30,7 @@ pub enum AgentEvent {
     /// A shared tab was closed or unshared.
     #[serde(rename = "tab.closed")]
     TabClosed {
-        /// The tab.
+        /// The shared tab it is about.
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
@@ -38,7 +38,7 @@ pub enum AgentEvent {
     /// been released.
     #[serde(rename = "control.revoked")]
     ControlRevoked {
-        /// The tab.
+        /// The shared tab it is about.
         #[serde(rename = "tabId")]
         tab_id: TabId,
         /// Why.

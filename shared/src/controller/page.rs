@@ -62,7 +62,7 @@ pub enum ImageFormat {
     /// JPEG (the default).
     #[default]
     Jpeg,
-    /// PNG.
+    /// PNG: lossless, larger.
     Png,
 }
 
@@ -137,7 +137,8 @@ pub struct FrameId(pub String);
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Expect {
-    /// The tab's url.
+    /// The url the tab must still be at (as `tabs.list` or a snapshot
+    /// read it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// The session's selection revision.
@@ -205,9 +206,9 @@ pub struct SnapshotParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotResult {
-    /// The tab's url.
+    /// The tab's url when the snapshot was taken.
     pub url: String,
-    /// The tab's title.
+    /// The tab's title when the snapshot was taken.
     pub title: String,
     /// The outline: one node a line, indented by depth, e.g.
     /// `- button "Sign in" [ref=e4]`.
@@ -258,7 +259,7 @@ pub struct WaitParams {
     /// For `selector` and `selectorGone`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
-    /// For `time`.
+    /// How long to wait, in milliseconds, for `time`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_ms: Option<u64>,
     /// Deadline (default 30 s, at most 5 min) → `TIMEOUT`.
@@ -292,11 +293,11 @@ pub struct WaitResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum DialogKind {
-    /// `alert()`.
+    /// `alert()`: OK only.
     Alert,
-    /// `confirm()`.
+    /// `confirm()`: OK or Cancel.
     Confirm,
-    /// `prompt()`.
+    /// `prompt()`: OK with text, or Cancel.
     Prompt,
     /// A page asking before it unloads.
     Beforeunload,
@@ -306,12 +307,12 @@ pub enum DialogKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DialogInfo {
-    /// The tab.
+    /// The tab the dialog is open on.
     pub tab_id: TabId,
-    /// Its kind.
+    /// Which of `alert`, `confirm` and `prompt` it is.
     #[serde(rename = "type")]
     pub kind: DialogKind,
-    /// The page's message.
+    /// The message the page shows in it.
     pub message: String,
     /// A prompt's default text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -397,7 +398,7 @@ pub struct ConsoleParams {
 pub struct ConsoleMessage {
     /// Cursor of this message; increases per tab.
     pub seq: u64,
-    /// Its level.
+    /// Its level (`log`, `warning`, `error`, …).
     pub level: ConsoleLevel,
     /// The text (arguments joined with spaces; an exception's description).
     pub text: String,

@@ -166,7 +166,7 @@ pub(crate) enum InputCmd {
         /// `REF`, or `X Y`.
         #[arg(num_args = 1..=2, value_name = "REF | X Y", required = true)]
         target: Vec<String>,
-        /// The button.
+        /// The mouse button to click with.
         #[arg(long, value_enum, default_value = "left")]
         button: MouseButton,
         /// Double click.
@@ -178,7 +178,7 @@ pub(crate) enum InputCmd {
     },
     /// Type text into an element (`--ref`) or the focused element.
     Type {
-        /// The text.
+        /// The text to type.
         text: String,
         /// The element to type into (focused first).
         #[arg(long = "ref", value_name = "REF")]
@@ -211,12 +211,12 @@ pub(crate) enum InputCmd {
     },
     /// Check a checkbox or radio button (nothing happens if it is checked).
     Check {
-        /// The element.
+        /// The checkbox or radio button: a ref from `cotab snapshot` (e.g. e5).
         element: String,
     },
     /// Uncheck a checkbox.
     Uncheck {
-        /// The element.
+        /// The checkbox: a ref from `cotab snapshot` (e.g. e5).
         element: String,
     },
     /// Drag one element onto another.
@@ -274,7 +274,7 @@ pub(crate) enum InputCmd {
         x: f64,
         /// Vertical position.
         y: f64,
-        /// The button.
+        /// The mouse button to hold.
         #[arg(long, value_enum, default_value = "left")]
         button: MouseButton,
     },
@@ -287,7 +287,7 @@ pub(crate) enum InputCmd {
     },
     /// Release a mouse button held with `mouse-down`.
     MouseUp {
-        /// The button.
+        /// The mouse button to release.
         #[arg(long, value_enum, default_value = "left")]
         button: MouseButton,
     },
