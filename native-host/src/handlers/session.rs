@@ -5,8 +5,8 @@
 use super::{check_version, invalid_params, wire, Cx};
 use crate::session::mint_ticket;
 use cotab_shared::controller::{
-    AgentTab, Call, ControlResult, Empty, HelloParams, HelloResult, ResumeParams, ResumeResult,
-    RpcError, SelectParams, SelectResult, StatusResult, TabsListResult,
+    AgentTab, Call, ControlResult, Empty, HelloParams, HelloResult, LaneState, ResumeParams,
+    ResumeResult, RpcError, SelectParams, SelectResult, StatusResult, TabsListResult,
 };
 use cotab_shared::limits::{MAX_AGENT_NAME, MAX_KEEP_CONTROL_MS};
 use cotab_shared::{ErrorKind, PROTOCOL_VERSION};
@@ -74,7 +74,12 @@ pub(super) fn bye(cx: &Cx<'_>) -> Result<Empty, RpcError> {
 
 pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
     let (lane, extension_version) = cx.broker.lane.status();
-    let shared_tabs = cx.core(|c| c.shared().len());
+    // Tabs are shared by a browser that is there: the last list of one
+    // that went is kept for its return, but is not what is shared now.
+    let shared_tabs = match lane {
+        LaneState::Online => cx.core(|c| c.shared().len()),
+        LaneState::Absent | LaneState::Offline => 0,
+    };
     StatusResult {
         protocol_version: PROTOCOL_VERSION,
         daemon_version: crate::VERSION.into(),

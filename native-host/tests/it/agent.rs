@@ -373,11 +373,14 @@ async fn offline_lane_fails_with_runtime_lost_at_the_deadline() {
     let d = Daemon::start_with_deadline(Duration::from_millis(300)).await;
     let ext = FakeExt::connect(&d.host_sock(), one_tab()).await;
     let mut c = selected_agent(&d).await;
+    let s = c.call::<Status>(&Empty {}).await.expect("status");
+    assert_eq!((s.lane, s.shared_tabs), (LaneState::Online, 1));
     ext.disconnect();
     let give_up = tokio::time::Instant::now() + WAIT;
     loop {
         let s = c.call::<Status>(&Empty {}).await.expect("status");
         if s.lane == LaneState::Offline {
+            assert_eq!(s.shared_tabs, 0, "no browser shares any tab now");
             break;
         }
         assert!(

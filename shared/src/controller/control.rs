@@ -117,7 +117,8 @@ pub struct StatusResult {
     pub lane: LaneState,
     /// The extension's version, once a lane has connected.
     pub extension_version: Option<String>,
-    /// Number of shared tabs the daemon knows of.
+    /// Number of tabs the browser shares with agents; 0 unless the lane is
+    /// online (the tabs of a lane that dropped come back with it).
     pub shared_tabs: usize,
     /// Number of agent connections.
     pub agents: usize,
