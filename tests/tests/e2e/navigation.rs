@@ -6,8 +6,8 @@
 use crate::toolset::{find_ref, on_page, snapshot};
 use cotab_e2e::browser::LaunchOptions;
 use cotab_shared::controller::{
-    Click, ClickParams, Empty, Navigate, NavigateAction, NavigateParams, Snapshot, SnapshotParams,
-    TabsList, Type, TypeParams,
+    Acquire, Click, ClickParams, Empty, Navigate, NavigateAction, NavigateParams, SelectParams,
+    Snapshot, SnapshotParams, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -97,5 +97,47 @@ async fn a_click_waits_for_the_page_it_leads_to_however_slow() -> anyhow::Result
     let now = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
     assert!(now.url.ends_with("/slow"), "{}", now.url);
     assert_eq!(now.title, "Second page");
+    Ok(())
+}
+
+/// `page.wait networkIdle` on `agent`'s tab, with a short deadline.
+async fn network_idle(agent: &mut cotab_host::client::Client) -> anyhow::Result<()> {
+    agent
+        .call::<Wait>(&WaitParams {
+            timeout_ms: Some(5_000),
+            ..WaitParams::until(WaitUntil::NetworkIdle)
+        })
+        .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_shared_long_after_it_loaded_is_network_idle_in_front_and_behind(
+) -> anyhow::Result<()> {
+    let browser = cotab_e2e::browser::Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/navigates");
+    let page = browser.open_tab(&url).await?;
+    // The page has long reached network idle when the tab is shared: its
+    // lifecycle events all came before cotab's session.
+    browser
+        .eval(
+            &page,
+            "new Promise(r => setTimeout(() => r(document.readyState), 1500))",
+        )
+        .await?;
+    let tab = browser.share(&page, &url).await?;
+    let mut agent = browser.agent("idle").await?;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: tab })
+        .await?;
+    network_idle(&mut agent).await?;
+    // Behind the person's tab, and after a navigation there.
+    let mine = browser.open_tab(&browser.fixture.url("/input")).await?;
+    browser.activate(&mine).await?;
+    network_idle(&mut agent).await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let link = find_ref(&snapshot(&mut agent).await?, "link \"Go by link\"")?;
+    agent.call::<Click>(&ClickParams::on(link)).await?;
+    network_idle(&mut agent).await?;
     Ok(())
 }
