@@ -274,7 +274,8 @@ impl Core {
 
     /// The element `r` stands for: only a ref of the session's latest
     /// snapshot of the fence's tab, with no main-frame navigation since.
-    /// Anything else is `STALE_REF` (never another element).
+    /// Anything else is `STALE_REF` (never another element), whose message
+    /// tells a ref never issued to the session from one that went stale.
     pub fn resolve_ref(&self, fence: &Fence, r: &Ref) -> Result<NodeRef, WireError> {
         self.check(fence)?;
         let n = ref_number(r).ok_or_else(|| {
@@ -284,6 +285,12 @@ impl Core {
             )
         })?;
         let s = self.bound(fence.session, fence.conn)?;
+        if n >= s.next_ref {
+            return Err(stale_ref(&format!(
+                "{} was never issued to this session: call page.snapshot and use a ref it shows",
+                r.0
+            )));
+        }
         let snap = s
             .snapshots
             .get(&fence.tab)

@@ -5,6 +5,7 @@
 mod agent;
 mod bad_input;
 mod binaries;
+mod cli;
 mod connections;
 mod control;
 mod dialogs;

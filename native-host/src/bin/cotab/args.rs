@@ -106,12 +106,13 @@ pub(crate) enum PageCmd {
     },
     /// Capture the selected tab to a file.
     Screenshot {
-        /// Output file.
+        /// Output file: its extension names the format (.png, .jpg,
+        /// .jpeg); `-` writes the image to stdout.
         #[arg(short, long)]
         output: PathBuf,
-        /// Image format.
-        #[arg(long, value_enum, default_value = "jpeg")]
-        format: ImageFormat,
+        /// Image format (default: the one `--output` names; JPEG for `-`).
+        #[arg(long, value_enum)]
+        format: Option<ImageFormat>,
         /// JPEG quality 0–100.
         #[arg(long)]
         quality: Option<u8>,

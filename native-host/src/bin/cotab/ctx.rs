@@ -1,6 +1,6 @@
 //! What every `cotab` subcommand works with: the daemon connection in the
 //! CLI's kept session, the output mode, and how acting commands get
-//! control ([`Ctx::act`]), and how results and failures read.
+//! control ([`Ctx::act`]), and how results read.
 
 use cotab_host::client::{Client, ClientError, KeptSessionError};
 use cotab_host::runtime::{CLI_RELEASED_FILE, CLI_TICKET_FILE};
@@ -15,8 +15,11 @@ use std::path::{Path, PathBuf};
 /// daemon's resume grace all the same.
 pub(crate) const KEEP_CONTROL_MS: u64 = 120_000;
 
-/// Why a subcommand failed, which decides the exit code.
+/// Why a subcommand failed, which decides the exit code
+/// ([`crate::report`]).
 pub(crate) enum Failure {
+    /// The command line asks for something that cannot be (exit 2).
+    Usage(String),
     /// No daemon listens at this socket (exit 3).
     NotRunning(PathBuf),
     /// The daemon refused or the connection failed (exit 1).
@@ -48,6 +51,9 @@ pub(crate) struct Ctx {
     take: bool,
     /// The file whose presence says the CLI gave control back.
     released: PathBuf,
+    /// The kept session could not be resumed (the daemon restarted, or
+    /// the session expired), so this one is new: nothing is selected.
+    session_lost: bool,
 }
 
 impl Ctx {
@@ -61,19 +67,21 @@ impl Ctx {
         take: bool,
     ) -> Result<Ctx, Failure> {
         let path = runtime_dir.join(CLI_TICKET_FILE);
-        match client
+        let kept = path.exists();
+        let resumed = match client
             .resume_or_hello(&path, "cotab-cli", Some(KEEP_CONTROL_MS))
             .await
         {
-            Ok(_) => {}
+            Ok(resumed) => resumed.is_some(),
             Err(KeptSessionError::Client(e)) => return Err(e.into()),
             Err(e) => return Err(anyhow::Error::from(e).into()),
-        }
+        };
         Ok(Ctx {
             client,
             json,
             take,
             released: runtime_dir.join(CLI_RELEASED_FILE),
+            session_lost: kept && !resumed,
         })
     }
 
@@ -124,6 +132,25 @@ impl Ctx {
         }
     }
 
+    /// `failure`, saying why nothing is selected when the kept session was
+    /// lost: the selection went with it.
+    pub(crate) fn why_unselected(&self, failure: Failure) -> Failure {
+        match failure {
+            Failure::Rpc(ClientError::Rpc(mut e))
+                if self.session_lost
+                    && e.kind() == ErrorKind::InvalidRequest
+                    && e.message.starts_with("no tab selected") =>
+            {
+                e.message = "no tab selected: the CLI's session ended (the daemon restarted, or \
+                             the session expired), and its selection with it; call tabs.select \
+                             first"
+                    .to_owned();
+                Failure::Rpc(ClientError::Rpc(e))
+            }
+            f => f,
+        }
+    }
+
     /// `control.release`; acting commands do not take control again
     /// until [`Ctx::acquire`] or `--take`.
     pub(crate) async fn release(&mut self) -> Result<Empty, Failure> {
@@ -164,16 +191,5 @@ pub(crate) fn then_dialog(acted: &Acted, done: String) -> String {
     match &acted.dialog {
         None => done,
         Some(d) => format!("{done}; then {} opened: {ANSWER_A_DIALOG}", d.describe()),
-    }
-}
-
-/// The message of a failure, in the CLI's terms: a dialog that blocks the
-/// tab says how to answer it with `cotab dialog`.
-pub(crate) fn explain(e: &RpcError) -> String {
-    match &e.data.dialog {
-        Some(d) if e.kind() == ErrorKind::DialogOpen => {
-            RpcError::dialog_open(d.clone(), ANSWER_A_DIALOG).message
-        }
-        _ => e.message.clone(),
     }
 }

@@ -59,7 +59,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
             double,
             modifiers,
         } => {
-            let (element, x, y) = target(&t)?;
+            let (element, x, y) = target(&t).map_err(Failure::Usage)?;
             let modifiers = modifiers
                 .iter()
                 .map(|m| keys::parse_modifier(m).map_err(anyhow::Error::msg))
@@ -112,7 +112,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
             print(cx.json, &r, |r| then_dialog(r, format!("pressed {key}")))
         }
         InputCmd::Hover { target: t } => {
-            let (element, x, y) = target(&t)?;
+            let (element, x, y) = target(&t).map_err(Failure::Usage)?;
             let r = cx
                 .act::<Hover>(&HoverParams {
                     element,
@@ -228,17 +228,27 @@ fn pointer(x: f64, y: f64, button: Option<MouseButton>) -> PointerParams {
 type Target = (Option<Ref>, Option<f64>, Option<f64>);
 
 /// `REF` or `X Y` from the command line.
-fn target(args: &[String]) -> Result<Target, anyhow::Error> {
+fn target(args: &[String]) -> Result<Target, String> {
     match args {
         [r] => Ok((Some(Ref(r.clone())), None, None)),
         [x, y] => {
             let num = |s: &str| {
                 s.parse::<f64>()
-                    .map_err(|_| anyhow::anyhow!("`{s}` is not a number: give REF or X Y"))
+                    .map_err(|_| format!("`{s}` is not a number: give REF or X Y"))
             };
             Ok((None, Some(num(x)?), Some(num(y)?)))
         }
-        _ => Err(anyhow::anyhow!("give REF or X Y")),
+        _ => Err("give REF or X Y".to_owned()),
+    }
+}
+
+/// The usage errors of `cmd`, found before the daemon is asked anything.
+pub(crate) fn usage_errors(cmd: &InputCmd) -> Result<(), String> {
+    match cmd {
+        InputCmd::Click { target: t, .. } | InputCmd::Hover { target: t, .. } => {
+            target(t).map(drop)
+        }
+        _ => Ok(()),
     }
 }
 

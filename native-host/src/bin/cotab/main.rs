@@ -2,7 +2,8 @@
 //! agent socket. The session's ticket is kept in `$RUNTIME/cli.ticket` so
 //! successive invocations share one selection and keep control
 //! ([`ctx`]). Its options and subcommands are [`args`]; they run in
-//! [`tabs`], [`page`] and [`input`].
+//! [`tabs`], [`page`] and [`input`]; failures read and exit as [`report`]
+//! says.
 
 use clap::Parser;
 use cotab_host::client::{Client, ClientError};
@@ -13,6 +14,7 @@ mod args;
 mod ctx;
 mod input;
 mod page;
+mod report;
 mod tabs;
 
 use args::{Cli, Cmd};
@@ -56,47 +58,70 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Err(e) => return Err(e.into()),
     };
     let mut cx = Ctx::open(client, &runtime_dir, cli.json, cli.take).await?;
-    match cli.command {
+    let done = match cli.command {
         Cmd::Tabs(cmd) => tabs::run(&mut cx, cmd).await,
         Cmd::Page(cmd) => page::run(&mut cx, cmd).await,
         Cmd::Input(cmd) => input::run(&mut cx, cmd).await,
         // Served above, before the CLI's session was opened.
         Cmd::Mcp { .. } => Ok(()),
+    };
+    done.map_err(|f| cx.why_unselected(f))
+}
+
+/// The usage errors of `cli` that clap does not find, found before the
+/// daemon is asked anything.
+fn check(cli: &Cli) -> Result<(), String> {
+    match &cli.command {
+        Cmd::Page(cmd) => page::usage_errors(cmd, cli.json),
+        Cmd::Input(cmd) => input::usage_errors(cmd),
+        Cmd::Mcp { .. } if cli.json || cli.take => {
+            Err("`cotab mcp` speaks MCP on stdout: --json and --take do not apply to it".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The command line, parsed; a usage error as [`report`] shows it when
+/// `--json` is among the arguments, else as clap does (exit 2 both ways).
+fn parse() -> Result<Cli, ExitCode> {
+    match Cli::try_parse() {
+        Ok(cli) => Ok(cli),
+        Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
+            let text = e.to_string();
+            let first = text
+                .split("\n\n")
+                .next()
+                .unwrap_or_default()
+                .trim_start_matches("error: ")
+                .trim()
+                .to_owned();
+            Err(report::report(Failure::Usage(first), true))
+        }
+        Err(e) => e.exit(),
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    if let Err(usage) = check(&cli) {
+        return report::report(Failure::Usage(usage), cli.json);
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the runtime: {e}");
-            return ExitCode::from(1);
+            let e = anyhow::anyhow!("cannot start the runtime: {e}");
+            return report::report(Failure::Other(e), cli.json);
         }
     };
+    let json = cli.json;
     match rt.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::NotRunning(sock)) => {
-            eprintln!(
-                "error: the cotab daemon is not running (no socket at {}); open the browser with the cotab extension and share a tab",
-                sock.display()
-            );
-            ExitCode::from(3)
-        }
-        Err(Failure::Rpc(ClientError::Rpc(e))) => {
-            eprintln!("error: {}: {}", e.kind(), ctx::explain(&e));
-            ExitCode::from(1)
-        }
-        Err(Failure::Rpc(e)) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-        Err(Failure::Other(e)) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
-        }
+        Err(failure) => report::report(failure, json),
     }
 }

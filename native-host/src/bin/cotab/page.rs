@@ -4,13 +4,15 @@ use crate::args::PageCmd;
 use crate::ctx::{print, Ctx, Failure};
 use anyhow::Context as _;
 use base64::Engine as _;
+use clap::ValueEnum as _;
 use cotab_shared::controller::{
     Capture, CaptureParams, CdpSend, CdpSendParams, Console, ConsoleParams, Evaluate,
-    EvaluateParams, Navigate, NavigateAction, NavigateParams, Ref, Snapshot, SnapshotParams, Wait,
-    WaitParams, WaitUntil,
+    EvaluateParams, ImageFormat, Navigate, NavigateAction, NavigateParams, Ref, Snapshot,
+    SnapshotParams, Wait, WaitParams, WaitUntil,
 };
 use serde::Serialize;
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 /// Runs `cmd`.
 pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
@@ -57,6 +59,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             max_width,
             clip,
         } => {
+            let format = image_format(&output, format, cx.json).map_err(Failure::Usage)?;
             let r = cx
                 .client
                 .call::<Capture>(&CaptureParams {
@@ -71,6 +74,14 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(data.as_bytes())
                 .context("the daemon sent invalid base64")?;
+            if output == Path::new("-") {
+                // The image is the output; nothing else goes to stdout.
+                std::io::stdout()
+                    .write_all(&bytes)
+                    .and_then(|()| std::io::stdout().flush())
+                    .context("writing the image to stdout")?;
+                return Ok(());
+            }
             std::fs::write(&output, bytes)
                 .with_context(|| format!("writing {}", output.display()))?;
             #[derive(Serialize)]
@@ -108,7 +119,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             arg,
             timeout,
         } => {
-            let (params, desc) = wait_params(condition, arg, timeout)?;
+            let (params, desc) = wait_params(condition, arg, timeout).map_err(Failure::Usage)?;
             let call = cx.client.call::<Wait>(&params);
             tokio::pin!(call);
             let r = tokio::select! {
@@ -154,15 +165,76 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
     }
 }
 
+/// The usage errors of `cmd`, found before the daemon is asked anything.
+pub(crate) fn usage_errors(cmd: &PageCmd, json: bool) -> Result<(), String> {
+    match cmd {
+        PageCmd::Wait {
+            condition,
+            arg,
+            timeout,
+        } => wait_params(*condition, arg.clone(), *timeout).map(drop),
+        PageCmd::Screenshot { output, format, .. } => image_format(output, *format, json).map(drop),
+        _ => Ok(()),
+    }
+}
+
+/// The format of a screenshot written to `output`: `--format` when given,
+/// else what the file's extension names (`.png`, `.jpg`, `.jpeg`); JPEG
+/// for stdout (`-`). A format the extension contradicts, an extension
+/// that names none, and `--json` with the image on stdout are refused.
+fn image_format(
+    output: &Path,
+    format: Option<ImageFormat>,
+    json: bool,
+) -> Result<ImageFormat, String> {
+    if output == Path::new("-") {
+        if json {
+            return Err("`-o -` writes the image to stdout, where --json would write too".into());
+        }
+        return Ok(format.unwrap_or(ImageFormat::Jpeg));
+    }
+    let named = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let by_name = match named.as_deref() {
+        Some("png") => Some(ImageFormat::Png),
+        Some("jpg" | "jpeg") => Some(ImageFormat::Jpeg),
+        _ => None,
+    };
+    match (format, by_name) {
+        (Some(f), Some(n)) if f != n => Err(format!(
+            "`{}` names a {} file, but --format is {}",
+            output.display(),
+            n.as_str().to_uppercase(),
+            f.as_str()
+        )),
+        (Some(f), _) | (None, Some(f)) => Ok(f),
+        (None, None) => Err(format!(
+            "cannot tell the image format from `{}`: end it in .png, .jpg or .jpeg, or give \
+             --format",
+            output.display()
+        )),
+    }
+}
+
+/// The name `cotab wait` gives `condition`.
+fn cli_name(condition: WaitUntil) -> String {
+    condition
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default()
+}
+
 /// The params of `cotab wait`, and what it waits for, for the progress line.
 fn wait_params(
     condition: WaitUntil,
     arg: Option<String>,
     timeout: Option<u64>,
-) -> Result<(WaitParams, String), anyhow::Error> {
+) -> Result<(WaitParams, String), String> {
     let need = |what: &str| {
         arg.clone()
-            .ok_or_else(|| anyhow::anyhow!("this condition needs {what}"))
+            .ok_or_else(|| format!("`cotab wait {}` needs {what}", cli_name(condition)))
     };
     let desc = match condition {
         WaitUntil::Load => "the page to load".to_string(),
@@ -185,7 +257,7 @@ fn wait_params(
             p.time_ms = Some(
                 need("MS")?
                     .parse()
-                    .map_err(|_| anyhow::anyhow!("MS must be a whole number of milliseconds"))?,
+                    .map_err(|_| "MS must be a whole number of milliseconds".to_owned())?,
             )
         }
         WaitUntil::Load | WaitUntil::NetworkIdle => {}

@@ -54,6 +54,30 @@ fn refs_are_numbered_across_snapshots_and_only_the_latest_is_valid() {
 }
 
 #[test]
+fn a_ref_never_issued_is_told_from_a_stale_one() {
+    let (mut c, s) = setup();
+    let message = |c: &Core, r: &str| {
+        let f = c.fence(s, A, Need::Observe).expect("fence");
+        c.resolve_ref(&f, &Ref(r.into()))
+            .map_err(|e| (e.kind, e.message))
+            .expect_err("refused")
+    };
+    let (kind, said) = message(&c, "e1");
+    assert_eq!(kind, ErrorKind::StaleRef);
+    assert!(said.contains("e1 was never issued"), "{said}");
+    snapshot(&mut c, s, &[10, 11]);
+    snapshot(&mut c, s, &[20]);
+    let (_, said) = message(&c, "e2");
+    assert!(said.contains("latest snapshot"), "{said}");
+    // The numbers the last snapshot reserved and did not use went back:
+    // never issued.
+    let (_, said) = message(&c, "e4");
+    assert!(said.contains("e4 was never issued"), "{said}");
+    let (_, said) = message(&c, "e9999");
+    assert!(said.contains("e9999 was never issued"), "{said}");
+}
+
+#[test]
 fn snapshots_rendered_at_once_take_numbers_apart() {
     let (mut c, s) = setup();
     let f = c.fence(s, A, Need::Observe).expect("fence");
