@@ -14,10 +14,13 @@
 //!   service worker and native port ([`soak`]).
 //! - `bench`: cotab side by side with direct CDP on one browser, the daemon
 //!   alone, the extension's size and start-up ([`mod@bench`]).
+//! - `completions [DIR]`, `man [DIR]`: the `cotab` CLI's shell completions
+//!   and man pages ([`docs_cli`]).
 
 mod bench;
 pub mod build_extension;
 mod demo;
+mod docs_cli;
 mod load;
 mod load_browser;
 mod setup;
@@ -29,7 +32,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser]>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR]>";
 
 fn main() -> ExitCode {
     match run() {
@@ -65,6 +68,20 @@ fn run() -> Result<()> {
         Some("load-browser") => load_browser::run_load_browser(&root, &args[1..]),
         Some("soak") => soak::run_soak(&root, &args[1..]),
         Some("bench") => bench::run_bench(&root, args.get(1).map(String::as_str)),
+        Some("completions") => {
+            let dir = docs_cli::out_dir(&root, &args[1..], "completions");
+            for path in docs_cli::completions(&dir)? {
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
+        Some("man") => {
+            let dir = docs_cli::out_dir(&root, &args[1..], "man");
+            for path in docs_cli::man_pages(&dir)? {
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
         Some(other) => bail!("unknown subcommand `{other}`\n{USAGE}"),
         None => bail!("{USAGE}"),
     }

@@ -1,8 +1,8 @@
 //! `cotab` subcommands: input to the selected tab, and its dialogs.
 
-use crate::args::{DialogAnswer, InputCmd};
 use crate::ctx::{print, then_dialog, Ctx, Failure};
 use anyhow::Context as _;
+use cotab_host::cli::{DialogAnswer, InputCmd};
 use cotab_host::keys;
 use cotab_shared::controller::{
     Check, CheckParams, Click, ClickParams, Dialog, DialogParams, Drag, DragParams, Hover,

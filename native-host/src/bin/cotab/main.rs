@@ -1,23 +1,21 @@
 //! `cotab`: drive shared browser tabs from a shell, through the daemon's
 //! agent socket. The session's ticket is kept in `$RUNTIME/cli.ticket` so
 //! successive invocations share one selection and keep control
-//! ([`ctx`]). Its options and subcommands are [`args`]; they run in
+//! ([`ctx`]). Its options and subcommands are `cotab_host::cli`; they run in
 //! [`tabs`], [`page`] and [`input`]; failures read and exit as [`report`]
 //! says.
 
-use clap::Parser;
 use cotab_host::client::{Client, ClientError};
 use cotab_host::runtime::AGENT_SOCKET;
 use std::process::ExitCode;
 
-mod args;
 mod ctx;
 mod input;
 mod page;
 mod report;
 mod tabs;
 
-use args::{Cli, Cmd};
+use cotab_host::cli::{Cli, Cmd};
 use ctx::{Ctx, Failure};
 
 async fn run(cli: Cli) -> Result<(), Failure> {
@@ -84,7 +82,7 @@ fn check(cli: &Cli) -> Result<(), String> {
 /// The command line, parsed; a usage error as [`report`] shows it when
 /// `--json` is among the arguments, else as clap does (exit 2 both ways).
 fn parse() -> Result<Cli, ExitCode> {
-    match Cli::try_parse() {
+    match cotab_host::cli::parse() {
         Ok(cli) => Ok(cli),
         Err(e) if e.use_stderr() && std::env::args_os().any(|a| a == "--json") => {
             let text = e.to_string();

@@ -1,10 +1,10 @@
 //! `cotab` subcommands: what the selected tab shows, and where it goes.
 
-use crate::args::PageCmd;
 use crate::ctx::{print, Ctx, Failure};
 use anyhow::Context as _;
 use base64::Engine as _;
 use clap::ValueEnum as _;
+use cotab_host::cli::PageCmd;
 use cotab_shared::controller::{
     Capture, CaptureParams, CdpSend, CdpSendParams, Console, ConsoleParams, Evaluate,
     EvaluateParams, ImageFormat, Navigate, NavigateAction, NavigateParams, Ref, Snapshot,

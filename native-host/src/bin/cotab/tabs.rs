@@ -1,7 +1,7 @@
 //! `cotab` subcommands: the daemon, the shared tabs and who controls them.
 
-use crate::args::TabsCmd;
 use crate::ctx::{print, Ctx, Failure};
+use cotab_host::cli::TabsCmd;
 use cotab_shared::controller::{
     CloseTabParams, CreateTabParams, Empty, SelectParams, Status, TabsClose, TabsCreate, TabsList,
     TabsSelect,

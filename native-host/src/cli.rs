@@ -1,34 +1,124 @@
 //! The `cotab` command line: its global options and one subcommand per
-//! thing an agent or a script asks of the shared tabs, as clap parses them.
+//! thing an agent or a script asks of the shared tabs, as clap parses them
+//! ([`command`], whose help lists the subcommands by group). In the
+//! library so that `cargo xtask` can write its shell completions and man
+//! pages.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 use cotab_shared::controller::{ConsoleLevel, ImageFormat, MouseButton, WaitUntil};
 use std::path::PathBuf;
 
+/// The options every subcommand takes, and the subcommand. (Doc comments
+/// of clap's types are help text; `about` is set, so this one is not.)
 #[derive(Parser)]
 #[command(
     name = "cotab",
     version,
-    about = "Drive browser tabs shared with cotab"
+    about = "Drive browser tabs shared with cotab",
+    long_about = None
 )]
-pub(crate) struct Cli {
-    /// Print results as JSON.
-    #[arg(long, global = true)]
-    pub(crate) json: bool,
+pub struct Cli {
+    /// Print results as JSON, errors too (one value on stdout).
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub json: bool,
     /// The daemon's runtime directory (default: $COTAB_RUNTIME_DIR,
     /// `$XDG_RUNTIME_DIR/cotab` or `/tmp/cotab-UID`).
-    #[arg(long, global = true)]
-    pub(crate) runtime_dir: Option<PathBuf>,
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub runtime_dir: Option<PathBuf>,
     /// Let an acting command take control of the selected tab even after
     /// `cotab release` (never from the person).
-    #[arg(long, global = true)]
-    pub(crate) take: bool,
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub take: bool,
+    /// What to do.
     #[command(subcommand)]
-    pub(crate) command: Cmd,
+    pub command: Cmd,
 }
 
+/// The subcommands, in the help's groups: each subcommand is in exactly
+/// one.
+pub const GROUPS: &[(&str, &[&str])] = &[
+    ("Session", &["status", "select", "acquire", "release"]),
+    ("Tabs", &["tabs", "new-tab", "close-tab"]),
+    (
+        "Page",
+        &[
+            "navigate",
+            "back",
+            "forward",
+            "reload",
+            "snapshot",
+            "screenshot",
+            "wait",
+            "console",
+            "dialog",
+        ],
+    ),
+    (
+        "Input",
+        &[
+            "click",
+            "type",
+            "press",
+            "hover",
+            "select-option",
+            "check",
+            "uncheck",
+            "drag",
+            "scroll",
+            "upload",
+            "key-down",
+            "key-up",
+            "mouse-down",
+            "mouse-move",
+            "mouse-up",
+        ],
+    ),
+    ("Developer mode", &["eval", "cdp"]),
+    ("Serve", &["mcp"]),
+];
+
+/// The top-level help: usage, the subcommands by group, the options.
+const HELP_TEMPLATE: &str =
+    "{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Options:\n{options}{after-help}";
+
+/// `cotab`'s command line, its help's subcommands listed by [`GROUPS`].
+pub fn command() -> clap::Command {
+    let cmd = Cli::command();
+    let width = GROUPS
+        .iter()
+        .flat_map(|(_, names)| names.iter())
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(0);
+    let mut list = String::new();
+    for (group, names) in GROUPS {
+        list.push_str(&format!("{group}:\n"));
+        for name in *names {
+            let about = cmd
+                .find_subcommand(name)
+                .and_then(|c| c.get_about())
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            list.push_str(&format!("  {name:width$}  {about}\n"));
+        }
+        list.push('\n');
+    }
+    cmd.help_template(HELP_TEMPLATE)
+        .before_help(list.trim_end().to_owned())
+        .disable_help_subcommand(true)
+        .subcommand_help_heading(None::<&str>)
+        .hide_possible_values(false)
+}
+
+/// What `cotab` was asked, parsed with [`command`].
+pub fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches as _;
+    Cli::from_arg_matches(&command().try_get_matches()?)
+}
+
+/// The subcommands.
 #[derive(Subcommand)]
-pub(crate) enum Cmd {
+pub enum Cmd {
     /// `status`, `tabs`, `select`, `acquire`, `release`, `new-tab`,
     /// `close-tab`.
     #[command(flatten)]
@@ -55,7 +145,7 @@ pub(crate) enum Cmd {
 
 /// The daemon, the shared tabs and who controls them.
 #[derive(Subcommand)]
-pub(crate) enum TabsCmd {
+pub enum TabsCmd {
     /// The daemon's and the browser's state.
     Status,
     /// List the shared tabs (`*` marks the selected one).
@@ -86,7 +176,7 @@ pub(crate) enum TabsCmd {
 
 /// What the selected tab shows, and where it goes.
 #[derive(Subcommand)]
-pub(crate) enum PageCmd {
+pub enum PageCmd {
     /// Navigate the selected tab and wait for it to load.
     Navigate {
         /// An http: or https: url.
@@ -160,7 +250,7 @@ pub(crate) enum PageCmd {
 
 /// Input to the selected tab, and its dialogs.
 #[derive(Subcommand)]
-pub(crate) enum InputCmd {
+pub enum InputCmd {
     /// Click an element (a ref from `cotab snapshot`) or a point in
     /// screenshot pixels (`X Y`).
     Click {
@@ -296,7 +386,48 @@ pub(crate) enum InputCmd {
 
 /// An answer to a JavaScript dialog.
 #[derive(Clone, Copy, clap::ValueEnum)]
-pub(crate) enum DialogAnswer {
+pub enum DialogAnswer {
+    /// OK (with `--text` for a prompt).
     Accept,
+    /// Cancel.
     Dismiss,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_lists_every_subcommand_in_exactly_one_group() {
+        let cmd = Cli::command();
+        let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+        let grouped: Vec<&str> = GROUPS.iter().flat_map(|(_, n)| n.iter().copied()).collect();
+        for name in &names {
+            let times = grouped.iter().filter(|g| *g == name).count();
+            assert_eq!(times, 1, "`{name}` is in {times} groups");
+        }
+        for name in &grouped {
+            assert!(names.contains(name), "`{name}` is no subcommand");
+        }
+        let help = command().render_help().to_string();
+        for (group, _) in GROUPS {
+            assert!(help.contains(&format!("\n{group}:\n")), "{help}");
+        }
+        assert!(!help.contains("Commands:"), "{help}");
+    }
+
+    #[test]
+    fn the_global_options_parse_before_and_after_the_subcommand() {
+        use clap::FromArgMatches as _;
+        for args in [
+            &["cotab", "--json", "tabs"][..],
+            &["cotab", "tabs", "--json"],
+        ] {
+            let m = command().try_get_matches_from(args).expect("parses");
+            assert!(Cli::from_arg_matches(&m).expect("a Cli").json, "{args:?}");
+        }
+        assert!(command()
+            .try_get_matches_from(["cotab", "no-such-command"])
+            .is_err());
+    }
 }
