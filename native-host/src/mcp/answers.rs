@@ -21,7 +21,16 @@ pub(super) fn click_line(a: &ClickArgs) -> String {
         Some(ButtonArg::Middle) => " with the middle button",
         _ => "",
     };
-    format!("{what} {}{button}", a.element)
+    format!("{what} {}{button}", named(a.element.as_deref(), &a.target))
+}
+
+/// How an answer names an element: by the description the model gave, else
+/// by its ref.
+pub(super) fn named(element: Option<&str>, target: &str) -> String {
+    match element {
+        Some(e) if !e.trim().is_empty() => e.to_owned(),
+        _ => format!("element {target}"),
+    }
 }
 
 pub(super) fn dialog_kind(k: DialogKind) -> &'static str {

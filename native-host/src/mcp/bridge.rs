@@ -9,10 +9,10 @@
 //! of MCP framing: [`super`] turns its answers into MCP results.
 
 use super::answers::{
-    click_line, console_text, dialog_kind, modal_state, opened_tabs, page_state, quoted_list,
-    tabs_text, ANSWER_A_DIALOG,
+    click_line, console_text, dialog_kind, modal_state, named, opened_tabs, page_state,
+    quoted_list, tabs_text, ANSWER_A_DIALOG,
 };
-use super::params::{click_params, type_params};
+use super::params::{click_params, console_params, type_params};
 use super::tools::{
     DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs, ImageType,
     ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall, WaitForArgs,
@@ -22,11 +22,11 @@ use crate::client::{Client, ClientError, KeptSessionError};
 use crate::keys;
 use cotab_shared::controller::{
     Acquire, Acted, AgentEvent, Bye, Capture, CaptureParams, CloseTabParams, Console,
-    ConsoleParams, CreateTabParams, DialogInfo, DialogParams, DragParams, Empty, ErrorData,
-    Evaluate, EvaluateParams, HoverParams, ImageFormat, Method, Navigate, NavigateAction,
-    NavigateParams, Notification, Press, PressParams, Ref, RpcError, SelectOption,
-    SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status,
-    TabsClose, TabsCreate, TabsList, TabsSelect, Type, Wait, WaitParams, WaitUntil,
+    CreateTabParams, DialogInfo, DialogParams, DragParams, Empty, ErrorData, Evaluate,
+    EvaluateParams, HoverParams, ImageFormat, Method, Navigate, NavigateAction, NavigateParams,
+    Notification, Press, PressParams, Ref, RpcError, SelectOption, SelectOptionParams,
+    SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status, TabsClose,
+    TabsCreate, TabsList, TabsSelect, Type, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -379,18 +379,19 @@ impl Bridge {
                 Ok(self.with_snapshot(line).await)
             }
             ToolCall::Hover(ElementArgs { element, target }) => {
+                let line = format!("Hovered over {}", named(element.as_deref(), &target));
                 self.acted::<cotab_shared::controller::Hover>(&HoverParams {
                     element: Some(Ref(target)),
                     ..HoverParams::default()
                 })
                 .await?;
-                Ok(self.with_snapshot(format!("Hovered over {element}")).await)
+                Ok(self.with_snapshot(line).await)
             }
             ToolCall::Type(a) => {
                 let line = format!(
                     "Typed {} character(s) into {}{}",
                     a.text.chars().count(),
-                    a.element,
+                    named(a.element.as_deref(), &a.target),
                     if a.submit { " and pressed Enter" } else { "" }
                 );
                 self.acted::<Type>(&type_params(a)).await?;
@@ -411,6 +412,7 @@ impl Bridge {
                 target,
                 values,
             }) => {
+                let name = named(element.as_deref(), &target);
                 let r = self
                     .act::<SelectOption>(&SelectOptionParams {
                         element: Ref(target),
@@ -418,26 +420,26 @@ impl Bridge {
                     })
                     .await?;
                 Ok(self
-                    .with_snapshot(format!(
-                        "Selected {} in {element}",
-                        quoted_list(&r.selected)
-                    ))
+                    .with_snapshot(format!("Selected {} in {name}", quoted_list(&r.selected)))
                     .await)
             }
             ToolCall::Drag(DragArgs {
                 start_element,
-                start_ref,
+                start_target,
                 end_element,
-                end_ref,
+                end_target,
             }) => {
+                let line = format!(
+                    "Dragged {} to {}",
+                    named(start_element.as_deref(), &start_target),
+                    named(end_element.as_deref(), &end_target)
+                );
                 self.acted::<cotab_shared::controller::Drag>(&DragParams {
-                    from: Ref(start_ref),
-                    to: Ref(end_ref),
+                    from: Ref(start_target),
+                    to: Ref(end_target),
                 })
                 .await?;
-                Ok(self
-                    .with_snapshot(format!("Dragged {start_element} to {end_element}"))
-                    .await)
+                Ok(self.with_snapshot(line).await)
             }
             ToolCall::TakeScreenshot(a) => self.screenshot(a).await,
             ToolCall::WaitFor(a) => self.wait_for(a).await,
@@ -461,8 +463,8 @@ impl Bridge {
                 let verb = if accept { "Accepted" } else { "Dismissed" };
                 Ok(self.with_snapshot(format!("{verb} {what}")).await)
             }
-            ToolCall::ConsoleMessages(_) => {
-                let r = self.observe::<Console>(&ConsoleParams::default()).await?;
+            ToolCall::ConsoleMessages(a) => {
+                let r = self.observe::<Console>(&console_params(a.level)).await?;
                 Ok(ToolOutput::text(console_text(&r)))
             }
             ToolCall::FileUpload(FileUploadArgs {
@@ -472,7 +474,7 @@ impl Bridge {
             }) => {
                 let Some(target) = target else {
                     return Err(ToolFailure::invalid(
-                        "`ref` is required: the ref of the <input type=file> from browser_snapshot",
+                        "`target` is required: the ref of the <input type=file> from browser_snapshot",
                     ));
                 };
                 let count = paths.len();

@@ -1,9 +1,12 @@
 //! The protocol params of the tools whose arguments map to one call
-//! (`browser_click`, `browser_type`), as Playwright MCP means them.
+//! (`browser_click`, `browser_type`, `browser_console_messages`), as
+//! Playwright MCP means them.
 
-use super::tools::{ButtonArg, ClickArgs, ModifierArg, TypeArgs};
+use super::tools::{ButtonArg, ClickArgs, ConsoleLevelArg, ModifierArg, TypeArgs};
 use crate::keys;
-use cotab_shared::controller::{ClickParams, Modifier, MouseButton, Ref, TypeParams};
+use cotab_shared::controller::{
+    ClickParams, ConsoleLevel, ConsoleParams, Modifier, MouseButton, Ref, TypeParams,
+};
 
 /// The modifier Playwright's `ControlOrMeta` means on this machine.
 fn modifier(m: ModifierArg) -> Modifier {
@@ -42,6 +45,26 @@ pub(crate) fn type_params(a: TypeArgs) -> TypeParams {
     }
 }
 
+/// `page.console` params of a `browser_console_messages` at `level`: that
+/// level and the more severe ones, as Playwright MCP reads it.
+pub(crate) fn console_params(level: ConsoleLevelArg) -> ConsoleParams {
+    let levels = match level {
+        ConsoleLevelArg::Error => &[ConsoleLevel::Error][..],
+        ConsoleLevelArg::Warning => &[ConsoleLevel::Warning, ConsoleLevel::Error],
+        ConsoleLevelArg::Info => &[
+            ConsoleLevel::Info,
+            ConsoleLevel::Warning,
+            ConsoleLevel::Error,
+        ],
+        // Every level: the same as none named.
+        ConsoleLevelArg::Debug => return ConsoleParams::default(),
+    };
+    ConsoleParams {
+        levels: Some(levels.to_vec()),
+        since: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,7 +73,7 @@ mod tests {
     #[test]
     fn click_maps_to_input_click_by_ref() {
         let p = click_params(ClickArgs {
-            element: "Sign in button".into(),
+            element: Some("Sign in button".into()),
             target: "e4".into(),
             double_click: true,
             button: Some(ButtonArg::Right),
@@ -61,7 +84,7 @@ mod tests {
             json!({"ref":"e4","button":"right","clickCount":2,"modifiers":["Shift","Control"]})
         );
         let p = click_params(ClickArgs {
-            element: "x".into(),
+            element: Some("x".into()),
             target: "e1".into(),
             double_click: false,
             button: None,
@@ -76,7 +99,7 @@ mod tests {
     #[test]
     fn type_replaces_the_value() {
         let p = type_params(TypeArgs {
-            element: "Name field".into(),
+            element: Some("Name field".into()),
             target: "e7".into(),
             text: "Ada".into(),
             submit: true,

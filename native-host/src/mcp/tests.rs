@@ -505,6 +505,32 @@ async fn other_tools_map_to_their_methods() {
     );
     daemon.clear();
 
+    for (level, levels) in [
+        ("error", json!(["error"])),
+        ("warning", json!(["warning", "error"])),
+        ("info", json!(["info", "warning", "error"])),
+    ] {
+        mcp.call("browser_console_messages", json!({"level": level}))
+            .await;
+        assert_eq!(
+            daemon.calls()[0],
+            ("page.console".to_string(), json!({"levels": levels})),
+            "{level}"
+        );
+        daemon.clear();
+    }
+    mcp.call("browser_console_messages", json!({"level": "debug"}))
+        .await;
+    assert_eq!(daemon.calls()[0], ("page.console".to_string(), json!({})));
+    daemon.clear();
+    // An argument the tool does not take is an error that names it, and
+    // nothing reaches the daemon.
+    let (text, is_error, _) = mcp
+        .call("browser_take_screenshot", json!({"filename": "shot.png"}))
+        .await;
+    assert!(is_error && text.contains("`filename`"), "{text}");
+    assert!(daemon.calls().is_empty(), "{:?}", daemon.calls());
+
     mcp.call("browser_wait_for", json!({"text":"Done"})).await;
     assert_eq!(
         daemon.calls()[0],

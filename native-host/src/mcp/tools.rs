@@ -19,6 +19,7 @@ pub(crate) const EVALUATE: &str = "browser_evaluate";
 
 /// Arguments of tools that take none.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct NoArgs {}
 
 /// What `browser_tabs` does.
@@ -33,7 +34,7 @@ pub(crate) enum TabsAction {
 
 /// Arguments of `browser_tabs`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct TabsArgs {
     /// Operation to perform: `list` the shared tabs, open a `new` one,
     /// `close` one, or `select` the tab the other tools act on.
@@ -49,6 +50,7 @@ pub(crate) struct TabsArgs {
 
 /// Arguments of `browser_navigate`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct NavigateArgs {
     /// The URL to navigate to (http or https).
     pub(crate) url: String,
@@ -75,13 +77,14 @@ pub(crate) enum ModifierArg {
 
 /// Arguments of `browser_click`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct ClickArgs {
     /// Human-readable element description used to obtain permission to
     /// interact with the element.
-    pub(crate) element: String,
-    /// Exact target element reference from the page snapshot.
-    #[serde(rename = "ref")]
+    pub(crate) element: Option<String>,
+    /// Exact target element reference from the page snapshot (`ref` is
+    /// taken too, as earlier Playwright MCP named it).
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: String,
     /// Whether to perform a double click instead of a single click.
     #[serde(default)]
@@ -95,23 +98,27 @@ pub(crate) struct ClickArgs {
 
 /// Arguments of `browser_hover`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ElementArgs {
     /// Human-readable element description used to obtain permission to
     /// interact with the element.
-    pub(crate) element: String,
-    /// Exact target element reference from the page snapshot.
-    #[serde(rename = "ref")]
+    pub(crate) element: Option<String>,
+    /// Exact target element reference from the page snapshot (`ref` is
+    /// taken too, as earlier Playwright MCP named it).
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: String,
 }
 
 /// Arguments of `browser_type`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct TypeArgs {
     /// Human-readable element description used to obtain permission to
     /// interact with the element.
-    pub(crate) element: String,
-    /// Exact target element reference from the page snapshot.
-    #[serde(rename = "ref")]
+    pub(crate) element: Option<String>,
+    /// Exact target element reference from the page snapshot (`ref` is
+    /// taken too, as earlier Playwright MCP named it).
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: String,
     /// Text to type into the element; it replaces the element's value.
     pub(crate) text: String,
@@ -122,6 +129,7 @@ pub(crate) struct TypeArgs {
 
 /// Arguments of `browser_press_key`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct PressKeyArgs {
     /// Name of the key to press or a character to generate, such as
     /// `ArrowLeft` or `a`; modifiers first for a combination, such as
@@ -131,12 +139,14 @@ pub(crate) struct PressKeyArgs {
 
 /// Arguments of `browser_select_option`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct SelectOptionArgs {
     /// Human-readable element description used to obtain permission to
     /// interact with the element.
-    pub(crate) element: String,
-    /// Exact target element reference from the page snapshot.
-    #[serde(rename = "ref")]
+    pub(crate) element: Option<String>,
+    /// Exact target element reference from the page snapshot (`ref` is
+    /// taken too, as earlier Playwright MCP named it).
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: String,
     /// Array of values to select in the dropdown, by value or visible
     /// label. This can be a single value or multiple values.
@@ -145,18 +155,22 @@ pub(crate) struct SelectOptionArgs {
 
 /// Arguments of `browser_drag`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct DragArgs {
     /// Human-readable source element description used to obtain the
     /// permission to interact with the element.
-    pub(crate) start_element: String,
-    /// Exact source element reference from the page snapshot.
-    pub(crate) start_ref: String,
+    pub(crate) start_element: Option<String>,
+    /// Exact source element reference from the page snapshot
+    /// (`startRef` is taken too).
+    #[serde(alias = "startRef")]
+    pub(crate) start_target: String,
     /// Human-readable target element description used to obtain the
     /// permission to interact with the element.
-    pub(crate) end_element: String,
-    /// Exact target element reference from the page snapshot.
-    pub(crate) end_ref: String,
+    pub(crate) end_element: Option<String>,
+    /// Exact target element reference from the page snapshot (`endRef` is
+    /// taken too).
+    #[serde(alias = "endRef")]
+    pub(crate) end_target: String,
 }
 
 /// An image format.
@@ -170,7 +184,7 @@ pub(crate) enum ImageType {
 
 /// Arguments of `browser_take_screenshot`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct ScreenshotArgs {
     /// Image format for the screenshot. Default is png.
     #[serde(default, rename = "type")]
@@ -179,16 +193,16 @@ pub(crate) struct ScreenshotArgs {
     /// screenshot the element. If not provided, the screenshot is taken of
     /// the viewport. If element is provided, ref must be provided too.
     pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot. If not
-    /// provided, the screenshot is taken of the viewport. If ref is
-    /// provided, element must be provided too.
-    #[serde(rename = "ref")]
+    /// Exact target element reference from the page snapshot (`ref` is
+    /// taken too). If not provided, the screenshot is taken of the
+    /// viewport.
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: Option<String>,
 }
 
 /// Arguments of `browser_wait_for`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct WaitForArgs {
     /// The time to wait in seconds.
     pub(crate) time: Option<f64>,
@@ -198,9 +212,30 @@ pub(crate) struct WaitForArgs {
     pub(crate) text_gone: Option<String>,
 }
 
+/// The least severe console level `browser_console_messages` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ConsoleLevelArg {
+    Error,
+    Warning,
+    #[default]
+    Info,
+    Debug,
+}
+
+/// Arguments of `browser_console_messages`.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ConsoleArgs {
+    /// Level of the console messages to return. Each level includes the
+    /// messages of more severe levels. Defaults to "info".
+    #[serde(default)]
+    pub(crate) level: ConsoleLevelArg,
+}
+
 /// Arguments of `browser_handle_dialog`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(crate) struct HandleDialogArgs {
     /// Whether to accept the dialog.
     pub(crate) accept: bool,
@@ -210,19 +245,22 @@ pub(crate) struct HandleDialogArgs {
 
 /// Arguments of `browser_file_upload`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct FileUploadArgs {
     /// The absolute paths to the files to upload. Each must be under a
     /// directory the person allowed for uploads.
     pub(crate) paths: Vec<String>,
     /// Human-readable description of the file input.
     pub(crate) element: Option<String>,
-    /// Exact reference of the `<input type=file>` from the page snapshot.
-    #[serde(rename = "ref")]
+    /// Exact reference of the `<input type=file>` from the page snapshot
+    /// (`ref` is taken too).
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: Option<String>,
 }
 
 /// Arguments of `browser_evaluate`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct EvaluateArgs {
     /// `() => { /* code */ }` or `async () => { … }`: a JavaScript function
     /// run in the page; its return value (JSON) is the result.
@@ -230,8 +268,9 @@ pub(crate) struct EvaluateArgs {
     /// Human-readable element description (not supported: find the element
     /// in the function, e.g. with `document.querySelector`).
     pub(crate) element: Option<String>,
-    /// Element reference (not supported, see `element`).
-    #[serde(rename = "ref")]
+    /// Element reference (not supported, see `element`; `ref` is taken
+    /// too).
+    #[serde(rename = "target", alias = "ref")]
     pub(crate) target: Option<String>,
 }
 
@@ -404,7 +443,7 @@ tools! {
     Snapshot(NoArgs) => "browser_snapshot", "Page snapshot", read_only: true,
         "Capture an accessibility snapshot of the current page; this is better than a \
          screenshot. Every element you can act on is listed with a ref such as [ref=e12]: pass \
-         it as `ref` to the other tools. Refs are valid until the next snapshot or navigation.";
+         it as `target` to the other tools. Refs are valid until the next snapshot or navigation.";
     Click(ClickArgs) => "browser_click", "Click", read_only: false,
         "Perform a click on a web page element (by its ref from the latest snapshot). Answers \
          with a fresh snapshot.";
@@ -428,7 +467,7 @@ tools! {
     HandleDialog(HandleDialogArgs) => "browser_handle_dialog", "Handle a dialog", read_only: false,
         "Handle a dialog (alert, confirm, prompt, beforeunload) open on the current tab: \
          actions fail with DIALOG_OPEN until it is handled.";
-    ConsoleMessages(NoArgs) => "browser_console_messages", "Get console messages", read_only: true,
+    ConsoleMessages(ConsoleArgs) => "browser_console_messages", "Get console messages", read_only: true,
         "Returns all console messages and uncaught exceptions of the current tab.";
     FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false,
         "Set the files of a file input (`<input type=file>`, by its ref from the latest \
@@ -516,9 +555,10 @@ mod tests {
     #[test]
     fn click_schema_golden() {
         let s = schema_of("browser_click");
-        assert_eq!(s["required"], json!(["element", "ref"]));
-        assert_eq!(s["properties"]["ref"]["type"], "string");
-        assert!(s["properties"]["ref"]["description"]
+        assert_eq!(s["required"], json!(["target"]));
+        assert_eq!(s["properties"]["element"]["type"], "string");
+        assert_eq!(s["properties"]["target"]["type"], "string");
+        assert!(s["properties"]["target"]["description"]
             .as_str()
             .is_some_and(|d| d.contains("snapshot")));
         assert_eq!(s["properties"]["doubleClick"]["type"], "boolean");
@@ -543,16 +583,16 @@ mod tests {
             json!(["list", "new", "close", "select"])
         );
         assert_eq!(required("browser_navigate"), json!(["url"]));
-        assert_eq!(required("browser_hover"), json!(["element", "ref"]));
-        assert_eq!(required("browser_type"), json!(["element", "ref", "text"]));
+        assert_eq!(required("browser_hover"), json!(["target"]));
+        assert_eq!(required("browser_type"), json!(["target", "text"]));
         assert_eq!(required("browser_press_key"), json!(["key"]));
         assert_eq!(
             required("browser_select_option"),
-            json!(["element", "ref", "values"])
+            json!(["target", "values"])
         );
         assert_eq!(
             required("browser_drag"),
-            json!(["startElement", "startRef", "endElement", "endRef"])
+            json!(["startTarget", "endTarget"])
         );
         assert_eq!(required("browser_handle_dialog"), json!(["accept"]));
         assert_eq!(required("browser_file_upload"), json!(["paths"]));
@@ -563,12 +603,35 @@ mod tests {
         let wait = schema_of("browser_wait_for");
         assert_eq!(wait["properties"]["time"]["type"], "number");
         assert!(wait["properties"]["textGone"].is_object());
-        for name in [
-            "browser_snapshot",
-            "browser_navigate_back",
-            "browser_console_messages",
-        ] {
+        for name in ["browser_snapshot", "browser_navigate_back"] {
             assert_eq!(schema_of(name)["properties"], json!({}), "{name}");
+        }
+        assert_eq!(
+            schema_of("browser_console_messages")["properties"]["level"]["enum"],
+            json!(["error", "warning", "info", "debug"])
+        );
+    }
+
+    #[test]
+    fn an_argument_a_tool_does_not_take_is_an_error_naming_it() {
+        for (tool, extra) in [
+            ("browser_take_screenshot", json!({"filename": "a.png"})),
+            ("browser_take_screenshot", json!({"fullPage": true})),
+            ("browser_snapshot", json!({"depth": 2})),
+            ("browser_click", json!({"target": "e1", "force": true})),
+            ("browser_console_messages", json!({"all": true})),
+        ] {
+            let name = extra
+                .as_object()
+                .and_then(|o| o.keys().find(|k| *k != "target").cloned())
+                .expect("an extra argument");
+            let err = ToolCall::parse(tool, args(extra)).expect_err("refused");
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!("invalid arguments for {tool}"))
+                    && text.contains(&format!("`{name}`")),
+                "{tool}: {text}"
+            );
         }
     }
 
@@ -582,7 +645,7 @@ mod tests {
                 )
             ),
             Ok(ToolCall::Click(ClickArgs {
-                element: "Submit button".into(),
+                element: Some("Submit button".into()),
                 target: "e4".into(),
                 double_click: true,
                 button: None,
@@ -618,11 +681,32 @@ mod tests {
             Err(ArgsError::UnknownTool)
         );
         let err = ToolCall::parse("browser_click", args(json!({"element": "x"})))
-            .expect_err("ref is required");
-        assert!(err.to_string().contains("`ref`"), "{err}");
+            .expect_err("the target is required");
+        assert!(err.to_string().contains("`target`"), "{err}");
+        // Earlier Playwright MCP's names are taken too.
+        assert_eq!(
+            ToolCall::parse("browser_hover", args(json!({"ref": "e2"}))),
+            Ok(ToolCall::Hover(ElementArgs {
+                element: None,
+                target: "e2".into(),
+            }))
+        );
+        assert!(matches!(
+            ToolCall::parse(
+                "browser_drag",
+                args(json!({"startRef": "e1", "endTarget": "e2"}))
+            ),
+            Ok(ToolCall::Drag(DragArgs { ref start_target, .. })) if start_target == "e1"
+        ));
         assert!(err
             .to_string()
             .starts_with("invalid arguments for browser_click"));
+        assert_eq!(
+            ToolCall::parse("browser_console_messages", args(json!({"level": "error"}))),
+            Ok(ToolCall::ConsoleMessages(ConsoleArgs {
+                level: ConsoleLevelArg::Error
+            }))
+        );
         for name in NAMES {
             let call = ToolCall::parse(name, JsonObject::new());
             if let Ok(call) = call {
