@@ -71,7 +71,7 @@ impl ToolFailure {
         }
     }
 
-    fn invalid(message: impl Into<String>) -> Self {
+    pub(super) fn invalid(message: impl Into<String>) -> Self {
         ToolFailure::new(ErrorKind::InvalidRequest, message)
     }
 }
@@ -295,7 +295,10 @@ impl Bridge {
     /// since it was taken (the person took control and handed back): on
     /// `NO_CONTROL`, which is refused before anything is sent, control is
     /// taken again once and the call retried.
-    async fn act<M: Method>(&mut self, params: &M::Params) -> Result<M::Result, ToolFailure> {
+    pub(super) async fn act<M: Method>(
+        &mut self,
+        params: &M::Params,
+    ) -> Result<M::Result, ToolFailure> {
         self.ensure_tab().await?;
         let r = match self.client.call::<M>(params).await {
             Err(e) if e.kind() == Some(ErrorKind::NoControl) => {
@@ -310,7 +313,7 @@ impl Bridge {
 
     /// [`Bridge::act`] of an input method: a dialog the action opened is
     /// the one the next answers show.
-    async fn acted<M: Method<Result = Acted>>(
+    pub(super) async fn acted<M: Method<Result = Acted>>(
         &mut self,
         params: &M::Params,
     ) -> Result<(), ToolFailure> {
@@ -325,7 +328,7 @@ impl Bridge {
     /// Playwright MCP answers actions, so the model can go on — unless a
     /// dialog is open: the page waits for it, and the answer says how to
     /// handle it.
-    async fn with_snapshot(&mut self, result: String) -> ToolOutput {
+    pub(super) async fn with_snapshot(&mut self, result: String) -> ToolOutput {
         let mut text = format!("### Result\n{result}\n\n");
         let opened = std::mem::take(&mut self.opened);
         text.push_str(&opened_tabs(&opened));
@@ -441,6 +444,7 @@ impl Bridge {
                 .await?;
                 Ok(self.with_snapshot(line).await)
             }
+            ToolCall::FillForm(a) => self.fill_form(a).await,
             ToolCall::TakeScreenshot(a) => self.screenshot(a).await,
             ToolCall::WaitFor(a) => self.wait_for(a).await,
             ToolCall::HandleDialog(HandleDialogArgs {

@@ -5,7 +5,9 @@
 //! - `tools`: the tool names, argument types, JSON schemas and
 //!   descriptions; decoding a `tools/call`.
 //! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
-//!   does with the controller protocol.
+//!   does with the controller protocol; `form` (`browser_fill_form`),
+//!   `params` (the params of tools that are one call) and `answers` (what
+//!   the model reads back) beside it.
 //! - this module: the MCP handler that lists and calls tools, tells the
 //!   client when the tool list changes (developer mode), and the stdio
 //!   wiring.
@@ -21,6 +23,7 @@
 
 mod answers;
 mod bridge;
+mod form;
 mod params;
 mod tools;
 

@@ -9,8 +9,8 @@ use super::{serve_on, SessionMode};
 use cotab_shared::controller::{
     decode_line, Acted, AgentTab, Call, CaptureResult, DialogInfo, DialogKind, Empty,
     EvaluateResult, FrameGeometry, FrameId, HelloResult, ImageFormat, LaneState, Response,
-    ResumeResult, RpcError, SelectResult, SnapshotResult, StatusResult, TabsListResult, WaitResult,
-    SERVER_ERROR,
+    ResumeResult, RpcError, SelectOptionResult, SelectResult, SnapshotResult, StatusResult,
+    TabsListResult, WaitResult, SERVER_ERROR,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use serde::Serialize;
@@ -180,7 +180,10 @@ fn one_tab() -> Arc<Responder> {
             ErrorKind::StaleRef,
             "ref e9 is not from the latest snapshot: take a new one",
         ),
-        Call::Click(_) | Call::Type(_) | Call::Press(_) => ok(Empty {}),
+        Call::Click(_) | Call::Type(_) | Call::Press(_) | Call::Check(_) => ok(Empty {}),
+        Call::SelectOption(p) => ok(SelectOptionResult {
+            selected: p.values.clone(),
+        }),
         Call::Capture(_) => ok(CaptureResult {
             format: ImageFormat::Png,
             data: Some("iVBORw0KGgo=".into()),
@@ -529,6 +532,55 @@ async fn other_tools_map_to_their_methods() {
         .call("browser_take_screenshot", json!({"filename": "shot.png"}))
         .await;
     assert!(is_error && text.contains("`filename`"), "{text}");
+    assert!(daemon.calls().is_empty(), "{:?}", daemon.calls());
+
+    let (text, is_error, _) = mcp
+        .call(
+            "browser_fill_form",
+            json!({"fields": [
+                {"name": "Name", "type": "textbox", "target": "e3", "value": "Ada"},
+                {"name": "Terms", "type": "checkbox", "ref": "e4", "value": "true"},
+                {"name": "Country", "type": "combobox", "target": "e5", "value": "Germany"},
+            ]}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    assert!(
+        text.contains("Filled 3 field(s)") && text.contains("- checked Terms"),
+        "{text}"
+    );
+    assert_eq!(
+        daemon.calls()[..3],
+        [
+            (
+                "input.type".to_string(),
+                json!({"text":"Ada","ref":"e3","clear":true})
+            ),
+            (
+                "input.check".to_string(),
+                json!({"ref":"e4","checked":true})
+            ),
+            (
+                "input.selectOption".to_string(),
+                json!({"ref":"e5","values":["Germany"]})
+            ),
+        ]
+    );
+    daemon.clear();
+    // A checkbox value that is not `true` or `false` touches nothing.
+    let (text, is_error, _) = mcp
+        .call(
+            "browser_fill_form",
+            json!({"fields": [
+                {"name": "Name", "type": "textbox", "target": "e3", "value": "Ada"},
+                {"name": "Terms", "type": "checkbox", "target": "e4", "value": "yes"},
+            ]}),
+        )
+        .await;
+    assert!(
+        is_error && text.contains("must be `true` or `false`"),
+        "{text}"
+    );
     assert!(daemon.calls().is_empty(), "{:?}", daemon.calls());
 
     mcp.call("browser_wait_for", json!({"text":"Done"})).await;

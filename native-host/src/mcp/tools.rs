@@ -153,6 +153,47 @@ pub(crate) struct SelectOptionArgs {
     pub(crate) values: Vec<String>,
 }
 
+/// What kind of form field a `browser_fill_form` field is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum FieldKind {
+    Textbox,
+    Checkbox,
+    Radio,
+    Combobox,
+    Slider,
+}
+
+/// One field of `browser_fill_form`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FormField {
+    /// Human-readable element description used to obtain permission to
+    /// interact with the element.
+    pub(crate) element: Option<String>,
+    /// Exact target element reference from the page snapshot (`ref` is
+    /// taken too).
+    #[serde(rename = "target", alias = "ref")]
+    pub(crate) target: String,
+    /// Human-readable field name.
+    pub(crate) name: String,
+    /// Type of the field.
+    #[serde(rename = "type")]
+    pub(crate) kind: FieldKind,
+    /// Value to fill in the field. If the field is a checkbox, the value
+    /// should be `true` or `false`. If the field is a combobox, the value
+    /// should be the text of the option.
+    pub(crate) value: String,
+}
+
+/// Arguments of `browser_fill_form`.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FillFormArgs {
+    /// Fields to fill in.
+    pub(crate) fields: Vec<FormField>,
+}
+
 /// Arguments of `browser_drag`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -454,6 +495,10 @@ tools! {
          its value; `submit` presses Enter afterwards.";
     PressKey(PressKeyArgs) => "browser_press_key", "Press a key", read_only: false,
         "Press a key on the keyboard, at the focused element.";
+    FillForm(FillFormArgs) => "browser_fill_form", "Fill form", read_only: false,
+        "Fill multiple form fields (by their refs from the latest snapshot): type into text \
+         boxes, check or uncheck checkboxes and radios, pick a combobox's option by its text. \
+         Answers with a fresh snapshot.";
     SelectOption(SelectOptionArgs) => "browser_select_option", "Select option", read_only: false,
         "Select an option in a dropdown (a `<select>`, by its ref from the latest snapshot).";
     Drag(DragArgs) => "browser_drag", "Drag mouse", read_only: false,
@@ -516,6 +561,7 @@ mod tests {
             "browser_type",
             "browser_press_key",
             "browser_select_option",
+            "browser_fill_form",
             "browser_drag",
             "browser_take_screenshot",
             "browser_wait_for",
