@@ -140,6 +140,10 @@ pub enum Cmd {
         /// start a server per call).
         #[arg(long)]
         session_file: Option<PathBuf>,
+        /// Opt-in tools, comma-separated, as Playwright MCP's `--caps`:
+        /// `vision` adds the coordinate tools (browser_mouse_click_xy, …).
+        #[arg(long, value_enum, value_delimiter = ',', value_name = "CAPS")]
+        caps: Vec<crate::mcp::Cap>,
     },
 }
 

@@ -157,6 +157,8 @@ pub(crate) struct Bridge {
     opened: Vec<cotab_shared::native::TabInfo>,
     /// Developer mode as last seen.
     developer_mode: bool,
+    /// Where the coordinate tools last put the mouse (screenshot pixels).
+    pub(super) pointer: Option<(f64, f64)>,
     /// Told when developer mode changed (the tool list changes with it).
     tools_changed: mpsc::UnboundedSender<()>,
     /// The daemon closed the connection; nothing more to read.
@@ -188,6 +190,7 @@ impl Bridge {
             dialog: None,
             opened: Vec::new(),
             developer_mode: status.developer_mode,
+            pointer: None,
             tools_changed,
             closed: false,
         })
@@ -490,6 +493,12 @@ impl Bridge {
                 let on = element.map(|e| format!(" on {e}")).unwrap_or_default();
                 Ok(self.with_snapshot(format!("Set {count} file(s){on}")).await)
             }
+            ToolCall::MouseMoveXy(a) => self.mouse_move_xy(a).await,
+            ToolCall::MouseClickXy(a) => self.mouse_click_xy(a).await,
+            ToolCall::MouseDragXy(a) => self.mouse_drag_xy(a).await,
+            ToolCall::MouseDown(a) => self.mouse_down(a).await,
+            ToolCall::MouseUp(a) => self.mouse_up(a).await,
+            ToolCall::MouseWheel(a) => self.mouse_wheel(a).await,
             ToolCall::Evaluate(a) => self.evaluate(a).await,
         }
     }

@@ -2,10 +2,11 @@
 //! offers the shared tabs to an LLM as Playwright-MCP-style tools
 //! (`browser_snapshot`, `browser_click` by ref, …).
 //!
-//! - `tools`: the tool names, argument types, JSON schemas and
-//!   descriptions; decoding a `tools/call`.
+//! - `tools`: the tool names, argument types and descriptions, the opt-in
+//!   `--caps`; decoding a `tools/call`. `schema`: the JSON schema of each.
 //! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
 //!   does with the controller protocol; `form` (`browser_fill_form`),
+//!   `vision` (the coordinate tools of `--caps vision`),
 //!   `params` (the params of tools that are one call) and `answers` (what
 //!   the model reads back) beside it.
 //! - this module: the MCP handler that lists and calls tools, tells the
@@ -25,7 +26,9 @@ mod answers;
 mod bridge;
 mod form;
 mod params;
+mod schema;
 mod tools;
+mod vision;
 
 use crate::client::{Client, ClientError};
 pub use bridge::SessionMode;
@@ -40,6 +43,7 @@ use std::path::Path;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tools::{ArgsError, ToolCall};
+pub use tools::{Cap, Caps};
 
 /// What the server tells the model about itself at `initialize`.
 const INSTRUCTIONS: &str = "These tools drive browser tabs that a person shared with you \
@@ -76,6 +80,8 @@ pub enum McpServeError {
 #[derive(Debug, Clone)]
 struct CotabMcp {
     bridge: mpsc::Sender<Request>,
+    /// The opt-in tool groups this server offers.
+    caps: Caps,
 }
 
 impl CotabMcp {
@@ -137,11 +143,12 @@ impl ServerHandler for CotabMcp {
         let developer_mode = self.developer_mode().await;
         Ok(ListToolsResult::with_all_items(tools::definitions(
             developer_mode,
+            self.caps,
         )))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools::definitions(true)
+        tools::definitions(true, self.caps)
             .into_iter()
             .find(|t| t.name == name)
     }
@@ -152,7 +159,14 @@ impl ServerHandler for CotabMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
-        let call = match ToolCall::parse(&request.name, args) {
+        let offered = self.caps.offers(&request.name);
+        let call = match ToolCall::parse(&request.name, args).and_then(|c| {
+            if offered {
+                Ok(c)
+            } else {
+                Err(ArgsError::UnknownTool)
+            }
+        }) {
             Ok(call) => call,
             Err(ArgsError::UnknownTool) => {
                 return Err(McpError::invalid_params(
@@ -180,6 +194,7 @@ impl ServerHandler for CotabMcp {
 pub async fn serve_on<R, W>(
     agent_socket: &Path,
     session: SessionMode,
+    caps: Caps,
     transport: (R, W),
 ) -> Result<(), McpServeError>
 where
@@ -193,6 +208,7 @@ where
     let bridge_task = bridge::spawn(bridge, requests_rx);
     let handler = CotabMcp {
         bridge: requests_tx.clone(),
+        caps,
     };
     let service = handler
         .serve(transport)
@@ -217,9 +233,14 @@ where
         .map_err(|e| McpServeError::Service(e.to_string()))
 }
 
-/// `cotab mcp`: serves MCP on stdin/stdout.
-pub async fn serve_stdio(agent_socket: &Path, session: SessionMode) -> Result<(), McpServeError> {
-    serve_on(agent_socket, session, rmcp::transport::stdio()).await
+/// `cotab mcp`: serves MCP on stdin/stdout, with the opt-in tools of
+/// `caps`.
+pub async fn serve_stdio(
+    agent_socket: &Path,
+    session: SessionMode,
+    caps: Caps,
+) -> Result<(), McpServeError> {
+    serve_on(agent_socket, session, caps, rmcp::transport::stdio()).await
 }
 
 #[cfg(test)]

@@ -6,16 +6,55 @@
 //! This module knows nothing of the daemon: what each tool does is
 //! [`super::bridge`]'s business.
 
+use super::schema::input_schema;
+use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
-use std::sync::Arc;
 
 /// The tool that needs developer mode; listed only while it is on.
 pub(crate) const EVALUATE: &str = "browser_evaluate";
+
+/// The coordinate tools, offered with `--caps vision` only.
+pub(crate) const VISION: &[&str] = &[
+    "browser_mouse_move_xy",
+    "browser_mouse_click_xy",
+    "browser_mouse_drag_xy",
+    "browser_mouse_down",
+    "browser_mouse_up",
+    "browser_mouse_wheel",
+];
+
+/// Opt-in groups of tools, as Playwright MCP's `--caps` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Cap {
+    /// The coordinate tools (`browser_mouse_click_xy`, …), which act at
+    /// points of the latest screenshot.
+    Vision,
+}
+
+/// Which opt-in groups are on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Caps {
+    /// [`Cap::Vision`].
+    pub vision: bool,
+}
+
+impl Caps {
+    /// The groups `caps` names.
+    pub fn of(caps: &[Cap]) -> Caps {
+        Caps {
+            vision: caps.contains(&Cap::Vision),
+        }
+    }
+
+    /// Whether the tool `name` is on.
+    pub(crate) fn offers(self, name: &str) -> bool {
+        self.vision || !VISION.contains(&name)
+    }
+}
 
 /// Arguments of tools that take none.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
@@ -338,89 +377,6 @@ fn parse_args<T: DeserializeOwned>(tool: &'static str, args: JsonObject) -> Resu
     })
 }
 
-/// The JSON schema of `T` as MCP wants an input schema: an object schema,
-/// every subschema inline, optional fields simply not required (no `null`
-/// type, which clients that coerce command-line values by `type` would not
-/// understand).
-pub(crate) fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
-    let generator = SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>().to_value();
-    drop_null(&mut schema);
-    unwrap_descriptions(&mut schema);
-    let mut object = match schema {
-        Value::Object(o) => o,
-        _ => JsonObject::new(),
-    };
-    // The struct's own doc line is for Rust readers; the tool's description
-    // speaks for it.
-    object.remove("$schema");
-    object.remove("title");
-    object.remove("description");
-    object
-        .entry("type")
-        .or_insert_with(|| Value::String("object".into()));
-    object
-        .entry("properties")
-        .or_insert_with(|| Value::Object(JsonObject::new()));
-    Arc::new(object)
-}
-
-/// Removes `null` from the schema's types: an `Option` field is described
-/// by its value's schema and simply left out of `required`.
-fn drop_null(schema: &mut Value) {
-    let Value::Object(object) = schema else {
-        if let Value::Array(items) = schema {
-            items.iter_mut().for_each(drop_null);
-        }
-        return;
-    };
-    if let Some(Value::Array(types)) = object.get_mut("type") {
-        types.retain(|t| t != "null");
-        if let [only] = types.as_slice() {
-            let only = only.clone();
-            object.insert("type".into(), only);
-        }
-    }
-    if let Some(Value::Array(values)) = object.get_mut("enum") {
-        values.retain(|v| !v.is_null());
-    }
-    for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(alternatives)) = object.get_mut(key) else {
-            continue;
-        };
-        alternatives.retain(|a| a.get("type").is_none_or(|t| t != "null"));
-        if let [Value::Object(only)] = alternatives.as_slice() {
-            let only = only.clone();
-            object.remove(key);
-            for (k, v) in only {
-                object.entry(k).or_insert(v);
-            }
-        }
-    }
-    object.values_mut().for_each(drop_null);
-}
-
-/// Joins the lines of doc-comment descriptions: the model reads one
-/// sentence, not the source's line breaks.
-fn unwrap_descriptions(schema: &mut Value) {
-    match schema {
-        Value::Object(object) => {
-            for (key, value) in object.iter_mut() {
-                match value {
-                    Value::String(text) if key == "description" => {
-                        *text = text.replace('\n', " ");
-                    }
-                    other => unwrap_descriptions(other),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
-        _ => {}
-    }
-}
-
 fn tool<T: JsonSchema>(
     name: &'static str,
     title: &'static str,
@@ -517,17 +473,29 @@ tools! {
     FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false,
         "Set the files of a file input (`<input type=file>`, by its ref from the latest \
          snapshot).";
+    MouseMoveXy(MoveXyArgs) => "browser_mouse_move_xy", "Move mouse", read_only: false,
+        "Move the mouse to a point of the latest screenshot (its pixels; take one first).";
+    MouseClickXy(ClickXyArgs) => "browser_mouse_click_xy", "Click", read_only: false,
+        "Click at a point of the latest screenshot (its pixels). Answers with a snapshot.";
+    MouseDragXy(DragXyArgs) => "browser_mouse_drag_xy", "Drag mouse", read_only: false,
+        "Drag the left mouse button from one point of the latest screenshot to another.";
+    MouseDown(ButtonArgs) => "browser_mouse_down", "Press mouse down", read_only: false,
+        "Press a mouse button where the mouse last went, and hold it until browser_mouse_up.";
+    MouseUp(ButtonArgs) => "browser_mouse_up", "Press mouse up", read_only: false,
+        "Release a mouse button held with browser_mouse_down.";
+    MouseWheel(WheelArgs) => "browser_mouse_wheel", "Scroll mouse wheel", read_only: false,
+        "Turn the mouse wheel where the mouse last went (the viewport's centre at first).";
     Evaluate(EvaluateArgs) => "browser_evaluate", "Evaluate JavaScript", read_only: false,
         "Evaluate a JavaScript function on the current page and return its value. Only \
          available while the person has turned developer mode on in the cotab popup.";
 }
 
-/// The tools to list: all of them while developer mode is on, all but
-/// [`EVALUATE`] while it is off.
-pub(crate) fn definitions(developer_mode: bool) -> Vec<Tool> {
+/// The tools to list: those `caps` offers, without [`EVALUATE`] while
+/// developer mode is off.
+pub(crate) fn definitions(developer_mode: bool, caps: Caps) -> Vec<Tool> {
     all_tools()
         .into_iter()
-        .filter(|t| developer_mode || t.name != EVALUATE)
+        .filter(|t| (developer_mode || t.name != EVALUATE) && caps.offers(&t.name))
         .collect()
 }
 
@@ -543,14 +511,46 @@ mod tests {
         }
     }
 
+    /// Every opt-in group on.
+    const ALL: Caps = Caps { vision: true };
+
+    #[test]
+    fn the_coordinate_tools_are_listed_only_with_vision() {
+        let plain: Vec<_> = definitions(true, Caps::default())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        let vision: Vec<_> = definitions(true, ALL).into_iter().map(|t| t.name).collect();
+        for name in VISION {
+            assert!(!plain.iter().any(|n| n == name), "{name} in {plain:?}");
+            assert!(vision.iter().any(|n| n == name), "{name} not in {vision:?}");
+        }
+        assert_eq!(vision.len(), plain.len() + VISION.len());
+        assert_eq!(
+            schema_of("browser_mouse_click_xy")["required"],
+            json!(["x", "y"])
+        );
+        assert_eq!(
+            schema_of("browser_mouse_drag_xy")["required"],
+            json!(["startX", "startY", "endX", "endY"])
+        );
+        assert_eq!(
+            schema_of("browser_mouse_wheel")["required"],
+            json!(["deltaX", "deltaY"])
+        );
+    }
+
     #[test]
     fn evaluate_is_listed_only_in_developer_mode() {
-        let off: Vec<_> = definitions(false).into_iter().map(|t| t.name).collect();
-        let on: Vec<_> = definitions(true).into_iter().map(|t| t.name).collect();
+        let off: Vec<_> = definitions(false, Caps::default())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        let on: Vec<_> = definitions(true, ALL).into_iter().map(|t| t.name).collect();
         assert!(!off.iter().any(|n| n == EVALUATE), "{off:?}");
         assert!(on.iter().any(|n| n == EVALUATE), "{on:?}");
         assert_eq!(on.len(), NAMES.len());
-        assert_eq!(off.len(), NAMES.len() - 1);
+        assert_eq!(off.len(), NAMES.len() - 1 - VISION.len());
         for name in [
             "browser_tabs",
             "browser_navigate",
@@ -575,7 +575,7 @@ mod tests {
 
     #[test]
     fn every_tool_has_a_description_title_and_object_schema() {
-        for t in definitions(true) {
+        for t in definitions(true, ALL) {
             let description = t.description.as_deref().unwrap_or_default();
             assert!(description.len() > 30, "{}: {description}", t.name);
             let title = t.annotations.as_ref().and_then(|a| a.title.as_deref());
@@ -591,7 +591,7 @@ mod tests {
     }
 
     fn schema_of(name: &str) -> Value {
-        let t = definitions(true)
+        let t = definitions(true, ALL)
             .into_iter()
             .find(|t| t.name == name)
             .expect("tool exists");

@@ -36,14 +36,15 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         Err(e) => return Err(Failure::Other(anyhow::anyhow!("refusing to connect: {e}"))),
     }
-    if let Cmd::Mcp { session_file } = &cli.command {
+    if let Cmd::Mcp { session_file, caps } = &cli.command {
         // The MCP server opens its own session (agent `cotab-mcp`), not the
         // CLI's.
         let session = match session_file {
             Some(path) => cotab_host::mcp::SessionMode::Kept(path.clone()),
             None => cotab_host::mcp::SessionMode::Fresh,
         };
-        return match cotab_host::mcp::serve_stdio(&sock, session).await {
+        let caps = cotab_host::mcp::Caps::of(caps);
+        return match cotab_host::mcp::serve_stdio(&sock, session, caps).await {
             Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {
                 Err(Failure::NotRunning(sock))
             }

@@ -5,12 +5,12 @@
 //! daemon does (`decode_line`, `Call::parse`: a call the daemon would
 //! refuse is refused) and answers with the protocol's own result types.
 
-use super::{serve_on, SessionMode};
+use super::{serve_on, Caps, SessionMode};
 use cotab_shared::controller::{
     decode_line, Acted, AgentTab, Call, CaptureResult, DialogInfo, DialogKind, Empty,
-    EvaluateResult, FrameGeometry, FrameId, HelloResult, ImageFormat, LaneState, Response,
-    ResumeResult, RpcError, SelectOptionResult, SelectResult, SnapshotResult, StatusResult,
-    TabsListResult, WaitResult, SERVER_ERROR,
+    EvaluateResult, FrameGeometry, FrameId, HelloResult, ImageFormat, LaneState, ReleaseResult,
+    Response, ResumeResult, RpcError, SelectOptionResult, SelectResult, SnapshotResult,
+    StatusResult, TabsListResult, WaitResult, SERVER_ERROR,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use serde::Serialize;
@@ -184,6 +184,10 @@ fn one_tab() -> Arc<Responder> {
         Call::SelectOption(p) => ok(SelectOptionResult {
             selected: p.values.clone(),
         }),
+        Call::MouseMove(_) | Call::MouseDown(_) | Call::Scroll(_) => ok(Acted::default()),
+        Call::MouseUp(_) => ok(ReleaseResult {
+            already_released: false,
+        }),
         Call::Capture(_) => ok(CaptureResult {
             format: ImageFormat::Png,
             data: Some("iVBORw0KGgo=".into()),
@@ -227,9 +231,14 @@ impl Mcp {
     }
 
     async fn start_with(daemon: &FakeDaemon, session: SessionMode) -> Mcp {
+        Mcp::start_serving(daemon, session, Caps::default()).await
+    }
+
+    async fn start_serving(daemon: &FakeDaemon, session: SessionMode, caps: Caps) -> Mcp {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let socket = daemon.socket.clone();
-        let server = tokio::spawn(async move { serve_on(&socket, session, split(theirs)).await });
+        let server =
+            tokio::spawn(async move { serve_on(&socket, session, caps, split(theirs)).await });
         let (r, writer) = split(ours);
         let mut mcp = Mcp {
             writer,
@@ -767,3 +776,5 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
     assert!(text.contains("[ref=e2]"), "{text}");
     assert_eq!(daemon.methods(), vec!["page.dialog", "page.snapshot"]);
 }
+
+mod vision;
