@@ -32,6 +32,16 @@ fn inspector() -> anyhow::Result<PathBuf> {
 /// `--method …` options) and returns the JSON it prints. The session is
 /// kept in a file so the refs of one call's snapshot hold in the next.
 async fn inspect(runtime: &Path, session: &Path, args: &[&str]) -> anyhow::Result<Value> {
+    inspect_serving(runtime, session, &[], args).await
+}
+
+/// [`inspect`] with `server_args` for `cotab mcp` (`--caps vision`).
+async fn inspect_serving(
+    runtime: &Path,
+    session: &Path,
+    server_args: &[&str],
+    args: &[&str],
+) -> anyhow::Result<Value> {
     let cotab = binary("cotab")?;
     let mut cmd = tokio::process::Command::new(inspector()?);
     cmd.arg("--cli")
@@ -41,6 +51,7 @@ async fn inspect(runtime: &Path, session: &Path, args: &[&str]) -> anyhow::Resul
         .arg(runtime)
         .arg("--session-file")
         .arg(session)
+        .args(server_args)
         .args(args)
         .kill_on_drop(true);
     let out = tokio::time::timeout(CALL_DEADLINE, cmd.output()).await??;
@@ -126,7 +137,7 @@ async fn an_mcp_client_snapshots_and_clicks_by_ref() -> anyhow::Result<()> {
         &run,
         &session,
         "browser_click",
-        &["element=Press me button", &format!("ref={button}")],
+        &["element=Press me button", &format!("target={button}")],
     )
     .await?;
     assert!(clicked.starts_with("### Result\nClicked"), "{clicked}");
@@ -162,5 +173,63 @@ async fn an_mcp_client_snapshots_and_clicks_by_ref() -> anyhow::Result<()> {
         let text = stale["content"][0]["text"].as_str().unwrap_or_default();
         assert!(text.starts_with("STALE_REF: "), "{text}");
     }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_vision_an_mcp_client_clicks_at_a_point_of_its_screenshot() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/mcp");
+    let page = browser.open_tab(&url).await?;
+    browser.share(&page, &url).await?;
+    let run = browser.runtime_dir.clone();
+    let dir = tempfile::tempdir()?;
+    let session = dir.path().join("mcp.ticket");
+    let vision = ["--caps", "vision"];
+    let call = |tool: &'static str, tool_args: Vec<String>| {
+        let (run, session) = (run.clone(), session.clone());
+        async move {
+            let mut args = vec!["--method", "tools/call", "--tool-name", tool];
+            if !tool_args.is_empty() {
+                args.push("--tool-arg");
+                args.extend(tool_args.iter().map(String::as_str));
+            }
+            inspect_serving(&run, &session, &vision, &args).await
+        }
+    };
+    let list = inspect_serving(&run, &session, &vision, &["--method", "tools/list"]).await?;
+    assert!(
+        list["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["name"] == "browser_mouse_click_xy")),
+        "{list}"
+    );
+    // Before any screenshot there is no frame to read the point off.
+    let early = call("browser_mouse_click_xy", vec!["x=1".into(), "y=1".into()]).await?;
+    assert_eq!(early["isError"], true, "{early}");
+    let shot = call("browser_take_screenshot", Vec::new()).await?;
+    assert_ne!(shot["isError"], true, "{shot}");
+    // The button's centre in the screenshot's pixels (the page's scale is 1).
+    let centre = browser
+        .eval(
+            &page,
+            "(() => { const r = [...document.querySelectorAll('button')] \
+               .find(b => b.textContent.includes('Press me')).getBoundingClientRect(); \
+               return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; })()",
+        )
+        .await?;
+    let (x, y) = (centre[0].clone(), centre[1].clone());
+    let clicked = call(
+        "browser_mouse_click_xy",
+        vec![format!("x={x}"), format!("y={y}")],
+    )
+    .await?;
+    assert_ne!(clicked["isError"], true, "{clicked}");
+    wait_for(
+        "the page to count the click",
+        Duration::from_secs(15),
+        || async { Ok((browser.eval(&page, "window.presses").await? == 1).then_some(())) },
+    )
+    .await?;
     Ok(())
 }
