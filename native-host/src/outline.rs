@@ -8,13 +8,14 @@
 //! parent's name is dropped. Each child frame's tree hangs under the node of
 //! its `<iframe>` element. Refs go to actionable nodes (buttons, links,
 //! fields, options, …) and to named ones (headings, images, landmarks …),
-//! numbered from the number the core gives; the [`NodeRef`]s are returned
-//! in ref order for the core to store.
+//! numbered as the core's [`RefNumbers`] says (an element keeps the number
+//! it had in the document's earlier snapshots); the [`NodeRef`]s are
+//! returned with their numbers for the core to store.
 //!
 //! It does not own: reading the trees from the browser, or ref validity
 //! ([`crate::broker`]).
 
-use crate::broker::NodeRef;
+use crate::broker::{NodeRef, RefNumbers};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -124,8 +125,8 @@ pub struct FrameTree {
 pub struct Outline {
     /// The text, lines joined with `\n`.
     pub text: String,
-    /// The element of each ref shown, in ref order.
-    pub refs: Vec<NodeRef>,
+    /// The number and element of each ref shown, in outline order.
+    pub refs: Vec<(u64, NodeRef)>,
     /// Cut at the character limit.
     pub truncated: bool,
 }
@@ -237,9 +238,10 @@ struct Item {
     parent_name: String,
 }
 
-/// Renders `frames` (the main frame first) from ref number `first_ref`
-/// within `max_chars` characters.
-pub fn render(frames: &[FrameTree], first_ref: u64, max_chars: usize) -> Outline {
+/// Renders `frames` (the main frame first), numbering refs with
+/// `numbers`, within `max_chars` characters. Only the refs of lines shown
+/// are numbered.
+pub fn render(frames: &[FrameTree], numbers: &mut RefNumbers, max_chars: usize) -> Outline {
     let lines = collect(frames);
     let mut text = String::new();
     let mut used = 0usize;
@@ -251,8 +253,10 @@ pub fn render(frames: &[FrameTree], first_ref: u64, max_chars: usize) -> Outline
         let mut s = "  ".repeat(line.depth);
         s.push_str("- ");
         s.push_str(&line.head);
-        if line.node.is_some() {
-            s.push_str(&format!(" [ref=e{}]", first_ref + refs.len() as u64));
+        // Numbered once the line is known to fit: a peek until then.
+        let number = line.node.as_ref().map(|n| numbers.peek(n));
+        if let Some(n) = number {
+            s.push_str(&format!(" [ref=e{n}]"));
         }
         s.push_str(&line.tail);
         let len = s.chars().count() + usize::from(i > 0);
@@ -274,8 +278,8 @@ pub fn render(frames: &[FrameTree], first_ref: u64, max_chars: usize) -> Outline
         text.push_str(&s);
         used += len;
         shown += 1;
-        if let Some(n) = line.node {
-            refs.push(n);
+        if let Some(node) = line.node {
+            refs.push((numbers.number(&node), node));
         }
     }
     if truncated {
@@ -513,13 +517,13 @@ mod tests {
 
     #[test]
     fn outline_shows_roles_names_states_values_and_refs() {
-        let o = render(&page(), 5, 40_000);
+        let o = render(&page(), &mut RefNumbers::starting_at(5), 40_000);
         assert_eq!(o.text, EXPECTED);
         assert!(!o.truncated);
         let ids: Vec<(String, i64)> = o
             .refs
             .iter()
-            .map(|r| (r.frame.clone(), r.backend_node_id))
+            .map(|(_, r)| (r.frame.clone(), r.backend_node_id))
             .collect();
         assert_eq!(
             ids,
@@ -538,9 +542,9 @@ mod tests {
 
     #[test]
     fn a_long_outline_is_cut_at_a_line_with_a_marker() {
-        let full = render(&page(), 1, 40_000);
+        let full = render(&page(), &mut RefNumbers::starting_at(1), 40_000);
         let max = 160;
-        let o = render(&page(), 1, max);
+        let o = render(&page(), &mut RefNumbers::starting_at(1), max);
         assert!(o.truncated);
         assert!(o.text.chars().count() <= max, "{}", o.text);
         let lines: Vec<&str> = o.text.lines().collect();
@@ -561,7 +565,7 @@ mod tests {
                 .filter(|l| l.contains("[ref="))
                 .count()
         );
-        let tiny = render(&page(), 1, 5);
+        let tiny = render(&page(), &mut RefNumbers::starting_at(1), 5);
         assert!(tiny.truncated);
         assert!(tiny.refs.is_empty());
     }
@@ -581,7 +585,7 @@ mod tests {
             owner: None,
             nodes: nodes(Value::Array(v)),
         }];
-        let o = render(&frames, 1, 1000);
+        let o = render(&frames, &mut RefNumbers::starting_at(1), 1000);
         assert_eq!(o.text, "");
     }
 }

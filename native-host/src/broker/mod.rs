@@ -51,7 +51,9 @@ mod sessions;
 #[cfg(test)]
 mod tests;
 
-pub use page::{CaptureMeta, ConsoleEntry, NodeRef, SnapshotMark, CONSOLE_CAPACITY};
+pub use page::{
+    CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, CONSOLE_CAPACITY, MAX_ISSUED_REFS,
+};
 pub use presses::{AgentRelease, PressId, PressKind, ReleaseCmd, ReleaseTarget};
 use presses::{Press, PressState};
 

@@ -36,7 +36,7 @@ const MAX_CONSOLE_TEXT: usize = 8 * 1024;
 const MAX_LIFECYCLE_FRAMES: usize = 64;
 
 /// An element a ref stands for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NodeRef {
     /// The CDP frame id of the element's document.
     pub frame: String,
@@ -50,6 +50,65 @@ pub(super) struct Snapshot {
     /// Main-frame navigations of the tab when the snapshot started.
     nav: u64,
     refs: HashMap<u64, NodeRef>,
+    /// The number of every element of the tab's document numbered so far
+    /// (by this snapshot and the session's earlier ones since the
+    /// navigation), so that an element keeps its ref.
+    issued: HashMap<NodeRef, u64>,
+}
+
+/// The most elements of one document a session's numbering remembers;
+/// past it, only the latest snapshot's are kept (older elements get new
+/// numbers if they show up again).
+pub const MAX_ISSUED_REFS: usize = 100_000;
+
+/// The numbers a snapshot gives its elements ([`Core::reserve_refs`]):
+/// the number an element already has in the tab's document, else the
+/// next of the numbers reserved for the snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct RefNumbers {
+    known: HashMap<NodeRef, u64>,
+    first: u64,
+    fresh: u64,
+}
+
+impl RefNumbers {
+    /// Numbers from `first` on, no element known yet (for tests of the
+    /// outline).
+    pub fn starting_at(first: u64) -> RefNumbers {
+        RefNumbers {
+            first,
+            ..RefNumbers::default()
+        }
+    }
+
+    /// The first number reserved.
+    pub fn first(&self) -> u64 {
+        self.first
+    }
+
+    /// How many reserved numbers were given out.
+    pub fn fresh(&self) -> u64 {
+        self.fresh
+    }
+
+    /// The number [`RefNumbers::number`] would give `node` now.
+    pub fn peek(&self, node: &NodeRef) -> u64 {
+        self.known
+            .get(node)
+            .copied()
+            .unwrap_or(self.first + self.fresh)
+    }
+
+    /// `node`'s number: the one it has, else the next reserved one.
+    pub fn number(&mut self, node: &NodeRef) -> u64 {
+        if let Some(n) = self.known.get(node) {
+            return *n;
+        }
+        let n = self.first + self.fresh;
+        self.fresh += 1;
+        self.known.insert(node.clone(), n);
+        n
+    }
 }
 
 /// Where a tab stood when a snapshot started (see
@@ -225,50 +284,67 @@ impl Core {
     }
 
     /// Reserves `count` ref numbers for a snapshot being rendered (at most
-    /// one per node of its trees) and returns the first; a snapshot of the
-    /// same session rendered meanwhile takes numbers after them. Hand them
-    /// back with [`Core::snapshot_finished`].
-    pub fn reserve_refs(&mut self, fence: &Fence, count: u64) -> Result<u64, WireError> {
+    /// one per node of its trees), with the numbers the tab's elements
+    /// already have in its current document; a snapshot of the same
+    /// session rendered meanwhile takes numbers after them. Hand them back
+    /// with [`Core::snapshot_finished`].
+    pub fn reserve_refs(&mut self, fence: &Fence, count: u64) -> Result<RefNumbers, WireError> {
         self.check(fence)?;
+        let nav = self.tabs.get(&fence.tab).map(|t| t.nav);
         let s = self.bound_mut(fence.session, fence.conn)?;
         let first = s.next_ref;
         s.next_ref = first.saturating_add(count);
-        Ok(first)
+        let known = match s.snapshots.get(&fence.tab) {
+            Some(old) if Some(old.nav) == nav => old.issued.clone(),
+            _ => HashMap::new(),
+        };
+        Ok(RefNumbers {
+            known,
+            first,
+            fresh: 0,
+        })
     }
 
-    /// Stores a snapshot's refs (numbered from `first`, in order, within the
-    /// `reserved` numbers from [`Core::reserve_refs`]) as the session's
-    /// latest of the tab; every older ref of the tab is stale from now on.
-    /// The numbers it did not use go back unless another snapshot reserved
-    /// numbers after them. A navigation since `mark` makes these stale at
-    /// once.
+    /// Stores a snapshot's refs (each element with the number
+    /// [`RefNumbers::number`] gave it; `numbers` is what
+    /// [`Core::reserve_refs`] returned, for its `reserved` numbers) as the
+    /// session's latest of the tab: a ref it does not show is stale from
+    /// now on, and the numbers it did not use go back unless another
+    /// snapshot reserved numbers after them. An element keeps its number
+    /// in the next snapshots of the same document. A navigation since
+    /// `mark` makes these stale at once.
     pub fn snapshot_finished(
         &mut self,
         fence: &Fence,
         mark: SnapshotMark,
-        first: u64,
+        numbers: (u64, u64),
         reserved: u64,
-        nodes: Vec<NodeRef>,
+        nodes: Vec<(u64, NodeRef)>,
     ) -> Result<(), WireError> {
         self.check(fence)?;
+        let (first, fresh) = numbers;
         let s = self.bound_mut(fence.session, fence.conn)?;
-        let count = nodes.len() as u64;
-        let refs = nodes
-            .into_iter()
-            .enumerate()
-            .map(|(i, n)| (first + i as u64, n))
-            .collect();
+        let mut issued = match s.snapshots.remove(&fence.tab) {
+            Some(old) if old.nav == mark.nav => old.issued,
+            _ => HashMap::new(),
+        };
+        if issued.len() + nodes.len() > MAX_ISSUED_REFS {
+            issued.clear();
+        }
+        issued.extend(nodes.iter().map(|(n, node)| (node.clone(), *n)));
+        let refs = nodes.into_iter().collect();
         s.snapshots.insert(
             fence.tab,
             Snapshot {
                 nav: mark.nav,
                 refs,
+                issued,
             },
         );
         if s.next_ref == first.saturating_add(reserved) {
-            s.next_ref = first + count;
+            s.next_ref = first + fresh;
         }
-        s.next_ref = s.next_ref.max(first + count);
+        s.next_ref = s.next_ref.max(first + fresh);
         Ok(())
     }
 

@@ -143,13 +143,15 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     // take the same ones. A large outline renders on the blocking pool.
     let nodes: usize = frames.iter().map(|f| f.nodes.len()).sum();
     let reserved = nodes as u64;
-    let first = cx.core(|c| c.reserve_refs(fence, reserved))?;
-    let out = off_thread_if(nodes > LARGE_TREE, "rendering the snapshot", move || {
-        Ok(outline::render(&frames, first, max))
+    let mut numbers = cx.core(|c| c.reserve_refs(fence, reserved))?;
+    let (out, numbers) = off_thread_if(nodes > LARGE_TREE, "rendering the snapshot", move || {
+        let out = outline::render(&frames, &mut numbers, max);
+        Ok((out, numbers))
     })
     .await?;
     let refs = out.refs.len();
-    cx.core(|c| c.snapshot_finished(fence, mark, first, reserved, out.refs))?;
+    let used = (numbers.first(), numbers.fresh());
+    cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs))?;
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),

@@ -440,7 +440,8 @@ tools! {
     Snapshot(NoArgs) => "browser_snapshot", "Page snapshot", read_only: true,
         "Capture an accessibility snapshot of the current page; this is better than a \
          screenshot. Every element you can act on is listed with a ref such as [ref=e12]: pass \
-         it as `target` to the other tools. Refs are valid until the next snapshot or navigation.";
+         it as `target` to the other tools. An element keeps its ref across snapshots; a ref \
+         is valid while the latest snapshot shows it, until the next navigation.";
     Click(ClickArgs) => "browser_click", "Click", read_only: false,
         "Perform a click on a web page element (by its ref from the latest snapshot). Answers \
          with a fresh snapshot.";

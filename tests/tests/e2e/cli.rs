@@ -164,8 +164,11 @@ async fn cli_snapshot_click_by_ref_downscaled_screenshot_and_wait_progress() -> 
         !String::from_utf8_lossy(&out.stderr).contains("waiting for"),
         "{out:?}"
     );
-    // A stale ref is a typed error with exit code 1.
-    ok(&cotab(&run, &["snapshot"])?);
+    // A new snapshot keeps the element's ref; a navigation makes it stale,
+    // a typed error with exit code 1.
+    let again = ok(&cotab(&run, &["snapshot"])?);
+    assert!(again.contains(&format!("[ref={r}]")), "{again}");
+    ok(&cotab(&run, &["reload"])?);
     let out = cotab(&run, &["click", r])?;
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(

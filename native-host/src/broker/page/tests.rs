@@ -21,16 +21,31 @@ fn snapshot(c: &mut Core, s: SessionId, ids: &[i64]) -> u64 {
     // More numbers reserved than used, as a page's nodes outnumber its
     // refs.
     let reserved = ids.len() as u64 + 5;
-    let first = c.reserve_refs(&f, reserved).expect("first");
-    c.snapshot_finished(
-        &f,
-        mark,
-        first,
-        reserved,
-        ids.iter().map(|i| node(*i)).collect(),
-    )
-    .expect("stored");
+    let numbers = c.reserve_refs(&f, reserved).expect("numbers");
+    let first = numbers.first();
+    finish(c, &f, mark, numbers, reserved, ids);
     first
+}
+
+/// Numbers the elements `ids` with `numbers` and stores them as the
+/// snapshot of `f`'s tab.
+fn finish(
+    c: &mut Core,
+    f: &crate::broker::Fence,
+    mark: crate::broker::SnapshotMark,
+    mut numbers: RefNumbers,
+    reserved: u64,
+    ids: &[i64],
+) {
+    let refs = ids
+        .iter()
+        .map(|i| {
+            let n = node(*i);
+            (numbers.number(&n), n)
+        })
+        .collect();
+    c.snapshot_finished(f, mark, (numbers.first(), numbers.fresh()), reserved, refs)
+        .expect("stored");
 }
 
 fn resolve(c: &Core, s: SessionId, r: &str) -> Result<NodeRef, ErrorKind> {
@@ -78,6 +93,33 @@ fn a_ref_never_issued_is_told_from_a_stale_one() {
 }
 
 #[test]
+fn an_element_keeps_its_ref_across_snapshots_of_its_document() {
+    let (mut c, s) = setup();
+    assert_eq!(snapshot(&mut c, s, &[10, 11, 12]), 1);
+    // 11 is gone, 13 is new: the others keep their numbers, the new one
+    // takes a number never used.
+    snapshot(&mut c, s, &[10, 12, 13]);
+    assert_eq!(resolve(&c, s, "e1"), Ok(node(10)));
+    assert_eq!(resolve(&c, s, "e3"), Ok(node(12)));
+    assert_eq!(
+        resolve(&c, s, "e2"),
+        Err(ErrorKind::StaleRef),
+        "its element left"
+    );
+    assert_eq!(resolve(&c, s, "e4"), Ok(node(13)));
+    // An element that comes back keeps the number it had.
+    snapshot(&mut c, s, &[11, 13]);
+    assert_eq!(resolve(&c, s, "e2"), Ok(node(11)));
+    assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
+    // A new document numbers afresh: no ref of the old one reaches it.
+    c.on_main_frame_navigated(TabId(1));
+    let first = snapshot(&mut c, s, &[10]);
+    assert!(first > 4, "{first}");
+    assert_eq!(resolve(&c, s, &format!("e{first}")), Ok(node(10)));
+    assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
+}
+
+#[test]
 fn snapshots_rendered_at_once_take_numbers_apart() {
     let (mut c, s) = setup();
     let f = c.fence(s, A, Need::Observe).expect("fence");
@@ -86,13 +128,11 @@ fn snapshots_rendered_at_once_take_numbers_apart() {
     // more numbers reserved than it will use.
     let a = c.reserve_refs(&f, 10).expect("a");
     let b = c.reserve_refs(&f, 10).expect("b");
-    assert_eq!((a, b), (1, 11));
-    c.snapshot_finished(&f, mark, a, 10, vec![node(10), node(11)])
-        .expect("a stored");
+    assert_eq!((a.first(), b.first()), (1, 11));
+    finish(&mut c, &f, mark, a, 10, &[10, 11]);
     // `b` reserved after `a`'s numbers: they stay taken.
-    assert_eq!(c.reserve_refs(&f, 0).expect("peek"), 21);
-    c.snapshot_finished(&f, mark, b, 10, vec![node(20)])
-        .expect("b stored");
+    assert_eq!(c.reserve_refs(&f, 0).expect("peek").first(), 21);
+    finish(&mut c, &f, mark, b, 10, &[20]);
     assert_eq!(resolve(&c, s, "e11"), Ok(node(20)));
     assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
     // Nothing reserved after `b`: its unused numbers came back.
@@ -110,9 +150,9 @@ fn a_navigation_makes_refs_stale_even_during_the_snapshot() {
     let f = c.fence(s, A, Need::Observe).expect("fence");
     let mark = c.snapshot_started(&f);
     c.on_main_frame_navigated(TabId(1));
-    let first = c.reserve_refs(&f, 1).expect("first");
-    c.snapshot_finished(&f, mark, first, 1, vec![node(30)])
-        .expect("stored");
+    let numbers = c.reserve_refs(&f, 1).expect("numbers");
+    let first = numbers.first();
+    finish(&mut c, &f, mark, numbers, 1, &[30]);
     assert_eq!(
         resolve(&c, s, &format!("e{first}")),
         Err(ErrorKind::StaleRef)

@@ -24,24 +24,28 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     assert!(first
         .text
         .contains("- checkbox \"Agree\" [unchecked] [ref=e3]"));
+    // The same document's elements keep their refs.
     let second = snapshot(&mut c).await;
-    assert_eq!(find_ref(&second, "\"Go\""), Ref("e10".into()));
+    assert_eq!(find_ref(&second, "\"Go\""), Ref("e1".into()));
+    assert_eq!(find_ref(&second, "\"Agree\""), Ref("e3".into()));
     c.call::<Acquire>(&Empty {}).await.expect("acquire");
 
-    // A ref of the older snapshot never acts on anything.
+    // A ref never issued never acts on anything.
     let err = c
-        .call::<Click>(&ClickParams::on(Ref("e1".into())))
+        .call::<Click>(&ClickParams::on(Ref("e99".into())))
         .await
-        .expect_err("stale");
+        .expect_err("never issued");
     assert_eq!(err.kind(), Some(ErrorKind::StaleRef));
+    assert!(err.to_string().contains("never issued"), "{err}");
     // A node gone from the page.
     state.lock().expect("state").gone.push(11);
     let err = c
-        .call::<Click>(&ClickParams::on(Ref("e10".into())))
+        .call::<Click>(&ClickParams::on(Ref("e1".into())))
         .await
         .expect_err("gone");
     assert_eq!(err.kind(), Some(ErrorKind::StaleRef));
-    // A main-frame navigation since the snapshot.
+    // A main-frame navigation since the snapshot: the next snapshot
+    // numbers the new document afresh.
     ext.event(Event::Cdp {
         tab_id: TabId(7),
         method: "Page.frameNavigated".into(),
@@ -50,7 +54,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     let give_up = tokio::time::Instant::now() + WAIT;
     loop {
         let err = c
-            .call::<Click>(&ClickParams::on(Ref("e11".into())))
+            .call::<Click>(&ClickParams::on(Ref("e2".into())))
             .await
             .expect_err("stale after navigation");
         if err.kind() == Some(ErrorKind::StaleRef) {
@@ -58,6 +62,8 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
         }
         assert!(tokio::time::Instant::now() < give_up, "{err}");
     }
+    let third = snapshot(&mut c).await;
+    assert_ne!(find_ref(&third, "\"Agree\""), Ref("e3".into()), "{third}");
     let small = c
         .call::<Snapshot>(&SnapshotParams {
             max_chars: Some(70),
