@@ -357,6 +357,7 @@ impl Bridge {
     pub(crate) async fn run(&mut self, call: ToolCall) -> Result<ToolOutput, ToolFailure> {
         match call {
             ToolCall::Tabs(a) => self.tabs(a).await,
+            ToolCall::Close(_) => self.tabs(TabsArgs::close_current()).await,
             ToolCall::Navigate(a) => {
                 let r = self.act::<Navigate>(&NavigateParams::to(a.url)).await?;
                 Ok(self

@@ -87,6 +87,18 @@ pub(crate) struct TabsArgs {
     pub(crate) url: Option<String>,
 }
 
+impl TabsArgs {
+    /// `close` of the current tab (`browser_close`).
+    pub(crate) fn close_current() -> TabsArgs {
+        TabsArgs {
+            action: TabsAction::Close,
+            index: None,
+            tab_id: None,
+            url: None,
+        }
+    }
+}
+
 /// Arguments of `browser_navigate`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -432,6 +444,9 @@ tools! {
          exist for you; a tab you open with `new` is shared with you and becomes the current tab. \
          `select` makes a tab the current one (the tab every other tool acts on) and takes \
          control of it.";
+    Close(NoArgs) => "browser_close", "Close browser", read_only: false,
+        "Close the current tab, as browser_tabs `close` does: a shared tab the person does not \
+         control. cotab never closes the browser or a tab the person did not share.";
     Navigate(NavigateArgs) => "browser_navigate", "Navigate to a URL", read_only: false,
         "Navigate the current tab to a URL (http or https only) and wait for it to load. \
          Answers with a snapshot of the new page.";

@@ -185,6 +185,7 @@ fn one_tab() -> Arc<Responder> {
             selected: p.values.clone(),
         }),
         Call::MouseMove(_) | Call::MouseDown(_) | Call::Scroll(_) => ok(Acted::default()),
+        Call::TabsClose(_) => ok(Empty {}),
         Call::MouseUp(_) => ok(ReleaseResult {
             already_released: false,
         }),
@@ -777,4 +778,5 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
     assert_eq!(daemon.methods(), vec!["page.dialog", "page.snapshot"]);
 }
 
+mod close;
 mod vision;
