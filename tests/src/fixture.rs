@@ -14,7 +14,8 @@ pub const MCP: &str = r#"<!doctype html>
  <h1>Counter</h1>
  <p id="status">Not pressed yet</p>
  <button id="press" onclick="document.getElementById('status').textContent = 'Pressed ' + (++window.presses) + ' time(s)'">Press me</button>
- <script>window.presses = 0;</script>
+ <input id="name" aria-label="Name" onkeydown="window.keys++">
+ <script>window.presses = 0; window.keys = 0;</script>
 </body></html>
 "#;
 

@@ -12,7 +12,7 @@ use super::answers::{
     click_line, console_text, dialog_kind, modal_state, named, opened_tabs, page_state,
     quoted_list, tabs_text, ANSWER_A_DIALOG,
 };
-use super::params::{click_params, console_params, type_params};
+use super::params::{click_params, console_params};
 use super::tools::{
     DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs, ImageType,
     ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall, WaitForArgs,
@@ -26,7 +26,7 @@ use cotab_shared::controller::{
     EvaluateParams, HoverParams, ImageFormat, Method, Navigate, NavigateAction, NavigateParams,
     Notification, Press, PressParams, Ref, RpcError, SelectOption, SelectOptionParams,
     SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status, TabsClose,
-    TabsCreate, TabsList, TabsSelect, Type, Wait, WaitParams, WaitUntil,
+    TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -394,16 +394,7 @@ impl Bridge {
                 .await?;
                 Ok(self.with_snapshot(line).await)
             }
-            ToolCall::Type(a) => {
-                let line = format!(
-                    "Typed {} character(s) into {}{}",
-                    a.text.chars().count(),
-                    named(a.element.as_deref(), &a.target),
-                    if a.submit { " and pressed Enter" } else { "" }
-                );
-                self.acted::<Type>(&type_params(a)).await?;
-                Ok(self.with_snapshot(line).await)
-            }
+            ToolCall::Type(a) => self.type_text(a).await,
             ToolCall::PressKey(a) => {
                 let (modifiers, key) = keys::parse_combo(&a.key).map_err(ToolFailure::invalid)?;
                 self.acted::<Press>(&PressParams {

@@ -6,7 +6,8 @@
 //!   `--caps`; decoding a `tools/call`. `schema`: the JSON schema of each.
 //! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
 //!   does with the controller protocol; `form` (`browser_fill_form`),
-//!   `vision` (the coordinate tools of `--caps vision`),
+//!   `keyboard` (`browser_type`), `vision` (the coordinate tools of
+//!   `--caps vision`),
 //!   `params` (the params of tools that are one call) and `answers` (what
 //!   the model reads back) beside it.
 //! - this module: the MCP handler that lists and calls tools, tells the
@@ -25,6 +26,7 @@
 mod answers;
 mod bridge;
 mod form;
+mod keyboard;
 mod params;
 mod schema;
 mod tools;

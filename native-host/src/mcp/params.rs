@@ -103,6 +103,7 @@ mod tests {
             target: "e7".into(),
             text: "Ada".into(),
             submit: true,
+            slowly: false,
         });
         assert_eq!(
             serde_json::to_value(&p).expect("serialises"),

@@ -176,6 +176,10 @@ pub(crate) struct TypeArgs {
     /// Whether to submit entered text (press Enter after).
     #[serde(default)]
     pub(crate) submit: bool,
+    /// Whether to type one character at a time. Useful for triggering key
+    /// handlers in the page. By default entire text is filled in at once.
+    #[serde(default)]
+    pub(crate) slowly: bool,
 }
 
 /// Arguments of `browser_press_key`.

@@ -151,6 +151,29 @@ async fn an_mcp_client_snapshots_and_clicks_by_ref() -> anyhow::Result<()> {
 
     let again = call_tool(&run, &session, "browser_snapshot", &[]).await?;
     assert!(again.contains("Pressed 1 time(s)"), "{again}");
+    // Typing slowly presses a key per character; at once, none.
+    let name = ref_of(&again, "textbox \"Name\"")
+        .ok_or_else(|| anyhow::anyhow!("no ref for the textbox in:\n{again}"))?;
+    for (slowly, keys) in [("true", 3), ("false", 3)] {
+        call_tool(
+            &run,
+            &session,
+            "browser_type",
+            &[
+                &format!("target={name}"),
+                "text=Ada",
+                &format!("slowly={slowly}"),
+            ],
+        )
+        .await?;
+        let state = browser
+            .eval(
+                &page,
+                "[document.getElementById('name').value, window.keys]",
+            )
+            .await?;
+        assert_eq!(state, serde_json::json!(["Ada", keys]), "slowly={slowly}");
+    }
     assert!(!again.contains("Not pressed yet"), "{again}");
 
     // A ref from before that snapshot is stale: a tool error with its kind.
