@@ -59,6 +59,12 @@ const WITH_VALUE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton", 
 /// Containers left out when unnamed (documents are always left out).
 const COLLAPSED: &[&str] = &["generic", "none", "presentation"];
 
+/// Roles of Chromium's own that ARIA (and Playwright's snapshots) do not
+/// have, always left out (their children move up): a `<label>`'s text
+/// holder, a `<select>`'s popup, a `<fieldset>`'s legend (its group is
+/// named by it), a list item's bullet.
+const CHROMIUM_ONLY: &[&str] = &["labeltext", "menulistpopup", "legend", "listmarker"];
+
 /// One CDP `AXNode`, the fields the outline reads.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -133,8 +139,12 @@ pub struct Outline {
 
 struct Line {
     depth: usize,
+    /// The role, name and states (`text` and `/url` for text and a link's
+    /// target).
     head: String,
-    tail: String,
+    /// What follows `: ` when the line has no children: a field's value,
+    /// the text, the url.
+    value: Option<String>,
     node: Option<NodeRef>,
 }
 
@@ -176,6 +186,29 @@ fn quoted(s: &str) -> String {
     out
 }
 
+/// `s` as a YAML scalar, as Playwright's aria snapshots write values:
+/// bare when YAML reads it back as that same string, else double-quoted.
+fn scalar(s: &str) -> String {
+    let lower = s.to_ascii_lowercase();
+    let plain = !s.is_empty()
+        && s.trim() == s
+        && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        && !s.contains(": ")
+        && !s.contains(" #")
+        && !s.ends_with(':')
+        && !s.chars().any(char::is_control)
+        && !matches!(
+            lower.as_str(),
+            "true" | "false" | "null" | "~" | "yes" | "no" | "on" | "off"
+        )
+        && s.parse::<f64>().is_err();
+    if plain {
+        s.to_owned()
+    } else {
+        serde_json::to_string(s).unwrap_or_else(|_| quoted(s))
+    }
+}
+
 fn prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a Value> {
     n.properties
         .iter()
@@ -192,8 +225,7 @@ fn states(n: &AxNode, role: &str) -> Vec<String> {
     match prop(n, "checked") {
         Some(v) if v.as_str() == Some("mixed") => out.push("mixed".to_string()),
         Some(v) if truthy(Some(v)) => out.push("checked".to_string()),
-        Some(_) => out.push("unchecked".to_string()),
-        None => {}
+        _ => {}
     }
     if truthy(prop(n, "pressed")) {
         out.push("pressed".into());
@@ -201,13 +233,11 @@ fn states(n: &AxNode, role: &str) -> Vec<String> {
     if truthy(prop(n, "disabled")) {
         out.push("disabled".into());
     }
-    match prop(n, "expanded") {
-        Some(v) if truthy(Some(v)) => out.push("expanded".into()),
-        Some(_) => out.push("collapsed".into()),
-        None => {}
+    if truthy(prop(n, "expanded")) {
+        out.push("expanded".into());
     }
     if truthy(prop(n, "focused")) {
-        out.push("focused".into());
+        out.push("active".into());
     }
     if truthy(prop(n, "selected")) {
         out.push("selected".into());
@@ -220,14 +250,13 @@ fn states(n: &AxNode, role: &str) -> Vec<String> {
             out.push(format!("level={level}"));
         }
     }
-    if role == "link" {
-        if let Some(url) = prop(n, "url").and_then(Value::as_str) {
-            if !url.is_empty() {
-                out.push(format!("url={}", tidy(url)));
-            }
-        }
-    }
     out
+}
+
+/// A link's target, for its `/url:` child.
+fn url_of(n: &AxNode, role: &str) -> Option<String> {
+    let url = prop(n, "url").and_then(Value::as_str)?;
+    (role == "link" && !url.is_empty()).then(|| tidy(url))
 }
 
 struct Item {
@@ -236,6 +265,12 @@ struct Item {
     depth: usize,
     /// The name of the nearest ancestor shown.
     parent_name: String,
+    /// The value of the nearest ancestor shown (a field's text repeats
+    /// it).
+    parent_value: String,
+    /// Inside a `<select>`'s popup: its options take no refs (the select
+    /// does).
+    in_select: bool,
 }
 
 /// Renders `frames` (the main frame first), numbering refs with
@@ -249,6 +284,7 @@ pub fn render(frames: &[FrameTree], numbers: &mut RefNumbers, max_chars: usize) 
     let total = lines.len();
     let mut shown = 0usize;
     let mut truncated = false;
+    let depths: Vec<usize> = lines.iter().map(|l| l.depth).collect();
     for (i, line) in lines.into_iter().enumerate() {
         let mut s = "  ".repeat(line.depth);
         s.push_str("- ");
@@ -258,7 +294,13 @@ pub fn render(frames: &[FrameTree], numbers: &mut RefNumbers, max_chars: usize) 
         if let Some(n) = number {
             s.push_str(&format!(" [ref=e{n}]"));
         }
-        s.push_str(&line.tail);
+        // A line with children ends in `:`, as YAML's does.
+        if depths.get(i + 1).is_some_and(|d| *d > line.depth) {
+            s.push(':');
+        } else if let Some(v) = &line.value {
+            s.push_str(": ");
+            s.push_str(&scalar(v));
+        }
         let len = s.chars().count() + usize::from(i > 0);
         // Room for this line and, when more lines follow, for the marker
         // that would end the outline right after it.
@@ -335,6 +377,8 @@ fn collect(frames: &[FrameTree]) -> Vec<Line> {
             node: r,
             depth: 0,
             parent_name: String::new(),
+            parent_value: String::new(),
+            in_select: false,
         });
     }
     // Iterative, so a deeply nested page cannot exhaust the stack.
@@ -350,59 +394,69 @@ fn collect(frames: &[FrameTree]) -> Vec<Line> {
             continue;
         }
         let document = matches!(role.as_str(), "rootwebarea" | "webarea");
-        let shown =
-            if n.ignored || document || (name.is_empty() && COLLAPSED.contains(&role.as_str())) {
-                false
-            } else if role == "statictext" {
-                if !name.is_empty() && name != item.parent_name {
-                    lines.push(Line {
-                        depth: item.depth,
-                        head: format!("text {}", quoted(&name)),
-                        tail: String::new(),
-                        node: None,
-                    });
-                }
-                continue;
-            } else {
-                let mut head = if role.is_empty() {
-                    "node".to_string()
-                } else {
-                    role.clone()
-                };
-                if !name.is_empty() {
-                    head.push(' ');
-                    head.push_str(&quoted(&name));
-                }
-                for s in states(n, &role) {
-                    head.push_str(&format!(" [{s}]"));
-                }
-                let mut tail = String::new();
-                if WITH_VALUE.contains(&role.as_str()) {
-                    let v = tidy(&text_of(n.value.as_ref()));
-                    if !v.is_empty() {
-                        tail = format!(": {}", quoted(&v));
-                    }
-                }
-                let wants_ref = ACTIONABLE.contains(&role.as_str()) || !name.is_empty();
-                let node = n
-                    .backend_dom_node_id
-                    .filter(|_| wants_ref)
-                    .map(|id| NodeRef {
-                        frame: frame.frame_id.clone(),
-                        backend_node_id: id,
-                    });
+        let in_select = item.in_select || role == "menulistpopup";
+        let mut value = String::new();
+        let shown = if n.ignored
+            || document
+            || CHROMIUM_ONLY.contains(&role.as_str())
+            || (name.is_empty() && COLLAPSED.contains(&role.as_str()))
+        {
+            false
+        } else if role == "statictext" {
+            if !name.is_empty() && name != item.parent_name && name != item.parent_value {
                 lines.push(Line {
                     depth: item.depth,
-                    head,
-                    tail,
-                    node,
+                    head: "text".into(),
+                    value: Some(name),
+                    node: None,
                 });
-                true
-            };
-        let (depth, parent_name) = if shown {
-            (item.depth + 1, name)
+            }
+            continue;
         } else {
-            (item.depth, item.parent_name)
+            let mut head = if role.is_empty() {
+                "node".to_string()
+            } else {
+                role.clone()
+            };
+            if !name.is_empty() {
+                head.push(' ');
+                head.push_str(&quoted(&name));
+            }
+            for s in states(n, &role) {
+                head.push_str(&format!(" [{s}]"));
+            }
+            if WITH_VALUE.contains(&role.as_str()) {
+                value = tidy(&text_of(n.value.as_ref()));
+            }
+            let wants_ref = !(in_select && role == "option")
+                && (ACTIONABLE.contains(&role.as_str()) || !name.is_empty());
+            let node = n
+                .backend_dom_node_id
+                .filter(|_| wants_ref)
+                .map(|id| NodeRef {
+                    frame: frame.frame_id.clone(),
+                    backend_node_id: id,
+                });
+            lines.push(Line {
+                depth: item.depth,
+                head,
+                value: (!value.is_empty()).then(|| value.clone()),
+                node,
+            });
+            if let Some(url) = url_of(n, &role) {
+                lines.push(Line {
+                    depth: item.depth + 1,
+                    head: "/url".into(),
+                    value: Some(url),
+                    node: None,
+                });
+            }
+            true
+        };
+        let (depth, parent_name, parent_value) = if shown {
+            (item.depth + 1, name, value)
+        } else {
+            (item.depth, item.parent_name, item.parent_value)
         };
         // The frame's content goes after the element's own children: push
         // it first.
@@ -414,6 +468,8 @@ fn collect(frames: &[FrameTree]) -> Vec<Line> {
                         node: r,
                         depth,
                         parent_name: parent_name.clone(),
+                        parent_value: parent_value.clone(),
+                        in_select,
                     });
                 }
             }
@@ -425,11 +481,38 @@ fn collect(frames: &[FrameTree]) -> Vec<Line> {
                     node: c,
                     depth,
                     parent_name: parent_name.clone(),
+                    parent_value: parent_value.clone(),
+                    in_select,
                 });
             }
         }
     }
-    lines
+    merge_text(lines)
+}
+
+/// Consecutive text lines of one parent as one, as the page's inline text
+/// reads (`clicks:`, `0`, `, moves:` → `clicks: 0, moves:`): the
+/// accessibility tree splits text at every element boundary.
+fn merge_text(lines: Vec<Line>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::with_capacity(lines.len());
+    for line in lines {
+        let is_text = line.head == "text" && line.node.is_none();
+        if let (true, Some(last)) = (is_text, out.last_mut()) {
+            if last.head == "text" && last.node.is_none() && last.depth == line.depth {
+                if let (Some(joined), Some(more)) = (last.value.as_mut(), line.value) {
+                    let tight = more.starts_with([',', '.', ';', ':', '!', '?', ')'])
+                        || joined.ends_with('(');
+                    if !tight {
+                        joined.push(' ');
+                    }
+                    joined.push_str(&more);
+                }
+                continue;
+            }
+        }
+        out.push(line);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -503,15 +586,17 @@ mod tests {
         ]
     }
 
+    /// As Playwright's aria snapshot writes the same page.
     const EXPECTED: &str = r#"- heading "Create an account" [level=1] [ref=e5]
-- textbox "Email" [focused] [required] [ref=e6]: "a@b.c"
-- checkbox "I accept \"the\" terms" [unchecked] [ref=e7]
+- textbox "Email" [active] [required] [ref=e6]: a@b.c
+- checkbox "I accept \"the\" terms" [ref=e7]
 - button "Sign up" [disabled] [ref=e8]
-- link "Help" [url=http://a/help] [ref=e9]
-- paragraph
-  - text "Some text"
-- combobox "Country" [collapsed] [ref=e10]: "France"
-- iframe
+- link "Help" [ref=e9]:
+  - /url: http://a/help
+- paragraph:
+  - text: Some text
+- combobox "Country" [ref=e10]: France
+- iframe:
   - radio "Inner choice" [checked] [ref=e11]
 - button [ref=e12]"#;
 
@@ -538,6 +623,78 @@ mod tests {
                 ("MAIN".into(), 14),
             ]
         );
+    }
+
+    #[test]
+    fn chromiums_own_roles_and_repeated_text_are_left_out_as_playwright_does() {
+        let main = nodes(json!([
+            {"nodeId": "1", "role": {"value": "RootWebArea"}, "childIds": ["2", "5", "9", "12"], "backendDOMNodeId": 1},
+            // <label>Plan <select>…</select></label>
+            {"nodeId": "2", "parentId": "1", "role": {"value": "LabelText"}, "childIds": ["3", "4"], "backendDOMNodeId": 2},
+            {"nodeId": "3", "parentId": "2", "role": {"value": "StaticText"}, "name": {"value": "Plan"}},
+            {"nodeId": "4", "parentId": "2", "role": {"value": "combobox"}, "name": {"value": "Plan"},
+             "value": {"type": "string", "value": "One"},
+             "properties": [{"name": "expanded", "value": {"type": "booleanOrUndefined", "value": false}}],
+             "childIds": ["4a"], "backendDOMNodeId": 4},
+            {"nodeId": "4a", "parentId": "4", "role": {"value": "MenuListPopup"}, "childIds": ["4b", "4c"], "backendDOMNodeId": 40},
+            {"nodeId": "4b", "parentId": "4a", "role": {"value": "option"}, "name": {"value": "One"},
+             "properties": [{"name": "selected", "value": {"type": "booleanOrUndefined", "value": true}}], "backendDOMNodeId": 41},
+            {"nodeId": "4c", "parentId": "4a", "role": {"value": "option"}, "name": {"value": "Two"}, "backendDOMNodeId": 42},
+            // <fieldset><legend>Contact</legend>…</fieldset>
+            {"nodeId": "5", "parentId": "1", "role": {"value": "group"}, "name": {"value": "Contact"}, "childIds": ["6", "8"], "backendDOMNodeId": 5},
+            {"nodeId": "6", "parentId": "5", "role": {"value": "legend"}, "childIds": ["7"], "backendDOMNodeId": 6},
+            {"nodeId": "7", "parentId": "6", "role": {"value": "StaticText"}, "name": {"value": "Contact"}},
+            {"nodeId": "8", "parentId": "5", "role": {"value": "radio"}, "name": {"value": "Email"}, "backendDOMNodeId": 8},
+            // A filled spin button repeats its value as text.
+            {"nodeId": "9", "parentId": "1", "role": {"value": "spinbutton"}, "name": {"value": "Quantity"},
+             "value": {"type": "string", "value": "1"}, "childIds": ["10"], "backendDOMNodeId": 9},
+            {"nodeId": "10", "parentId": "9", "role": {"value": "StaticText"}, "name": {"value": "1"}},
+            {"nodeId": "12", "parentId": "1", "role": {"value": "paragraph"}, "childIds": ["13", "14", "15", "16"], "backendDOMNodeId": 12},
+            {"nodeId": "13", "parentId": "12", "role": {"value": "StaticText"}, "name": {"value": "clicks:"}},
+            {"nodeId": "14", "parentId": "12", "role": {"value": "StaticText"}, "name": {"value": "0"}},
+            {"nodeId": "15", "parentId": "12", "role": {"value": "StaticText"}, "name": {"value": ", moves:"}},
+            {"nodeId": "16", "parentId": "12", "role": {"value": "StaticText"}, "name": {"value": "0"}}
+        ]));
+        let frames = [FrameTree {
+            frame_id: "MAIN".into(),
+            owner: None,
+            nodes: main,
+        }];
+        let o = render(&frames, &mut RefNumbers::starting_at(1), 40_000);
+        assert_eq!(
+            o.text,
+            r#"- text: Plan
+- combobox "Plan" [ref=e1]:
+  - option "One" [selected]
+  - option "Two"
+- group "Contact" [ref=e2]:
+  - radio "Email" [ref=e3]
+- spinbutton "Quantity" [ref=e4]: "1"
+- paragraph:
+  - text: "clicks: 0, moves: 0""#
+        );
+    }
+
+    #[test]
+    fn values_are_bare_unless_yaml_would_read_them_otherwise() {
+        for (value, written) in [
+            ("Ada", "Ada"),
+            ("ada@example.org", "ada@example.org"),
+            ("https://a/b?c=d", "https://a/b?c=d"),
+            ("1", "\"1\""),
+            ("2.5", "\"2.5\""),
+            ("true", "\"true\""),
+            ("No", "\"No\""),
+            ("", "\"\""),
+            (" padded", "\" padded\""),
+            ("key: value", "\"key: value\""),
+            ("- dash", "\"- dash\""),
+            ("say \"hi\"", "say \"hi\""),
+            ("#tag", "\"#tag\""),
+            ("a #b", "\"a #b\""),
+        ] {
+            assert_eq!(scalar(value), written, "{value:?}");
+        }
     }
 
     #[test]

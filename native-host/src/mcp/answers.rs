@@ -54,10 +54,11 @@ pub(super) fn modal_state(d: &DialogInfo) -> String {
     )
 }
 
-/// The page's url, title and outline, as Playwright MCP shows them.
+/// The page's url, title and outline, as Playwright MCP shows them
+/// (`### Page`, then `### Snapshot`).
 pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
     let mut text = format!(
-        "### Page state\n- Page URL: {}\n- Page Title: {}\n- Page Snapshot:\n```yaml\n{}\n```\n",
+        "### Page\n- Page URL: {}\n- Page Title: {}\n### Snapshot\n```yaml\n{}\n```\n",
         s.url,
         s.title,
         s.text.trim_end()

@@ -336,7 +336,7 @@ impl Bridge {
         let opened = std::mem::take(&mut self.opened);
         text.push_str(&opened_tabs(&opened));
         if let Some(d) = &self.dialog {
-            text.push_str("### Page state\n(the page waits for the dialog below)\n");
+            text.push_str("### Page\n(the page waits for the dialog below)\n");
             text.push_str(&modal_state(d));
             return ToolOutput::text(text);
         }
@@ -344,7 +344,7 @@ impl Bridge {
         match snapshot {
             Ok(s) => text.push_str(&page_state(&s, self.dialog.as_ref())),
             Err(e) => {
-                let _ = writeln!(text, "### Page state\n(no snapshot: {e})");
+                let _ = writeln!(text, "### Page\n(no snapshot: {e})");
                 if let Some(d) = &self.dialog {
                     text.push_str(&modal_state(d));
                 }

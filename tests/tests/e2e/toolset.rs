@@ -88,6 +88,14 @@ async fn a_form_is_filled_and_submitted_by_refs_from_one_snapshot() -> anyhow::R
     agent
         .call::<Type>(&typed(&password, "correct horse"))
         .await?;
+    // The snapshot shows the email typed, in Playwright's format, and no
+    // trace of the password.
+    let filled = snapshot(&mut agent).await?;
+    assert!(
+        filled.contains("textbox \"Email\"") && filled.contains(": ada@example.org"),
+        "{filled}"
+    );
+    assert!(!filled.contains("correct horse"), "{filled}");
     let chosen = agent
         .call::<SelectOption>(&SelectOptionParams {
             element: country.clone(),

@@ -355,7 +355,10 @@ async fn snapshot_then_click_by_ref() {
     let (text, is_error, _) = mcp.call("browser_snapshot", json!({})).await;
     assert!(!is_error, "{text}");
     assert!(text.contains("- button \"Click me\" [ref=e2]"), "{text}");
-    assert!(text.contains("- Page URL: http://127.0.0.1/"), "{text}");
+    assert!(
+        text.starts_with("### Page\n- Page URL: http://127.0.0.1/\n- Page Title: Fixture\n### Snapshot\n```yaml\n"),
+        "{text}"
+    );
     assert_eq!(
         daemon.calls(),
         vec![
