@@ -56,8 +56,9 @@ const ACTIONABLE: &[&str] = &[
 /// Roles whose value is shown after the line.
 const WITH_VALUE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton", "slider"];
 
-/// Containers left out when unnamed (documents are always left out).
-const COLLAPSED: &[&str] = &["generic", "none", "presentation"];
+/// Containers left out when unnamed (documents are always left out): an
+/// unnamed form or section is no landmark, as ARIA maps them.
+const COLLAPSED: &[&str] = &["generic", "none", "presentation", "form", "section"];
 
 /// Roles of Chromium's own that ARIA (and Playwright's snapshots) do not
 /// have, always left out (their children move up): a `<label>`'s text
@@ -487,7 +488,32 @@ fn collect(frames: &[FrameTree]) -> Vec<Line> {
             }
         }
     }
-    merge_text(lines)
+    inline_text(merge_text(lines))
+}
+
+/// An element whose only child is a text shows it as its value, as
+/// Playwright writes `- paragraph: Not pressed yet`.
+fn inline_text(lines: Vec<Line>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::with_capacity(lines.len());
+    let mut lines = lines.into_iter().peekable();
+    while let Some(line) = lines.next() {
+        let only_text_child = out.last().is_some_and(|parent| {
+            parent.value.is_none()
+                && parent.head != "text"
+                && line.head == "text"
+                && line.node.is_none()
+                && line.depth == parent.depth + 1
+                && lines.peek().is_none_or(|next| next.depth <= parent.depth)
+        });
+        if only_text_child {
+            if let Some(parent) = out.last_mut() {
+                parent.value = line.value;
+            }
+            continue;
+        }
+        out.push(line);
+    }
+    out
 }
 
 /// Consecutive text lines of one parent as one, as the page's inline text
@@ -593,8 +619,7 @@ mod tests {
 - button "Sign up" [disabled] [ref=e8]
 - link "Help" [ref=e9]:
   - /url: http://a/help
-- paragraph:
-  - text: Some text
+- paragraph: Some text
 - combobox "Country" [ref=e10]: France
 - iframe:
   - radio "Inner choice" [checked] [ref=e11]
@@ -670,8 +695,7 @@ mod tests {
 - group "Contact" [ref=e2]:
   - radio "Email" [ref=e3]
 - spinbutton "Quantity" [ref=e4]: "1"
-- paragraph:
-  - text: "clicks: 0, moves: 0""#
+- paragraph: "clicks: 0, moves: 0""#
         );
     }
 

@@ -19,6 +19,16 @@ pub const MCP: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// The fixture pages whose Playwright aria snapshot is recorded in
+/// `tests/fixtures/playwright/NAME.yml` (`cargo xtask record-outlines`)
+/// for the golden test of `page.snapshot`: (name, path).
+pub const RECORDED_OUTLINES: &[(&str, &str)] = &[
+    ("signup", "/signup"),
+    ("navigates", "/navigates"),
+    ("coform", "/coform"),
+    ("mcp", "/mcp"),
+];
+
 /// Main fixture page: a button that retitles the page when clicked, and a
 /// one-field form that submits on Enter.
 pub const INDEX: &str = r#"<!doctype html>

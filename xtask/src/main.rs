@@ -16,6 +16,8 @@
 //!   alone, the extension's size and start-up ([`mod@bench`]).
 //! - `completions [DIR]`, `man [DIR]`: the `cotab` CLI's shell completions
 //!   and man pages ([`docs_cli`]).
+//! - `record-outlines`: Playwright's aria snapshots of the fixture pages,
+//!   for the golden test of `page.snapshot` ([`outlines`]).
 
 mod bench;
 pub mod build_extension;
@@ -23,6 +25,7 @@ mod demo;
 mod docs_cli;
 mod load;
 mod load_browser;
+mod outlines;
 mod setup;
 mod soak;
 mod test;
@@ -32,7 +35,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR]>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR] | record-outlines>";
 
 fn main() -> ExitCode {
     match run() {
@@ -75,6 +78,7 @@ fn run() -> Result<()> {
             }
             Ok(())
         }
+        Some("record-outlines") => outlines::record(&root),
         Some("man") => {
             let dir = docs_cli::out_dir(&root, &args[1..], "man");
             for path in docs_cli::man_pages(&dir)? {

@@ -14,6 +14,7 @@ mod faults;
 mod mcp;
 mod navigation;
 mod opened;
+mod outline;
 mod rules;
 mod toolset;
 
