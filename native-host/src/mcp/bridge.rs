@@ -47,7 +47,7 @@ pub(crate) struct ToolOutput {
 }
 
 impl ToolOutput {
-    fn text(text: String) -> Self {
+    pub(super) fn text(text: String) -> Self {
         ToolOutput { text, image: None }
     }
 }
@@ -287,7 +287,10 @@ impl Bridge {
     }
 
     /// Calls a method that needs no lease, on the current tab.
-    async fn observe<M: Method>(&mut self, params: &M::Params) -> Result<M::Result, ToolFailure> {
+    pub(super) async fn observe<M: Method>(
+        &mut self,
+        params: &M::Params,
+    ) -> Result<M::Result, ToolFailure> {
         self.ensure_tab().await?;
         let r = self.client.call::<M>(params).await;
         self.drain();
@@ -357,6 +360,7 @@ impl Bridge {
     pub(crate) async fn run(&mut self, call: ToolCall) -> Result<ToolOutput, ToolFailure> {
         match call {
             ToolCall::Tabs(a) => self.tabs(a).await,
+            ToolCall::Find(a) => self.find(a).await,
             ToolCall::Close(_) => self.tabs(TabsArgs::close_current()).await,
             ToolCall::Navigate(a) => {
                 let r = self.act::<Navigate>(&NavigateParams::to(a.url)).await?;

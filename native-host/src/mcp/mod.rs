@@ -6,7 +6,8 @@
 //!   `--caps`; decoding a `tools/call`. `schema`: the JSON schema of each.
 //! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
 //!   does with the controller protocol; `form` (`browser_fill_form`),
-//!   `keyboard` (`browser_type`), `vision` (the coordinate tools of
+//!   `keyboard` (`browser_type`), `find` (`browser_find`), `vision` (the
+//!   coordinate tools of
 //!   `--caps vision`),
 //!   `params` (the params of tools that are one call) and `answers` (what
 //!   the model reads back) beside it.
@@ -25,6 +26,7 @@
 
 mod answers;
 mod bridge;
+mod find;
 mod form;
 mod keyboard;
 mod params;

@@ -6,6 +6,7 @@
 //! This module knows nothing of the daemon: what each tool does is
 //! [`super::bridge`]'s business.
 
+use super::find::FindArgs;
 use super::schema::input_schema;
 use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -461,6 +462,11 @@ tools! {
          screenshot. Every element you can act on is listed with a ref such as [ref=e12]: pass \
          it as `target` to the other tools. An element keeps its ref across snapshots; a ref \
          is valid while the latest snapshot shows it, until the next navigation.";
+    Find(FindArgs) => "browser_find", "Find in page snapshot", read_only: true,
+        "Search the accessibility snapshot of the current page for text or a regular \
+         expression. Returns the matching lines with a few lines of context, each under its \
+         path from the root: cheaper than the whole snapshot when you only need an element \
+         and its ref.";
     Click(ClickArgs) => "browser_click", "Click", read_only: false,
         "Perform a click on a web page element (by its ref from the latest snapshot). Answers \
          with a fresh snapshot.";

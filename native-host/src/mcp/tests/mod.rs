@@ -782,4 +782,5 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
 }
 
 mod close;
+mod find;
 mod vision;
