@@ -1,8 +1,9 @@
 //! Installs what the tests and the demo need on a fresh machine beyond
 //! the Rust toolchain: Chromium, through apt-get when run as root (otherwise
-//! the exact command is printed), the MCP client the `cotab mcp`
-//! end-to-end test drives, and binaryen's `wasm-opt` for the extension
-//! build, both through npm. The wasm32 target is the extension build's
+//! the exact command is printed), the MCP clients the `cotab mcp`
+//! end-to-end test drives (the MCP Inspector through npm, the MCP Python
+//! SDK through pip in a virtual environment), and binaryen's `wasm-opt`
+//! for the extension build, through npm. The wasm32 target is the extension build's
 //! business ([`crate::build_extension`]).
 
 use anyhow::{bail, Context, Result};
@@ -91,6 +92,47 @@ pub(crate) fn ensure_mcp_client(target: &Path) -> Result<()> {
             "@modelcontextprotocol/inspector@{MCP_INSPECTOR_VERSION}"
         )))
     .context("installing the MCP Inspector (needs node and npm)")
+}
+
+/// Installs the official MCP Python SDK (`tests/mcp-python/requirements.txt`)
+/// in a virtual environment under `<target>/mcp-python` when it is
+/// missing or the requirements changed, for the `cotab mcp` end-to-end
+/// test's second client. Needs Python 3 with `venv` (apt-get installs it
+/// when missing and run as root).
+pub(crate) fn ensure_mcp_python(root: &Path, target: &Path) -> Result<()> {
+    let dir = target.join("mcp-python");
+    let wanted = std::fs::read_to_string(root.join("tests/mcp-python/requirements.txt"))
+        .context("reading tests/mcp-python/requirements.txt")?;
+    let stamp = dir.join("requirements.txt");
+    if std::fs::read_to_string(&stamp).is_ok_and(|had| had == wanted)
+        && dir.join("bin").join("python").is_file()
+    {
+        return Ok(());
+    }
+    let venv = |dir: &Path| {
+        Command::new("python3")
+            .args(["-m", "venv", "--clear"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !venv(&dir) {
+        if !is_root() {
+            bail!("Python 3 with venv is needed for the MCP Python SDK client: install python3 and python3-venv");
+        }
+        run(Command::new("apt-get").arg("update"))?;
+        run(Command::new("apt-get")
+            .args(["install", "-y", "python3", "python3-venv"])
+            .env("DEBIAN_FRONTEND", "noninteractive"))?;
+        if !venv(&dir) {
+            bail!("python3 -m venv {} failed", dir.display());
+        }
+    }
+    run(Command::new(dir.join("bin").join("pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+        .arg(root.join("tests/mcp-python/requirements.txt")))
+    .context("installing the MCP Python SDK")?;
+    std::fs::write(&stamp, wanted).with_context(|| format!("writing {}", stamp.display()))
 }
 
 /// The binaryen release whose `wasm-opt` shrinks the extension's module

@@ -3,7 +3,7 @@
 //! binaries, and every test including the end-to-end ones in Chromium.
 
 use crate::build_extension::ensure_wasm_target;
-use crate::setup::{ensure_chromium, ensure_components, ensure_mcp_client, run};
+use crate::setup::{ensure_chromium, ensure_components, ensure_mcp_client, ensure_mcp_python, run};
 use anyhow::Result;
 use std::path::Path;
 use std::process::Command;
@@ -20,6 +20,7 @@ pub(crate) fn run_all(root: &Path) -> Result<()> {
     ensure_wasm_target()?;
     ensure_chromium()?;
     ensure_mcp_client(&cotab_e2e::target_dir())?;
+    ensure_mcp_python(root, &cotab_e2e::target_dir())?;
     run(cargo(root).args(["fmt", "--all", "--", "--check"]))?;
     run(cargo(root).args([
         "clippy",

@@ -1,8 +1,10 @@
-//! `cotab mcp` driven by an MCP client nobody here wrote: the MCP
+//! `cotab mcp` driven by MCP clients nobody here wrote: the MCP
 //! Inspector's CLI (npm `@modelcontextprotocol/inspector`, installed by
 //! `cargo xtask test` under `<target>/mcp-client`), one server process per
-//! call as that CLI runs them, against the real daemon and a shared fixture
-//! page. The page's own state is checked through the harness's CDP oracle.
+//! call as that CLI runs them, and the official MCP Python SDK (PyPI
+//! `mcp`, under `<target>/mcp-python`, driving `tests/mcp-python/client.py`)
+//! in one session, against the real daemon and a shared fixture page. The
+//! page's own state is checked through the harness's CDP oracle.
 
 use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_e2e::{binary, target_dir, wait_for};
@@ -254,5 +256,74 @@ async fn with_vision_an_mcp_client_clicks_at_a_point_of_its_screenshot() -> anyh
         || async { Ok((browser.eval(&page, "window.presses").await? == 1).then_some(())) },
     )
     .await?;
+    Ok(())
+}
+
+/// The MCP Python SDK's interpreter, as `cargo xtask test` installs it.
+fn python() -> anyhow::Result<PathBuf> {
+    let path = target_dir().join("mcp-python").join("bin").join("python");
+    anyhow::ensure!(
+        path.is_file(),
+        "{} is missing: run `cargo xtask test`, which installs the MCP Python SDK",
+        path.display()
+    );
+    Ok(path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/mcp");
+    let page = browser.open_tab(&url).await?;
+    browser.share(&page, &url).await?;
+    let script = cotab_e2e::workspace_root()
+        .join("tests")
+        .join("mcp-python")
+        .join("client.py");
+    let mut cmd = tokio::process::Command::new(python()?);
+    cmd.arg(&script)
+        .arg(binary("cotab")?)
+        .arg(&browser.runtime_dir)
+        .arg("Press me")
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(CALL_DEADLINE, cmd.output()).await??;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    anyhow::ensure!(
+        out.status.success(),
+        "the Python client failed: {:?}\nstdout: {stdout}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(&stdout)?;
+    assert_eq!(seen["server"], "cotab", "{seen}");
+    let tools: Vec<&str> = seen["tools"]
+        .as_array()
+        .map(|t| t.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    for tool in [
+        "browser_snapshot",
+        "browser_click",
+        "browser_fill_form",
+        "browser_find",
+    ] {
+        assert!(tools.contains(&tool), "{tool} missing: {tools:?}");
+    }
+    assert_eq!(seen["snapshotError"], false, "{seen}");
+    assert!(seen["ref"].is_string(), "no ref for the button: {seen}");
+    assert_eq!(seen["clickedError"], false, "{seen}");
+    wait_for(
+        "the page to count the click",
+        Duration::from_secs(15),
+        || async { Ok((browser.eval(&page, "window.presses").await? == 1).then_some(())) },
+    )
+    .await?;
+    // An argument the tool does not take is a tool error that names it.
+    assert_eq!(seen["unknownArgumentError"], true, "{seen}");
+    assert!(
+        seen["unknownArgument"]
+            .as_str()
+            .is_some_and(|t| t.contains("`depth`")),
+        "{seen}"
+    );
     Ok(())
 }
