@@ -246,7 +246,8 @@ async fn daemon_refuses_an_open_runtime_dir() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("must be 0700"));
 }
 
-async fn cli(rt: &Path, args: &[&str]) -> std::process::Output {
+/// Runs the CLI against the daemon of runtime directory `rt`.
+pub(crate) async fn cli(rt: &Path, args: &[&str]) -> std::process::Output {
     let out = Command::new(CLI)
         .arg("--runtime-dir")
         .arg(rt)

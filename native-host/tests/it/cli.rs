@@ -4,26 +4,12 @@
 //! `cotab` commands and say why, and screenshots in the format their file
 //! names.
 
-use crate::harness::{png_100x50, tab, Daemon, FakeExt, Script, WAIT};
+use crate::binaries::cli;
+use crate::harness::{png_100x50, tab, Daemon, FakeExt, Script};
 use cotab_host::runtime::CLI_TICKET_FILE;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use tokio::process::Command;
-
-const CLI: &str = env!("CARGO_BIN_EXE_cotab");
-
-async fn cli(rt: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new(CLI)
-        .arg("--runtime-dir")
-        .arg(rt)
-        .args(args)
-        .output();
-    tokio::time::timeout(WAIT, out)
-        .await
-        .expect("cli exits")
-        .expect("output")
-}
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -88,6 +88,17 @@ async fn call_tool(
         .to_string())
 }
 
+/// A browser with the MCP fixture page shared, and a directory for the
+/// session file.
+async fn shared_mcp_page() -> anyhow::Result<(Browser, cotab_e2e::browser::Page, tempfile::TempDir)>
+{
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/mcp");
+    let page = browser.open_tab(&url).await?;
+    browser.share(&page, &url).await?;
+    Ok((browser, page, tempfile::tempdir()?))
+}
+
 /// The ref on the outline line that contains `needle`.
 fn ref_of(outline: &str, needle: &str) -> Option<String> {
     cotab_e2e::outline_ref(outline, needle).map(|r| r.0)
@@ -95,12 +106,8 @@ fn ref_of(outline: &str, needle: &str) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_mcp_client_snapshots_and_clicks_by_ref() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/mcp");
-    let page = browser.open_tab(&url).await?;
-    browser.share(&page, &url).await?;
+    let (browser, page, dir) = shared_mcp_page().await?;
     let run = browser.runtime_dir.clone();
-    let dir = tempfile::tempdir()?;
     let session = dir.path().join("mcp.ticket");
 
     let list = inspect(&run, &session, &["--method", "tools/list"]).await?;
@@ -203,12 +210,8 @@ async fn an_mcp_client_snapshots_and_clicks_by_ref() -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_vision_an_mcp_client_clicks_at_a_point_of_its_screenshot() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/mcp");
-    let page = browser.open_tab(&url).await?;
-    browser.share(&page, &url).await?;
+    let (browser, page, dir) = shared_mcp_page().await?;
     let run = browser.runtime_dir.clone();
-    let dir = tempfile::tempdir()?;
     let session = dir.path().join("mcp.ticket");
     let vision = ["--caps", "vision"];
     let call = |tool: &'static str, tool_args: Vec<String>| {
@@ -272,10 +275,7 @@ fn python() -> anyhow::Result<PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/mcp");
-    let page = browser.open_tab(&url).await?;
-    browser.share(&page, &url).await?;
+    let (browser, page, _dir) = shared_mcp_page().await?;
     let script = cotab_e2e::workspace_root()
         .join("tests")
         .join("mcp-python")
