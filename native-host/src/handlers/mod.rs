@@ -66,15 +66,16 @@ pub async fn dispatch(
         deadline: Instant::now() + broker.default_deadline,
         cut: &Cut::default(),
     };
+    let method = call.method();
     macro_rules! answer {
         ($outcome:expr) => {
-            response_line(id, $outcome)
+            response_line(id, logged(&cx, method, $outcome))
         };
     }
     // An acting method that a dialog it opened cut short ([`Cx::acted`]).
     macro_rules! acted {
         ($outcome:expr) => {
-            response_line(id, cx.acted($outcome))
+            response_line(id, logged(&cx, method, cx.acted($outcome)))
         };
     }
     // An action that may lead to another page, which it then waits for
@@ -90,7 +91,7 @@ pub async fn dispatch(
     }
     if !matches!(call, Call::Hello(_) | Call::Resume(_)) {
         if let Err(e) = cx.sid() {
-            return response_line::<()>(id, Err(e));
+            return response_line::<()>(id, logged(&cx, method, Err(e)));
         }
     }
     match call {
@@ -130,6 +131,22 @@ pub async fn dispatch(
         Call::TabsCreate(p) => answer!(tabs::create(&cx, p).await),
         Call::TabsClose(p) => answer!(tabs::close(&cx, p).await),
     }
+}
+
+/// `outcome`, after one info line when it failed: the error's kind, the
+/// method and the session's selected tab — never its params, its message
+/// or anything of the page.
+fn logged<T>(cx: &Cx<'_>, method: &str, outcome: Result<T, RpcError>) -> Result<T, RpcError> {
+    if let Err(e) = &outcome {
+        let tab = cx
+            .sid()
+            .ok()
+            .and_then(|sid| cx.core(|c| c.selection(sid, cx.conn.id).ok()))
+            .and_then(|(tab, _)| tab)
+            .map(|t| t.0);
+        tracing::info!(kind = %e.kind(), method, tab, "request failed");
+    }
+    outcome
 }
 
 /// The response line for `id` and `outcome`, without the newline. A

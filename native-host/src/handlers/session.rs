@@ -56,7 +56,7 @@ pub(super) fn resume(cx: &Cx<'_>, p: ResumeParams) -> Result<ResumeResult, RpcEr
         })?;
     cx.attach(sid);
     let (selected_tab, selection_revision) = cx.core(|c| c.selection(sid, conn))?;
-    tracing::info!(conn = conn.0, "session resumed");
+    tracing::debug!(conn = conn.0, "session resumed");
     Ok(ResumeResult {
         protocol_version: PROTOCOL_VERSION,
         selected_tab,

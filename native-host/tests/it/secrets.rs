@@ -4,7 +4,7 @@
 //! test here.
 
 use crate::harness::{eventually, tab, Daemon, FakeExt, Reply, Responder, Script, WAIT};
-use crate::security::{spawn_daemon, stop, wait_listening};
+use crate::security::{spawn_daemon, spawn_daemon_logging, stop, wait_listening};
 use cotab_host::redact::{PAGE_SECRETS_EXPRESSION, REDACTED};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::controller::{
@@ -306,4 +306,42 @@ async fn the_daemon_log_holds_no_params_or_results() {
     for canary in [PASSWORD, COOKIE, BEARER, PARAM] {
         assert!(!log.contains(canary), "{canary} in the daemon log:\n{log}");
     }
+}
+
+/// At the default level, each failed request is one line with its kind,
+/// method and tab; a session's comings and goings are not logged.
+#[tokio::test]
+async fn a_failed_request_is_one_info_line_with_its_kind_method_and_tab() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let rt = tmp.path().join("rt");
+    let log = tmp.path().join("daemon.log");
+    let daemon = spawn_daemon_logging(&rt, &log, &[], "077", "info");
+    wait_listening(&rt.join(AGENT_SOCKET)).await;
+    eventually(|| tokio::net::UnixStream::connect(rt.join(AGENT_SOCKET))).await;
+    let ext = FakeExt::connect(&rt.join(HOST_SOCKET), secret_page()).await;
+    let mut a = developer(&rt.join(AGENT_SOCKET), &ext).await;
+    let err = a
+        .call::<CdpSend>(&cdp("Bogus", json!({"x": PARAM})))
+        .await
+        .expect_err("bad method");
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
+    drop(a);
+    drop(ext);
+    stop(daemon).await;
+    let log = std::fs::read_to_string(&log).expect("log");
+    let failed: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("request failed"))
+        .collect();
+    assert_eq!(failed.len(), 1, "{log}");
+    let line = failed[0];
+    assert!(
+        line.contains("INFO")
+            && line.contains("kind=INVALID_REQUEST")
+            && line.contains("method=\"cdp.send\"")
+            && line.contains("tab=7"),
+        "{line}"
+    );
+    assert!(!log.contains(PARAM) && !log.contains("Bogus"), "{log}");
+    assert!(!log.contains("session resumed"), "{log}");
 }

@@ -78,6 +78,17 @@ fn open_tempdir() -> tempfile::TempDir {
 /// Starts the daemon binary with stderr to `log`; `prefix` runs before it
 /// (e.g. `setpriv` as nobody) and `umask` is set first.
 pub(crate) fn spawn_daemon(rt: &Path, log: &Path, prefix: &[&str], umask: &str) -> Child {
+    spawn_daemon_logging(rt, log, prefix, umask, "trace")
+}
+
+/// [`spawn_daemon`] with `COTAB_LOG` set to `level`.
+pub(crate) fn spawn_daemon_logging(
+    rt: &Path,
+    log: &Path,
+    prefix: &[&str],
+    umask: &str,
+    level: &str,
+) -> Child {
     let log = std::fs::File::create(log).expect("log file");
     // A shell only to set the umask; `exec` leaves the daemon as the child.
     let mut cmd = Command::new("sh");
@@ -87,7 +98,7 @@ pub(crate) fn spawn_daemon(rt: &Path, log: &Path, prefix: &[&str], umask: &str) 
         .args(prefix)
         .args([HOST, "daemon", "--foreground"])
         .env("COTAB_RUNTIME_DIR", rt)
-        .env("COTAB_LOG", "trace")
+        .env("COTAB_LOG", level)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::from(log))
