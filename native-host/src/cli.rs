@@ -75,6 +75,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     ("Developer mode", &["eval", "cdp"]),
     ("Serve", &["mcp"]),
+    ("Diagnose", &["doctor"]),
 ];
 
 /// The top-level help: usage, the subcommands by group, the options.
@@ -132,6 +133,10 @@ pub enum Cmd {
     /// buttons.
     #[command(flatten)]
     Input(InputCmd),
+    /// Check what cotab needs (binaries, PATH, host manifests, the daemon,
+    /// the browser lane, versions) and print the command that fixes each
+    /// failure.
+    Doctor,
     /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
     /// browser_click, …) for LLM clients, in a session of their own.
     Mcp {

@@ -33,6 +33,7 @@ pub mod client;
 pub mod codec;
 pub mod config;
 pub mod daemon;
+pub mod doctor;
 pub mod handlers;
 pub mod install;
 pub mod keys;

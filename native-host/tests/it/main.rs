@@ -9,6 +9,7 @@ mod cli;
 mod connections;
 mod control;
 mod dialogs;
+mod doctor;
 mod harness;
 mod limits;
 mod reach;

@@ -26,6 +26,8 @@ pub(crate) enum Failure {
     Rpc(ClientError),
     /// Anything else (exit 1).
     Other(anyhow::Error),
+    /// `cotab doctor` found what does not hold; it printed it (exit 1).
+    Unhealthy,
 }
 
 impl From<ClientError> for Failure {

@@ -23,6 +23,11 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         .runtime_dir
         .clone()
         .unwrap_or_else(cotab_host::default_runtime_dir);
+    if let Cmd::Doctor = &cli.command {
+        // Before any check of the directory: finding what is wrong with it
+        // is the doctor's job.
+        return doctor(runtime_dir, cli.json).await;
+    }
     let sock = runtime_dir.join(AGENT_SOCKET);
     // Talk only to a daemon in a directory that is ours alone: someone else
     // could have prepared a lookalike (e.g. in a shared /tmp) to collect
@@ -62,9 +67,39 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Page(cmd) => page::run(&mut cx, cmd).await,
         Cmd::Input(cmd) => input::run(&mut cx, cmd).await,
         // Served above, before the CLI's session was opened.
-        Cmd::Mcp { .. } => Ok(()),
+        Cmd::Mcp { .. } | Cmd::Doctor => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))
+}
+
+/// `cotab doctor`: every check, a line each (or one JSON object); fails
+/// (exit 1) when one does not hold.
+async fn doctor(runtime_dir: std::path::PathBuf, json: bool) -> Result<(), Failure> {
+    let setting = cotab_host::doctor::Setting {
+        cotab: std::env::current_exe().map_err(anyhow::Error::from)?,
+        path: std::env::var_os("PATH"),
+        runtime_dir,
+        uid: nix::unistd::getuid().as_raw(),
+    };
+    let checks = cotab_host::doctor::run(&setting).await;
+    let ok = checks.iter().all(|c| c.ok);
+    if json {
+        let text = serde_json::json!({ "ok": ok, "checks": checks });
+        println!("{text}");
+    } else {
+        for c in &checks {
+            let mark = if c.ok { "ok  " } else { "FAIL" };
+            println!("{mark} {}: {}", c.name, c.detail);
+            if let Some(fix) = &c.fix {
+                println!("     fix: {fix}");
+            }
+        }
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(Failure::Unhealthy)
+    }
 }
 
 /// The usage errors of `cli` that clap does not find, found before the

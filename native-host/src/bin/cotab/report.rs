@@ -53,6 +53,8 @@ pub(crate) fn report(failure: Failure, json: bool) -> ExitCode {
         ),
         Failure::Rpc(e) => (FAILED.to_owned(), e.to_string(), 1, None),
         Failure::Other(e) => (FAILED.to_owned(), format!("{e:#}"), 1, None),
+        // Already said, as the doctor's report.
+        Failure::Unhealthy => return ExitCode::from(1),
     };
     if json {
         let mut error = json!({ "kind": kind, "message": message });

@@ -1,0 +1,268 @@
+//! `cotab doctor`: what a working cotab needs, each checked, and for each
+//! failure the exact command that fixes it — the binaries and `PATH`, the
+//! native-messaging host manifest of each browser (its path, its origin,
+//! that it points at this `cotab-host`), the runtime directory, the daemon
+//! and the browser lane, and that their versions agree.
+
+use crate::client::Client;
+use crate::install::{manifest_dir, Browser};
+use crate::runtime::{check_runtime_dir, AGENT_SOCKET};
+use cotab_shared::controller::{Bye, Empty, LaneState, Status, StatusResult};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One check's outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    /// What was checked.
+    pub name: String,
+    /// Whether it holds (a browser not installed for this user counts as
+    /// holding: nothing to fix).
+    pub ok: bool,
+    /// What was found.
+    pub detail: String,
+    /// The command that fixes it, when it fails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(name: &str, detail: String) -> Check {
+        Check {
+            name: name.to_owned(),
+            ok: true,
+            detail,
+            fix: None,
+        }
+    }
+
+    fn failed(name: &str, detail: String, fix: String) -> Check {
+        Check {
+            name: name.to_owned(),
+            ok: false,
+            detail,
+            fix: Some(fix),
+        }
+    }
+}
+
+/// Where to look, as the running `cotab` sees it.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    /// The running `cotab` binary.
+    pub cotab: PathBuf,
+    /// `PATH`.
+    pub path: Option<std::ffi::OsString>,
+    /// The daemon's runtime directory.
+    pub runtime_dir: PathBuf,
+    /// This user's id.
+    pub uid: u32,
+}
+
+/// Runs every check, in order.
+pub async fn run(setting: &Setting) -> Vec<Check> {
+    let mut checks = binaries(setting);
+    let host = setting.cotab.with_file_name("cotab-host");
+    for browser in [Browser::Chromium, Browser::Chrome] {
+        checks.extend(manifest(browser, &host));
+    }
+    let dir = &setting.runtime_dir;
+    match check_runtime_dir(dir, setting.uid) {
+        Ok(()) => checks.push(Check::ok(
+            "runtime directory",
+            format!("{} (ours, private)", dir.display()),
+        )),
+        Err(crate::runtime::RuntimeDirError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            checks.push(Check::failed(
+                "runtime directory",
+                format!("{} does not exist: no daemon has run", dir.display()),
+                "open the browser with the cotab extension and share a tab (the browser starts \
+                 the daemon), or run `cotab-host daemon`"
+                    .into(),
+            ));
+            return checks;
+        }
+        Err(e) => {
+            checks.push(Check::failed(
+                "runtime directory",
+                e.to_string(),
+                format!("rm -r {} (cotab makes it again, private)", dir.display()),
+            ));
+            return checks;
+        }
+    }
+    checks.extend(daemon(dir).await);
+    checks
+}
+
+/// The `cotab` and `cotab-host` binaries, and `PATH`.
+fn binaries(setting: &Setting) -> Vec<Check> {
+    let mut checks = vec![Check::ok(
+        "cotab",
+        format!("{} {}", setting.cotab.display(), crate::VERSION),
+    )];
+    let host = setting.cotab.with_file_name("cotab-host");
+    checks.push(if host.is_file() {
+        Check::ok("cotab-host", host.display().to_string())
+    } else {
+        Check::failed(
+            "cotab-host",
+            format!("{} is missing", host.display()),
+            "cargo install --path native-host (installs cotab and cotab-host together)".into(),
+        )
+    });
+    let on_path = setting.path.as_ref().and_then(|p| {
+        std::env::split_paths(p)
+            .map(|d| d.join("cotab"))
+            .find(|c| c.is_file())
+    });
+    let same = |found: &Path| found.canonicalize().ok() == setting.cotab.canonicalize().ok();
+    checks.push(match on_path {
+        Some(found) if same(&found) => Check::ok("PATH", format!("cotab is {}", found.display())),
+        Some(found) => Check::failed(
+            "PATH",
+            format!("`cotab` on PATH is {}, not this one", found.display()),
+            format!(
+                "put {} first on PATH, or cargo install --path native-host",
+                setting.cotab.parent().unwrap_or(Path::new("/")).display()
+            ),
+        ),
+        None => Check::failed(
+            "PATH",
+            "`cotab` is not on PATH".into(),
+            "cargo install --path native-host".into(),
+        ),
+    });
+    checks
+}
+
+/// The host manifest of `browser` for this user, if the browser is there.
+fn manifest(browser: Browser, host: &Path) -> Option<Check> {
+    let name = match browser {
+        Browser::Chromium => "chromium",
+        Browser::Chrome => "chrome",
+    };
+    let dir = manifest_dir(browser, None).ok()?;
+    // No profile folder: the browser is not installed for this user.
+    dir.parent().filter(|p| p.is_dir())?;
+    let file = dir.join(format!("{}.json", cotab_shared::NATIVE_HOST_NAME));
+    let check = format!("{name} host manifest");
+    let fix = format!("cotab-host install --browser {name}");
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(_) => {
+            return Some(Check::failed(
+                &check,
+                format!("{} is missing", file.display()),
+                fix,
+            ))
+        }
+    };
+    let Ok(json) = serde_json::from_str::<Value>(&text) else {
+        return Some(Check::failed(
+            &check,
+            format!("{} is not JSON", file.display()),
+            fix,
+        ));
+    };
+    let origin = cotab_shared::extension_origin(cotab_shared::EXTENSION_ID);
+    let points_at = json["path"].as_str().map(PathBuf::from);
+    let problem = if json["allowed_origins"] != serde_json::json!([origin]) {
+        Some(format!("its allowed_origins are not exactly [{origin}]"))
+    } else if points_at.as_ref().is_none_or(|p| !p.is_file()) {
+        Some(format!("its path {} is not a file", json["path"]))
+    } else if points_at.and_then(|p| p.canonicalize().ok()) != host.canonicalize().ok() {
+        Some(format!(
+            "its path {} is not {}",
+            json["path"],
+            host.display()
+        ))
+    } else {
+        None
+    };
+    Some(match problem {
+        None => Check::ok(&check, format!("{} → {}", file.display(), host.display())),
+        Some(p) => Check::failed(&check, format!("{}: {p}", file.display()), fix),
+    })
+}
+
+/// The daemon, the browser lane, and the versions.
+async fn daemon(dir: &Path) -> Vec<Check> {
+    let sock = dir.join(AGENT_SOCKET);
+    let status = async {
+        let mut client = Client::connect(&sock).await.ok()?;
+        client.hello("cotab-doctor").await.ok()?;
+        let status = client.call::<Status>(&Empty {}).await.ok();
+        // The session ends at once rather than after the resume grace.
+        let _ = client.call::<Bye>(&Empty {}).await;
+        status
+    }
+    .await;
+    let Some(StatusResult {
+        pid,
+        daemon_version,
+        lane,
+        extension_version,
+        ..
+    }) = status
+    else {
+        return vec![Check::failed(
+            "daemon",
+            format!("nothing answers at {}", sock.display()),
+            "open the browser with the cotab extension and share a tab (the browser starts the \
+             daemon), or run `cotab-host daemon`"
+                .into(),
+        )];
+    };
+    let mut checks = vec![Check::ok(
+        "daemon",
+        format!("pid {pid}, version {daemon_version}"),
+    )];
+    checks.push(match lane {
+        LaneState::Online => Check::ok(
+            "browser lane",
+            format!(
+                "online, extension {}",
+                extension_version.as_deref().unwrap_or("of unknown version")
+            ),
+        ),
+        LaneState::Offline => Check::failed(
+            "browser lane",
+            "offline: the extension was connected and dropped".into(),
+            "open the cotab popup in the browser: the extension connects again".into(),
+        ),
+        LaneState::Absent => Check::failed(
+            "browser lane",
+            "no extension has connected".into(),
+            "load dist/extension unpacked at chrome://extensions (developer mode, Load \
+             unpacked), then cotab-host install --browser chromium"
+                .into(),
+        ),
+    });
+    let versions = [
+        Some(crate::VERSION),
+        Some(daemon_version.as_str()),
+        extension_version.as_deref(),
+    ];
+    let known: Vec<&str> = versions.into_iter().flatten().collect();
+    checks.push(if known.iter().all(|v| *v == crate::VERSION) {
+        Check::ok("versions", format!("all {}", crate::VERSION))
+    } else {
+        Check::failed(
+            "versions",
+            format!(
+                "cotab {}, daemon {daemon_version}, extension {}",
+                crate::VERSION,
+                extension_version.as_deref().unwrap_or("?")
+            ),
+            "rebuild and reinstall together: cargo install --path native-host && cargo xtask \
+             build-extension, then reload the extension and restart the daemon (kill its pid)"
+                .into(),
+        )
+    });
+    checks
+}
