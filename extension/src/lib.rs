@@ -37,7 +37,9 @@
 //! # Popup contract (used by the end-to-end tests)
 //!
 //! - `<p id="host-status" data-connected="true|false">` reads "Host
-//!   connected" or "Host not connected"; `<p id="error" role="alert">` shows
+//!   connected" or "Host not connected"; while not connected after an
+//!   error, `<p id="host-detail">` shows it and points at `cotab doctor`
+//!   (else it is `hidden`); `<p id="error" role="alert">` shows
 //!   the popup's last action error, else the worker's `shareError` (why a
 //!   tab dragged into the `cotab` group was refused and moved back out).
 //! - One `<li data-tab-id="N" data-url="URL">` per tab of the popup's window,

@@ -14,7 +14,7 @@
 use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
-use crate::popup_model::{rows, Row, RowAction};
+use crate::popup_model::{host_detail, rows, Row, RowAction};
 use cotab_shared::TabId;
 use gloo_timers::future::TimeoutFuture;
 use std::cell::{Cell, RefCell};
@@ -197,7 +197,10 @@ async fn refresh(ui: &Ui) {
     } else {
         "Host not connected"
     }));
-    show(&ui.detail, state.last_error.as_deref());
+    show(
+        &ui.detail,
+        host_detail(state.connected, state.last_error.as_deref()).as_deref(),
+    );
     {
         let action_error = ui.action_error.borrow();
         show(

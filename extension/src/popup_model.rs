@@ -162,10 +162,37 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
         .collect()
 }
 
+/// What the popup says under "Host not connected": why, and where to
+/// look next. The browser's own words for a host it cannot start
+/// (`Specified native messaging host not found.`) name no fix; `cotab
+/// doctor` names one.
+pub fn host_detail(connected: bool, last_error: Option<&str>) -> Option<String> {
+    match (connected, last_error) {
+        (true, error) => error.map(str::to_owned),
+        (false, Some(e)) => Some(format!(
+            "{e} Run `cotab doctor` in a terminal: it says what is missing and how to fix it."
+        )),
+        (false, None) => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use cotab_shared::native::TabControl;
+
+    #[test]
+    fn a_host_not_connected_points_at_cotab_doctor() {
+        let said = host_detail(false, Some("Specified native messaging host not found."))
+            .expect("a detail");
+        assert!(
+            said.starts_with("Specified native messaging host not found. Run `cotab doctor`"),
+            "{said}"
+        );
+        assert_eq!(host_detail(false, None), None, "nothing went wrong yet");
+        assert_eq!(host_detail(true, None), None);
+        assert_eq!(host_detail(true, Some("odd")).as_deref(), Some("odd"));
+    }
 
     fn tab(id: Option<i32>, url: &str, title: &str) -> ChromeTab {
         ChromeTab {

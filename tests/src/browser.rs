@@ -292,6 +292,12 @@ impl Browser {
         relay_pids(&self.runtime_dir)
     }
 
+    /// The browser's profile directory (`--user-data-dir`), where the host
+    /// manifest was installed (`NativeMessagingHosts/`).
+    pub fn profile_dir(&self) -> PathBuf {
+        self._root.path().join("profile")
+    }
+
     /// The daemon's pid, from its pid file.
     pub fn daemon_pid(&self) -> Option<i32> {
         fs::read_to_string(self.runtime_dir.join("daemon.pid"))

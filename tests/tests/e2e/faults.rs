@@ -685,3 +685,36 @@ async fn the_browser_quit() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_the_browser_cannot_find_sends_the_person_to_cotab_doctor() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    browser.wait_lane_online().await?;
+    let popup = browser.open_popup().await?;
+    let state = "[document.getElementById('host-status').dataset.connected, \
+                 document.getElementById('host-detail').hidden, \
+                 document.getElementById('host-detail').textContent]";
+    wait_for("the popup to show the host connected", DEADLINE, || async {
+        let s = browser.eval(&popup, state).await?;
+        Ok((s[0] == "true" && s[1] == true).then_some(()))
+    })
+    .await?;
+    // The person's manifest goes (as after an uninstall); the link drops.
+    std::fs::remove_file(
+        browser
+            .profile_dir()
+            .join("NativeMessagingHosts")
+            .join(format!("{}.json", cotab_shared::NATIVE_HOST_NAME)),
+    )?;
+    for pid in browser.relay_pids() {
+        kill(Pid::from_raw(pid), Signal::SIGKILL)?;
+    }
+    let said = wait_for("the popup to say what to do", DEADLINE, || async {
+        let s = browser.eval(&popup, state).await?;
+        let text = s[2].as_str().unwrap_or_default().to_owned();
+        Ok((s[0] == "false" && s[1] == false && text.contains("cotab doctor")).then_some(text))
+    })
+    .await?;
+    assert!(said.contains("native messaging host not found"), "{said}");
+    Ok(())
+}
