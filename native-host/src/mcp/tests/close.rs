@@ -36,11 +36,7 @@ async fn typing_slowly_presses_one_key_per_character_after_emptying_the_field() 
         )
         .await;
     assert!(!is_error, "{text}");
-    let sent: Vec<(String, Value)> = daemon
-        .calls()
-        .into_iter()
-        .filter(|(m, _)| m.starts_with("input."))
-        .collect();
+    let sent = daemon.input_calls();
     let press = |key: &str| {
         (
             "input.press".to_string(),

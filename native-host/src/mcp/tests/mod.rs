@@ -140,6 +140,14 @@ impl FakeDaemon {
         self.calls().into_iter().map(|(m, _)| m).collect()
     }
 
+    /// The `input.*` calls so far: what reached the page.
+    fn input_calls(&self) -> Vec<(String, Value)> {
+        self.calls()
+            .into_iter()
+            .filter(|(m, _)| m.starts_with("input."))
+            .collect()
+    }
+
     fn clear(&self) {
         self.calls.lock().expect("lock").clear();
     }

@@ -28,7 +28,7 @@ async fn without_vision_the_coordinate_tools_are_neither_listed_nor_callable() {
             .is_some_and(|m| m.contains("unknown tool")),
         "{answer}"
     );
-    assert!(daemon.methods().iter().all(|m| !m.starts_with("input.")));
+    assert!(daemon.input_calls().is_empty());
     mcp.close().await;
 }
 
@@ -48,13 +48,6 @@ async fn with_vision_each_coordinate_tool_is_its_input_call() {
     assert!(is_error && text.contains("browser_mouse_move_xy"), "{text}");
     assert!(daemon.calls().is_empty());
 
-    let input = |daemon: &FakeDaemon| -> Vec<(String, Value)> {
-        daemon
-            .calls()
-            .into_iter()
-            .filter(|(m, _)| m.starts_with("input."))
-            .collect()
-    };
     mcp.call("browser_mouse_move_xy", json!({"x": 10, "y": 20}))
         .await;
     mcp.call("browser_mouse_down", json!({"button": "right"}))
@@ -69,7 +62,7 @@ async fn with_vision_each_coordinate_tool_is_its_input_call() {
     )
     .await;
     assert_eq!(
-        input(&daemon),
+        daemon.input_calls(),
         vec![
             ("input.mouseMove".into(), json!({"x": 10.0, "y": 20.0})),
             (
@@ -100,7 +93,7 @@ async fn with_vision_each_coordinate_tool_is_its_input_call() {
         "{text}"
     );
     assert_eq!(
-        input(&daemon),
+        daemon.input_calls(),
         vec![
             ("input.mouseDown".into(), json!({"x": 1.0, "y": 2.0})),
             ("input.mouseMove".into(), json!({"x": 30.0, "y": 40.0})),
@@ -115,6 +108,6 @@ async fn with_vision_each_coordinate_tool_is_its_input_call() {
         )
         .await;
     assert!(is_error && text.contains("`delay`"), "{text}");
-    assert!(input(&daemon).is_empty());
+    assert!(daemon.input_calls().is_empty());
     mcp.close().await;
 }

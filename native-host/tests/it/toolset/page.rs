@@ -2,6 +2,7 @@
 //! captures, history and large results.
 
 use super::*;
+use crate::harness::eventually;
 
 #[tokio::test]
 async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
@@ -84,7 +85,7 @@ async fn console_messages_are_buffered_per_tab_and_filtered() {
     let d = Daemon::start().await;
     let (script, _) = page_script();
     let ext = FakeExt::connect(&d.host_sock(), script).await;
-    let mut c = controller(&d).await;
+    let c = controller(&d).await;
     ext.event(Event::Cdp {
         tab_id: TabId(7),
         method: "Runtime.consoleAPICalled".into(),
@@ -98,18 +99,25 @@ async fn console_messages_are_buffered_per_tab_and_filtered() {
         params: json!({"exceptionDetails": {"text": "Uncaught",
                        "exception": {"type": "object", "description": "Error: boom"}}}),
     });
-    let give_up = tokio::time::Instant::now() + WAIT;
-    let all = loop {
-        let r = c
-            .call::<Console>(&ConsoleParams::default())
-            .await
-            .expect("console");
-        if r.messages.len() == 2 {
-            break r;
+    let shared = tokio::sync::Mutex::new(c);
+    let all = eventually(|| {
+        let c = &shared;
+        async move {
+            let r = c
+                .lock()
+                .await
+                .call::<Console>(&ConsoleParams::default())
+                .await
+                .expect("console");
+            if r.messages.len() == 2 {
+                Ok(r)
+            } else {
+                Err(r)
+            }
         }
-        assert!(tokio::time::Instant::now() < give_up, "{r:?}");
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    };
+    })
+    .await;
+    let mut c = shared.into_inner();
     assert_eq!(all.messages[0].text, "hello 42");
     assert_eq!(all.messages[0].level, ConsoleLevel::Info);
     assert_eq!(all.messages[0].line, Some(5));
