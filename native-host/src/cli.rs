@@ -5,7 +5,10 @@
 //! pages.
 
 use clap::{CommandFactory as _, Parser, Subcommand};
-use cotab_shared::controller::{ConsoleLevel, ImageFormat, MouseButton, WaitUntil};
+use cotab_shared::controller::{
+    ColorScheme, ConsoleLevel, Contrast, ForcedColors, ImageFormat, MediaType, MouseButton,
+    ReducedMotion, WaitUntil,
+};
 use std::path::PathBuf;
 
 /// The options every subcommand takes, and the subcommand. (Doc comments
@@ -48,6 +51,9 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "reload",
             "snapshot",
             "screenshot",
+            "pdf",
+            "resize",
+            "emulate",
             "wait",
             "console",
             "dialog",
@@ -81,6 +87,22 @@ pub const GROUPS: &[(&str, &[&str])] = &[
 /// The top-level help: usage, the subcommands by group, the options.
 const HELP_TEMPLATE: &str =
     "{about-with-newline}\n{usage-heading} {usage}\n\n{before-help}Options:\n{options}{after-help}";
+
+/// A media feature as `cotab emulate` takes it: a value, or `clear` (no
+/// emulation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting<T>(pub Option<T>);
+
+/// Reads a [`Setting`]: `clear`, or one of the feature's values as the
+/// protocol spells them.
+fn change<T: serde::de::DeserializeOwned>(s: &str) -> Result<Setting<T>, String> {
+    if s == "clear" {
+        return Ok(Setting(None));
+    }
+    serde_json::from_value(serde_json::Value::String(s.into()))
+        .map(|v| Setting(Some(v)))
+        .map_err(|_| "not one of the values this feature takes (see --help)".to_string())
+}
 
 /// `cotab`'s command line, its help's subcommands listed by [`GROUPS`].
 pub fn command() -> clap::Command {
@@ -149,6 +171,13 @@ pub enum Cmd {
         /// `vision` adds the coordinate tools (browser_mouse_click_xy, …).
         #[arg(long, value_enum, value_delimiter = ',', value_name = "CAPS")]
         caps: Vec<crate::mcp::Cap>,
+        /// Where files the tools name themselves go (a screenshot or PDF
+        /// saved without a `filename`), relative to the directory cotab mcp
+        /// starts in, which is also where every `filename` a tool is given
+        /// must lie. Default: `.cotab-mcp` there, or in the temporary
+        /// directory when that is `/` or not writable.
+        #[arg(long, value_name = "DIR")]
+        output_dir: Option<PathBuf>,
     },
 }
 
@@ -202,6 +231,13 @@ pub enum PageCmd {
         /// Longest outline, in characters.
         #[arg(long, value_name = "N")]
         max_chars: Option<usize>,
+        /// Only this element (a ref of the latest snapshot) and what is
+        /// inside it.
+        #[arg(long = "ref", value_name = "REF")]
+        root: Option<String>,
+        /// Only this many levels below the top (at least 1).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        depth: Option<u32>,
     },
     /// Capture the selected tab to a file.
     Screenshot {
@@ -219,8 +255,56 @@ pub enum PageCmd {
         #[arg(long, value_name = "N")]
         max_width: Option<u32>,
         /// Capture only this element (a ref from `cotab snapshot`).
-        #[arg(long, value_name = "REF")]
+        #[arg(long, value_name = "REF", conflicts_with = "full_page")]
         clip: Option<String>,
+        /// Capture the whole scrollable page, not only the viewport.
+        #[arg(long)]
+        full_page: bool,
+    },
+    /// Print the selected tab's page to a PDF file.
+    Pdf {
+        /// Output file; `-` writes the PDF to stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Render the selected tab's page at another size.
+    ///
+    /// The page's viewport takes the size (CSS pixels, at most 1920x1200)
+    /// until `--clear`, the person takes control or the tab is no longer
+    /// shared; the window keeps
+    /// its own.
+    Resize {
+        /// Width of the page's viewport.
+        #[arg(required_unless_present = "clear")]
+        width: Option<u32>,
+        /// Height of the page's viewport.
+        #[arg(required_unless_present = "clear")]
+        height: Option<u32>,
+        /// Give the page the tab's own size again.
+        #[arg(long, conflicts_with_all = ["width", "height"])]
+        clear: bool,
+    },
+    /// Emulate CSS media features on the selected tab.
+    ///
+    /// Each feature given is set, or with `clear` no longer emulated; the
+    /// others stay as they are.
+    #[command(group = clap::ArgGroup::new("feature").multiple(true).required(true))]
+    Emulate {
+        /// prefers-color-scheme: light, dark or clear.
+        #[arg(long, value_name = "V", group = "feature", value_parser = change::<ColorScheme>)]
+        color_scheme: Option<Setting<ColorScheme>>,
+        /// prefers-reduced-motion: reduce, no-preference or clear.
+        #[arg(long, value_name = "V", group = "feature", value_parser = change::<ReducedMotion>)]
+        reduced_motion: Option<Setting<ReducedMotion>>,
+        /// forced-colors: active, none or clear.
+        #[arg(long, value_name = "V", group = "feature", value_parser = change::<ForcedColors>)]
+        forced_colors: Option<Setting<ForcedColors>>,
+        /// prefers-contrast: more, no-preference or clear.
+        #[arg(long, value_name = "V", group = "feature", value_parser = change::<Contrast>)]
+        contrast: Option<Setting<Contrast>>,
+        /// The CSS media type: screen, print or clear.
+        #[arg(long, value_name = "V", group = "feature", value_parser = change::<MediaType>)]
+        media: Option<Setting<MediaType>>,
     },
     /// Wait for a condition on the selected tab.
     Wait {

@@ -206,6 +206,7 @@ impl Shell {
                     self.lane
                         .send_oneway(&HostToExtension::Controllers { tabs });
                 }
+                Effect::Undo(cmd) => self.send_undo(cmd.tab, cmd.method, cmd.params),
             }
         }
     }
@@ -244,7 +245,11 @@ impl Shell {
     /// `Release`, so it runs whoever controls the tab) in its own task; a
     /// failure is logged.
     pub(crate) fn send_detached<C: CdpCommand>(&self, tab: TabId, command: &C) {
-        let (method, params) = (C::METHOD, command.params());
+        self.send_undo(tab, C::METHOD, command.params());
+    }
+
+    /// [`Shell::send_detached`] of a command already encoded.
+    fn send_undo(&self, tab: TabId, method: &'static str, params: Value) {
         let lane = self.lane.clone();
         let deadline = Instant::now() + self.default_deadline;
         // Detached on purpose: it must run even if the request is gone.

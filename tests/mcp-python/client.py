@@ -1,9 +1,10 @@
 """Drives `cotab mcp` with the official MCP Python SDK (`mcp` on PyPI), as
 an LLM client would: initialize, list the tools, snapshot the page, click
-the button whose name is given by its ref, snapshot again. Prints what it
-saw as one JSON object. Run by the end-to-end test `e2e::mcp`:
+the button whose name is given by its ref, save a screenshot and a PDF in
+the workspace, resize the page and switch it to the dark scheme. Prints
+what it saw as one JSON object. Run by the end-to-end test `e2e::mcp`:
 
-    python client.py COTAB RUNTIME_DIR BUTTON_NAME
+    python client.py COTAB RUNTIME_DIR BUTTON_NAME WORKSPACE
 """
 
 import asyncio
@@ -21,9 +22,11 @@ def text_of(result):
     return "\n".join(texts), bool(result.is_error)
 
 
-async def main(cotab, runtime_dir, button):
+async def main(cotab, runtime_dir, button, workspace):
     params = StdioServerParameters(
-        command=cotab, args=["mcp", "--runtime-dir", runtime_dir]
+        command=cotab,
+        args=["mcp", "--runtime-dir", runtime_dir, "--caps", "pdf"],
+        cwd=workspace,
     )
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -40,7 +43,26 @@ async def main(cotab, runtime_dir, button):
                     )
                 )
             unknown, unknown_error = text_of(
-                await session.call_tool("browser_snapshot", {"depth": 2})
+                await session.call_tool("browser_snapshot", {"boxes": True})
+            )
+            shot, shot_error = text_of(
+                await session.call_tool(
+                    "browser_take_screenshot", {"filename": "shots/page.png"}
+                )
+            )
+            pdf, pdf_error = text_of(
+                await session.call_tool("browser_pdf_save", {"filename": "page.pdf"})
+            )
+            resized, resized_error = text_of(
+                await session.call_tool("browser_resize", {"width": 640, "height": 480})
+            )
+            dark, dark_error = text_of(
+                await session.call_tool("browser_emulate_media", {"colorScheme": "dark"})
+            )
+            escape, escape_error = text_of(
+                await session.call_tool(
+                    "browser_pdf_save", {"filename": "../outside.pdf"}
+                )
             )
             print(
                 json.dumps(
@@ -54,10 +76,20 @@ async def main(cotab, runtime_dir, button):
                         "clickedError": clicked_error,
                         "unknownArgument": unknown,
                         "unknownArgumentError": unknown_error,
+                        "screenshot": shot,
+                        "screenshotError": shot_error,
+                        "pdf": pdf,
+                        "pdfError": pdf_error,
+                        "resized": resized,
+                        "resizedError": resized_error,
+                        "dark": dark,
+                        "darkError": dark_error,
+                        "escape": escape,
+                        "escapeError": escape_error,
                     }
                 )
             )
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:4]))
+    asyncio.run(main(*sys.argv[1:5]))

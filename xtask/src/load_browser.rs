@@ -344,7 +344,7 @@ impl Conn {
                         .await?
                 }
                 Op::Snapshot => {
-                    self.send::<Snapshot>(op, &SnapshotParams { max_chars: None }, permits, None)
+                    self.send::<Snapshot>(op, &SnapshotParams::default(), permits, None)
                         .await?
                 }
                 Op::Click => {

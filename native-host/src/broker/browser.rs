@@ -66,6 +66,7 @@ impl Core {
                 tab.human = true;
                 self.revoke_tab(info.id, RevokeReason::Human, false, true);
                 self.mark_input(info.id, Actor::Human);
+                self.undo_emulation(info.id);
             } else if !info.human_control && tab.human {
                 tab.human = false;
             }

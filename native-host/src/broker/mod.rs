@@ -157,6 +157,21 @@ pub enum Effect {
     NotifyAll(AgentEvent),
     /// Tell the extension who controls each shared tab.
     Controllers(Vec<TabControl>),
+    /// Undo what agents set on a tab's page (class `Release`, so it runs
+    /// while the person controls it); a failure is logged.
+    Undo(UndoCmd),
+}
+
+/// A CDP command that undoes what agents set on a tab's page (the
+/// viewport, emulated media) once the person took control of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndoCmd {
+    /// The tab (and only it).
+    pub tab: TabId,
+    /// CDP method.
+    pub method: &'static str,
+    /// CDP params.
+    pub params: serde_json::Value,
 }
 
 #[derive(Debug, Default)]

@@ -15,11 +15,15 @@
 //! Like the rest of the core it does no I/O and never awaits.
 
 use super::{err, Core, Fence, Frame};
+use super::{Effect, UndoCmd};
 use crate::session::{ConnId, SessionId};
-use cotab_shared::cdp::{ConsoleApiCalled, ExceptionThrown, RemoteObject, StackTrace};
+use cotab_shared::cdp::{
+    CdpCommand as _, ClearDeviceMetricsOverride, ConsoleApiCalled, ExceptionThrown, RemoteObject,
+    SetEmulatedMedia, StackTrace,
+};
 use cotab_shared::controller::{
     AgentEvent, ConsoleLevel, ConsoleMessage, ConsoleResult, DialogInfo, FrameGeometry, FrameId,
-    Ref,
+    MediaEmulation, Ref,
 };
 use cotab_shared::native::TabInfo;
 use cotab_shared::{ErrorKind, TabId, WireError};
@@ -254,6 +258,10 @@ pub(super) struct PageState {
     /// The last console `seq` issued (0: none yet).
     last_seq: u64,
     lifecycle: BTreeMap<String, Lifecycle>,
+    /// The media features `page.emulateMedia` set.
+    media: MediaEmulation,
+    /// The viewport `page.resize` set.
+    viewport: Option<(u32, u32)>,
 }
 
 fn stale_ref(why: &str) -> WireError {
@@ -312,7 +320,9 @@ impl Core {
     /// now on, and the numbers it did not use go back unless another
     /// snapshot reserved numbers after them. An element keeps its number
     /// in the next snapshots of the same document. A navigation since
-    /// `mark` makes these stale at once.
+    /// `mark` makes these stale at once. A `partial` snapshot (one
+    /// element's subtree, or some levels) adds its refs to the latest
+    /// snapshot's, which stay good.
     pub fn snapshot_finished(
         &mut self,
         fence: &Fence,
@@ -320,19 +330,24 @@ impl Core {
         numbers: (u64, u64),
         reserved: u64,
         nodes: Vec<(u64, NodeRef)>,
+        partial: bool,
     ) -> Result<(), WireError> {
         self.check(fence)?;
         let (first, fresh) = numbers;
         let s = self.bound_mut(fence.session, fence.conn)?;
-        let mut issued = match s.snapshots.remove(&fence.tab) {
-            Some(old) if old.nav == mark.nav => old.issued,
-            _ => HashMap::new(),
+        let (mut issued, mut refs) = match s.snapshots.remove(&fence.tab) {
+            Some(old) if old.nav == mark.nav => (old.issued, old.refs),
+            _ => (HashMap::new(), HashMap::new()),
         };
         if issued.len() + nodes.len() > MAX_ISSUED_REFS {
             issued.clear();
+            refs.clear();
+        }
+        if !partial {
+            refs.clear();
         }
         issued.extend(nodes.iter().map(|(n, node)| (node.clone(), *n)));
-        let refs = nodes.into_iter().collect();
+        refs.extend(nodes);
         s.snapshots.insert(
             fence.tab,
             Snapshot {
@@ -387,6 +402,60 @@ impl Core {
             .get(&sid)
             .and_then(|s| s.snapshots.get(&tab))
             .map_or(0, |s| s.refs.len())
+    }
+
+    // ---- emulation --------------------------------------------------------
+
+    /// The media `tab`'s page emulates as far as cotab set it.
+    pub fn media(&self, tab: TabId) -> MediaEmulation {
+        self.pages.get(&tab).map(|p| p.media).unwrap_or_default()
+    }
+
+    /// The viewport `page.resize` set on `tab`, if it set one.
+    pub fn viewport(&self, tab: TabId) -> Option<(u32, u32)> {
+        self.pages.get(&tab).and_then(|p| p.viewport)
+    }
+
+    /// `page.resize` set `size` on the fence's tab (`None`: cleared it).
+    pub fn viewport_set(
+        &mut self,
+        fence: &Fence,
+        size: Option<(u32, u32)>,
+    ) -> Result<(), WireError> {
+        self.check(fence)?;
+        self.page_mut(fence.tab).viewport = size;
+        Ok(())
+    }
+
+    /// The person took control of `tab`: the page gets its own viewport
+    /// and media back, so they see it as they left it.
+    pub(super) fn undo_emulation(&mut self, tab: TabId) {
+        let Some(page) = self.pages.get_mut(&tab) else {
+            return;
+        };
+        let mut undo = Vec::new();
+        if page.viewport.take().is_some() {
+            let clear = ClearDeviceMetricsOverride {};
+            undo.push((ClearDeviceMetricsOverride::METHOD, clear.params()));
+        }
+        if std::mem::take(&mut page.media) != MediaEmulation::default() {
+            let none = SetEmulatedMedia::none();
+            undo.push((SetEmulatedMedia::METHOD, none.params()));
+        }
+        for (method, params) in undo {
+            self.effects.push(Effect::Undo(UndoCmd {
+                tab,
+                method,
+                params,
+            }));
+        }
+    }
+
+    /// `page.emulateMedia` set `media` on the fence's tab.
+    pub fn media_set(&mut self, fence: &Fence, media: MediaEmulation) -> Result<(), WireError> {
+        self.check(fence)?;
+        self.page_mut(fence.tab).media = media;
+        Ok(())
     }
 
     // ---- dialogs ----------------------------------------------------------

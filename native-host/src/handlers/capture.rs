@@ -1,14 +1,15 @@
 //! `page.capture`: the screenshot, its geometry and frame, downscaling,
 //! clips, and the digest that answers `knownFrameId` with `unchanged`.
 
+use super::emulation;
 use super::{invalid_params, off_thread_if, wire, Cx};
-use crate::broker::{CaptureMeta, Need};
+use crate::broker::{CaptureMeta, Fence, Need};
 use crate::validate::image_size;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use cotab_shared::cdp::{CaptureScreenshot, Viewport};
 use cotab_shared::controller::{
-    CaptureParams, CaptureResult, ImageFormat, RpcError, DEFAULT_JPEG_QUALITY,
+    CaptureParams, CaptureResult, ImageFormat, RpcError, DEFAULT_JPEG_QUALITY, MAX_FULL_PAGE_CSS,
 };
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
@@ -66,6 +67,19 @@ pub(super) struct Rect {
     pub(super) height: f64,
 }
 
+/// The page's scrollable size, `[width, height]` in CSS pixels.
+const CONTENT_SIZE: &str = "[Math.max(document.documentElement.scrollWidth, \
+     document.body ? document.body.scrollWidth : 0), \
+     Math.max(document.documentElement.scrollHeight, \
+     document.body ? document.body.scrollHeight : 0)]";
+
+/// One side of a full-page capture: the page's, at least the viewport's,
+/// at most [`MAX_FULL_PAGE_CSS`].
+fn side(v: &Value, viewport: f64) -> f64 {
+    let page = v.as_f64().filter(|s| s.is_finite()).unwrap_or(viewport);
+    page.max(viewport).clamp(1.0, f64::from(MAX_FULL_PAGE_CSS))
+}
+
 pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResult, RpcError> {
     let quality = match (p.format, p.quality) {
         (ImageFormat::Png, Some(_)) => {
@@ -86,12 +100,39 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
             "invalid params: `params.maxWidth` must be at least 1",
         ));
     }
+    if p.full_page && p.clip.is_some() {
+        return Err(invalid_params(
+            "invalid params: `params.fullPage` and `params.clip` do not go together",
+        ));
+    }
     let fence = cx.fence(Need::Observe)?;
+    if !p.full_page {
+        return shoot_at(cx, &fence, p, quality).await;
+    }
+    // A capture beyond the viewport, failed or not, leaves the page
+    // without its scrollbars until they are given back.
+    let shot = shoot_at(cx, &fence, p, quality).await;
+    let settled = emulation::settle_viewport(cx, &fence).await;
+    let shot = shot?;
+    settled?;
+    Ok(shot)
+}
+
+/// [`capture`] once its params are checked: `quality` is the JPEG
+/// quality.
+async fn shoot_at(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    p: CaptureParams,
+    quality: Option<u8>,
+) -> Result<CaptureResult, RpcError> {
+    let fence = fence.clone();
     let mark = cx.core(|c| c.capture_started(&fence));
     let params = CaptureScreenshot {
         format: p.format.as_str(),
         quality,
         clip: None,
+        capture_beyond_viewport: p.full_page,
     };
     let shoot = |params: CaptureScreenshot| {
         let fence = &fence;
@@ -107,7 +148,7 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
         }
     };
     let (data, digest, width, height, dpr, geometry, origin) =
-        if p.clip.is_none() && p.max_width.is_none() {
+        if p.clip.is_none() && p.max_width.is_none() && !p.full_page {
             let (shot, dpr, geometry) = tokio::join!(
                 shoot(params),
                 cx.read(&fence, "window.devicePixelRatio"),
@@ -134,11 +175,25 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
                 Some(r) => Some(cx.element_box(&fence, r).await?),
                 None => None,
             };
-            let (dpr, geometry) = tokio::join!(
+            let (dpr, geometry, content) = tokio::join!(
                 cx.read(&fence, "window.devicePixelRatio"),
                 cx.geometry(&fence),
+                async {
+                    match p.full_page {
+                        true => cx.read(&fence, CONTENT_SIZE).await.map(Some),
+                        false => Ok(None),
+                    }
+                },
             );
             let (dpr, geometry) = (dpr_of(&dpr?), geometry?);
+            // The whole page, from its top left corner: in viewport
+            // coordinates, that is minus the scroll offset.
+            let region = region.or(content?.map(|size| Rect {
+                x: -geometry.scroll_x,
+                y: -geometry.scroll_y,
+                width: side(&size[0], geometry.viewport_width),
+                height: side(&size[1], geometry.viewport_height),
+            }));
             let region = region.unwrap_or(Rect {
                 x: 0.0,
                 y: 0.0,

@@ -24,13 +24,15 @@
 //! coordinates), `developer` (`page.evaluate`, `cdp.send` and their
 //! redaction), `element` (refs → elements → points), `by_ref` (the input
 //! methods by ref), `page` (snapshot, waits, console, dialogs), `tabs`
-//! (`tabs.create`, `tabs.close`).
+//! (`tabs.create`, `tabs.close`), `emulation` (`page.resize`,
+//! `page.emulateMedia`, `page.pdf`).
 
 mod by_ref;
 mod capture;
 mod cx;
 mod developer;
 mod element;
+mod emulation;
 mod follow;
 mod input;
 mod navigate;
@@ -130,6 +132,9 @@ pub async fn dispatch(
         Call::Dialog(p) => answer!(page::dialog(&cx, p).await),
         Call::TabsCreate(p) => answer!(tabs::create(&cx, p).await),
         Call::TabsClose(p) => answer!(tabs::close(&cx, p).await),
+        Call::Resize(p) => answer!(emulation::resize(&cx, p).await),
+        Call::EmulateMedia(p) => answer!(emulation::emulate_media(&cx, p).await),
+        Call::Pdf(p) => answer!(emulation::pdf(&cx, p).await),
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
-use crate::outline::{self, AxNode, FrameTree};
+use crate::outline::{self, AxNode, FrameTree, RootGone, Scope};
 use cotab_shared::cdp::{
     CdpEvent as _, Frame, GetFrameOwner, GetFrameTree, GetFullAxTree, HandleJavaScriptDialog,
     JavascriptDialogClosed, LifecycleEvent, SetLifecycleEventsEnabled,
@@ -72,7 +72,20 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
             "invalid params: `params.maxChars` must be 1 to {MAX_SNAPSHOT_CHARS}"
         )));
     }
+    let depth = match p.depth {
+        Some(0) => {
+            return Err(invalid_params(
+                "invalid params: `params.depth` must be at least 1",
+            ))
+        }
+        d => d.map(|d| d as usize),
+    };
     let fence = cx.fence(Need::Observe)?;
+    // The root's element, while its ref is still good.
+    let root = match &p.root {
+        Some(r) => Some(cx.core(|c| c.resolve_ref(&fence, r))?),
+        None => None,
+    };
     let mark = cx.core(|c| c.snapshot_started(&fence));
     let fence = &fence;
     let ax_tree = |frame_id: Option<String>| async move {
@@ -144,14 +157,30 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     let nodes: usize = frames.iter().map(|f| f.nodes.len()).sum();
     let reserved = nodes as u64;
     let mut numbers = cx.core(|c| c.reserve_refs(fence, reserved))?;
+    let partial = root.is_some() || depth.is_some();
     let (out, numbers) = off_thread_if(nodes > LARGE_TREE, "rendering the snapshot", move || {
-        let out = outline::render(&frames, &mut numbers, max);
+        let scope = Scope {
+            root: root.as_ref(),
+            depth,
+        };
+        let out = outline::render_scoped(&frames, &mut numbers, max, scope);
         Ok((out, numbers))
     })
     .await?;
-    let refs = out.refs.len();
     let used = (numbers.first(), numbers.fresh());
-    cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs))?;
+    let out = match out {
+        Ok(out) => out,
+        Err(RootGone) => {
+            // Its numbers go back; the latest snapshot's refs stay.
+            cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, Vec::new(), true))?;
+            return Err(wire(
+                ErrorKind::StaleRef,
+                "the element of `ref` is no longer on the page: call page.snapshot again",
+            ));
+        }
+    };
+    let refs = out.refs.len();
+    cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, partial))?;
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),

@@ -2,7 +2,7 @@
 //! Playwright MCP shows it (url, title, outline, a dialog's "Modal
 //! state"), the tab list, console lines and action lines.
 
-use super::tools::{ButtonArg, ClickArgs};
+use super::args::{ButtonArg, ClickArgs};
 use cotab_shared::controller::{
     ConsoleResult, DialogInfo, DialogKind, SnapshotResult, TabsListResult,
 };

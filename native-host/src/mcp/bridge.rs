@@ -12,21 +12,23 @@ use super::answers::{
     click_line, console_text, dialog_kind, modal_state, named, opened_tabs, page_state,
     quoted_list, tabs_text, ANSWER_A_DIALOG,
 };
-use super::params::{click_params, console_params};
-use super::tools::{
-    DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs, ImageType,
-    ScreenshotArgs, SelectOptionArgs, TabsAction, TabsArgs, ToolCall, WaitForArgs,
+use super::args::{
+    DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs, SelectOptionArgs,
+    TabsAction, TabsArgs, WaitForArgs,
 };
+use super::files::Files;
+use super::params::{click_params, console_params};
+use super::tools::ToolCall;
 use super::McpServeError;
 use crate::client::{Client, ClientError, KeptSessionError};
 use crate::keys;
 use cotab_shared::controller::{
-    Acquire, Acted, AgentEvent, Bye, Capture, CaptureParams, CloseTabParams, Console,
-    CreateTabParams, DialogInfo, DialogParams, DragParams, Empty, ErrorData, Evaluate,
-    EvaluateParams, HoverParams, ImageFormat, Method, Navigate, NavigateAction, NavigateParams,
-    Notification, Press, PressParams, Ref, RpcError, SelectOption, SelectOptionParams,
-    SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams, Status, TabsClose,
-    TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
+    Acquire, Acted, AgentEvent, Bye, CloseTabParams, Console, CreateTabParams, DialogInfo,
+    DialogParams, DragParams, Empty, ErrorData, Evaluate, EvaluateParams, HoverParams, Method,
+    Navigate, NavigateAction, NavigateParams, Notification, Press, PressParams, Ref, RpcError,
+    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
+    SnapshotParams, Status, TabsClose, TabsCreate, TabsList, TabsSelect, Wait, WaitParams,
+    WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -64,7 +66,7 @@ pub(crate) struct ToolFailure {
 }
 
 impl ToolFailure {
-    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub(super) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         ToolFailure {
             kind: Some(kind),
             message: message.into(),
@@ -152,13 +154,15 @@ pub(crate) struct Bridge {
     /// The tab the tools act on, once one was selected.
     current: Option<TabId>,
     /// The dialog open on the current tab, as the daemon announced it.
-    dialog: Option<DialogInfo>,
+    pub(super) dialog: Option<DialogInfo>,
     /// Tabs the current tab's page opened since the last answer.
     opened: Vec<cotab_shared::native::TabInfo>,
     /// Developer mode as last seen.
     developer_mode: bool,
     /// Where the coordinate tools last put the mouse (screenshot pixels).
     pub(super) pointer: Option<(f64, f64)>,
+    /// Where tools write the files they are asked for.
+    pub(super) files: Files,
     /// Told when developer mode changed (the tool list changes with it).
     tools_changed: mpsc::UnboundedSender<()>,
     /// The daemon closed the connection; nothing more to read.
@@ -171,6 +175,7 @@ impl Bridge {
     pub(crate) async fn open(
         mut client: Client,
         session: SessionMode,
+        files: Files,
         tools_changed: mpsc::UnboundedSender<()>,
     ) -> Result<Bridge, McpServeError> {
         let forwarded = client.forward_notifications();
@@ -191,6 +196,7 @@ impl Bridge {
             opened: Vec::new(),
             developer_mode: status.developer_mode,
             pointer: None,
+            files,
             tools_changed,
             closed: false,
         })
@@ -379,10 +385,10 @@ impl Bridge {
                     .with_snapshot(format!("Went back to {} ({})", r.url, r.title))
                     .await)
             }
-            ToolCall::Snapshot(_) => {
-                let s = self.observe::<Snapshot>(&SnapshotParams::default()).await?;
-                Ok(ToolOutput::text(page_state(&s, self.dialog.as_ref())))
-            }
+            ToolCall::Snapshot(a) => self.snapshot(a).await,
+            ToolCall::PdfSave(a) => self.pdf_save(a).await,
+            ToolCall::Resize(a) => self.resize(a).await,
+            ToolCall::EmulateMedia(a) => self.emulate_media(a).await,
             ToolCall::Click(a) => {
                 let line = click_line(&a);
                 self.acted::<cotab_shared::controller::Click>(&click_params(a))
@@ -575,49 +581,6 @@ impl Bridge {
                 ),
             )),
         }
-    }
-
-    async fn screenshot(&mut self, a: ScreenshotArgs) -> Result<ToolOutput, ToolFailure> {
-        let format = match a.kind {
-            ImageType::Png => ImageFormat::Png,
-            ImageType::Jpeg => ImageFormat::Jpeg,
-        };
-        let what = match (&a.element, &a.target) {
-            (Some(e), Some(_)) => e.clone(),
-            (None, None) => "the viewport".into(),
-            (None, Some(_)) => "the element".into(),
-            (Some(_), None) => {
-                return Err(ToolFailure::invalid(
-                    "`element` needs the element's `ref` from browser_snapshot",
-                ))
-            }
-        };
-        let r = self
-            .observe::<Capture>(&CaptureParams {
-                format,
-                clip: a.target.map(Ref),
-                ..CaptureParams::default()
-            })
-            .await?;
-        let Some(data) = r.data else {
-            return Err(ToolFailure::new(
-                ErrorKind::CommandFailed,
-                "the capture came back without image data",
-            ));
-        };
-        let mime = match r.format {
-            ImageFormat::Png => "image/png",
-            ImageFormat::Jpeg => "image/jpeg",
-        };
-        Ok(ToolOutput {
-            text: format!(
-                "### Result\nTook a screenshot of {what} ({}x{} {})",
-                r.width,
-                r.height,
-                r.format.as_str()
-            ),
-            image: Some((data, mime)),
-        })
     }
 
     async fn wait_for(&mut self, a: WaitForArgs) -> Result<ToolOutput, ToolFailure> {

@@ -6,8 +6,8 @@
 //! filled).
 
 use super::answers::named;
+use super::args::{FieldKind, FillFormArgs, FormField};
 use super::bridge::{Bridge, ToolFailure, ToolOutput};
-use super::tools::{FieldKind, FillFormArgs, FormField};
 use cotab_shared::controller::{
     Check, CheckParams, Ref, SelectOption, SelectOptionParams, Type, TypeParams,
 };

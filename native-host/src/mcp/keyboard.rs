@@ -5,9 +5,9 @@
 //! and emptied).
 
 use super::answers::named;
+use super::args::TypeArgs;
 use super::bridge::{Bridge, ToolFailure, ToolOutput};
 use super::params::type_params;
-use super::tools::TypeArgs;
 use cotab_shared::controller::{Press, PressParams, Ref, Type, TypeParams};
 
 impl Bridge {

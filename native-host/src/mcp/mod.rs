@@ -4,13 +4,15 @@
 //!
 //! - `tools`: the tool names, argument types and descriptions, the opt-in
 //!   `--caps`; decoding a `tools/call`. `schema`: the JSON schema of each.
+//! - `args`: the arguments of the tools without a module of their own.
 //! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
 //!   does with the controller protocol; `form` (`browser_fill_form`),
 //!   `keyboard` (`browser_type`), `find` (`browser_find`), `vision` (the
-//!   coordinate tools of
-//!   `--caps vision`),
-//!   `params` (the params of tools that are one call) and `answers` (what
-//!   the model reads back) beside it.
+//!   coordinate tools of `--caps vision`), `output` (screenshots,
+//!   snapshots and PDFs saved to files, which `files` writes and
+//!   confines to the workspace), `emulation` (`browser_resize`,
+//!   `browser_emulate_media`), `params` (the params of tools that are one
+//!   call) and `answers` (what the model reads back) beside it.
 //! - this module: the MCP handler that lists and calls tools, tells the
 //!   client when the tool list changes (developer mode), and the stdio
 //!   wiring.
@@ -25,10 +27,14 @@
 //! here prints.
 
 mod answers;
+mod args;
 mod bridge;
+mod emulation;
+mod files;
 mod find;
 mod form;
 mod keyboard;
+mod output;
 mod params;
 mod schema;
 mod tools;
@@ -37,6 +43,7 @@ mod vision;
 use crate::client::{Client, ClientError};
 pub use bridge::SessionMode;
 use bridge::{Bridge, Request, ToolFailure, ToolOutput};
+pub use files::{Files, DEFAULT_OUTPUT_DIR};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -199,6 +206,7 @@ pub async fn serve_on<R, W>(
     agent_socket: &Path,
     session: SessionMode,
     caps: Caps,
+    files: Files,
     transport: (R, W),
 ) -> Result<(), McpServeError>
 where
@@ -207,7 +215,7 @@ where
 {
     let client = Client::connect(agent_socket).await?;
     let (changed_tx, mut changed_rx) = mpsc::unbounded_channel();
-    let bridge = Bridge::open(client, session, changed_tx).await?;
+    let bridge = Bridge::open(client, session, files, changed_tx).await?;
     let (requests_tx, requests_rx) = mpsc::channel(16);
     let bridge_task = bridge::spawn(bridge, requests_rx);
     let handler = CotabMcp {
@@ -238,13 +246,14 @@ where
 }
 
 /// `cotab mcp`: serves MCP on stdin/stdout, with the opt-in tools of
-/// `caps`.
+/// `caps`, writing files where `files` says.
 pub async fn serve_stdio(
     agent_socket: &Path,
     session: SessionMode,
     caps: Caps,
+    files: Files,
 ) -> Result<(), McpServeError> {
-    serve_on(agent_socket, session, caps, rmcp::transport::stdio()).await
+    serve_on(agent_socket, session, caps, files, rmcp::transport::stdio()).await
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! (`browser_click`, `browser_type`, `browser_console_messages`), as
 //! Playwright MCP means them.
 
-use super::tools::{ButtonArg, ClickArgs, ConsoleLevelArg, ModifierArg, TypeArgs};
+use super::args::{ButtonArg, ClickArgs, ConsoleLevelArg, ModifierArg, TypeArgs};
 use crate::keys;
 use cotab_shared::controller::{
     ClickParams, ConsoleLevel, ConsoleParams, Modifier, MouseButton, Ref, TypeParams,

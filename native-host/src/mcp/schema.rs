@@ -18,6 +18,7 @@ pub(crate) fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     drop_null(&mut schema);
+    consts_to_enum(&mut schema);
     unwrap_descriptions(&mut schema);
     let mut object = match schema {
         Value::Object(o) => o,
@@ -70,6 +71,33 @@ fn drop_null(schema: &mut Value) {
         }
     }
     object.values_mut().for_each(drop_null);
+}
+
+/// A `oneOf` of string constants (what schemars makes of an enum whose
+/// variants have doc comments) as one `enum`, as Playwright MCP's schemas
+/// list a choice.
+fn consts_to_enum(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            let consts: Option<Vec<Value>> = object
+                .get("oneOf")
+                .and_then(Value::as_array)
+                .and_then(|alternatives| {
+                    alternatives
+                        .iter()
+                        .map(|a| a.get("const").filter(|c| c.is_string()).cloned())
+                        .collect()
+                });
+            if let Some(values) = consts {
+                object.remove("oneOf");
+                object.insert("type".into(), Value::String("string".into()));
+                object.insert("enum".into(), Value::Array(values));
+            }
+            object.values_mut().for_each(consts_to_enum);
+        }
+        Value::Array(items) => items.iter_mut().for_each(consts_to_enum),
+        _ => {}
+    }
 }
 
 /// Joins the lines of doc-comment descriptions: the model reads one

@@ -6,13 +6,14 @@
 //! This module knows nothing of the daemon: what each tool does is
 //! [`super::bridge`]'s business.
 
+use super::args::*;
+use super::emulation::{EmulateMediaArgs, ResizeArgs};
 use super::find::FindArgs;
 use super::schema::input_schema;
 use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use serde_json::Value;
 
 /// The tool that needs developer mode; listed only while it is on.
@@ -28,12 +29,17 @@ pub(crate) const VISION: &[&str] = &[
     "browser_mouse_wheel",
 ];
 
+/// The PDF tool, offered with `--caps pdf` only.
+pub(crate) const PDF: &[&str] = &["browser_pdf_save"];
+
 /// Opt-in groups of tools, as Playwright MCP's `--caps` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Cap {
     /// The coordinate tools (`browser_mouse_click_xy`, …), which act at
     /// points of the latest screenshot.
     Vision,
+    /// `browser_pdf_save`.
+    Pdf,
 }
 
 /// Which opt-in groups are on.
@@ -41,6 +47,8 @@ pub enum Cap {
 pub struct Caps {
     /// [`Cap::Vision`].
     pub vision: bool,
+    /// [`Cap::Pdf`].
+    pub pdf: bool,
 }
 
 impl Caps {
@@ -48,327 +56,14 @@ impl Caps {
     pub fn of(caps: &[Cap]) -> Caps {
         Caps {
             vision: caps.contains(&Cap::Vision),
+            pdf: caps.contains(&Cap::Pdf),
         }
     }
 
     /// Whether the tool `name` is on.
     pub(crate) fn offers(self, name: &str) -> bool {
-        self.vision || !VISION.contains(&name)
+        (self.vision || !VISION.contains(&name)) && (self.pdf || !PDF.contains(&name))
     }
-}
-
-/// Arguments of tools that take none.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NoArgs {}
-
-/// What `browser_tabs` does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum TabsAction {
-    List,
-    New,
-    Close,
-    Select,
-}
-
-/// Arguments of `browser_tabs`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct TabsArgs {
-    /// Operation to perform: `list` the shared tabs, open a `new` one,
-    /// `close` one, or `select` the tab the other tools act on.
-    pub(crate) action: TabsAction,
-    /// Tab index (0-based, as `list` shows it), for `close` and `select`.
-    /// `close` without index or tabId closes the current tab.
-    pub(crate) index: Option<usize>,
-    /// Tab id (as `list` shows it), instead of `index`.
-    pub(crate) tab_id: Option<i32>,
-    /// For `new`: the http(s) URL to open; a blank tab when absent.
-    pub(crate) url: Option<String>,
-}
-
-impl TabsArgs {
-    /// `close` of the current tab (`browser_close`).
-    pub(crate) fn close_current() -> TabsArgs {
-        TabsArgs {
-            action: TabsAction::Close,
-            index: None,
-            tab_id: None,
-            url: None,
-        }
-    }
-}
-
-/// Arguments of `browser_navigate`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NavigateArgs {
-    /// The URL to navigate to (http or https).
-    pub(crate) url: String,
-}
-
-/// A mouse button.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ButtonArg {
-    Left,
-    Right,
-    Middle,
-}
-
-/// A modifier key, as Playwright names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-pub(crate) enum ModifierArg {
-    Alt,
-    Control,
-    ControlOrMeta,
-    Meta,
-    Shift,
-}
-
-/// Arguments of `browser_click`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct ClickArgs {
-    /// Human-readable element description used to obtain permission to
-    /// interact with the element.
-    pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot (`ref` is
-    /// taken too, as earlier Playwright MCP named it).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: String,
-    /// Whether to perform a double click instead of a single click.
-    #[serde(default)]
-    pub(crate) double_click: bool,
-    /// Button to click, defaults to left.
-    pub(crate) button: Option<ButtonArg>,
-    /// Modifier keys to press during the click.
-    #[serde(default)]
-    pub(crate) modifiers: Vec<ModifierArg>,
-}
-
-/// Arguments of `browser_hover`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ElementArgs {
-    /// Human-readable element description used to obtain permission to
-    /// interact with the element.
-    pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot (`ref` is
-    /// taken too, as earlier Playwright MCP named it).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: String,
-}
-
-/// Arguments of `browser_type`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TypeArgs {
-    /// Human-readable element description used to obtain permission to
-    /// interact with the element.
-    pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot (`ref` is
-    /// taken too, as earlier Playwright MCP named it).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: String,
-    /// Text to type into the element; it replaces the element's value.
-    pub(crate) text: String,
-    /// Whether to submit entered text (press Enter after).
-    #[serde(default)]
-    pub(crate) submit: bool,
-    /// Whether to type one character at a time. Useful for triggering key
-    /// handlers in the page. By default entire text is filled in at once.
-    #[serde(default)]
-    pub(crate) slowly: bool,
-}
-
-/// Arguments of `browser_press_key`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PressKeyArgs {
-    /// Name of the key to press or a character to generate, such as
-    /// `ArrowLeft` or `a`; modifiers first for a combination, such as
-    /// `Control+a` or `Shift+Tab`.
-    pub(crate) key: String,
-}
-
-/// Arguments of `browser_select_option`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SelectOptionArgs {
-    /// Human-readable element description used to obtain permission to
-    /// interact with the element.
-    pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot (`ref` is
-    /// taken too, as earlier Playwright MCP named it).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: String,
-    /// Array of values to select in the dropdown, by value or visible
-    /// label. This can be a single value or multiple values.
-    pub(crate) values: Vec<String>,
-}
-
-/// What kind of form field a `browser_fill_form` field is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum FieldKind {
-    Textbox,
-    Checkbox,
-    Radio,
-    Combobox,
-    Slider,
-}
-
-/// One field of `browser_fill_form`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FormField {
-    /// Human-readable element description used to obtain permission to
-    /// interact with the element.
-    pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot (`ref` is
-    /// taken too).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: String,
-    /// Human-readable field name.
-    pub(crate) name: String,
-    /// Type of the field.
-    #[serde(rename = "type")]
-    pub(crate) kind: FieldKind,
-    /// Value to fill in the field. If the field is a checkbox, the value
-    /// should be `true` or `false`. If the field is a combobox, the value
-    /// should be the text of the option.
-    pub(crate) value: String,
-}
-
-/// Arguments of `browser_fill_form`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FillFormArgs {
-    /// Fields to fill in.
-    pub(crate) fields: Vec<FormField>,
-}
-
-/// Arguments of `browser_drag`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct DragArgs {
-    /// Human-readable source element description used to obtain the
-    /// permission to interact with the element.
-    pub(crate) start_element: Option<String>,
-    /// Exact source element reference from the page snapshot
-    /// (`startRef` is taken too).
-    #[serde(alias = "startRef")]
-    pub(crate) start_target: String,
-    /// Human-readable target element description used to obtain the
-    /// permission to interact with the element.
-    pub(crate) end_element: Option<String>,
-    /// Exact target element reference from the page snapshot (`endRef` is
-    /// taken too).
-    #[serde(alias = "endRef")]
-    pub(crate) end_target: String,
-}
-
-/// An image format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ImageType {
-    #[default]
-    Png,
-    Jpeg,
-}
-
-/// Arguments of `browser_take_screenshot`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct ScreenshotArgs {
-    /// Image format for the screenshot. Default is png.
-    #[serde(default, rename = "type")]
-    pub(crate) kind: ImageType,
-    /// Human-readable element description used to obtain permission to
-    /// screenshot the element. If not provided, the screenshot is taken of
-    /// the viewport. If element is provided, ref must be provided too.
-    pub(crate) element: Option<String>,
-    /// Exact target element reference from the page snapshot (`ref` is
-    /// taken too). If not provided, the screenshot is taken of the
-    /// viewport.
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: Option<String>,
-}
-
-/// Arguments of `browser_wait_for`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct WaitForArgs {
-    /// The time to wait in seconds.
-    pub(crate) time: Option<f64>,
-    /// The text to wait for.
-    pub(crate) text: Option<String>,
-    /// The text to wait for to disappear.
-    pub(crate) text_gone: Option<String>,
-}
-
-/// The least severe console level `browser_console_messages` returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ConsoleLevelArg {
-    Error,
-    Warning,
-    #[default]
-    Info,
-    Debug,
-}
-
-/// Arguments of `browser_console_messages`.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ConsoleArgs {
-    /// Level of the console messages to return. Each level includes the
-    /// messages of more severe levels. Defaults to "info".
-    #[serde(default)]
-    pub(crate) level: ConsoleLevelArg,
-}
-
-/// Arguments of `browser_handle_dialog`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct HandleDialogArgs {
-    /// Whether to accept the dialog.
-    pub(crate) accept: bool,
-    /// The text of the prompt in case of a prompt dialog.
-    pub(crate) prompt_text: Option<String>,
-}
-
-/// Arguments of `browser_file_upload`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FileUploadArgs {
-    /// The absolute paths to the files to upload. Each must be under a
-    /// directory the person allowed for uploads.
-    pub(crate) paths: Vec<String>,
-    /// Human-readable description of the file input.
-    pub(crate) element: Option<String>,
-    /// Exact reference of the `<input type=file>` from the page snapshot
-    /// (`ref` is taken too).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: Option<String>,
-}
-
-/// Arguments of `browser_evaluate`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EvaluateArgs {
-    /// `() => { /* code */ }` or `async () => { … }`: a JavaScript function
-    /// run in the page; its return value (JSON) is the result.
-    pub(crate) function: String,
-    /// Human-readable element description (not supported: find the element
-    /// in the function, e.g. with `document.querySelector`).
-    pub(crate) element: Option<String>,
-    /// Element reference (not supported, see `element`; `ref` is taken
-    /// too).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: Option<String>,
 }
 
 /// Why a `tools/call` could not be decoded.
@@ -452,16 +147,21 @@ tools! {
     Close(NoArgs) => "browser_close", "Close browser", read_only: false,
         "Close the current tab, as browser_tabs `close` does: a shared tab the person does not \
          control. cotab never closes the browser or a tab the person did not share.";
+    Resize(ResizeArgs) => "browser_resize", "Resize browser window", read_only: false,
+        "Resize the page's viewport (CSS pixels, at most 1920x1200). The person's window keeps \
+         its size: the page inside the tab takes the new one until the person takes control or \
+         the tab is no longer shared.";
     Navigate(NavigateArgs) => "browser_navigate", "Navigate to a URL", read_only: false,
         "Navigate the current tab to a URL (http or https only) and wait for it to load. \
          Answers with a snapshot of the new page.";
     NavigateBack(NoArgs) => "browser_navigate_back", "Go back", read_only: false,
         "Go back to the previous page in the current tab's history. Answers with a snapshot.";
-    Snapshot(NoArgs) => "browser_snapshot", "Page snapshot", read_only: true,
+    Snapshot(SnapshotArgs) => "browser_snapshot", "Page snapshot", read_only: true,
         "Capture an accessibility snapshot of the current page; this is better than a \
          screenshot. Every element you can act on is listed with a ref such as [ref=e12]: pass \
          it as `target` to the other tools. An element keeps its ref across snapshots; a ref \
-         is valid while the latest snapshot shows it, until the next navigation.";
+         is valid while the latest snapshot shows it, until the next navigation. `target` \
+         narrows the snapshot to one element, `depth` to some levels.";
     Find(FindArgs) => "browser_find", "Find in page snapshot", read_only: true,
         "Search the accessibility snapshot of the current page for text or a regular \
          expression. Returns the matching lines with a few lines of context, each under its \
@@ -486,8 +186,8 @@ tools! {
     Drag(DragArgs) => "browser_drag", "Drag mouse", read_only: false,
         "Perform drag and drop between two elements (by their refs from the latest snapshot).";
     TakeScreenshot(ScreenshotArgs) => "browser_take_screenshot", "Take a screenshot", read_only: true,
-        "Take a screenshot of the current tab's viewport, or of one element. You can't perform \
-         actions based on the screenshot: use browser_snapshot for refs.";
+        "Take a screenshot of the current tab's viewport, of the full page, or of one element. \
+         You can't perform actions based on the screenshot: use browser_snapshot for refs.";
     WaitFor(WaitForArgs) => "browser_wait_for", "Wait for", read_only: true,
         "Wait for text to appear or disappear or a specified time to pass. Answers with a \
          snapshot.";
@@ -511,6 +211,12 @@ tools! {
         "Release a mouse button held with browser_mouse_down.";
     MouseWheel(WheelArgs) => "browser_mouse_wheel", "Scroll mouse wheel", read_only: false,
         "Turn the mouse wheel where the mouse last went (the viewport's centre at first).";
+    EmulateMedia(EmulateMediaArgs) => "browser_emulate_media", "Emulate media features", read_only: false,
+        "Emulate CSS media features for the page, for example switch between the light and dark \
+         color scheme. Omitted parameters are left unchanged; null clears an override.";
+    PdfSave(PdfArgs) => "browser_pdf_save", "Save as PDF", read_only: true,
+        "Save the current page as a PDF file, printed as Chromium prints it (Letter, no \
+         backgrounds).";
     Evaluate(EvaluateArgs) => "browser_evaluate", "Evaluate JavaScript", read_only: false,
         "Evaluate a JavaScript function on the current page and return its value. Only \
          available while the person has turned developer mode on in the cotab popup.";
@@ -538,7 +244,10 @@ mod tests {
     }
 
     /// Every opt-in group on.
-    const ALL: Caps = Caps { vision: true };
+    const ALL: Caps = Caps {
+        vision: true,
+        pdf: true,
+    };
 
     #[test]
     fn the_coordinate_tools_are_listed_only_with_vision() {
@@ -551,7 +260,18 @@ mod tests {
             assert!(!plain.iter().any(|n| n == name), "{name} in {plain:?}");
             assert!(vision.iter().any(|n| n == name), "{name} not in {vision:?}");
         }
-        assert_eq!(vision.len(), plain.len() + VISION.len());
+        assert_eq!(vision.len(), plain.len() + VISION.len() + PDF.len());
+        let pdf_only = Caps {
+            pdf: true,
+            ..Caps::default()
+        };
+        let with_pdf: Vec<_> = definitions(true, pdf_only)
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert!(!plain.iter().any(|n| n == "browser_pdf_save"));
+        assert!(with_pdf.iter().any(|n| n == "browser_pdf_save"));
+        assert_eq!(with_pdf.len(), plain.len() + PDF.len());
         assert_eq!(
             schema_of("browser_mouse_click_xy")["required"],
             json!(["x", "y"])
@@ -576,7 +296,7 @@ mod tests {
         assert!(!off.iter().any(|n| n == EVALUATE), "{off:?}");
         assert!(on.iter().any(|n| n == EVALUATE), "{on:?}");
         assert_eq!(on.len(), NAMES.len());
-        assert_eq!(off.len(), NAMES.len() - 1 - VISION.len());
+        assert_eq!(off.len(), NAMES.len() - 1 - VISION.len() - PDF.len());
         for name in [
             "browser_tabs",
             "browser_navigate",
@@ -675,9 +395,25 @@ mod tests {
         let wait = schema_of("browser_wait_for");
         assert_eq!(wait["properties"]["time"]["type"], "number");
         assert!(wait["properties"]["textGone"].is_object());
-        for name in ["browser_snapshot", "browser_navigate_back"] {
-            assert_eq!(schema_of(name)["properties"], json!({}), "{name}");
+        assert_eq!(schema_of("browser_navigate_back")["properties"], json!({}));
+        let snap = schema_of("browser_snapshot");
+        for field in ["target", "filename", "depth"] {
+            assert!(snap["properties"][field].is_object(), "{field}: {snap}");
         }
+        for field in ["filename", "fullPage", "scale"] {
+            assert!(shot["properties"][field].is_object(), "{field}: {shot}");
+        }
+        let media = schema_of("browser_emulate_media");
+        assert_eq!(
+            media["properties"]["colorScheme"],
+            json!({"type": "string", "enum": ["light", "dark"],
+                   "description": "Emulates the prefers-color-scheme media feature."})
+        );
+        assert_eq!(
+            media["properties"]["media"]["enum"],
+            json!(["screen", "print"])
+        );
+        assert_eq!(required("browser_resize"), json!(["width", "height"]));
         assert_eq!(
             schema_of("browser_console_messages")["properties"]["level"]["enum"],
             json!(["error", "warning", "info", "debug"])
@@ -687,9 +423,8 @@ mod tests {
     #[test]
     fn an_argument_a_tool_does_not_take_is_an_error_naming_it() {
         for (tool, extra) in [
-            ("browser_take_screenshot", json!({"filename": "a.png"})),
-            ("browser_take_screenshot", json!({"fullPage": true})),
-            ("browser_snapshot", json!({"depth": 2})),
+            ("browser_take_screenshot", json!({"omitBackground": true})),
+            ("browser_snapshot", json!({"boxes": true})),
             ("browser_click", json!({"target": "e1", "force": true})),
             ("browser_console_messages", json!({"all": true})),
         ] {
@@ -726,7 +461,7 @@ mod tests {
         );
         assert_eq!(
             ToolCall::parse("browser_snapshot", JsonObject::new()),
-            Ok(ToolCall::Snapshot(NoArgs {}))
+            Ok(ToolCall::Snapshot(SnapshotArgs::default()))
         );
         assert_eq!(
             ToolCall::parse(
@@ -743,7 +478,10 @@ mod tests {
         assert_eq!(
             ToolCall::parse("browser_take_screenshot", JsonObject::new()),
             Ok(ToolCall::TakeScreenshot(ScreenshotArgs {
-                kind: ImageType::Png,
+                kind: None,
+                filename: None,
+                full_page: false,
+                scale: ScaleArg::Css,
                 element: None,
                 target: None,
             }))

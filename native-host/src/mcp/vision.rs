@@ -6,8 +6,8 @@
 //! scroll, someone else's input), the daemon refuses them `STALE_FRAME`
 //! before anything is sent: take a screenshot again.
 
+use super::args::ButtonArg;
 use super::bridge::{Bridge, ToolFailure, ToolOutput};
-use super::tools::ButtonArg;
 use cotab_shared::controller::{
     Click, ClickParams, MouseButton, MouseDown, MouseMove, MouseUp, MouseUpParams, PointerParams,
     Scroll, ScrollParams,

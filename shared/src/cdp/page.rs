@@ -1,5 +1,6 @@
 //! `Page`: the viewport, captures, navigation and history, frames,
-//! lifecycle events and JavaScript dialogs.
+//! lifecycle events and JavaScript dialogs; the emulated viewport and
+//! media (`Emulation`) and printing.
 
 use super::{CdpCommand, CdpEvent, Done};
 use crate::geometry::FrameGeometry;
@@ -87,6 +88,9 @@ pub struct CaptureScreenshot {
     /// The region, in CSS pixels of the document, and its scale.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clip: Option<Viewport>,
+    /// Capture the clip beyond the viewport (a whole page).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub capture_beyond_viewport: bool,
 }
 command!(CaptureScreenshot, "Page.captureScreenshot", Screenshot);
 
@@ -357,3 +361,97 @@ pub struct LifecycleEvent {
     pub name: String,
 }
 event!(LifecycleEvent, "Page.lifecycleEvent");
+
+/// `Emulation.setDeviceMetricsOverride`: the page's viewport, in CSS
+/// pixels, without touching the window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetDeviceMetricsOverride {
+    /// Width, CSS pixels.
+    pub width: u32,
+    /// Height, CSS pixels.
+    pub height: u32,
+    /// 0: the device's own ratio.
+    pub device_scale_factor: f64,
+    /// Not a phone.
+    pub mobile: bool,
+}
+command!(
+    SetDeviceMetricsOverride,
+    "Emulation.setDeviceMetricsOverride",
+    Done
+);
+
+/// `Emulation.clearDeviceMetricsOverride`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ClearDeviceMetricsOverride {}
+command!(
+    ClearDeviceMetricsOverride,
+    "Emulation.clearDeviceMetricsOverride",
+    Done
+);
+
+/// One CSS media feature of [`SetEmulatedMedia`]; an empty value clears
+/// it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MediaFeature {
+    /// The feature, e.g. `prefers-color-scheme`.
+    pub name: &'static str,
+    /// Its value, e.g. `dark`.
+    pub value: &'static str,
+}
+
+/// `Emulation.setEmulatedMedia`: the media type (empty: not emulated)
+/// and features.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetEmulatedMedia {
+    /// `screen`, `print` or empty.
+    pub media: &'static str,
+    /// Every feature cotab emulates, cleared ones with an empty value.
+    pub features: Vec<MediaFeature>,
+}
+command!(SetEmulatedMedia, "Emulation.setEmulatedMedia", Done);
+
+/// The media features cotab emulates, in the order
+/// [`SetEmulatedMedia::with`] takes their values.
+pub const MEDIA_FEATURES: [&str; 4] = [
+    "prefers-color-scheme",
+    "prefers-reduced-motion",
+    "forced-colors",
+    "prefers-contrast",
+];
+
+impl SetEmulatedMedia {
+    /// The media type (empty: not emulated) and a value for each of
+    /// [`MEDIA_FEATURES`] (`None`: not emulated).
+    pub fn with(media: &'static str, values: [Option<&'static str>; 4]) -> SetEmulatedMedia {
+        SetEmulatedMedia {
+            media,
+            features: MEDIA_FEATURES
+                .iter()
+                .zip(values)
+                .map(|(name, value)| MediaFeature {
+                    name,
+                    value: value.unwrap_or(""),
+                })
+                .collect(),
+        }
+    }
+
+    /// Nothing emulated.
+    pub fn none() -> SetEmulatedMedia {
+        SetEmulatedMedia::with("", [None; 4])
+    }
+}
+
+/// `Page.printToPDF`, with the browser's defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PrintToPdf {}
+command!(PrintToPdf, "Page.printToPDF", Printed);
+
+/// The part of a `Page.printToPDF` result cotab reads.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Printed {
+    /// The PDF, base64.
+    pub data: String,
+}

@@ -79,7 +79,8 @@ fn params_are_the_browsers_names() {
         CaptureScreenshot {
             format: "png",
             quality: None,
-            clip: None
+            clip: None,
+            capture_beyond_viewport: false,
         }
         .params(),
         json!({"format": "png"})

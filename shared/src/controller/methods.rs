@@ -6,9 +6,10 @@
 use super::{
     Acted, CaptureParams, CaptureResult, CdpSendParams, CheckParams, ClickParams, CloseTabParams,
     ConsoleParams, ConsoleResult, ControlResult, CreateTabParams, CreateTabResult, DialogParams,
-    DragParams, Empty, EvaluateParams, EvaluateResult, HelloParams, HelloResult, HoverParams,
-    KeyParams, KeyUpParams, Method, MouseUpParams, NavigateParams, NavigateResult, PointParams,
-    PointerParams, PressParams, ReleaseResult, ResumeParams, ResumeResult, RpcError, ScrollParams,
+    DragParams, Empty, EmulateMediaParams, EvaluateParams, EvaluateResult, HelloParams,
+    HelloResult, HoverParams, KeyParams, KeyUpParams, MediaEmulation, Method, MouseUpParams,
+    NavigateParams, NavigateResult, PdfParams, PdfResult, PointParams, PointerParams, PressParams,
+    ReleaseResult, ResizeParams, ResizeResult, ResumeParams, ResumeResult, RpcError, ScrollParams,
     SelectOptionParams, SelectOptionResult, SelectParams, SelectResult, SetFilesParams,
     SnapshotParams, SnapshotResult, StatusResult, TabsListResult, TypeParams, WaitParams,
     WaitResult, INVALID_PARAMS, METHOD_NOT_FOUND,
@@ -134,6 +135,12 @@ methods! {
     Console => "page.console", ConsoleParams, ConsoleResult, Console;
     /// Sets the files of a file input.
     SetFiles => "input.setFiles", SetFilesParams, Acted, SetFiles;
+    /// Sets or clears the selected tab's viewport size (bounded for agents).
+    Resize => "page.resize", ResizeParams, ResizeResult, Resize;
+    /// Emulates CSS media features on the selected tab.
+    EmulateMedia => "page.emulateMedia", EmulateMediaParams, MediaEmulation, EmulateMedia;
+    /// Prints the selected tab's page to PDF.
+    Pdf => "page.pdf", PdfParams, PdfResult, Pdf;
 }
 
 fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {

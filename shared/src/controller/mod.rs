@@ -14,12 +14,13 @@
 //! object, the [`Method`] trait), `methods` (the method list and
 //! [`Call`]), the params and results by family (`control`: sessions,
 //! status, tabs, control; `page`: navigation, captures, snapshots, waits,
-//! dialogs, console, developer mode; `actions`: input and element
-//! actions), and `notifications`. Everything is re-exported here:
+//! dialogs, console, developer mode; `emulation`: viewport, media and
+//! PDF; `actions`: input and element actions), and `notifications`. Everything is re-exported here:
 //! `cotab_shared::controller::X` is the one path.
 
 mod actions;
 mod control;
+mod emulation;
 mod envelope;
 mod methods;
 mod notifications;
@@ -29,6 +30,7 @@ mod tests;
 
 pub use self::actions::*;
 pub use self::control::*;
+pub use self::emulation::*;
 pub use self::envelope::*;
 pub use self::methods::*;
 pub use self::notifications::*;

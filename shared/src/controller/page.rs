@@ -92,11 +92,20 @@ pub struct CaptureParams {
     /// Capture only this element's box.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clip: Option<Ref>,
+    /// Capture the whole scrollable page, not the viewport (at most
+    /// [`MAX_FULL_PAGE_CSS`] CSS pixels each way; not with `clip`). Its
+    /// frame takes coordinates of the whole page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub full_page: bool,
     /// A frame the agent already has: when the new capture's pixels are the
     /// same, the answer is `unchanged: true` without image data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known_frame_id: Option<FrameId>,
 }
+
+/// The longest side of a full-page capture, in CSS pixels: a longer page
+/// is cut there.
+pub const MAX_FULL_PAGE_CSS: u32 = 16_384;
 
 /// Default JPEG quality of a capture.
 pub const DEFAULT_JPEG_QUALITY: u8 = 80;
@@ -200,6 +209,15 @@ pub struct SnapshotParams {
     /// a longer one is cut with a truncation marker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_chars: Option<usize>,
+    /// Only this element and what is inside it (a ref of the latest
+    /// snapshot). The refs of the latest full snapshot stay valid.
+    #[serde(default, rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub root: Option<Ref>,
+    /// Only this many levels below the top (or below `ref`): at 1, the
+    /// top-level elements and their children; an element at the limit is
+    /// shown without what is inside it. At least 1; absent, no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
 }
 
 /// Result of `page.snapshot`.

@@ -223,3 +223,85 @@ async fn cli_follows_a_chain_of_dialogs_and_says_how_to_answer_each() -> anyhow:
     assert!(ok(&cotab(&run, &["snapshot"])?).contains("deleted cli"));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_prints_resizes_emulates_and_outlines_one_element() -> anyhow::Result<()> {
+    let browser = cotab_e2e::browser::Browser::launch(Default::default()).await?;
+    let url = browser.fixture.url("/long");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let run = browser.runtime_dir.clone();
+    ok(&cotab(&run, &["select", &tab.to_string()])?);
+    let dir = tempfile::tempdir()?;
+
+    let pdf = dir.path().join("page.pdf");
+    let shown = ok(&cotab(
+        &run,
+        &["pdf", "-o", pdf.to_str().unwrap_or_default()],
+    )?);
+    assert!(shown.ends_with(" bytes\n"), "{shown}");
+    assert!(std::fs::read(&pdf)?.starts_with(b"%PDF-"));
+    let out = cotab(&run, &["--json", "pdf", "-o", "-"])?;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+
+    let sized = ok(&cotab(&run, &["--json", "resize", "700", "450"])?);
+    let sized: Value = serde_json::from_str(&sized)?;
+    assert_eq!(
+        (sized["width"].as_f64(), sized["height"].as_f64()),
+        (Some(700.0), Some(450.0))
+    );
+    assert_eq!(browser.eval(&page, "innerWidth").await?, 700);
+    let out = cotab(&run, &["resize", "5000", "450"])?;
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("INVALID_REQUEST"),
+        "{out:?}"
+    );
+    let shot = dir.path().join("whole.png");
+    let shown = ok(&cotab(
+        &run,
+        &[
+            "screenshot",
+            "--full-page",
+            "-o",
+            shot.to_str().unwrap_or_default(),
+        ],
+    )?);
+    let tall: u32 = shown
+        .split_whitespace()
+        .nth(1)
+        .and_then(|size| size.split('x').nth(1))
+        .and_then(|h| h.parse().ok())
+        .ok_or_else(|| anyhow::anyhow!("no size in {shown}"))?;
+    assert!(tall > 4000, "{shown}");
+    ok(&cotab(&run, &["resize", "--clear"])?);
+    assert_ne!(browser.eval(&page, "innerWidth").await?, 700);
+
+    let said = ok(&cotab(
+        &run,
+        &["emulate", "--color-scheme", "dark", "--media", "print"],
+    )?);
+    assert!(
+        said.contains("colorScheme: dark") && said.contains("media: print"),
+        "{said}"
+    );
+    assert_eq!(
+        browser
+            .eval(&page, "matchMedia('(prefers-color-scheme: dark)').matches")
+            .await?,
+        true
+    );
+    let said = ok(&cotab(&run, &["emulate", "--color-scheme", "clear"])?);
+    assert_eq!(said, "media: print\n");
+    let out = cotab(&run, &["emulate"])?;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+
+    let outline = ok(&cotab(&run, &["snapshot"])?);
+    let r = cotab_e2e::outline_ref(&outline, "button \"Bottom button\"")
+        .ok_or_else(|| anyhow::anyhow!("no button in {outline}"))?;
+    let part = ok(&cotab(&run, &["snapshot", "--ref", &r.0, "--depth", "1"])?);
+    assert_eq!(part, format!("- button \"Bottom button\" [ref={r}]\n"));
+    let out = cotab(&run, &["snapshot", "--depth", "0"])?;
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    Ok(())
+}

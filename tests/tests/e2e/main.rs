@@ -10,6 +10,7 @@ mod coworking;
 mod developer;
 mod dialogs;
 mod drive;
+mod emulation;
 mod faults;
 mod mcp;
 mod navigation;

@@ -46,6 +46,11 @@ async fn inspect_serving(
 ) -> anyhow::Result<Value> {
     let cotab = binary("cotab")?;
     let mut cmd = tokio::process::Command::new(inspector()?);
+    // `cotab mcp` writes the files it names itself in its workspace: the
+    // session's directory, not the source tree.
+    if let Some(dir) = session.parent() {
+        cmd.current_dir(dir);
+    }
     cmd.arg("--cli")
         .arg(&cotab)
         .arg("mcp")
@@ -275,7 +280,9 @@ fn python() -> anyhow::Result<PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Result<()> {
-    let (browser, page, _dir) = shared_mcp_page().await?;
+    let (browser, page, dir) = shared_mcp_page().await?;
+    let workspace = dir.path().join("workspace");
+    std::fs::create_dir(&workspace)?;
     let script = cotab_e2e::workspace_root()
         .join("tests")
         .join("mcp-python")
@@ -285,6 +292,7 @@ async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Res
         .arg(binary("cotab")?)
         .arg(&browser.runtime_dir)
         .arg("Press me")
+        .arg(&workspace)
         .kill_on_drop(true);
     let out = tokio::time::timeout(CALL_DEADLINE, cmd.output()).await??;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -322,8 +330,35 @@ async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Res
     assert!(
         seen["unknownArgument"]
             .as_str()
-            .is_some_and(|t| t.contains("`depth`")),
+            .is_some_and(|t| t.contains("`boxes`")),
         "{seen}"
+    );
+    // Files land in the workspace, where the model named them, and
+    // nowhere else.
+    for (key, file) in [("screenshot", "shots/page.png"), ("pdf", "page.pdf")] {
+        assert_eq!(seen[format!("{key}Error")], false, "{seen}");
+        assert!(
+            seen[key]
+                .as_str()
+                .is_some_and(|t| t.contains(&format!("]({file})"))),
+            "{seen}"
+        );
+    }
+    assert_eq!(
+        &std::fs::read(workspace.join("shots/page.png"))?[1..4],
+        b"PNG"
+    );
+    assert!(std::fs::read(workspace.join("page.pdf"))?.starts_with(b"%PDF-"));
+    assert_eq!(seen["escapeError"], true, "{seen}");
+    assert!(!dir.path().join("outside.pdf").exists());
+    assert_eq!(seen["resizedError"], false, "{seen}");
+    assert_eq!(browser.eval(&page, "innerWidth").await?, 640);
+    assert_eq!(seen["darkError"], false, "{seen}");
+    assert_eq!(
+        browser
+            .eval(&page, "matchMedia('(prefers-color-scheme: dark)').matches")
+            .await?,
+        true
     );
     Ok(())
 }

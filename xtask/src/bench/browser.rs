@@ -432,7 +432,7 @@ async fn ref_click(agent: &mut Client) -> Result<Row> {
 /// `line`.
 async fn fixture_ref(agent: &mut Client, line: &str) -> Result<Ref> {
     let outline = agent
-        .call::<Snapshot>(&SnapshotParams { max_chars: None })
+        .call::<Snapshot>(&SnapshotParams::default())
         .await?
         .text;
     cotab_e2e::outline_ref(&outline, line)
@@ -486,12 +486,8 @@ async fn ref_type(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
 async fn snapshot(agent: &mut Client) -> Result<Row> {
     let mut v = Vec::new();
     for round in 0..WARM_UP.min(10) + SNAPSHOT_ROUNDS {
-        let (d, r) = timed(async {
-            Ok(agent
-                .call::<Snapshot>(&SnapshotParams { max_chars: None })
-                .await?)
-        })
-        .await?;
+        let (d, r) =
+            timed(async { Ok(agent.call::<Snapshot>(&SnapshotParams::default()).await?) }).await?;
         if r.refs == 0 {
             bail!("the snapshot found no element: {}", r.text);
         }

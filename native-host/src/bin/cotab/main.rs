@@ -12,6 +12,7 @@ use std::process::ExitCode;
 mod ctx;
 mod input;
 mod page;
+mod render;
 mod report;
 mod tabs;
 
@@ -41,7 +42,12 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         }
         Err(e) => return Err(Failure::Other(anyhow::anyhow!("refusing to connect: {e}"))),
     }
-    if let Cmd::Mcp { session_file, caps } = &cli.command {
+    if let Cmd::Mcp {
+        session_file,
+        caps,
+        output_dir,
+    } = &cli.command
+    {
         // The MCP server opens its own session (agent `cotab-mcp`), not the
         // CLI's.
         let session = match session_file {
@@ -49,7 +55,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             None => cotab_host::mcp::SessionMode::Fresh,
         };
         let caps = cotab_host::mcp::Caps::of(caps);
-        return match cotab_host::mcp::serve_stdio(&sock, session, caps).await {
+        let root = std::env::current_dir()
+            .map_err(|e| Failure::Other(anyhow::anyhow!("no working directory: {e}")))?;
+        let files = cotab_host::mcp::Files::new(root, output_dir.clone());
+        return match cotab_host::mcp::serve_stdio(&sock, session, caps, files).await {
             Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {
                 Err(Failure::NotRunning(sock))
             }

@@ -1,6 +1,7 @@
 //! `cotab` subcommands: what the selected tab shows, and where it goes.
 
 use crate::ctx::{print, Ctx, Failure};
+use crate::render;
 use anyhow::Context as _;
 use base64::Engine as _;
 use clap::ValueEnum as _;
@@ -17,6 +18,24 @@ use std::path::{Path, PathBuf};
 /// Runs `cmd`.
 pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
     match cmd {
+        PageCmd::Pdf { output } => render::pdf(cx, output).await,
+        PageCmd::Resize { width, height, .. } => render::resize(cx, width, height).await,
+        PageCmd::Emulate {
+            color_scheme,
+            reduced_motion,
+            forced_colors,
+            contrast,
+            media,
+        } => {
+            let features = render::Features {
+                color_scheme,
+                reduced_motion,
+                forced_colors,
+                contrast,
+                media,
+            };
+            render::emulate(cx, features).await
+        }
         PageCmd::Eval { expr } => {
             let r = cx
                 .act::<Evaluate>(&EvaluateParams {
@@ -58,6 +77,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             quality,
             max_width,
             clip,
+            full_page,
         } => {
             let format = image_format(&output, format, cx.json).map_err(Failure::Usage)?;
             let r = cx
@@ -67,6 +87,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
                     quality,
                     max_width,
                     clip: clip.map(Ref),
+                    full_page,
                     known_frame_id: None,
                 })
                 .await?;
@@ -107,10 +128,18 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
         PageCmd::Back => history(cx, NavigateAction::Back).await,
         PageCmd::Forward => history(cx, NavigateAction::Forward).await,
         PageCmd::Reload => history(cx, NavigateAction::Reload).await,
-        PageCmd::Snapshot { max_chars } => {
+        PageCmd::Snapshot {
+            max_chars,
+            root,
+            depth,
+        } => {
             let r = cx
                 .client
-                .call::<Snapshot>(&SnapshotParams { max_chars })
+                .call::<Snapshot>(&SnapshotParams {
+                    max_chars,
+                    root: root.map(Ref),
+                    depth,
+                })
                 .await?;
             print(cx.json, &r, |r| r.text.clone())
         }

@@ -16,6 +16,11 @@ fn node(id: i64) -> NodeRef {
 }
 
 fn snapshot(c: &mut Core, s: SessionId, ids: &[i64]) -> u64 {
+    snapshot_of(c, s, ids, false)
+}
+
+/// [`snapshot`], of part of the page when `partial`.
+fn snapshot_of(c: &mut Core, s: SessionId, ids: &[i64], partial: bool) -> u64 {
     let f = c.fence(s, A, Need::Observe).expect("fence");
     let mark = c.snapshot_started(&f);
     // More numbers reserved than used, as a page's nodes outnumber its
@@ -23,7 +28,7 @@ fn snapshot(c: &mut Core, s: SessionId, ids: &[i64]) -> u64 {
     let reserved = ids.len() as u64 + 5;
     let numbers = c.reserve_refs(&f, reserved).expect("numbers");
     let first = numbers.first();
-    finish(c, &f, mark, numbers, reserved, ids);
+    finish(c, &f, mark, numbers, reserved, ids, partial);
     first
 }
 
@@ -36,6 +41,7 @@ fn finish(
     mut numbers: RefNumbers,
     reserved: u64,
     ids: &[i64],
+    partial: bool,
 ) {
     let refs = ids
         .iter()
@@ -44,8 +50,15 @@ fn finish(
             (numbers.number(&n), n)
         })
         .collect();
-    c.snapshot_finished(f, mark, (numbers.first(), numbers.fresh()), reserved, refs)
-        .expect("stored");
+    c.snapshot_finished(
+        f,
+        mark,
+        (numbers.first(), numbers.fresh()),
+        reserved,
+        refs,
+        partial,
+    )
+    .expect("stored");
 }
 
 fn resolve(c: &Core, s: SessionId, r: &str) -> Result<NodeRef, ErrorKind> {
@@ -66,6 +79,27 @@ fn refs_are_numbered_across_snapshots_and_only_the_latest_is_valid() {
     assert_eq!(resolve(&c, s, "e6"), Err(ErrorKind::StaleRef));
     assert_eq!(resolve(&c, s, "x1"), Err(ErrorKind::InvalidRequest));
     assert_eq!(resolve(&c, s, "e"), Err(ErrorKind::InvalidRequest));
+}
+
+#[test]
+fn a_partial_snapshot_adds_its_refs_and_keeps_the_latest_ones() {
+    let (mut c, s) = setup();
+    snapshot(&mut c, s, &[10, 11]);
+    // One element's subtree: 11 again and 12, new.
+    snapshot_of(&mut c, s, &[11, 12], true);
+    assert_eq!(resolve(&c, s, "e1"), Ok(node(10)), "kept");
+    assert_eq!(resolve(&c, s, "e2"), Ok(node(11)), "same number");
+    let twelve = (3..20)
+        .find(|n| resolve(&c, s, &format!("e{n}")) == Ok(node(12)))
+        .expect("12 numbered");
+    // A full snapshot replaces them all.
+    snapshot(&mut c, s, &[12]);
+    assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
+    assert_eq!(resolve(&c, s, &format!("e{twelve}")), Ok(node(12)));
+    // A navigation ends a partial snapshot's refs too.
+    snapshot_of(&mut c, s, &[10], true);
+    c.on_main_frame_navigated(TabId(1));
+    assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
 }
 
 #[test]
@@ -129,10 +163,10 @@ fn snapshots_rendered_at_once_take_numbers_apart() {
     let a = c.reserve_refs(&f, 10).expect("a");
     let b = c.reserve_refs(&f, 10).expect("b");
     assert_eq!((a.first(), b.first()), (1, 11));
-    finish(&mut c, &f, mark, a, 10, &[10, 11]);
+    finish(&mut c, &f, mark, a, 10, &[10, 11], false);
     // `b` reserved after `a`'s numbers: they stay taken.
     assert_eq!(c.reserve_refs(&f, 0).expect("peek").first(), 21);
-    finish(&mut c, &f, mark, b, 10, &[20]);
+    finish(&mut c, &f, mark, b, 10, &[20], false);
     assert_eq!(resolve(&c, s, "e11"), Ok(node(20)));
     assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
     // Nothing reserved after `b`: its unused numbers came back.
@@ -152,7 +186,7 @@ fn a_navigation_makes_refs_stale_even_during_the_snapshot() {
     c.on_main_frame_navigated(TabId(1));
     let numbers = c.reserve_refs(&f, 1).expect("numbers");
     let first = numbers.first();
-    finish(&mut c, &f, mark, numbers, 1, &[30]);
+    finish(&mut c, &f, mark, numbers, 1, &[30], false);
     assert_eq!(
         resolve(&c, s, &format!("e{first}")),
         Err(ErrorKind::StaleRef)
@@ -380,4 +414,47 @@ fn created_tabs_are_selected_and_leased_and_closing_clears_the_selection() {
         "nothing is sent to a closed tab"
     );
     assert!(effects.contains(&Effect::Dropped(key)));
+}
+
+fn undone(effects: &[Effect]) -> Vec<(TabId, &'static str)> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Undo(u) => Some((u.tab, u.method)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_person_taking_control_gets_the_pages_own_viewport_and_media_back() {
+    use cotab_shared::controller::{ColorScheme, MediaEmulation};
+    let (mut c, s) = setup();
+    // Nothing set: nothing to undo.
+    c.on_shared(&[tab(1, true), tab(2, false)]);
+    assert!(undone(&c.take_effects()).is_empty());
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.acquire(s, A).expect("acquire");
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    c.viewport_set(&f, Some((640, 400))).expect("set");
+    let dark = MediaEmulation {
+        color_scheme: Some(ColorScheme::Dark),
+        ..MediaEmulation::default()
+    };
+    c.media_set(&f, dark).expect("set");
+    c.take_effects();
+    c.on_shared(&[tab(1, true), tab(2, false)]);
+    assert_eq!(
+        undone(&c.take_effects()),
+        vec![
+            (TabId(1), "Emulation.clearDeviceMetricsOverride"),
+            (TabId(1), "Emulation.setEmulatedMedia"),
+        ]
+    );
+    assert_eq!(c.viewport(TabId(1)), None);
+    assert_eq!(c.media(TabId(1)), MediaEmulation::default());
+    // Once undone, a second takeover has nothing to undo.
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.on_shared(&[tab(1, true), tab(2, false)]);
+    assert!(undone(&c.take_effects()).is_empty());
 }

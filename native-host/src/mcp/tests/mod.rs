@@ -5,7 +5,7 @@
 //! daemon does (`decode_line`, `Call::parse`: a call the daemon would
 //! refuse is refused) and answers with the protocol's own result types.
 
-use super::{serve_on, Caps, SessionMode};
+use super::{serve_on, Caps, Files, SessionMode};
 use cotab_shared::controller::{
     decode_line, Acted, AgentTab, Call, CaptureResult, DialogInfo, DialogKind, Empty,
     EvaluateResult, FrameGeometry, FrameId, HelloResult, ImageFormat, LaneState, ReleaseResult,
@@ -232,6 +232,8 @@ struct Mcp {
     notifications: Vec<String>,
     next_id: i64,
     server: tokio::task::JoinHandle<Result<(), super::McpServeError>>,
+    /// The workspace root files are written to.
+    workspace: tempfile::TempDir,
 }
 
 impl Mcp {
@@ -246,8 +248,12 @@ impl Mcp {
     async fn start_serving(daemon: &FakeDaemon, session: SessionMode, caps: Caps) -> Mcp {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let socket = daemon.socket.clone();
+        let workspace = tempfile::tempdir().expect("tempdir");
+        let files = Files::new(workspace.path().to_path_buf(), None);
         let server =
-            tokio::spawn(async move { serve_on(&socket, session, caps, split(theirs)).await });
+            tokio::spawn(
+                async move { serve_on(&socket, session, caps, files, split(theirs)).await },
+            );
         let (r, writer) = split(ours);
         let mut mcp = Mcp {
             writer,
@@ -255,6 +261,7 @@ impl Mcp {
             notifications: Vec::new(),
             next_id: 1,
             server,
+            workspace,
         };
         let init = mcp
             .request(
@@ -473,29 +480,6 @@ async fn developer_mode_changes_the_tool_list() {
 }
 
 #[tokio::test]
-async fn screenshot_is_image_content() {
-    let daemon = FakeDaemon::start(one_tab());
-    let mut mcp = Mcp::start(&daemon).await;
-    let (text, is_error, r) = mcp
-        .call(
-            "browser_take_screenshot",
-            json!({"type":"png","element":"the button","ref":"e2"}),
-        )
-        .await;
-    assert!(!is_error, "{text}");
-    assert_eq!(r["content"][1]["type"], "image", "{r}");
-    assert_eq!(r["content"][1]["mimeType"], "image/png", "{r}");
-    assert_eq!(r["content"][1]["data"], "iVBORw0KGgo=", "{r}");
-    let capture = daemon
-        .calls()
-        .into_iter()
-        .find(|(m, _)| m == "page.capture")
-        .expect("page.capture sent");
-    assert_eq!(capture.1, json!({"format":"png","clip":"e2"}));
-    mcp.close().await;
-}
-
-#[tokio::test]
 async fn other_tools_map_to_their_methods() {
     let daemon = FakeDaemon::start(one_tab());
     let mut mcp = Mcp::start(&daemon).await;
@@ -550,9 +534,9 @@ async fn other_tools_map_to_their_methods() {
     // An argument the tool does not take is an error that names it, and
     // nothing reaches the daemon.
     let (text, is_error, _) = mcp
-        .call("browser_take_screenshot", json!({"filename": "shot.png"}))
+        .call("browser_take_screenshot", json!({"omitBackground": true}))
         .await;
-    assert!(is_error && text.contains("`filename`"), "{text}");
+    assert!(is_error && text.contains("`omitBackground`"), "{text}");
     assert!(daemon.calls().is_empty(), "{:?}", daemon.calls());
 
     let (text, is_error, _) = mcp
@@ -790,5 +774,7 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
 }
 
 mod close;
+mod emulation;
 mod find;
+mod output;
 mod vision;

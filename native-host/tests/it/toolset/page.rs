@@ -5,6 +5,57 @@ use super::*;
 use crate::harness::eventually;
 
 #[tokio::test]
+async fn a_snapshot_of_one_element_keeps_the_other_refs_good() {
+    let d = Daemon::start().await;
+    let (script, _state) = page_script();
+    let _ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let full = snapshot(&mut c).await;
+    let agree = find_ref(&full, "\"Agree\"");
+    let go = find_ref(&full, "\"Go\"");
+    let part = c
+        .call::<Snapshot>(&SnapshotParams {
+            root: Some(agree.clone()),
+            ..SnapshotParams::default()
+        })
+        .await
+        .expect("snapshot of one element");
+    assert_eq!(part.text, format!("- checkbox \"Agree\" [ref={agree}]"));
+    assert_eq!(part.refs, 1);
+    // The full snapshot's other refs still act.
+    c.call::<Click>(&ClickParams::on(go))
+        .await
+        .expect("a ref of the full snapshot");
+    let levels = c
+        .call::<Snapshot>(&SnapshotParams {
+            depth: Some(1),
+            ..SnapshotParams::default()
+        })
+        .await
+        .expect("levels");
+    assert_eq!(levels.text, full);
+    for (params, kind) in [
+        (
+            SnapshotParams {
+                depth: Some(0),
+                ..SnapshotParams::default()
+            },
+            ErrorKind::InvalidRequest,
+        ),
+        (
+            SnapshotParams {
+                root: Some(Ref("e999".into())),
+                ..SnapshotParams::default()
+            },
+            ErrorKind::StaleRef,
+        ),
+    ] {
+        let err = c.call::<Snapshot>(&params).await.expect_err("refused");
+        assert_eq!(err.kind(), Some(kind), "{params:?}: {err}");
+    }
+}
+
+#[tokio::test]
 async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     let d = Daemon::start().await;
     let (script, state) = page_script();
@@ -66,6 +117,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     let small = c
         .call::<Snapshot>(&SnapshotParams {
             max_chars: Some(70),
+            ..SnapshotParams::default()
         })
         .await
         .expect("snapshot");
@@ -74,6 +126,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     let err = c
         .call::<Snapshot>(&SnapshotParams {
             max_chars: Some(400_001),
+            ..SnapshotParams::default()
         })
         .await
         .expect_err("too large");
@@ -471,6 +524,7 @@ async fn large_captures_and_trees_are_read_whole() {
     let snap = a
         .call::<Snapshot>(&SnapshotParams {
             max_chars: Some(400_000),
+            ..SnapshotParams::default()
         })
         .await
         .expect("snapshot");
