@@ -56,6 +56,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "emulate",
             "wait",
             "console",
+            "network",
             "dialog",
         ],
     ),
@@ -325,6 +326,22 @@ pub enum PageCmd {
         /// Only messages after this cursor (a previous `next`).
         #[arg(long, value_name = "N")]
         since: Option<u64>,
+    },
+    /// List the selected tab's requests since it was shared, or show one.
+    ///
+    /// Without INDEX: `N. [METHOD] url => [status] text`, successful static
+    /// resources (documents, scripts, images …) left out unless
+    /// `--static`. With INDEX: that request's headers and bodies, secrets
+    /// redacted (developer mode only).
+    Network {
+        /// The request to show, by its number in the list.
+        index: Option<u64>,
+        /// Also list successful static resources.
+        #[arg(long = "static", conflicts_with = "index")]
+        include_static: bool,
+        /// Only requests whose url this regular expression matches.
+        #[arg(long, value_name = "RE", conflicts_with = "index")]
+        filter: Option<String>,
     },
     /// Evaluate JavaScript in the selected tab (developer mode only); prints
     /// the value as JSON.

@@ -194,6 +194,48 @@ fn record_value_is_secret(map: &serde_json::Map<String, Value>) -> Option<bool> 
     Some(cookie || is_secret_key(name))
 }
 
+/// A url with the values of its query parameters that name a secret
+/// (`?access_token=…`, `&password=…`) and any secret by shape
+/// ([`redact_str`]) replaced: urls of requests reach agents without
+/// developer mode.
+pub fn redact_url(url: &str) -> String {
+    let known = Known::default();
+    // `name=value&…`: a query, or a fragment (where an OAuth implicit
+    // flow puts its `access_token`).
+    let pairs = |part: &str| -> String {
+        part.split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, _)) if is_secret_key(name) => format!("{name}={REDACTED}"),
+                Some((name, value)) => format!("{name}={}", redact_str(value, &known)),
+                None => redact_str(pair, &known),
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    };
+    let (head, fragment) = match url.split_once('#') {
+        Some((h, f)) => (h, Some(f)),
+        None => (url, None),
+    };
+    let (path, query) = match head.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (head, None),
+    };
+    let mut out = path
+        .split('/')
+        .map(|segment| redact_str(segment, &known))
+        .collect::<Vec<_>>()
+        .join("/");
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(&pairs(q));
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(&pairs(f));
+    }
+    out
+}
+
 /// Whether a key or a header/field name names a secret.
 pub fn is_secret_key(key: &str) -> bool {
     const CONTAINS: &[&str] = &[
@@ -358,6 +400,27 @@ mod tests {
     fn r(mut v: Value, known: &Known) -> Value {
         redact(&mut v, known);
         v
+    }
+
+    #[test]
+    fn a_urls_secret_query_values_and_shapes_are_redacted() {
+        assert_eq!(
+            redact_url("http://a/api?q=cats&access_token=abc123&page=2#top"),
+            "http://a/api?q=cats&access_token=[redacted]&page=2#top"
+        );
+        assert_eq!(
+            redact_url("http://a/x?Session-Id=9"),
+            "http://a/x?Session-Id=[redacted]"
+        );
+        assert_eq!(redact_url("http://a/plain"), "http://a/plain");
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlc2lnbmF0dXJl";
+        let shown = redact_url(&format!("http://a/cb/{jwt}"));
+        assert!(!shown.contains(jwt), "{shown}");
+        assert_eq!(shown, "http://a/cb/[redacted]");
+        assert_eq!(
+            redact_url("http://a/cb#access_token=xyz&token_type=bearer"),
+            "http://a/cb#access_token=[redacted]&token_type=[redacted]"
+        );
     }
 
     #[test]

@@ -12,7 +12,8 @@ use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
     CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FrameNavigated,
-    JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent,
+    JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
+    RequestWillBeSent, ResponseReceived,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
@@ -344,6 +345,21 @@ impl Shell {
                         if let Some(e) = ExceptionThrown::parse(method, params) {
                             let entry = ConsoleEntry::from_exception(&e);
                             self.with_core(|c| c.on_console(tab, entry));
+                        }
+                    }
+                    RequestWillBeSent::METHOD => {
+                        if let Some(e) = RequestWillBeSent::parse(method, params) {
+                            self.with_core(|c| c.on_request(tab, e));
+                        }
+                    }
+                    ResponseReceived::METHOD => {
+                        if let Some(e) = ResponseReceived::parse(method, params) {
+                            self.with_core(|c| c.on_response(tab, e));
+                        }
+                    }
+                    LoadingFailed::METHOD => {
+                        if let Some(e) = LoadingFailed::parse(method, params) {
+                            self.with_core(|c| c.on_request_failed(tab, e));
                         }
                     }
                     LifecycleEvent::METHOD => {

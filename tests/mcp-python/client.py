@@ -1,7 +1,8 @@
 """Drives `cotab mcp` with the official MCP Python SDK (`mcp` on PyPI), as
 an LLM client would: initialize, list the tools, snapshot the page, click
 the button whose name is given by its ref, save a screenshot and a PDF in
-the workspace, resize the page and switch it to the dark scheme. Prints
+the workspace, list the requests, resize the page and switch it to the
+dark scheme. Prints
 what it saw as one JSON object. Run by the end-to-end test `e2e::mcp`:
 
     python client.py COTAB RUNTIME_DIR BUTTON_NAME WORKSPACE
@@ -59,6 +60,9 @@ async def main(cotab, runtime_dir, button, workspace):
             dark, dark_error = text_of(
                 await session.call_tool("browser_emulate_media", {"colorScheme": "dark"})
             )
+            network, network_error = text_of(
+                await session.call_tool("browser_network_requests", {"static": True})
+            )
             escape, escape_error = text_of(
                 await session.call_tool(
                     "browser_pdf_save", {"filename": "../outside.pdf"}
@@ -84,6 +88,8 @@ async def main(cotab, runtime_dir, button, workspace):
                         "resizedError": resized_error,
                         "dark": dark,
                         "darkError": dark_error,
+                        "network": network,
+                        "networkError": network_error,
                         "escape": escape,
                         "escapeError": escape_error,
                     }

@@ -246,6 +246,20 @@ pub const DIALOGS: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A page that makes requests: a script, a fetch with a token in its
+/// query and an `Authorization` header at load, and on its buttons a POST
+/// with a password in its body, a redirected fetch and one that fails.
+pub const NETWORK: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Network</title>
+<script src="/app.js"></script></head>
+<body>
+ <button id="post" onclick="fetch('/api/data', {method: 'POST', body: JSON.stringify({name: 'Ada', password: 'hunter2'})}).then(() => document.title = 'posted')">Post</button>
+ <button id="moved" onclick="fetch('/api/old').then(() => document.title = 'moved')">Moved</button>
+ <button id="fail" onclick="fetch('http://127.0.0.1:9/nope').catch(() => document.title = 'failed')">Fail</button>
+ <script>fetch('/api/data?q=1&token=s3cr3tvalue', {headers: {Authorization: 'Bearer abcdefgh12345678'}}).then(() => document.title = 'loaded');</script>
+</body></html>
+"#;
+
 /// A page that logs at several levels and throws an uncaught error.
 pub const CONSOLE: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Console</title></head>
@@ -313,6 +327,30 @@ pub const DEMO_BUTTON_CENTRE: (f64, f64) = (150.0, 118.0);
 /// Centre of the demo page's text field, in CSS pixels.
 pub const DEMO_FIELD_CENTRE: (f64, f64) = (200.0, 202.0);
 
+/// The answers of the fixture's non-HTML paths: `/app.js`, the JSON
+/// `/api/data` (with a cookie), and `/api/old`, which redirects there.
+fn api(path: &str) -> Option<tiny_http::Response<std::io::Cursor<Vec<u8>>>> {
+    let header = |k: &str, v: &str| {
+        tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).expect("static header is valid")
+    };
+    let (status, kind, body) = match path {
+        "/app.js" => (200, "text/javascript", "window.loaded = 1;"),
+        "/api/data" => (200, "application/json", r#"{"ok":true,"session":"abc"}"#),
+        "/api/old" => (302, "text/plain", ""),
+        _ => return None,
+    };
+    let mut response = tiny_http::Response::from_string(body)
+        .with_status_code(status)
+        .with_header(header("Content-Type", kind));
+    if path == "/api/data" {
+        response.add_header(header("Set-Cookie", "sid=zzz; Path=/"));
+    }
+    if path == "/api/old" {
+        response.add_header(header("Location", "/api/data"));
+    }
+    Some(response)
+}
+
 /// A running fixture server. It stops when the process exits; each test
 /// process serves its own on a random port.
 ///
@@ -350,6 +388,11 @@ impl Fixture {
                             is_open = changed.wait(is_open).unwrap_or_else(|e| e.into_inner());
                         }
                     }
+                    if let Some(response) = api(&path) {
+                        // A browser that went away mid-response is not the server's problem.
+                        let _ = request.respond(response);
+                        continue;
+                    }
                     let (status, body) = match path.as_str() {
                         "/" => (200, INDEX),
                         "/mcp" => (200, MCP),
@@ -370,6 +413,7 @@ impl Fixture {
                         "/navigates" => (200, NAVIGATES),
                         "/console" => (200, CONSOLE),
                         "/upload" => (200, UPLOAD),
+                        "/network" => (200, NETWORK),
                         "/covered" => (200, COVERED),
                         "/slow" => (200, SECOND),
                         _ => (404, "<!doctype html><title>Not found</title>"),

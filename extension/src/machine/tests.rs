@@ -191,7 +191,7 @@ fn a_forwarded_event_of_a_shared_web_page_goes_to_the_host() {
         vec![],
         "params that could not be read are dropped"
     );
-    assert!(!m.wants_cdp_event(T, "Network.requestWillBeSent"));
+    assert!(!m.wants_cdp_event(T, "Network.dataReceived"));
     assert!(
         m.wants_cdp_event(U, "Page.javascriptDialogOpening"),
         "noted for any tab"

@@ -213,7 +213,7 @@ fn updates_and_cdp_events_concern_shared_tabs() {
     assert!(set.on_updated(TabId(4), false, false).is_empty());
     assert!(set.on_updated(TabId(5), true, true).is_empty());
     assert!(set.forwards_cdp_event(TabId(4), "Page.loadEventFired"));
-    assert!(!set.forwards_cdp_event(TabId(4), "Network.requestWillBeSent"));
+    assert!(!set.forwards_cdp_event(TabId(4), "Network.dataReceived"));
     assert!(!set.forwards_cdp_event(TabId(5), "Page.loadEventFired"));
 }
 

@@ -43,6 +43,7 @@ use std::time::Duration;
 mod browser;
 #[cfg(test)]
 mod browser_tests;
+mod network;
 mod page;
 mod presses;
 #[cfg(test)]
@@ -51,6 +52,7 @@ mod sessions;
 #[cfg(test)]
 mod tests;
 
+pub use network::NetworkEntry;
 pub use page::{
     CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, CONSOLE_CAPACITY, MAX_ISSUED_REFS,
 };

@@ -262,6 +262,8 @@ pub(super) struct PageState {
     media: MediaEmulation,
     /// The viewport `page.resize` set.
     viewport: Option<(u32, u32)>,
+    /// The requests since the tab was shared.
+    pub(super) network: super::network::NetworkLog,
 }
 
 fn stale_ref(why: &str) -> WireError {
@@ -278,7 +280,7 @@ fn ref_number(r: &Ref) -> Option<u64> {
 }
 
 impl Core {
-    fn page_mut(&mut self, tab: TabId) -> &mut PageState {
+    pub(super) fn page_mut(&mut self, tab: TabId) -> &mut PageState {
         self.pages.entry(tab).or_default()
     }
 

@@ -25,7 +25,8 @@
 //! redaction), `element` (refs → elements → points), `by_ref` (the input
 //! methods by ref), `page` (snapshot, waits, console, dialogs), `tabs`
 //! (`tabs.create`, `tabs.close`), `emulation` (`page.resize`,
-//! `page.emulateMedia`, `page.pdf`).
+//! `page.emulateMedia`, `page.pdf`), `network` (`page.network`,
+//! `page.networkRequest`).
 
 mod by_ref;
 mod capture;
@@ -36,6 +37,7 @@ mod emulation;
 mod follow;
 mod input;
 mod navigate;
+mod network;
 mod page;
 mod session;
 mod tabs;
@@ -135,6 +137,8 @@ pub async fn dispatch(
         Call::Resize(p) => answer!(emulation::resize(&cx, p).await),
         Call::EmulateMedia(p) => answer!(emulation::emulate_media(&cx, p).await),
         Call::Pdf(p) => answer!(emulation::pdf(&cx, p).await),
+        Call::Network(p) => answer!(network::network(&cx, p)),
+        Call::NetworkDetail(p) => answer!(network::network_request(&cx, p).await),
     }
 }
 

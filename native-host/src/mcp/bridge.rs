@@ -388,6 +388,8 @@ impl Bridge {
             ToolCall::Snapshot(a) => self.snapshot(a).await,
             ToolCall::PdfSave(a) => self.pdf_save(a).await,
             ToolCall::Resize(a) => self.resize(a).await,
+            ToolCall::NetworkRequests(a) => self.network_requests(a).await,
+            ToolCall::NetworkRequest(a) => self.network_request(a).await,
             ToolCall::EmulateMedia(a) => self.emulate_media(a).await,
             ToolCall::Click(a) => {
                 let line = click_line(&a);

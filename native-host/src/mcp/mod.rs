@@ -11,7 +11,8 @@
 //!   coordinate tools of `--caps vision`), `output` (screenshots,
 //!   snapshots and PDFs saved to files, which `files` writes and
 //!   confines to the workspace), `emulation` (`browser_resize`,
-//!   `browser_emulate_media`), `params` (the params of tools that are one
+//!   `browser_emulate_media`), `network` (`browser_network_requests`,
+//!   `browser_network_request`), `params` (the params of tools that are one
 //!   call) and `answers` (what the model reads back) beside it.
 //! - this module: the MCP handler that lists and calls tools, tells the
 //!   client when the tool list changes (developer mode), and the stdio
@@ -34,6 +35,7 @@ mod files;
 mod find;
 mod form;
 mod keyboard;
+mod network;
 mod output;
 mod params;
 mod schema;

@@ -9,6 +9,7 @@
 use super::args::*;
 use super::emulation::{EmulateMediaArgs, ResizeArgs};
 use super::find::FindArgs;
+use super::network::{NetworkRequestArgs, NetworkRequestsArgs};
 use super::schema::input_schema;
 use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -16,8 +17,11 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-/// The tool that needs developer mode; listed only while it is on.
+/// The tool that runs code in the page.
 pub(crate) const EVALUATE: &str = "browser_evaluate";
+
+/// The tools that need developer mode; listed only while it is on.
+pub(crate) const PRIVILEGED: &[&str] = &[EVALUATE, "browser_network_request"];
 
 /// The coordinate tools, offered with `--caps vision` only.
 pub(crate) const VISION: &[&str] = &[
@@ -194,6 +198,14 @@ tools! {
     HandleDialog(HandleDialogArgs) => "browser_handle_dialog", "Handle a dialog", read_only: false,
         "Handle a dialog (alert, confirm, prompt, beforeunload) open on the current tab: \
          actions fail with DIALOG_OPEN until it is handled.";
+    NetworkRequests(NetworkRequestsArgs) => "browser_network_requests", "List network requests", read_only: true,
+        "Returns a numbered list of the current tab's network requests since it was shared \
+         (method, url, status). Use browser_network_request with the number to get full details \
+         (developer mode only).";
+    NetworkRequest(NetworkRequestArgs) => "browser_network_request", "Show network request details", read_only: true,
+        "Returns full details (headers and body, secrets redacted) of a single network request, \
+         or a single part if `part` is set. Use the number from browser_network_requests. Only \
+         available while the person has turned developer mode on in the cotab popup.";
     ConsoleMessages(ConsoleArgs) => "browser_console_messages", "Get console messages", read_only: true,
         "Returns all console messages and uncaught exceptions of the current tab.";
     FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false,
@@ -222,12 +234,14 @@ tools! {
          available while the person has turned developer mode on in the cotab popup.";
 }
 
-/// The tools to list: those `caps` offers, without [`EVALUATE`] while
+/// The tools to list: those `caps` offers, without [`PRIVILEGED`] while
 /// developer mode is off.
 pub(crate) fn definitions(developer_mode: bool, caps: Caps) -> Vec<Tool> {
     all_tools()
         .into_iter()
-        .filter(|t| (developer_mode || t.name != EVALUATE) && caps.offers(&t.name))
+        .filter(|t| {
+            (developer_mode || !PRIVILEGED.contains(&t.name.as_ref())) && caps.offers(&t.name)
+        })
         .collect()
 }
 
@@ -296,7 +310,14 @@ mod tests {
         assert!(!off.iter().any(|n| n == EVALUATE), "{off:?}");
         assert!(on.iter().any(|n| n == EVALUATE), "{on:?}");
         assert_eq!(on.len(), NAMES.len());
-        assert_eq!(off.len(), NAMES.len() - 1 - VISION.len() - PDF.len());
+        assert!(
+            !off.iter().any(|n| n == "browser_network_request"),
+            "{off:?}"
+        );
+        assert_eq!(
+            off.len(),
+            NAMES.len() - PRIVILEGED.len() - VISION.len() - PDF.len()
+        );
         for name in [
             "browser_tabs",
             "browser_navigate",

@@ -77,6 +77,7 @@ macro_rules! event {
 
 mod dom;
 mod input;
+mod network;
 mod page;
 mod runtime;
 mod session;
@@ -85,6 +86,7 @@ mod tests;
 
 pub use dom::*;
 pub use input::*;
+pub use network::*;
 pub use page::*;
 pub use runtime::*;
 pub use session::*;

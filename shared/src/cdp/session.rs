@@ -16,6 +16,9 @@ pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     "Runtime.exceptionThrown",
     "Input.dragIntercepted",
     "Inspector.targetCrashed",
+    "Network.requestWillBeSent",
+    "Network.responseReceived",
+    "Network.loadingFailed",
 ];
 
 /// CDP commands (method, params as JSON text) the extension sends on every
@@ -27,6 +30,12 @@ pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
     ("Runtime.enable", "{}"),
     // `Inspector.targetCrashed`: a crashed page's commands never settle.
     ("Inspector.enable", "{}"),
+    // The requests `page.network` lists; bodies kept for developer mode's
+    // `page.networkRequest`, at most 10 MB a tab, 1 MB a response.
+    (
+        "Network.enable",
+        r#"{"maxTotalBufferSize":10000000,"maxResourceBufferSize":1000000}"#,
+    ),
     // A tab behind the person's active tab is hidden: Chromium draws no
     // frames for it, so each input event waits 5 s for its acknowledgement
     // and a wheel or a capture of a changed page may never answer. Focus
@@ -43,9 +52,12 @@ pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The commands of [`ENABLED_CDP_DOMAINS`] a share goes on without: they
-/// make a tab behind the person's fast, and a page that refuses them is
-/// still driven in front. The others it needs (without their events the
+/// The commands of [`ENABLED_CDP_DOMAINS`] a share goes on without: the
+/// network log, and what makes a tab behind the person's fast; a page
+/// that refuses them is still driven (in front). The others it needs (without their events the
 /// daemon could not see a dialog, a navigation or a crash).
-pub const BEST_EFFORT_CDP: [&str; 2] =
-    ["Emulation.setFocusEmulationEnabled", "Page.startScreencast"];
+pub const BEST_EFFORT_CDP: [&str; 3] = [
+    "Network.enable",
+    "Emulation.setFocusEmulationEnabled",
+    "Page.startScreencast",
+];

@@ -8,8 +8,9 @@ use super::{
     ConsoleParams, ConsoleResult, ControlResult, CreateTabParams, CreateTabResult, DialogParams,
     DragParams, Empty, EmulateMediaParams, EvaluateParams, EvaluateResult, HelloParams,
     HelloResult, HoverParams, KeyParams, KeyUpParams, MediaEmulation, Method, MouseUpParams,
-    NavigateParams, NavigateResult, PdfParams, PdfResult, PointParams, PointerParams, PressParams,
-    ReleaseResult, ResizeParams, ResizeResult, ResumeParams, ResumeResult, RpcError, ScrollParams,
+    NavigateParams, NavigateResult, NetworkParams, NetworkRequestDetail, NetworkRequestParams,
+    NetworkResult, PdfParams, PdfResult, PointParams, PointerParams, PressParams, ReleaseResult,
+    ResizeParams, ResizeResult, ResumeParams, ResumeResult, RpcError, ScrollParams,
     SelectOptionParams, SelectOptionResult, SelectParams, SelectResult, SetFilesParams,
     SnapshotParams, SnapshotResult, StatusResult, TabsListResult, TypeParams, WaitParams,
     WaitResult, INVALID_PARAMS, METHOD_NOT_FOUND,
@@ -141,6 +142,10 @@ methods! {
     EmulateMedia => "page.emulateMedia", EmulateMediaParams, MediaEmulation, EmulateMedia;
     /// Prints the selected tab's page to PDF.
     Pdf => "page.pdf", PdfParams, PdfResult, Pdf;
+    /// The selected tab's requests since it was shared.
+    Network => "page.network", NetworkParams, NetworkResult, Network;
+    /// One request's headers and bodies (developer mode only).
+    NetworkDetail => "page.networkRequest", NetworkRequestParams, NetworkRequestDetail, NetworkDetail;
 }
 
 fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {

@@ -15,7 +15,7 @@
 //! [`Call`]), the params and results by family (`control`: sessions,
 //! status, tabs, control; `page`: navigation, captures, snapshots, waits,
 //! dialogs, console, developer mode; `emulation`: viewport, media and
-//! PDF; `actions`: input and element actions), and `notifications`. Everything is re-exported here:
+//! PDF; `network`: a tab's requests; `actions`: input and element actions), and `notifications`. Everything is re-exported here:
 //! `cotab_shared::controller::X` is the one path.
 
 mod actions;
@@ -23,6 +23,7 @@ mod control;
 mod emulation;
 mod envelope;
 mod methods;
+mod network;
 mod notifications;
 mod page;
 #[cfg(test)]
@@ -33,5 +34,6 @@ pub use self::control::*;
 pub use self::emulation::*;
 pub use self::envelope::*;
 pub use self::methods::*;
+pub use self::network::*;
 pub use self::notifications::*;
 pub use self::page::*;

@@ -14,6 +14,7 @@ mod emulation;
 mod faults;
 mod mcp;
 mod navigation;
+mod network;
 mod opened;
 mod outline;
 mod rules;

@@ -350,6 +350,15 @@ async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Res
     );
     assert!(std::fs::read(workspace.join("page.pdf"))?.starts_with(b"%PDF-"));
     assert_eq!(seen["escapeError"], true, "{seen}");
+    // The click's answer reloaded nothing; the list starts with a heading
+    // whatever it holds.
+    assert_eq!(seen["networkError"], false, "{seen}");
+    assert!(
+        seen["network"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("### Network\n")),
+        "{seen}"
+    );
     assert!(!dir.path().join("outside.pdf").exists());
     assert_eq!(seen["resizedError"], false, "{seen}");
     assert_eq!(browser.eval(&page, "innerWidth").await?, 640);

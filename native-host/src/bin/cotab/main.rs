@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod ctx;
 mod input;
+mod network;
 mod page;
 mod render;
 mod report;

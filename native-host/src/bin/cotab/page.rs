@@ -19,6 +19,11 @@ use std::path::{Path, PathBuf};
 pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
     match cmd {
         PageCmd::Pdf { output } => render::pdf(cx, output).await,
+        PageCmd::Network {
+            index,
+            include_static,
+            filter,
+        } => crate::network::run(cx, index, include_static, filter).await,
         PageCmd::Resize { width, height, .. } => render::resize(cx, width, height).await,
         PageCmd::Emulate {
             color_scheme,

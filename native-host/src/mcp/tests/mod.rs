@@ -776,5 +776,6 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
 mod close;
 mod emulation;
 mod find;
+mod network;
 mod output;
 mod vision;
