@@ -73,6 +73,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "drag",
             "scroll",
             "upload",
+            "drop",
             "key-down",
             "key-up",
             "mouse-down",
@@ -103,6 +104,13 @@ fn change<T: serde::de::DeserializeOwned>(s: &str) -> Result<Setting<T>, String>
     serde_json::from_value(serde_json::Value::String(s.into()))
         .map(|v| Setting(Some(v)))
         .map_err(|_| "not one of the values this feature takes (see --help)".to_string())
+}
+
+/// Reads `MIME=VALUE` for `cotab drop --data`.
+fn mime_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(m, v)| (m.to_string(), v.to_string()))
+        .ok_or_else(|| "expected MIME=VALUE, e.g. text/plain=hello".to_string())
 }
 
 /// `cotab`'s command line, its help's subcommands listed by [`GROUPS`].
@@ -449,6 +457,19 @@ pub enum InputCmd {
         /// Files to upload.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+    },
+    /// Drop files or data onto an element, as if dragged from outside the
+    /// page (files under the allowed directories).
+    #[command(group = clap::ArgGroup::new("dropped").multiple(true).required(true))]
+    Drop {
+        /// The element to drop onto.
+        element: String,
+        /// A file to drop (repeatable).
+        #[arg(long = "file", value_name = "PATH", group = "dropped")]
+        paths: Vec<PathBuf>,
+        /// Data to drop, `MIME=VALUE`, e.g. `text/plain=hello` (repeatable).
+        #[arg(long, value_name = "MIME=VALUE", group = "dropped", value_parser = mime_value)]
+        data: Vec<(String, String)>,
     },
     /// Answer the JavaScript dialog open on the selected tab.
     Dialog {

@@ -260,6 +260,29 @@ pub const NETWORK: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A drop zone that shows what was dropped on it: the text and the
+/// files, with their sizes.
+pub const DROP: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Drop</title>
+<style> #zone { width: 300px; height: 150px; border: 2px dashed #888; } </style></head>
+<body>
+ <div id="zone" role="region" aria-label="Drop zone">Drop here</div>
+ <p id="got"></p>
+ <script>
+  const zone = document.getElementById('zone');
+  zone.addEventListener('dragover', e => e.preventDefault());
+  zone.addEventListener('drop', async e => {
+    e.preventDefault();
+    // The drag's data store closes once the handler yields.
+    const text = e.dataTransfer.getData('text/plain');
+    const files = await Promise.all([...e.dataTransfer.files].map(async f => `${f.name} (${(await f.text()).length})`));
+    document.getElementById('got').textContent = `text=${text} files=${files.join(',')}`;
+    document.title = 'dropped';
+  });
+ </script>
+</body></html>
+"#;
+
 /// A page that logs at several levels and throws an uncaught error.
 pub const CONSOLE: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Console</title></head>
@@ -414,6 +437,7 @@ impl Fixture {
                         "/console" => (200, CONSOLE),
                         "/upload" => (200, UPLOAD),
                         "/network" => (200, NETWORK),
+                        "/drop" => (200, DROP),
                         "/covered" => (200, COVERED),
                         "/slow" => (200, SECOND),
                         _ => (404, "<!doctype html><title>Not found</title>"),

@@ -116,6 +116,9 @@ impl Core {
         if let Some(t) = self.tabs.get_mut(&tab) {
             t.nav = nav;
         }
+        if let Some(p) = self.pages.get_mut(&tab) {
+            p.document_seq = p.last_seq;
+        }
     }
 
     /// `tab`'s renderer crashed: what it held is gone with it (dropped,

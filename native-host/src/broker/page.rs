@@ -256,7 +256,10 @@ pub(super) struct PageState {
     pub(super) dialog: Option<DialogInfo>,
     console: VecDeque<ConsoleMessage>,
     /// The last console `seq` issued (0: none yet).
-    last_seq: u64,
+    pub(super) last_seq: u64,
+    /// `last_seq` when the page shown now began (its main frame's last
+    /// navigation).
+    pub(super) document_seq: u64,
     lifecycle: BTreeMap<String, Lifecycle>,
     /// The media features `page.emulateMedia` set.
     media: MediaEmulation,
@@ -509,6 +512,7 @@ impl Core {
         fence: &Fence,
         since: Option<u64>,
         levels: Option<&[ConsoleLevel]>,
+        current_document: bool,
     ) -> Result<ConsoleResult, WireError> {
         self.check(fence)?;
         let since = since.unwrap_or(0);
@@ -522,10 +526,11 @@ impl Core {
         let oldest = p.console.front().map_or(p.last_seq + 1, |m| m.seq);
         // Messages `since+1 ..= oldest-1` were issued and are gone.
         let dropped = oldest.saturating_sub(since.saturating_add(1));
+        let document = if current_document { p.document_seq } else { 0 };
         let messages = p
             .console
             .iter()
-            .filter(|m| m.seq > since)
+            .filter(|m| m.seq > since && m.seq > document)
             .filter(|m| levels.is_none_or(|l| l.contains(&m.level)))
             .cloned()
             .collect();

@@ -26,12 +26,13 @@
 //! methods by ref), `page` (snapshot, waits, console, dialogs), `tabs`
 //! (`tabs.create`, `tabs.close`), `emulation` (`page.resize`,
 //! `page.emulateMedia`, `page.pdf`), `network` (`page.network`,
-//! `page.networkRequest`).
+//! `page.networkRequest`), `drop` (`input.drop`).
 
 mod by_ref;
 mod capture;
 mod cx;
 mod developer;
+mod drop;
 mod element;
 mod emulation;
 mod follow;
@@ -137,6 +138,7 @@ pub async fn dispatch(
         Call::Resize(p) => answer!(emulation::resize(&cx, p).await),
         Call::EmulateMedia(p) => answer!(emulation::emulate_media(&cx, p).await),
         Call::Pdf(p) => answer!(emulation::pdf(&cx, p).await),
+        Call::DropOn(p) => acted!(drop::drop_on(&cx, p).await),
         Call::Network(p) => answer!(network::network(&cx, p)),
         Call::NetworkDetail(p) => answer!(network::network_request(&cx, p).await),
     }

@@ -409,7 +409,7 @@ async fn condition(cx: &Cx<'_>, fence: &Fence, p: &WaitParams) -> Result<bool, R
 
 pub(super) fn console(cx: &Cx<'_>, p: ConsoleParams) -> Result<ConsoleResult, RpcError> {
     let fence = cx.fence(Need::Observe)?;
-    Ok(cx.core(|c| c.console(&fence, p.since, p.levels.as_deref()))?)
+    Ok(cx.core(|c| c.console(&fence, p.since, p.levels.as_deref(), p.current_document))?)
 }
 
 /// `page.dialog`: answers the dialog open now, waits for the browser to

@@ -328,6 +328,13 @@ pub(crate) struct ConsoleArgs {
     /// messages of more severe levels. Defaults to "info".
     #[serde(default)]
     pub(crate) level: ConsoleLevelArg,
+    /// Return all console messages since the tab was shared, not just
+    /// since the last navigation. Defaults to false.
+    #[serde(default)]
+    pub(crate) all: bool,
+    /// File name to save the console messages to, inside the workspace
+    /// root. If not provided, messages are returned as text.
+    pub(crate) filename: Option<String>,
 }
 
 /// Arguments of `browser_handle_dialog`.
@@ -369,4 +376,7 @@ pub(crate) struct EvaluateArgs {
     /// too).
     #[serde(rename = "target", alias = "ref")]
     pub(crate) target: Option<String>,
+    /// File name to save the result to, inside the workspace root. If not
+    /// provided, the result is returned as text.
+    pub(crate) filename: Option<String>,
 }

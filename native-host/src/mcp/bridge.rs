@@ -388,6 +388,7 @@ impl Bridge {
             ToolCall::Snapshot(a) => self.snapshot(a).await,
             ToolCall::PdfSave(a) => self.pdf_save(a).await,
             ToolCall::Resize(a) => self.resize(a).await,
+            ToolCall::Drop(a) => self.drop_onto(a).await,
             ToolCall::NetworkRequests(a) => self.network_requests(a).await,
             ToolCall::NetworkRequest(a) => self.network_request(a).await,
             ToolCall::EmulateMedia(a) => self.emulate_media(a).await,
@@ -475,8 +476,10 @@ impl Bridge {
                 Ok(self.with_snapshot(format!("{verb} {what}")).await)
             }
             ToolCall::ConsoleMessages(a) => {
-                let r = self.observe::<Console>(&console_params(a.level)).await?;
-                Ok(ToolOutput::text(console_text(&r)))
+                let r = self
+                    .observe::<Console>(&console_params(a.level, a.all))
+                    .await?;
+                self.saved_or_text(a.filename, None, console_text(&r)).await
             }
             ToolCall::FileUpload(FileUploadArgs {
                 paths,
@@ -632,7 +635,7 @@ impl Bridge {
             ));
         }
         let value = serde_json::to_string_pretty(&r.value).unwrap_or_else(|_| "null".into());
-        Ok(ToolOutput::text(format!("### Result\n{value}")))
+        self.saved_or_text(a.filename, Some("Result"), value).await
     }
 }
 

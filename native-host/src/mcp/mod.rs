@@ -7,7 +7,8 @@
 //! - `args`: the arguments of the tools without a module of their own.
 //! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
 //!   does with the controller protocol; `form` (`browser_fill_form`),
-//!   `keyboard` (`browser_type`), `find` (`browser_find`), `vision` (the
+//!   `keyboard` (`browser_type`), `find` (`browser_find`), `drop`
+//!   (`browser_drop`), `vision` (the
 //!   coordinate tools of `--caps vision`), `output` (screenshots,
 //!   snapshots and PDFs saved to files, which `files` writes and
 //!   confines to the workspace), `emulation` (`browser_resize`,
@@ -30,6 +31,7 @@
 mod answers;
 mod args;
 mod bridge;
+mod drop;
 mod emulation;
 mod files;
 mod find;

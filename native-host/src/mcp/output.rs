@@ -138,6 +138,28 @@ impl Bridge {
     }
 }
 
+impl Bridge {
+    /// `body` as the answer (under `### {heading}`), or saved to
+    /// `filename` in the workspace and linked.
+    pub(super) async fn saved_or_text(
+        &mut self,
+        filename: Option<String>,
+        heading: Option<&str>,
+        body: String,
+    ) -> Result<ToolOutput, ToolFailure> {
+        let Some(name) = filename else {
+            return Ok(ToolOutput::text(match heading {
+                Some(h) => format!("### {h}\n{body}"),
+                None => body,
+            }));
+        };
+        let mut bytes = body.into_bytes();
+        bytes.push(b'\n');
+        let shown = self.files.save(Some(&name), String::new(), bytes).await?;
+        Ok(ToolOutput::text(format!("### Result\n- [Saved]({shown})")))
+    }
+}
+
 fn image_data(r: &CaptureResult) -> Result<&str, ToolFailure> {
     r.data.as_deref().ok_or_else(|| {
         ToolFailure::new(

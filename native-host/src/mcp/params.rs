@@ -47,7 +47,9 @@ pub(crate) fn type_params(a: TypeArgs) -> TypeParams {
 
 /// `page.console` params of a `browser_console_messages` at `level`: that
 /// level and the more severe ones, as Playwright MCP reads it.
-pub(crate) fn console_params(level: ConsoleLevelArg) -> ConsoleParams {
+/// The messages of `level` and the more severe ones, of the page shown
+/// now unless `all`.
+pub(crate) fn console_params(level: ConsoleLevelArg, all: bool) -> ConsoleParams {
     let levels = match level {
         ConsoleLevelArg::Error => &[ConsoleLevel::Error][..],
         ConsoleLevelArg::Warning => &[ConsoleLevel::Warning, ConsoleLevel::Error],
@@ -57,11 +59,12 @@ pub(crate) fn console_params(level: ConsoleLevelArg) -> ConsoleParams {
             ConsoleLevel::Error,
         ],
         // Every level: the same as none named.
-        ConsoleLevelArg::Debug => return ConsoleParams::default(),
+        ConsoleLevelArg::Debug => &[],
     };
     ConsoleParams {
-        levels: Some(levels.to_vec()),
+        levels: (!levels.is_empty()).then(|| levels.to_vec()),
         since: None,
+        current_document: !all,
     }
 }
 

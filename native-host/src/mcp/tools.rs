@@ -7,6 +7,7 @@
 //! [`super::bridge`]'s business.
 
 use super::args::*;
+use super::drop::DropArgs;
 use super::emulation::{EmulateMediaArgs, ResizeArgs};
 use super::find::FindArgs;
 use super::network::{NetworkRequestArgs, NetworkRequestsArgs};
@@ -189,6 +190,10 @@ tools! {
         "Select an option in a dropdown (a `<select>`, by its ref from the latest snapshot).";
     Drag(DragArgs) => "browser_drag", "Drag mouse", read_only: false,
         "Perform drag and drop between two elements (by their refs from the latest snapshot).";
+    Drop(DropArgs) => "browser_drop", "Drop files or data onto an element", read_only: false,
+        "Drop files or MIME-typed data onto an element (by its ref from the latest snapshot), as \
+         if dragged from outside the page. At least one of \"paths\" (under the directories the \
+         person allowed for uploads) or \"data\" must be provided.";
     TakeScreenshot(ScreenshotArgs) => "browser_take_screenshot", "Take a screenshot", read_only: true,
         "Take a screenshot of the current tab's viewport, of the full page, or of one element. \
          You can't perform actions based on the screenshot: use browser_snapshot for refs.";
@@ -447,7 +452,7 @@ mod tests {
             ("browser_take_screenshot", json!({"omitBackground": true})),
             ("browser_snapshot", json!({"boxes": true})),
             ("browser_click", json!({"target": "e1", "force": true})),
-            ("browser_console_messages", json!({"all": true})),
+            ("browser_console_messages", json!({"since": 3})),
         ] {
             let name = extra
                 .as_object()
@@ -535,7 +540,9 @@ mod tests {
         assert_eq!(
             ToolCall::parse("browser_console_messages", args(json!({"level": "error"}))),
             Ok(ToolCall::ConsoleMessages(ConsoleArgs {
-                level: ConsoleLevelArg::Error
+                level: ConsoleLevelArg::Error,
+                all: false,
+                filename: None,
             }))
         );
         for name in NAMES {

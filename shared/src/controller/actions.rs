@@ -323,3 +323,25 @@ pub struct SetFilesParams {
     /// Absolute paths, each under a directory the person allowed.
     pub paths: Vec<String>,
 }
+
+/// Most MIME types one `input.drop` carries.
+pub const MAX_DROP_ITEMS: usize = 16;
+
+/// Params of `input.drop`: files and MIME-typed data dropped onto an
+/// element as if dragged from outside the page. At least one of `paths`
+/// and `data`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DropParams {
+    /// The element to drop onto.
+    #[serde(rename = "ref")]
+    pub element: Ref,
+    /// Absolute paths of files, each under a directory the person allowed
+    /// for uploads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    /// Data by MIME type, e.g. `{"text/plain": "hello"}` (at most
+    /// [`MAX_DROP_ITEMS`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub data: std::collections::BTreeMap<String, String>,
+}

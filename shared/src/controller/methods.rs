@@ -6,7 +6,7 @@
 use super::{
     Acted, CaptureParams, CaptureResult, CdpSendParams, CheckParams, ClickParams, CloseTabParams,
     ConsoleParams, ConsoleResult, ControlResult, CreateTabParams, CreateTabResult, DialogParams,
-    DragParams, Empty, EmulateMediaParams, EvaluateParams, EvaluateResult, HelloParams,
+    DragParams, DropParams, Empty, EmulateMediaParams, EvaluateParams, EvaluateResult, HelloParams,
     HelloResult, HoverParams, KeyParams, KeyUpParams, MediaEmulation, Method, MouseUpParams,
     NavigateParams, NavigateResult, NetworkParams, NetworkRequestDetail, NetworkRequestParams,
     NetworkResult, PdfParams, PdfResult, PointParams, PointerParams, PressParams, ReleaseResult,
@@ -142,6 +142,8 @@ methods! {
     EmulateMedia => "page.emulateMedia", EmulateMediaParams, MediaEmulation, EmulateMedia;
     /// Prints the selected tab's page to PDF.
     Pdf => "page.pdf", PdfParams, PdfResult, Pdf;
+    /// Drops files or data onto an element, as if dragged from outside.
+    DropOn => "input.drop", DropParams, Acted, DropOn;
     /// The selected tab's requests since it was shared.
     Network => "page.network", NetworkParams, NetworkResult, Network;
     /// One request's headers and bodies (developer mode only).

@@ -408,6 +408,10 @@ pub struct ConsoleParams {
     /// Only messages after this cursor (a previous answer's `next`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<u64>,
+    /// Only messages of the page shown now: none from before the tab's
+    /// last main-frame navigation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub current_document: bool,
 }
 
 /// One console message or uncaught exception.

@@ -9,10 +9,11 @@ use cotab_e2e::{wait_for, Deadline};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CloseTabParams,
-    Console, ConsoleLevel, ConsoleParams, ConsoleResult, CreateTabParams, Drag, DragParams, Empty,
-    Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams, SelectOption,
-    SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot, SnapshotParams,
-    TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait, WaitParams, WaitUntil,
+    Console, ConsoleLevel, ConsoleParams, ConsoleResult, CreateTabParams, Drag, DragParams, DropOn,
+    DropParams, Empty, Navigate, NavigateAction, NavigateParams, Ref, Scroll, ScrollParams,
+    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
+    SnapshotParams, TabsClose, TabsCreate, TabsList, TabsSelect, Type, TypeParams, Wait,
+    WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Value};
@@ -417,7 +418,7 @@ async fn console_messages_and_uncaught_errors_are_read_back() -> anyhow::Result<
     let warnings = agent
         .call::<Console>(&ConsoleParams {
             levels: Some(vec![ConsoleLevel::Warning]),
-            since: None,
+            ..ConsoleParams::default()
         })
         .await?;
     assert!(
@@ -434,8 +435,8 @@ async fn console_messages_and_uncaught_errors_are_read_back() -> anyhow::Result<
         .eval(&page, "document.getElementById('log').click()")
         .await?;
     let since = ConsoleParams {
-        levels: None,
         since: Some(all.next),
+        ..ConsoleParams::default()
     };
     let newer = poll_console(&mut agent, since, "the new log line", |r| {
         !r.messages.is_empty()
@@ -443,6 +444,31 @@ async fn console_messages_and_uncaught_errors_are_read_back() -> anyhow::Result<
     .await?;
     assert_eq!(newer.messages.len(), 1, "{newer:?}");
     assert_eq!(newer.messages[0].text, "clicked 7");
+
+    // Another page: only its own messages, unless all are asked for.
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/second")))
+        .await?;
+    let current = ConsoleParams {
+        current_document: true,
+        ..ConsoleParams::default()
+    };
+    let fresh = agent.call::<Console>(&current).await?;
+    assert!(fresh.messages.is_empty(), "{fresh:?}");
+    let kept = agent.call::<Console>(&ConsoleParams::default()).await?;
+    assert!(
+        kept.messages.iter().any(|m| m.text == "clicked 7"),
+        "{kept:?}"
+    );
+    browser
+        .eval(&page, "console.log('on the second page'), 1")
+        .await?;
+    let own = poll_console(&mut agent, current, "the second page's line", |r| {
+        !r.messages.is_empty()
+    })
+    .await?;
+    assert_eq!(own.messages.len(), 1, "{own:?}");
+    assert_eq!(own.messages[0].text, "on the second page");
     Ok(())
 }
 
@@ -494,6 +520,58 @@ async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()
             .eval(&page, "document.getElementById('name').textContent")
             .await?,
         "report.txt (18 bytes)"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_and_data_are_dropped_onto_an_element_from_allowed_directories_only(
+) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let allowed = dir.path().join("allowed");
+    std::fs::create_dir(&allowed)?;
+    let file = allowed.join("notes.txt");
+    std::fs::write(&file, "twelve chars")?;
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "not for agents")?;
+    let config = dir.path().join("config.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({ "uploadDirs": [allowed] }).to_string(),
+    )?;
+    let options = LaunchOptions {
+        env: vec![("COTAB_CONFIG".into(), config.display().to_string())],
+        ..LaunchOptions::default()
+    };
+    let (browser, page, _tab, mut agent) = on_page("/drop", options).await?;
+    let zone = find_ref(&snapshot(&mut agent).await?, "Drop zone")?;
+    let drop = |paths: Vec<String>, text: Option<&str>| DropParams {
+        element: zone.clone(),
+        paths,
+        data: text
+            .map(|t| [("text/plain".to_string(), t.to_string())].into())
+            .unwrap_or_default(),
+    };
+    let err = agent
+        .call::<DropOn>(&drop(vec![secret.display().to_string()], Some("x")))
+        .await
+        .expect_err("outside the allowed directories");
+    assert_eq!(err.kind(), Some(ErrorKind::PathNotAllowed), "{err}");
+    let err = agent
+        .call::<DropOn>(&drop(Vec::new(), None))
+        .await
+        .expect_err("nothing to drop");
+    assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{err}");
+    assert_eq!(title(&browser, &page).await?, "Drop");
+    agent
+        .call::<DropOn>(&drop(vec![file.display().to_string()], Some("hello")))
+        .await?;
+    wait_title(&browser, &page, "dropped").await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('got').textContent")
+            .await?,
+        "text=hello files=notes.txt (12)"
     );
     Ok(())
 }

@@ -5,10 +5,11 @@ use anyhow::Context as _;
 use cotab_host::cli::{DialogAnswer, InputCmd};
 use cotab_host::keys;
 use cotab_shared::controller::{
-    Check, CheckParams, Click, ClickParams, Dialog, DialogParams, Drag, DragParams, Hover,
-    HoverParams, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseButton, MouseDown, MouseMove,
-    MouseUp, MouseUpParams, PointerParams, Press, PressParams, Ref, ReleaseResult, Scroll,
-    ScrollParams, SelectOption, SelectOptionParams, SetFiles, SetFilesParams, Type, TypeParams,
+    Check, CheckParams, Click, ClickParams, Dialog, DialogParams, Drag, DragParams, DropOn,
+    DropParams, Hover, HoverParams, KeyDown, KeyParams, KeyUp, KeyUpParams, MouseButton, MouseDown,
+    MouseMove, MouseUp, MouseUpParams, PointerParams, Press, PressParams, Ref, ReleaseResult,
+    Scroll, ScrollParams, SelectOption, SelectOptionParams, SetFiles, SetFilesParams, Type,
+    TypeParams,
 };
 
 /// Runs `cmd`.
@@ -202,6 +203,25 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
                 })
                 .await?;
             print(cx.json, &r, |r| then_dialog(r, format!("set {n} file(s)")))
+        }
+        InputCmd::Drop {
+            element,
+            paths,
+            data,
+        } => {
+            let paths = paths
+                .iter()
+                .map(|p| std::path::absolute(p).map(|p| p.display().to_string()))
+                .collect::<Result<Vec<_>, _>>()
+                .context("resolving the paths")?;
+            let r = cx
+                .act::<DropOn>(&DropParams {
+                    element: Ref(element),
+                    paths,
+                    data: data.into_iter().collect(),
+                })
+                .await?;
+            print(cx.json, &r, |r| then_dialog(r, "dropped".into()))
         }
     }
 }

@@ -169,7 +169,11 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             let levels = (!levels.is_empty()).then_some(levels);
             let r = cx
                 .client
-                .call::<Console>(&ConsoleParams { levels, since })
+                .call::<Console>(&ConsoleParams {
+                    levels,
+                    since,
+                    current_document: false,
+                })
                 .await?;
             print(cx.json, &r, |r| {
                 let mut lines: Vec<String> = r

@@ -231,25 +231,27 @@ fn console_buffer_is_bounded_filtered_and_counts_drops() {
         c.on_console(TabId(1), entry(level, &format!("m{}", i + 1)));
     }
     let f = c.fence(s, A, Need::Observe).expect("fence");
-    let all = c.console(&f, None, None).expect("console");
+    let all = c.console(&f, None, None, false).expect("console");
     assert_eq!(all.messages.len(), CONSOLE_CAPACITY);
     assert_eq!(all.messages[0].seq, 6);
     assert_eq!(all.dropped, 5);
     assert_eq!(all.next, (CONSOLE_CAPACITY + 5) as u64);
-    let late = c.console(&f, Some(3), None).expect("console");
+    let late = c.console(&f, Some(3), None, false).expect("console");
     assert_eq!(late.dropped, 2);
-    let newer = c.console(&f, Some(all.next - 2), None).expect("console");
+    let newer = c
+        .console(&f, Some(all.next - 2), None, false)
+        .expect("console");
     assert_eq!(newer.messages.len(), 2);
     assert_eq!(newer.dropped, 0);
     let errors = c
-        .console(&f, Some(all.next - 4), Some(&[ConsoleLevel::Error]))
+        .console(&f, Some(all.next - 4), Some(&[ConsoleLevel::Error]), false)
         .expect("console");
     assert!(errors
         .messages
         .iter()
         .all(|m| m.level == ConsoleLevel::Error));
     assert_eq!(errors.messages.len(), 2);
-    let none = c.console(&f, Some(all.next), None).expect("console");
+    let none = c.console(&f, Some(all.next), None, false).expect("console");
     assert!(none.messages.is_empty());
     assert_eq!(none.next, all.next);
 }

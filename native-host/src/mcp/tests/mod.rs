@@ -522,13 +522,20 @@ async fn other_tools_map_to_their_methods() {
             .await;
         assert_eq!(
             daemon.calls()[0],
-            ("page.console".to_string(), json!({"levels": levels})),
+            (
+                "page.console".to_string(),
+                json!({"levels": levels, "currentDocument": true})
+            ),
             "{level}"
         );
         daemon.clear();
     }
-    mcp.call("browser_console_messages", json!({"level": "debug"}))
-        .await;
+    // Every level, and with `all` the pages before the last navigation.
+    mcp.call(
+        "browser_console_messages",
+        json!({"level": "debug", "all": true}),
+    )
+    .await;
     assert_eq!(daemon.calls()[0], ("page.console".to_string(), json!({})));
     daemon.clear();
     // An argument the tool does not take is an error that names it, and
@@ -774,6 +781,7 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
 }
 
 mod close;
+mod drop;
 mod emulation;
 mod find;
 mod network;

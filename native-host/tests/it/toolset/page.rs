@@ -179,15 +179,15 @@ async fn console_messages_are_buffered_per_tab_and_filtered() {
     let errors = c
         .call::<Console>(&ConsoleParams {
             levels: Some(vec![ConsoleLevel::Error]),
-            since: None,
+            ..ConsoleParams::default()
         })
         .await
         .expect("console");
     assert_eq!(errors.messages.len(), 1);
     let newer = c
         .call::<Console>(&ConsoleParams {
-            levels: None,
             since: Some(all.next),
+            ..ConsoleParams::default()
         })
         .await
         .expect("console");
