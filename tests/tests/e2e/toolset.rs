@@ -472,16 +472,20 @@ async fn console_messages_and_uncaught_errors_are_read_back() -> anyhow::Result<
     Ok(())
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()> {
+/// A directory with an `allowed` directory the host config names for
+/// uploads and a `secret.txt` beside it, outside, and the options that
+/// start the browser with that config.
+fn upload_dirs() -> anyhow::Result<(
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    LaunchOptions,
+)> {
     let dir = tempfile::tempdir()?;
     let allowed = dir.path().join("allowed");
     std::fs::create_dir(&allowed)?;
-    let file = allowed.join("report.txt");
-    std::fs::write(&file, "quarterly numbers\n")?;
     let secret = dir.path().join("secret.txt");
     std::fs::write(&secret, "not for agents\n")?;
-    std::os::unix::fs::symlink(&secret, allowed.join("link.txt"))?;
     let config = dir.path().join("config.json");
     std::fs::write(
         &config,
@@ -491,6 +495,15 @@ async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()
         env: vec![("COTAB_CONFIG".into(), config.display().to_string())],
         ..LaunchOptions::default()
     };
+    Ok((dir, allowed, secret, options))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()> {
+    let (_dir, allowed, secret, options) = upload_dirs()?;
+    let file = allowed.join("report.txt");
+    std::fs::write(&file, "quarterly numbers\n")?;
+    std::os::unix::fs::symlink(&secret, allowed.join("link.txt"))?;
     let (browser, page, _tab, mut agent) = on_page("/upload", options).await?;
     let outline = snapshot(&mut agent).await?;
     let input = find_ref(&outline, "Attachment")?;
@@ -527,22 +540,9 @@ async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn files_and_data_are_dropped_onto_an_element_from_allowed_directories_only(
 ) -> anyhow::Result<()> {
-    let dir = tempfile::tempdir()?;
-    let allowed = dir.path().join("allowed");
-    std::fs::create_dir(&allowed)?;
+    let (_dir, allowed, secret, options) = upload_dirs()?;
     let file = allowed.join("notes.txt");
     std::fs::write(&file, "twelve chars")?;
-    let secret = dir.path().join("secret.txt");
-    std::fs::write(&secret, "not for agents")?;
-    let config = dir.path().join("config.json");
-    std::fs::write(
-        &config,
-        serde_json::json!({ "uploadDirs": [allowed] }).to_string(),
-    )?;
-    let options = LaunchOptions {
-        env: vec![("COTAB_CONFIG".into(), config.display().to_string())],
-        ..LaunchOptions::default()
-    };
     let (browser, page, _tab, mut agent) = on_page("/drop", options).await?;
     let zone = find_ref(&snapshot(&mut agent).await?, "Drop zone")?;
     let drop = |paths: Vec<String>, text: Option<&str>| DropParams {
