@@ -247,6 +247,10 @@ pub enum PageCmd {
         /// Only this many levels below the top (at least 1).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         depth: Option<u32>,
+        /// Show each element's box, `[box=x,y,width,height]` in viewport CSS
+        /// pixels.
+        #[arg(long)]
+        boxes: bool,
     },
     /// Capture the selected tab to a file.
     Screenshot {

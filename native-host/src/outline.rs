@@ -398,6 +398,34 @@ fn render_lines(lines: Vec<Line>, numbers: &mut RefNumbers, max_chars: usize) ->
     }
 }
 
+/// `text` with ` [box=x,y,width,height]` after the `[ref=eN]` of each line
+/// whose ref `boxes` has a box for, as Playwright's `boxes` option shows
+/// them.
+pub fn with_boxes(text: &str, boxes: &HashMap<u64, [i64; 4]>) -> String {
+    let mut out = String::with_capacity(text.len() + boxes.len() * 24);
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        // The line's own ref is the last one on it: a name that holds
+        // `[ref=…]` comes before it, quoted.
+        let at = line.rfind("[ref=e").and_then(|start| {
+            let end = start + line[start..].find(']')?;
+            let n: u64 = line[start + 6..end].parse().ok()?;
+            Some((end + 1, boxes.get(&n)?))
+        });
+        match at {
+            Some((end, [x, y, w, h])) => {
+                out.push_str(&line[..end]);
+                out.push_str(&format!(" [box={x},{y},{w},{h}]"));
+                out.push_str(&line[end..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
 fn marker(n: usize) -> String {
     format!("- … (truncated: {n} more nodes)")
 }

@@ -44,7 +44,7 @@ async def main(cotab, runtime_dir, button, workspace):
                     )
                 )
             unknown, unknown_error = text_of(
-                await session.call_tool("browser_snapshot", {"boxes": True})
+                await session.call_tool("browser_snapshot", {"selector": "body"})
             )
             shot, shot_error = text_of(
                 await session.call_tool(

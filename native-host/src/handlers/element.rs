@@ -99,7 +99,7 @@ fn area(q: &[(f64, f64); 4]) -> f64 {
     (a / 2.0).abs()
 }
 
-fn quads(q: &ContentQuads) -> Vec<[(f64, f64); 4]> {
+pub(super) fn quads(q: &ContentQuads) -> Vec<[(f64, f64); 4]> {
     q.quads
         .iter()
         .filter(|n| n.len() == 8)

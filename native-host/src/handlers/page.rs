@@ -4,12 +4,14 @@
 //! Snapshot, wait and console need no lease (observe); the dialog answer
 //! changes the page and needs the lease.
 
+use super::element::quads;
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::outline::{self, AxNode, FrameTree, RootGone, Scope};
 use cotab_shared::cdp::{
-    CdpEvent as _, Frame, GetFrameOwner, GetFrameTree, GetFullAxTree, HandleJavaScriptDialog,
-    JavascriptDialogClosed, LifecycleEvent, SetLifecycleEventsEnabled,
+    CdpEvent as _, Frame, GetContentQuads, GetFrameOwner, GetFrameTree, GetFullAxTree,
+    HandleJavaScriptDialog, JavascriptDialogClosed, LifecycleEvent, Node,
+    SetLifecycleEventsEnabled,
 };
 use cotab_shared::controller::{
     Acted, ConsoleParams, ConsoleResult, DialogParams, RpcError, SnapshotParams, SnapshotResult,
@@ -20,6 +22,7 @@ use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
 use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -180,13 +183,73 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         }
     };
     let refs = out.refs.len();
+    let text_out = if p.boxes {
+        let boxes = boxes_of(cx, fence, &out.refs).await?;
+        outline::with_boxes(&out.text, &boxes)
+    } else {
+        out.text
+    };
     cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, partial))?;
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),
         refs,
-        text: out.text,
+        text: text_out,
         truncated: out.truncated,
+    })
+}
+
+/// Boxes asked for at once, at most.
+const BOXES_AT_ONCE: usize = 8;
+
+/// The box of each ref's element, in viewport CSS pixels: the bounds of
+/// its content quads (`DOM.getContentQuads`, class `observe`). An element
+/// without one (no size, not rendered, gone) has none; other failures
+/// fail the snapshot.
+async fn boxes_of(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    refs: &[(u64, crate::broker::NodeRef)],
+) -> Result<HashMap<u64, [i64; 4]>, RpcError> {
+    let one = |(n, node): &(u64, crate::broker::NodeRef)| {
+        let (n, id) = (*n, node.backend_node_id);
+        async move {
+            let q = GetContentQuads(Node {
+                backend_node_id: id,
+            });
+            match cx.send(fence, &q, CommandClass::Observe).await {
+                Ok(q) => Ok(bounds(&quads(&q)).map(|b| (n, b))),
+                Err(e) if e.kind() == ErrorKind::CommandFailed => Ok(None),
+                Err(e) => Err(e),
+            }
+        }
+    };
+    let found: Vec<Option<(u64, [i64; 4])>> = stream::iter(refs)
+        .map(one)
+        .buffered(BOXES_AT_ONCE)
+        .try_collect()
+        .await?;
+    cx.check(fence)?;
+    Ok(found.into_iter().flatten().collect())
+}
+
+/// The rounded bounds `[x, y, width, height]` of `quads`, if any has an
+/// area.
+fn bounds(quads: &[[(f64, f64); 4]]) -> Option<[i64; 4]> {
+    let points: Vec<(f64, f64)> = quads.iter().flatten().copied().collect();
+    let (mut x0, mut y0) = (f64::INFINITY, f64::INFINITY);
+    let (mut x1, mut y1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for (x, y) in points {
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+    }
+    let sized = x1 - x0 >= 1.0 && y1 - y0 >= 1.0 && x0.is_finite() && y0.is_finite();
+    sized.then(|| {
+        [
+            x0.round() as i64,
+            y0.round() as i64,
+            (x1 - x0).round() as i64,
+            (y1 - y0).round() as i64,
+        ]
     })
 }
 
@@ -477,5 +540,20 @@ pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Acted, RpcErr
         }),
         Err(e) => Err(e),
         Ok(()) => Ok(Acted { dialog: None }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounds;
+
+    #[test]
+    fn a_box_bounds_every_quad_and_needs_an_area() {
+        let a = [(10.2, 5.0), (60.0, 5.0), (60.0, 25.0), (10.2, 25.0)];
+        let b = [(0.0, 30.0), (20.0, 30.0), (20.0, 40.4), (0.0, 40.4)];
+        assert_eq!(bounds(&[a, b]), Some([0, 5, 60, 35]));
+        let flat = [(1.0, 1.0), (50.0, 1.0), (50.0, 1.5), (1.0, 1.5)];
+        assert_eq!(bounds(&[flat]), None);
+        assert_eq!(bounds(&[]), None);
     }
 }

@@ -285,6 +285,10 @@ pub(crate) struct SnapshotArgs {
     pub(crate) filename: Option<String>,
     /// Limit the depth of the snapshot tree (levels below the top).
     pub(crate) depth: Option<u32>,
+    /// Include each element's bounding box as [box=x,y,width,height] in
+    /// the snapshot: viewport-relative CSS pixels, its content box.
+    #[serde(default)]
+    pub(crate) boxes: bool,
 }
 
 /// Arguments of `browser_pdf_save`.

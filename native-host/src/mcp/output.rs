@@ -104,6 +104,7 @@ impl Bridge {
             root: a.target.map(Ref),
             // Playwright reads a depth of 0 as no limit.
             depth: a.depth.filter(|d| *d > 0),
+            boxes: a.boxes,
             ..SnapshotParams::default()
         };
         let s = self.observe::<Snapshot>(&params).await?;

@@ -450,7 +450,7 @@ mod tests {
     fn an_argument_a_tool_does_not_take_is_an_error_naming_it() {
         for (tool, extra) in [
             ("browser_take_screenshot", json!({"omitBackground": true})),
-            ("browser_snapshot", json!({"boxes": true})),
+            ("browser_snapshot", json!({"selector": "body"})),
             ("browser_click", json!({"target": "e1", "force": true})),
             ("browser_console_messages", json!({"since": 3})),
         ] {

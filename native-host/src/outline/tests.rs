@@ -267,3 +267,15 @@ fn a_scope_renders_one_elements_subtree_and_levels_as_playwright_counts_them() {
     // An element the tree no longer has.
     assert_eq!(scoped(Some(&main_node(999)), None), Err(RootGone));
 }
+
+#[test]
+fn boxes_follow_the_ref_of_their_line() {
+    let boxes: HashMap<u64, [i64; 4]> = [(5, [8, 8, 100, 20]), (12, [0, 40, 1, 1])].into();
+    let text =
+        "- heading \"[ref=e12]\" [level=1] [ref=e5]:\n  - /url: x\n- button [ref=e12]\n- text: e5";
+    assert_eq!(
+        with_boxes(text, &boxes),
+        "- heading \"[ref=e12]\" [level=1] [ref=e5] [box=8,8,100,20]:\n  - /url: x\n\
+         - button [ref=e12] [box=0,40,1,1]\n- text: e5"
+    );
+}

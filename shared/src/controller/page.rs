@@ -218,6 +218,11 @@ pub struct SnapshotParams {
     /// shown without what is inside it. At least 1; absent, no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
+    /// Each element with a ref also shows its box, `[box=x,y,width,height]`
+    /// in viewport CSS pixels, rounded (its content box; none when it
+    /// has no size).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub boxes: bool,
 }
 
 /// Result of `page.snapshot`.

@@ -217,6 +217,49 @@ async fn a_long_page_is_captured_whole_printed_and_outlined_in_parts() -> anyhow
         "{}",
         top.text
     );
+    // Boxes: where the element is in the viewport, in CSS pixels.
+    browser
+        .eval(
+            &page,
+            "document.getElementById('bottom').scrollIntoView(), 1",
+        )
+        .await?;
+    let boxed = agent
+        .call::<Snapshot>(&SnapshotParams {
+            root: Some(button.clone()),
+            boxes: true,
+            ..SnapshotParams::default()
+        })
+        .await?;
+    let rect = browser
+        .eval(
+            &page,
+            "(r => [r.x, r.y, r.width, r.height])\
+             (document.getElementById('bottom').getBoundingClientRect())",
+        )
+        .await?;
+    let shown: Vec<f64> = boxed
+        .text
+        .split("[box=")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .map(|b| b.split(',').filter_map(|v| v.parse().ok()).collect())
+        .unwrap_or_default();
+    assert_eq!(shown.len(), 4, "{}", boxed.text);
+    let side = |i: usize| rect[i].as_f64().unwrap_or(f64::NAN);
+    // The content box lies inside the element's border box.
+    assert!(
+        shown[0] >= side(0).floor() && shown[1] >= side(1).floor(),
+        "{shown:?} {rect}"
+    );
+    assert!(
+        shown[2] > 0.0 && shown[2] <= side(2).ceil(),
+        "{shown:?} {rect}"
+    );
+    assert!(
+        shown[3] > 0.0 && shown[3] <= side(3).ceil(),
+        "{shown:?} {rect}"
+    );
     // The element leaves the document: its subtree is stale, never
     // another element's.
     browser

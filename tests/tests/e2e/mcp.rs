@@ -330,7 +330,7 @@ async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Res
     assert!(
         seen["unknownArgument"]
             .as_str()
-            .is_some_and(|t| t.contains("`boxes`")),
+            .is_some_and(|t| t.contains("`selector`")),
         "{seen}"
     );
     // Files land in the workspace, where the model named them, and

@@ -137,6 +137,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             max_chars,
             root,
             depth,
+            boxes,
         } => {
             let r = cx
                 .client
@@ -144,6 +145,7 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
                     max_chars,
                     root: root.map(Ref),
                     depth,
+                    boxes,
                 })
                 .await?;
             print(cx.json, &r, |r| r.text.clone())
