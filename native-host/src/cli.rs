@@ -83,7 +83,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     ("Developer mode", &["eval", "cdp"]),
     ("Serve", &["mcp"]),
-    ("Diagnose", &["doctor"]),
+    ("Diagnose", &["doctor", "logs"]),
 ];
 
 /// The top-level help: usage, the subcommands by group, the options.
@@ -168,6 +168,18 @@ pub enum Cmd {
     /// the browser lane, versions) and print the command that fixes each
     /// failure.
     Doctor,
+    /// Print the daemon's log (or the relay's), and with `-f` follow it.
+    Logs {
+        /// Keep printing lines as they are written.
+        #[arg(short, long)]
+        follow: bool,
+        /// How many of the last lines to print first.
+        #[arg(short = 'n', long, value_name = "N", default_value_t = 50)]
+        lines: usize,
+        /// The relays' log instead of the daemon's.
+        #[arg(long)]
+        relay: bool,
+    },
     /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
     /// browser_click, …) for LLM clients, in a session of their own.
     Mcp {

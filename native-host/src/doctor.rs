@@ -68,6 +68,7 @@ pub async fn run(setting: &Setting) -> Vec<Check> {
     for browser in [Browser::Chromium, Browser::Chrome] {
         checks.extend(manifest(browser, &host));
     }
+    checks.push(logs());
     let dir = &setting.runtime_dir;
     match check_runtime_dir(dir, setting.uid) {
         Ok(()) => checks.push(Check::ok(
@@ -97,6 +98,29 @@ pub async fn run(setting: &Setting) -> Vec<Check> {
     }
     checks.extend(daemon(dir).await);
     checks
+}
+
+/// The log directory: where it is, and that it is private (made if
+/// missing).
+fn logs() -> Check {
+    let Some(dir) = crate::logs::log_dir() else {
+        return Check::failed(
+            "logs",
+            "no log directory: neither COTAB_LOG_DIR, XDG_STATE_HOME nor HOME is set".into(),
+            "export XDG_STATE_HOME=~/.local/state (the daemon logs to stderr meanwhile)".into(),
+        );
+    };
+    match crate::logs::prepare_log_dir(&dir) {
+        Ok(()) => Check::ok(
+            "logs",
+            format!("{} (`cotab logs` prints them)", dir.display()),
+        ),
+        Err(e) => Check::failed(
+            "logs",
+            format!("{}: {e}", dir.display()),
+            format!("rm -r {} (cotab makes it again, private)", dir.display()),
+        ),
+    }
 }
 
 /// The `cotab` and `cotab-host` binaries, and `PATH`.

@@ -38,6 +38,7 @@ pub mod handlers;
 pub mod install;
 pub mod keys;
 pub mod lane;
+pub mod logs;
 pub mod mcp;
 pub mod outline;
 pub mod redact;

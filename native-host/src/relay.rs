@@ -82,15 +82,20 @@ pub async fn connect_or_start(runtime_dir: &Path, exe: &Path) -> Result<UnixStre
     }
 }
 
-/// Starts `exe daemon` detached: no stdin/stdout, stderr to the daemon log,
-/// not waited on. The daemon puts itself in its own session (`setsid`) at
+/// Starts `exe daemon` detached: no stdin/stdout, stderr to
+/// `daemon.stderr` in the log directory (the runtime directory's
+/// `daemon.log` when there is none), not waited on. The daemon puts itself in its own session (`setsid`) at
 /// start, so the browser reaping our process group does not take it along.
 fn start_daemon(runtime_dir: &Path, exe: &Path) -> io::Result<()> {
+    let stderr = match crate::logs::log_dir().filter(|d| crate::logs::prepare_log_dir(d).is_ok()) {
+        Some(dir) => dir.join(crate::logs::DAEMON_STDERR),
+        None => runtime_dir.join(LOG_FILE),
+    };
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
-        .open(runtime_dir.join(LOG_FILE))?;
+        .open(stderr)?;
     tracing::info!("starting the cotab daemon");
     // Dropping the child handle does not kill or wait for it: the daemon
     // outlives this relay by design.

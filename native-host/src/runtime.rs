@@ -18,7 +18,8 @@ pub const AGENT_SOCKET: &str = "agent.sock";
 pub const LOCK_FILE: &str = "daemon.lock";
 /// The running daemon's pid.
 pub const PID_FILE: &str = "daemon.pid";
-/// Where a relay-started daemon's stderr goes.
+/// Where a relay-started daemon's stderr goes when there is no log
+/// directory ([`crate::logs`]).
 pub const LOG_FILE: &str = "daemon.log";
 /// The `cotab` CLI's session ticket.
 pub const CLI_TICKET_FILE: &str = "cli.ticket";

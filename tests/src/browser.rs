@@ -143,6 +143,7 @@ async fn start_chromium(
     // The browser passes its environment to the native host it starts,
     // so the relay and the daemon use this test's runtime directory.
     .env("COTAB_RUNTIME_DIR", &runtime_dir)
+    .env("COTAB_LOG_DIR", root.join("logs"))
     .env(
         "COTAB_LOG",
         std::env::var("COTAB_LOG").unwrap_or_else(|_| "debug".into()),
@@ -631,7 +632,8 @@ impl Browser {
 
     /// The daemon's log, for failure reports.
     pub fn daemon_log(&self) -> String {
-        fs::read_to_string(self.runtime_dir.join("daemon.log")).unwrap_or_default()
+        let logs = self.runtime_dir.with_file_name("logs");
+        fs::read_to_string(logs.join("daemon.log")).unwrap_or_default()
     }
 }
 

@@ -28,7 +28,8 @@ struct Cli {
 enum Cmd {
     /// Run the daemon (the broker between agents and the browser).
     Daemon {
-        /// Stay in the caller's session (do not call setsid).
+        /// Stay in the caller's session (do not call setsid) and log to
+        /// stderr, not to the log directory.
         #[arg(long)]
         foreground: bool,
     },
@@ -62,7 +63,7 @@ fn relay(origin: &str) -> ExitCode {
         eprintln!("cotab-host: refusing caller origin (not the cotab extension)");
         return ExitCode::from(1);
     }
-    cotab_host::init_logging();
+    cotab_host::logs::init(cotab_host::logs::RELAY_LOG);
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
@@ -79,6 +80,7 @@ fn relay(origin: &str) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!(error = %e, "cannot start the runtime");
+            eprintln!("cotab-host: cannot start the runtime: {e}");
             return ExitCode::from(1);
         }
     };
@@ -90,6 +92,9 @@ fn relay(origin: &str) -> ExitCode {
         Ok(()) => 0,
         Err(e) => {
             tracing::error!(error = %e, "relay failed");
+            // The log may be a file: why the relay gave up goes to the
+            // browser's log too.
+            eprintln!("cotab-host: relay failed: {e}");
             1
         }
     };
@@ -111,8 +116,12 @@ fn main() -> ExitCode {
                 // relay's process group leaves the daemon alone. Failing
                 // means we already lead a group: nothing to do.
                 let _ = nix::unistd::setsid();
+                // In the background, the log directory's `daemon.log`; in
+                // the foreground, the terminal's stderr.
+                cotab_host::logs::init(cotab_host::logs::DAEMON_LOG);
+            } else {
+                cotab_host::init_logging();
             }
-            cotab_host::init_logging();
             let rt = match runtime() {
                 Ok(rt) => rt,
                 Err(e) => {

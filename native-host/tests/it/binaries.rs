@@ -49,6 +49,7 @@ fn relay(runtime_dir: &Path) -> Child {
     Command::new(HOST)
         .arg(origin())
         .env("COTAB_RUNTIME_DIR", runtime_dir)
+        .env("COTAB_LOG_DIR", runtime_dir.with_extension("logs"))
         .env("COTAB_IDLE_EXIT_SECS", "5")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -19,6 +19,8 @@ async fn doctor(rt: &Path, home: &Path) -> (Option<i32>, Value) {
         .arg("doctor")
         .env("HOME", home)
         .env("PATH", bin)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("COTAB_LOG_DIR")
         .output();
     let out = tokio::time::timeout(WAIT, out)
         .await
@@ -58,6 +60,14 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
         "Chrome is not installed for this user: {report}"
     );
     assert_eq!(check(&report, "daemon")["ok"], true, "{report}");
+    // The logs go to the user's state directory, made private.
+    let logs = home.path().join(".local/state/cotab");
+    assert!(
+        check(&report, "logs")["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with(&logs.display().to_string())),
+        "{report}"
+    );
     let lane = check(&report, "browser lane");
     assert_eq!(lane["ok"], false, "{report}");
     assert!(
@@ -93,6 +103,7 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
         "PATH",
         "chromium host manifest",
         "runtime directory",
+        "logs",
         "daemon",
         "browser lane",
         "versions",
@@ -124,4 +135,56 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
             .is_some_and(|d| d.contains("allowed_origins")),
         "{manifest}"
     );
+}
+
+#[tokio::test]
+async fn cotab_logs_prints_the_last_lines_and_follows_across_a_rotation() {
+    use tokio::io::AsyncBufReadExt as _;
+    let dir = tempfile::tempdir().expect("dir");
+    let logs = dir.path().join("logs");
+    cotab_host::logs::prepare_log_dir(&logs).expect("log dir");
+    std::fs::write(logs.join("daemon.log.1"), "one\ntwo\n").expect("older");
+    std::fs::write(logs.join("daemon.log"), "three\nfour\n").expect("current");
+    std::fs::write(logs.join("relay.log"), "relay line\n").expect("relay");
+    let logs_of = |args: &[&str]| {
+        let mut cmd = Command::new(CLI);
+        cmd.arg("logs")
+            .args(args)
+            .env("COTAB_LOG_DIR", &logs)
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    };
+    let out = logs_of(&["-n", "3"]).output().await.expect("logs");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "two\nthree\nfour\n");
+    let out = logs_of(&["--relay"]).output().await.expect("logs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "relay line\n");
+
+    let mut follow = logs_of(&["-f", "-n", "1"]).spawn().expect("follow");
+    let mut lines = tokio::io::BufReader::new(follow.stdout.take().expect("stdout")).lines();
+    macro_rules! next {
+        () => {
+            tokio::time::timeout(WAIT, lines.next_line())
+                .await
+                .expect("in time")
+                .expect("read")
+        };
+    }
+    assert_eq!(next!(), Some("four".into()));
+    let append = |text: &str| {
+        use std::io::Write as _;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(logs.join("daemon.log"))
+            .expect("open");
+        f.write_all(text.as_bytes()).expect("append");
+    };
+    append("five\n");
+    assert_eq!(next!(), Some("five".into()));
+    // Rotated: the new file is read from its start.
+    std::fs::rename(logs.join("daemon.log"), logs.join("daemon.log.1")).expect("rotate");
+    std::fs::write(logs.join("daemon.log"), "six\n").expect("new");
+    assert_eq!(next!(), Some("six".into()));
+    follow.kill().await.expect("stop");
 }

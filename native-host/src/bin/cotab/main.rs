@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 mod ctx;
 mod input;
+mod logs;
 mod network;
 mod page;
 mod render;
@@ -25,6 +26,14 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         .runtime_dir
         .clone()
         .unwrap_or_else(cotab_host::default_runtime_dir);
+    if let Cmd::Logs {
+        follow,
+        lines,
+        relay,
+    } = cli.command
+    {
+        return logs::run(follow, lines, relay).await;
+    }
     if let Cmd::Doctor = &cli.command {
         // Before any check of the directory: finding what is wrong with it
         // is the doctor's job.
@@ -77,7 +86,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Page(cmd) => page::run(&mut cx, cmd).await,
         Cmd::Input(cmd) => input::run(&mut cx, cmd).await,
         // Served above, before the CLI's session was opened.
-        Cmd::Mcp { .. } | Cmd::Doctor => Ok(()),
+        Cmd::Mcp { .. } | Cmd::Doctor | Cmd::Logs { .. } => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))
 }
