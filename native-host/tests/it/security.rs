@@ -444,6 +444,7 @@ async fn the_relay_refuses_a_runtime_dir_of_another_user() {
     let mut child = Command::new(HOST)
         .arg(cotab_shared::extension_origin(cotab_shared::EXTENSION_ID))
         .env("COTAB_RUNTIME_DIR", &rt)
+        .env("COTAB_LOG_DIR", tmp.path().join("logs"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
