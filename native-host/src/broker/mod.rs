@@ -391,6 +391,11 @@ impl Core {
         Ok((tab, s.revision))
     }
 
+    /// Whether the person controls `tab`.
+    pub fn person_controls(&self, tab: TabId) -> bool {
+        self.tabs.get(&tab).is_some_and(|t| t.human)
+    }
+
     /// Whether `tab` is shared and not on a blocked page.
     fn driveable(&self, tab: TabId) -> bool {
         self.tabs.get(&tab).is_some_and(|t| t.blocked.is_none())

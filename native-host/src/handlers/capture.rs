@@ -109,6 +109,15 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
     if !p.full_page {
         return shoot_at(cx, &fence, p, quality).await;
     }
+    // Laying the whole page out for the capture, and the scrollbars given
+    // back after, resize the page for a moment: not under the person's
+    // hands.
+    if cx.core(|c| c.person_controls(fence.tab)) {
+        return Err(wire(
+            ErrorKind::HumanHasControl,
+            "the person controls this tab: a full-page capture resizes the page for a moment,              so it waits until they hand control back (a capture of the viewport does not)",
+        ));
+    }
     // A capture beyond the viewport, failed or not, leaves the page
     // without its scrollbars until they are given back.
     let shot = shoot_at(cx, &fence, p, quality).await;

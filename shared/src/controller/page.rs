@@ -93,8 +93,9 @@ pub struct CaptureParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clip: Option<Ref>,
     /// Capture the whole scrollable page, not the viewport (at most
-    /// [`MAX_FULL_PAGE_CSS`] CSS pixels each way; not with `clip`). Its
-    /// frame takes coordinates of the whole page.
+    /// [`MAX_FULL_PAGE_CSS`] CSS pixels each way; not with `clip`; not
+    /// while the person controls the tab: it resizes the page for a
+    /// moment). Its frame takes coordinates of the whole page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub full_page: bool,
     /// A frame the agent already has: when the new capture's pixels are the

@@ -128,6 +128,17 @@ async fn the_page_takes_a_bounded_size_and_media_features_the_window_does_not() 
     assert_eq!(err.kind(), Some(ErrorKind::HumanHasControl), "{err}");
     assert_eq!(browser.eval(&page, sizes).await?, before);
     assert_eq!(browser.eval(&page, print).await?, json!(false));
+    // Observing goes on, but a full-page capture resizes the page for a
+    // moment: not while the person works in it.
+    agent.call::<Capture>(&CaptureParams::default()).await?;
+    let err = agent
+        .call::<Capture>(&CaptureParams {
+            full_page: true,
+            ..CaptureParams::default()
+        })
+        .await
+        .expect_err("the person has control");
+    assert_eq!(err.kind(), Some(ErrorKind::HumanHasControl), "{err}");
     Ok(())
 }
 
