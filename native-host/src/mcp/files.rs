@@ -16,18 +16,22 @@
 
 use super::bridge::ToolFailure;
 use cotab_shared::ErrorKind;
+use std::collections::HashSet;
 use std::io::Write as _;
 use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The default output directory, in the workspace root.
 pub const DEFAULT_OUTPUT_DIR: &str = ".cotab-mcp";
 
 /// Where `cotab mcp` writes files.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Files {
     root: PathBuf,
     output_dir: PathBuf,
+    /// The files this server wrote: the only ones a name may replace.
+    written: Arc<Mutex<HashSet<PathBuf>>>,
 }
 
 impl Files {
@@ -42,7 +46,11 @@ impl Files {
                 std::env::temp_dir().join(format!("{DEFAULT_OUTPUT_DIR}-{}", nix::unistd::getuid()))
             }
         };
-        Files { root, output_dir }
+        Files {
+            root,
+            output_dir,
+            written: Arc::default(),
+        }
     }
 
     /// Makes the output directory: private to the user when it is made
@@ -87,7 +95,17 @@ impl Files {
                 Some(name) => files.inside_root(&name)?,
                 None => files.output_dir()?.join(generated),
             };
-            write_new_or_regular(&path, &bytes)?;
+            // A file of the person's (their code, their notes) is never
+            // replaced: only a new one, or one this server wrote.
+            let written = files.written.lock().unwrap_or_else(PoisonError::into_inner);
+            let replace = written.contains(&path);
+            drop(written);
+            write_file(&path, &bytes, replace)?;
+            files
+                .written
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.clone());
             Ok(files.shown(&path))
         })
         .await
@@ -152,21 +170,28 @@ fn writable(dir: &Path) -> bool {
     nix::unistd::access(dir, nix::unistd::AccessFlags::W_OK).is_ok()
 }
 
-/// Writes `bytes` to `path`, replacing a regular file there; a symlink
-/// there is refused.
-fn write_new_or_regular(path: &Path, bytes: &[u8]) -> Result<(), ToolFailure> {
-    let mut file = std::fs::OpenOptions::new()
+/// Writes `bytes` to a new file at `path`, or when `replace` over the
+/// regular file there; a symlink there is refused, and so is any file
+/// there unless `replace`.
+fn write_file(path: &Path, bytes: &[u8], replace: bool) -> Result<(), ToolFailure> {
+    let mut options = std::fs::OpenOptions::new();
+    options
         .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(code) if code == nix::errno::Errno::ELOOP as i32 => {
-                not_allowed("`filename` names a symlink")
-            }
-            _ => io_failure("the file could not be written", &e),
-        })?;
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits());
+    if replace {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
+    }
+    let mut file = options.open(path).map_err(|e| match e.raw_os_error() {
+        Some(code) if code == nix::errno::Errno::ELOOP as i32 => {
+            not_allowed("`filename` names a symlink")
+        }
+        Some(code) if code == nix::errno::Errno::EEXIST as i32 => not_allowed(
+            "`filename` names a file that exists: cotab mcp writes new files, and replaces only              those it wrote; choose another name",
+        ),
+        _ => io_failure("the file could not be written", &e),
+    })?;
     file.write_all(bytes)
         .map_err(|e| io_failure("the file could not be written", &e))
 }
@@ -281,6 +306,8 @@ mod tests {
         std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).expect("test io");
         std::os::unix::fs::symlink(&target, dir.path().join("link.png")).expect("test io");
         let absolute = target.to_str().expect("test io").to_string();
+        // A file of the person's inside the workspace is not replaced.
+        std::fs::write(dir.path().join("main.rs"), b"fn main() {}").expect("test io");
         for name in [
             "../victim",
             "a/../../victim",
@@ -288,6 +315,7 @@ mod tests {
             "out/victim",
             "out/new/dir/x.png",
             "link.png",
+            "main.rs",
             "",
             "dir/",
         ] {
@@ -295,6 +323,10 @@ mod tests {
             assert_eq!(kind(r), Some(ErrorKind::PathNotAllowed), "{name:?}");
         }
         assert_eq!(std::fs::read(&target).expect("test io"), b"keep");
+        assert_eq!(
+            std::fs::read(dir.path().join("main.rs")).expect("test io"),
+            b"fn main() {}"
+        );
         assert!(!outside.path().join("new").exists(), "nothing made outside");
     }
 
