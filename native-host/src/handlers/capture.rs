@@ -120,8 +120,9 @@ pub(super) async fn capture(cx: &Cx<'_>, p: CaptureParams) -> Result<CaptureResu
     }
     // A capture beyond the viewport, failed or not, leaves the page
     // without its scrollbars until they are given back.
+    let before = emulation::page_size(cx, &fence).await?;
     let shot = shoot_at(cx, &fence, p, quality).await;
-    let settled = emulation::settle_viewport(cx, &fence).await;
+    let settled = emulation::settle_viewport(cx, &fence, before).await;
     let shot = shot?;
     settled?;
     Ok(shot)

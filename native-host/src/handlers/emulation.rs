@@ -67,7 +67,7 @@ pub(super) async fn resize(cx: &Cx<'_>, p: ResizeParams) -> Result<ResizeResult,
 const RELAYOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The page's `innerWidth` and `innerHeight` (scrollbars included).
-async fn page_size(cx: &Cx<'_>, fence: &Fence) -> Result<(u32, u32), RpcError> {
+pub(super) async fn page_size(cx: &Cx<'_>, fence: &Fence) -> Result<(u32, u32), RpcError> {
     let size = cx.read(fence, "[innerWidth, innerHeight]").await?;
     let side = |i: usize| {
         size.get(i)
@@ -112,34 +112,48 @@ fn metrics(width: u32, height: u32) -> SetDeviceMetricsOverride {
 
 /// Gives the page its scrollbars back after a capture beyond its
 /// viewport: Chromium leaves a page without them until its viewport
-/// changes size. The viewport is set one pixel taller, then back (the
-/// size `page.resize` set, else the tab's own). Sent as reads: the page
-/// ends as it was, and this runs while the person controls the tab too.
-pub(super) async fn settle_viewport(cx: &Cx<'_>, fence: &Fence) -> Result<(), RpcError> {
+/// changes size. Once the page is back at `before` (its size before the
+/// capture: Chromium's own restore may come after the capture's answer),
+/// the viewport is set one pixel taller, then back (the size `page.resize`
+/// set, else the tab's own), each size waited for, and the whole again if
+/// a size did not reach the page (a loaded machine). Sent as reads: the
+/// page ends as it was, and this runs while the person controls the tab
+/// too.
+pub(super) async fn settle_viewport(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    before: (u32, u32),
+) -> Result<(), RpcError> {
+    until_size(cx, fence, |s| s == before).await?;
     let set = cx.core(|c| c.viewport(fence.tab));
-    let (width, height) = match set {
-        Some(size) => size,
-        None => page_size(cx, fence).await?,
-    };
-    // Each size must reach the page's renderer: two sent at once are laid
-    // out as one, and the scrollbars stay away.
+    let (width, height) = before;
     let taller = (width, height + 1);
-    cx.send(fence, &metrics(taller.0, taller.1), CommandClass::Observe)
-        .await?;
-    until_size(cx, fence, |s| s == taller).await?;
-    match set {
-        Some(_) => {
-            cx.send(fence, &metrics(width, height), CommandClass::Observe)
-                .await?
+    for _ in 0..SETTLE_TRIES {
+        // Each size must reach the page's renderer: two sent at once are
+        // laid out as one, and the scrollbars stay away.
+        cx.send(fence, &metrics(taller.0, taller.1), CommandClass::Observe)
+            .await?;
+        let grew = until_size(cx, fence, |s| s == taller).await? == taller;
+        match set {
+            Some((w, h)) => {
+                cx.send(fence, &metrics(w, h), CommandClass::Observe)
+                    .await?
+            }
+            None => {
+                cx.send(fence, &ClearDeviceMetricsOverride {}, CommandClass::Observe)
+                    .await?
+            }
+        };
+        let back = until_size(cx, fence, |s| s == before).await? == before;
+        if grew && back {
+            break;
         }
-        None => {
-            cx.send(fence, &ClearDeviceMetricsOverride {}, CommandClass::Observe)
-                .await?
-        }
-    };
-    until_size(cx, fence, |s| s == (width, height)).await?;
+    }
     Ok(())
 }
+
+/// How many times [`settle_viewport`] tries.
+const SETTLE_TRIES: usize = 3;
 
 pub(super) async fn emulate_media(
     cx: &Cx<'_>,
