@@ -158,6 +158,10 @@ async fn start_chromium(
             .append(true)
             .open(root.join("chromium.log"))?,
     );
+    // A process group of its own: at the end of a test the renderers and
+    // helpers go with the browser, and none still writes into the profile
+    // as its directory is removed.
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let mut child = cmd
         .spawn()
         .with_context(|| format!("starting {}", chromium.display()))?;
@@ -644,7 +648,9 @@ impl Drop for Browser {
         if std::thread::panicking() || std::env::var_os("COTAB_E2E_LOGS").is_some() {
             eprintln!("--- daemon log ---\n{}", self.daemon_log());
         }
-        // Best effort: the process may already be gone.
+        // Best effort: the processes may already be gone.
+        let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
         let _ = self.child.kill();
         let _ = self.child.wait();
         // The daemon runs detached from the browser; stop it by its pid file.
