@@ -100,6 +100,16 @@ pub async fn run(setting: &Setting) -> Vec<Check> {
     checks
 }
 
+/// A duration for people: `42s`, `7m 3s`, `2h 5m`, `3d 4h`.
+fn uptime(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m {}s", secs / 60, secs % 60),
+        3600..86_400 => format!("{}h {}m", secs / 3600, secs % 3600 / 60),
+        _ => format!("{}d {}h", secs / 86_400, secs % 86_400 / 3600),
+    }
+}
+
 /// The log directory: where it is, and that it is private (made if
 /// missing).
 fn logs() -> Check {
@@ -231,6 +241,7 @@ async fn daemon(dir: &Path) -> Vec<Check> {
         daemon_version,
         lane,
         extension_version,
+        uptime_secs,
         ..
     }) = status
     else {
@@ -244,7 +255,10 @@ async fn daemon(dir: &Path) -> Vec<Check> {
     };
     let mut checks = vec![Check::ok(
         "daemon",
-        format!("pid {pid}, version {daemon_version}"),
+        format!(
+            "pid {pid}, version {daemon_version}, up {}",
+            uptime(uptime_secs)
+        ),
     )];
     checks.push(match lane {
         LaneState::Online => Check::ok(
@@ -289,4 +303,17 @@ async fn daemon(dir: &Path) -> Vec<Check> {
         )
     });
     checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uptime;
+
+    #[test]
+    fn uptime_reads_in_the_two_largest_units() {
+        assert_eq!(uptime(42), "42s");
+        assert_eq!(uptime(423), "7m 3s");
+        assert_eq!(uptime(7500), "2h 5m");
+        assert_eq!(uptime(3 * 86_400 + 4 * 3600 + 59), "3d 4h");
+    }
 }

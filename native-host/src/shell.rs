@@ -78,6 +78,8 @@ pub struct Shell {
     /// The local files the host config lets agents reach, as last read,
     /// and the watch that says when to read it again.
     files: Mutex<(LocalFiles, config::Watch)>,
+    /// When the daemon started serving.
+    pub started: std::time::Instant,
 }
 
 impl Shell {
@@ -94,6 +96,7 @@ impl Shell {
             blockers: watch::Sender::new(0),
             next_conn: AtomicU64::new(1),
             files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
+            started: std::time::Instant::now(),
         }
     }
 

@@ -89,6 +89,7 @@ pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
         shared_tabs,
         agents: cx.broker.counts.borrow().agents,
         developer_mode: cx.core(|c| c.developer_mode()),
+        uptime_secs: cx.broker.started.elapsed().as_secs(),
     }
 }
 

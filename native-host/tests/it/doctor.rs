@@ -59,7 +59,14 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
             .is_some_and(|c| c.iter().all(|c| c["name"] != "chrome host manifest")),
         "Chrome is not installed for this user: {report}"
     );
-    assert_eq!(check(&report, "daemon")["ok"], true, "{report}");
+    let daemon = check(&report, "daemon");
+    assert_eq!(daemon["ok"], true, "{report}");
+    assert!(
+        daemon["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(", up ") && d.ends_with('s')),
+        "{daemon}"
+    );
     // The logs go to the user's state directory, made private.
     let logs = home.path().join(".local/state/cotab");
     assert!(

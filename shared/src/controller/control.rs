@@ -125,6 +125,9 @@ pub struct StatusResult {
     /// Whether developer mode is on (`page.evaluate`, `cdp.send`).
     #[serde(default)]
     pub developer_mode: bool,
+    /// Seconds since the daemon started.
+    #[serde(default)]
+    pub uptime_secs: u64,
 }
 
 /// A shared tab as listed to an agent.

@@ -328,11 +328,13 @@ fn results_golden() {
         shared_tabs: 1,
         agents: 2,
         developer_mode: false,
+        uptime_secs: 75,
     };
     assert_eq!(
         serde_json::to_value(&s).expect("serialises"),
         json!({"protocolVersion":1,"daemonVersion":"0.1.0","pid":9,"lane":"online",
-               "extensionVersion":"0.1.0","sharedTabs":1,"agents":2,"developerMode":false})
+               "extensionVersion":"0.1.0","sharedTabs":1,"agents":2,"developerMode":false,
+               "uptimeSecs":75})
     );
 }
 

@@ -87,6 +87,7 @@ impl FakeDaemon {
                                 shared_tabs: 1,
                                 agents: 1,
                                 developer_mode: dev.load(Ordering::SeqCst),
+                                uptime_secs: 1,
                             }),
                             Ok(Call::Bye(_)) => ok(Empty {}),
                             Ok(Call::Resume(p)) if p.ticket.0 == "t" => ok(ResumeResult {
