@@ -421,9 +421,16 @@ impl Browser {
             .send_to(Some(&session), "Runtime.enable", json!({}))
             .await?;
         let page = Page { target_id, session };
+        // A new tab shows `about:blank`, complete, before it navigates:
+        // only the page asked for counts.
+        let blank = url == "about:blank";
         wait_for("the new tab to load", STARTUP_DEADLINE, || async {
-            let state = self.cdp.eval(&page.session, "document.readyState").await?;
-            Ok((state == "complete").then_some(()))
+            let state = self
+                .cdp
+                .eval(&page.session, "[document.readyState, location.href]")
+                .await?;
+            let loaded = state[0] == "complete" && (blank || state[1] != "about:blank");
+            Ok(loaded.then_some(()))
         })
         .await?;
         Ok(page)
