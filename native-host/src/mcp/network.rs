@@ -5,8 +5,7 @@
 
 use super::bridge::{Bridge, ToolFailure, ToolOutput};
 use cotab_shared::controller::{
-    Network, NetworkDetail, NetworkParams, NetworkRequest, NetworkRequestDetail,
-    NetworkRequestParams,
+    Network, NetworkDetail, NetworkParams, NetworkRequestDetail, NetworkRequestParams,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -69,7 +68,7 @@ impl Bridge {
             let _ = writeln!(text, "({} older requests are no longer kept)", r.dropped);
         }
         for req in &r.requests {
-            let _ = writeln!(text, "{}. {}", req.index, request_line(req));
+            let _ = writeln!(text, "{}. {}", req.index, req.line());
         }
         if r.requests.is_empty() {
             text.push_str("No requests.\n");
@@ -125,25 +124,6 @@ impl Bridge {
             "### {title}\n- [{title}]({shown})"
         )))
     }
-}
-
-/// `[GET] url => [200] OK`, as Playwright MCP lists a request.
-fn request_line(r: &NetworkRequest) -> String {
-    let mut line = format!("[{}] {}", r.method.to_uppercase(), r.url);
-    match (&r.status, &r.failure) {
-        (_, Some(why)) => {
-            let _ = write!(line, " => [FAILED] {why}");
-        }
-        (Some(status), None) => {
-            let _ = write!(
-                line,
-                " => [{status}] {}",
-                r.status_text.as_deref().unwrap_or_default()
-            );
-        }
-        (None, None) => {}
-    }
-    line.trim_end().to_string()
 }
 
 fn headers(h: &Value) -> String {
@@ -208,6 +188,7 @@ fn details(d: &NetworkRequestDetail) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cotab_shared::controller::NetworkRequest;
 
     fn req(status: Option<u16>, failure: Option<&str>) -> NetworkRequest {
         NetworkRequest {
@@ -225,14 +206,14 @@ mod tests {
     #[test]
     fn requests_read_as_playwright_mcp_lists_them() {
         assert_eq!(
-            request_line(&req(Some(200), None)),
+            req(Some(200), None).line(),
             "[POST] http://a/api => [200] OK"
         );
         assert_eq!(
-            request_line(&req(None, Some("net::ERR_FAILED"))),
+            req(None, Some("net::ERR_FAILED")).line(),
             "[POST] http://a/api => [FAILED] net::ERR_FAILED"
         );
-        assert_eq!(request_line(&req(None, None)), "[POST] http://a/api");
+        assert_eq!(req(None, None).line(), "[POST] http://a/api");
         let d = NetworkRequestDetail {
             request: req(Some(201), None),
             request_headers: serde_json::json!({"Accept": "*/*"}),

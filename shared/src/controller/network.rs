@@ -52,6 +52,22 @@ pub struct NetworkRequest {
 }
 
 impl NetworkRequest {
+    /// `[GET] url => [200] OK` (or `=> [FAILED] why`), as Playwright MCP
+    /// lists a request.
+    pub fn line(&self) -> String {
+        let outcome = match (&self.failure, self.status) {
+            (Some(why), _) => format!(" => [FAILED] {why}"),
+            (None, Some(status)) => format!(
+                " => [{status}] {}",
+                self.status_text.as_deref().unwrap_or_default()
+            ),
+            (None, None) => String::new(),
+        };
+        format!("[{}] {}{outcome}", self.method.to_uppercase(), self.url)
+            .trim_end()
+            .to_string()
+    }
+
     /// A successful static resource ([`NetworkParams::include_static`]).
     pub fn is_static_success(&self) -> bool {
         let fetch = matches!(self.resource_type.as_str(), "fetch" | "xhr");

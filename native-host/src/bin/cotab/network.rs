@@ -2,9 +2,7 @@
 //! one request's headers and bodies (developer mode only).
 
 use crate::ctx::{print, Ctx, Failure};
-use cotab_shared::controller::{
-    Network, NetworkDetail, NetworkParams, NetworkRequest, NetworkRequestParams,
-};
+use cotab_shared::controller::{Network, NetworkDetail, NetworkParams, NetworkRequestParams};
 use std::fmt::Write as _;
 
 /// `cotab network [INDEX] [--static] [--filter RE]`.
@@ -20,7 +18,7 @@ pub(crate) async fn run(
             .call::<NetworkDetail>(&NetworkRequestParams { index })
             .await?;
         return print(cx.json, &d, |d| {
-            let mut out = line(&d.request);
+            let mut out = d.request.line();
             let mut headers = |title: &str, h: &serde_json::Value| {
                 if let Some(map) = h.as_object().filter(|m| !m.is_empty()) {
                     let _ = write!(out, "\n{title}:");
@@ -60,7 +58,7 @@ pub(crate) async fn run(
         let mut out: Vec<String> = r
             .requests
             .iter()
-            .map(|q| format!("{}. {}", q.index, line(q)))
+            .map(|q| format!("{}. {}", q.index, q.line()))
             .collect();
         if r.hidden_static > 0 {
             out.push(format!(
@@ -73,18 +71,4 @@ pub(crate) async fn run(
         }
         out.join("\n")
     })
-}
-
-fn line(r: &NetworkRequest) -> String {
-    let mut s = format!("[{}] {}", r.method, r.url);
-    if let Some(why) = &r.failure {
-        let _ = write!(s, " => [FAILED] {why}");
-    } else if let Some(status) = r.status {
-        let _ = write!(
-            s,
-            " => [{status}] {}",
-            r.status_text.as_deref().unwrap_or_default()
-        );
-    }
-    s.trim_end().to_string()
 }
