@@ -371,6 +371,21 @@ pub(super) async fn scroll(cx: &Cx<'_>, p: ScrollParams) -> Result<Empty, RpcErr
     Ok(Empty {})
 }
 
+/// `paths` as files under the directories the person allowed for uploads
+/// (`PATH_NOT_ALLOWED` otherwise). The host config is read live, so the
+/// person's edits apply without a restart; on the blocking pool, like
+/// every file access, so a slow disk holds up this request only, not the
+/// daemon's one thread.
+pub(super) async fn allowed_uploads(
+    paths: Vec<String>,
+) -> Result<Vec<std::path::PathBuf>, RpcError> {
+    off_thread_if(true, "reading the upload settings", move || {
+        let config = config::load(config::config_path().as_deref())?;
+        Ok(uploads::check_paths(&paths, &config)?)
+    })
+    .await
+}
+
 pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, RpcError> {
     if p.paths.is_empty() || p.paths.len() > uploads::MAX_FILES {
         return Err(invalid_params(format!(
@@ -378,15 +393,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
             uploads::MAX_FILES
         )));
     }
-    // Read live, so the person's edits apply without a restart; on the
-    // blocking pool, like every file access, so a slow disk holds up this
-    // request only, not the daemon's one thread.
-    let paths = p.paths;
-    let files = off_thread_if(true, "reading the upload settings", move || {
-        let config = config::load(config::config_path().as_deref())?;
-        Ok(uploads::check_paths(&paths, &config)?)
-    })
-    .await?;
+    let files = allowed_uploads(p.paths).await?;
     let fence = cx.fence(Need::Act)?;
     let el = cx.element(&fence, &p.element).await?;
     let kind = cx

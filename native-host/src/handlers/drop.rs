@@ -3,9 +3,10 @@
 //! files must lie under the directories the person allowed for uploads,
 //! as `input.setFiles`'s do.
 
-use super::{invalid_params, off_thread_if, Cx};
+use super::by_ref::allowed_uploads;
+use super::{invalid_params, Cx};
 use crate::broker::Need;
-use crate::{config, uploads};
+use crate::uploads;
 use cotab_shared::cdp::DispatchDragEvent;
 use cotab_shared::controller::{DropParams, Empty, RpcError, MAX_DROP_ITEMS};
 use cotab_shared::limits::MAX_HOST_TO_EXTENSION;
@@ -59,12 +60,7 @@ pub(super) async fn drop_on(cx: &Cx<'_>, p: DropParams) -> Result<Empty, RpcErro
     let files = if p.paths.is_empty() {
         Vec::new()
     } else {
-        let paths = p.paths.clone();
-        off_thread_if(true, "reading the upload settings", move || {
-            let config = config::load(config::config_path().as_deref())?;
-            Ok(uploads::check_paths(&paths, &config)?)
-        })
-        .await?
+        allowed_uploads(p.paths.clone()).await?
     };
     let fence = cx.fence(Need::Act)?;
     let el = cx.element(&fence, &p.element).await?;
