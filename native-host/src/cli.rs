@@ -466,13 +466,19 @@ pub enum InputCmd {
         #[arg(long, num_args = 2, value_names = ["X", "Y"])]
         at: Option<Vec<f64>>,
     },
-    /// Set the files of a file input (paths under the allowed directories).
+    /// Set the files of a file input, or of the file chooser an action
+    /// opened (paths under the allowed directories).
+    #[command(group = clap::ArgGroup::new("input").required(true))]
     Upload {
         /// The file input.
-        element: String,
+        #[arg(group = "input", requires = "paths")]
+        element: Option<String>,
         /// Files to upload.
-        #[arg(required = true)]
         paths: Vec<PathBuf>,
+        /// Answer the file chooser an action opened with these files
+        /// (none: cancel it) instead of naming the input.
+        #[arg(long, group = "input", num_args = 0.., value_name = "FILE")]
+        chooser: Option<Vec<PathBuf>>,
     },
     /// Drop files or data onto an element, as if dragged from outside the
     /// page (files under the allowed directories).

@@ -11,9 +11,9 @@ use crate::config;
 use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
-    CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FrameNavigated,
-    JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
-    RequestWillBeSent, ResponseReceived,
+    CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened,
+    FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
+    RequestWillBeSent, ResponseReceived, SetInterceptFileChooserDialog,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
@@ -80,6 +80,10 @@ pub struct Shell {
     files: Mutex<(LocalFiles, config::Watch)>,
     /// When the daemon started serving.
     pub started: std::time::Instant,
+    /// Held while a tab's interception of file choosers is turned on or
+    /// off, so the commands reach the browser in the order the core
+    /// decided them.
+    pub(crate) choosers: tokio::sync::Mutex<()>,
 }
 
 impl Shell {
@@ -97,6 +101,7 @@ impl Shell {
             next_conn: AtomicU64::new(1),
             files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
             started: std::time::Instant::now(),
+            choosers: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -335,6 +340,11 @@ impl Shell {
                         self.with_core(|c| c.on_dialog_opening(info));
                         self.blockers.send_modify(|n| *n += 1);
                     }
+                    FileChooserOpened::METHOD => {
+                        if let Some(e) = FileChooserOpened::parse(method, params) {
+                            self.with_core(|c| c.on_file_chooser(tab, &e));
+                        }
+                    }
                     JavascriptDialogClosed::METHOD => {
                         self.with_core(|c| c.on_dialog_closed(tab));
                     }
@@ -404,9 +414,46 @@ impl Shell {
         self.with_core(Core::on_lane_lost);
     }
 
-    /// Expires resume graces and tickets.
-    pub fn tick(&self) {
-        self.with_core(|c| c.tick(std::time::Instant::now()));
+    /// Expires resume graces and tickets, and ends the interception of
+    /// file choosers on tabs whose grace ended.
+    pub fn tick(self: &Arc<Self>) {
+        let now = std::time::Instant::now();
+        let due = self.with_core(|c| {
+            c.tick(now);
+            c.any_chooser_due(now)
+        });
+        if due {
+            let shell = Arc::clone(self);
+            // Detached: the daemon's loop does not wait for the browser.
+            drop(tokio::spawn(async move { shell.end_interception().await }));
+        }
+    }
+
+    /// Turns the interception of file choosers off on every tab whose
+    /// grace ended, decided and sent under [`Shell::choosers`].
+    async fn end_interception(&self) {
+        let _one = self.choosers.lock().await;
+        let tabs = self.with_core(|c| c.choosers_due(std::time::Instant::now()));
+        for tab in tabs {
+            let off = SetInterceptFileChooserDialog { enabled: false };
+            let r = self
+                .lane
+                .call(
+                    Command::Cdp {
+                        tab_id: tab,
+                        method: SetInterceptFileChooserDialog::METHOD.into(),
+                        params: off.params(),
+                        class: CommandClass::Release,
+                        then: None,
+                        if_viewport: None,
+                    },
+                    Instant::now() + self.default_deadline,
+                )
+                .await;
+            if let Err(e) = r {
+                tracing::debug!(%tab, kind = %e.kind, "file choosers not shown again");
+            }
+        }
     }
 
     /// A fresh connection id.

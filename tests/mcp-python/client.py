@@ -2,10 +2,11 @@
 an LLM client would: initialize, list the tools, snapshot the page, click
 the button whose name is given by its ref, save a screenshot and a PDF in
 the workspace, list the requests, resize the page and switch it to the
-dark scheme. Prints
-what it saw as one JSON object. Run by the end-to-end test `e2e::mcp`:
+dark scheme, then go to the chooser page, open its file chooser and answer
+it with UPLOAD. Prints what it saw as one JSON object. Run by the
+end-to-end test `e2e::mcp`:
 
-    python client.py COTAB RUNTIME_DIR BUTTON_NAME WORKSPACE
+    python client.py COTAB RUNTIME_DIR BUTTON_NAME WORKSPACE CHOOSER_URL UPLOAD
 """
 
 import asyncio
@@ -23,7 +24,7 @@ def text_of(result):
     return "\n".join(texts), bool(result.is_error)
 
 
-async def main(cotab, runtime_dir, button, workspace):
+async def main(cotab, runtime_dir, button, workspace, chooser_url, upload):
     params = StdioServerParameters(
         command=cotab,
         args=["mcp", "--runtime-dir", runtime_dir, "--caps", "pdf"],
@@ -68,6 +69,20 @@ async def main(cotab, runtime_dir, button, workspace):
                     "browser_pdf_save", {"filename": "../outside.pdf"}
                 )
             )
+            await session.call_tool("browser_navigate", {"url": chooser_url})
+            page, _ = text_of(await session.call_tool("browser_snapshot", {}))
+            attach = re.search(r'button "Attach files" \[ref=(e\d+)\]', page)
+            chooser, chooser_error = ("", True)
+            uploaded, uploaded_error = ("", True)
+            if attach:
+                chooser, chooser_error = text_of(
+                    await session.call_tool(
+                        "browser_click", {"element": "Attach files", "target": attach.group(1)}
+                    )
+                )
+                uploaded, uploaded_error = text_of(
+                    await session.call_tool("browser_file_upload", {"paths": [upload]})
+                )
             print(
                 json.dumps(
                     {
@@ -92,10 +107,14 @@ async def main(cotab, runtime_dir, button, workspace):
                         "networkError": network_error,
                         "escape": escape,
                         "escapeError": escape_error,
+                        "chooser": chooser,
+                        "chooserError": chooser_error,
+                        "uploaded": uploaded,
+                        "uploadedError": uploaded_error,
                     }
                 )
             )
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:5]))
+    asyncio.run(main(*sys.argv[1:7]))

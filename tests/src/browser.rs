@@ -260,6 +260,33 @@ impl Browser {
         Ok(())
     }
 
+    /// The person clicks (left button, press and release) the centre of
+    /// the element `selector` in `page`, through the harness's own CDP
+    /// connection: not through cotab.
+    pub async fn person_clicks(&self, page: &Page, selector: &str) -> Result<()> {
+        let at = self
+            .eval(
+                page,
+                &format!(
+                    "(() => {{ const r = document.querySelector({}).getBoundingClientRect(); \
+                     return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+                    serde_json::to_string(selector)?
+                ),
+            )
+            .await?;
+        let (x, y) = (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
+        for kind in ["mousePressed", "mouseReleased"] {
+            self.cdp
+                .send_to(
+                    Some(&page.session),
+                    "Input.dispatchMouseEvent",
+                    json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
     /// The whole browser exits (SIGTERM, as when the person quits); the
     /// daemon is left running. Waits until the browser is gone.
     pub async fn quit(&mut self) -> Result<()> {

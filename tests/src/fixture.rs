@@ -311,6 +311,32 @@ pub const UPLOAD: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A button that opens a hidden multi-file input's chooser (as most
+/// upload widgets do), and a plain file input; the page counts the
+/// chooser's `cancel` events (the browser's answer when a chooser shows
+/// and nobody picks) and names the files chosen.
+pub const CHOOSER: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Chooser</title></head>
+<body>
+ <button id="attach">Attach files</button>
+ <input id="files" type="file" multiple hidden>
+ <label for="one">Single</label> <input id="one" type="file">
+ <p id="got"></p>
+ <script>
+  window.cancels = 0;
+  document.getElementById("attach").addEventListener("click", () => document.getElementById("files").click());
+  for (const input of document.querySelectorAll("input[type=file]")) {
+    input.addEventListener("cancel", () => { window.cancels++; });
+    input.addEventListener("change", e => {
+      const names = Array.from(e.target.files, f => f.name + " (" + f.size + ")").join(", ");
+      document.getElementById("got").textContent = e.target.id + ": " + names;
+      document.title = "Chose " + e.target.files.length;
+    });
+  }
+ </script>
+</body></html>
+"#;
+
 /// A button covered by an overlay, and a zero-size button.
 pub const COVERED: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Covered</title>
@@ -436,6 +462,7 @@ impl Fixture {
                         "/navigates" => (200, NAVIGATES),
                         "/console" => (200, CONSOLE),
                         "/upload" => (200, UPLOAD),
+                        "/chooser" => (200, CHOOSER),
                         "/network" => (200, NETWORK),
                         "/drop" => (200, DROP),
                         "/covered" => (200, COVERED),

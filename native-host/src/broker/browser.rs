@@ -67,6 +67,7 @@ impl Core {
                 self.revoke_tab(info.id, RevokeReason::Human, false, true);
                 self.mark_input(info.id, Actor::Human);
                 self.undo_emulation(info.id);
+                self.undo_choosers(info.id);
             } else if !info.human_control && tab.human {
                 tab.human = false;
             }
@@ -119,6 +120,7 @@ impl Core {
         if let Some(p) = self.pages.get_mut(&tab) {
             p.document_seq = p.last_seq;
         }
+        self.forget_chooser(tab);
     }
 
     /// `tab`'s renderer crashed: what it held is gone with it (dropped,

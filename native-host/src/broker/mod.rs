@@ -43,6 +43,9 @@ use std::time::Duration;
 mod browser;
 #[cfg(test)]
 mod browser_tests;
+mod chooser;
+#[cfg(test)]
+mod chooser_tests;
 mod network;
 mod page;
 mod presses;
@@ -52,6 +55,7 @@ mod sessions;
 #[cfg(test)]
 mod tests;
 
+pub use chooser::{ChooserMark, WaitingChooser, INTERCEPT_GRACE};
 pub use network::NetworkEntry;
 pub use page::{
     CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, CONSOLE_CAPACITY, MAX_ISSUED_REFS,

@@ -267,6 +267,8 @@ pub(super) struct PageState {
     viewport: Option<(u32, u32)>,
     /// The requests since the tab was shared.
     pub(super) network: super::network::NetworkLog,
+    /// Its file choosers.
+    pub(super) choosers: super::chooser::Choosers,
 }
 
 fn stale_ref(why: &str) -> WireError {

@@ -3,9 +3,9 @@
 //! a file input. Each resolves its element as [`super::element`] does,
 //! then acts on it through the page or as coordinate input.
 
-use super::element::not_interactable;
+use super::element::{not_interactable, Element};
 use super::{aim_of, invalid_params, off_thread_if, wire, Cx, HeldPress};
-use crate::broker::{Need, PressKind};
+use crate::broker::{Fence, Need, PressKind};
 use crate::{config, uploads};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -206,15 +206,17 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
         )
         .await?;
     }
-    let guard = cx.begin_press(
-        &fence,
-        None,
-        PressKind::Mouse {
-            button,
-            x: ax,
-            y: ay,
-        },
-    )?;
+    let guard = cx
+        .begin_press(
+            &fence,
+            None,
+            PressKind::Mouse {
+                button,
+                x: ax,
+                y: ay,
+            },
+        )
+        .await?;
     let id = guard.id;
     let down = async {
         let moved = MouseEvent {
@@ -386,18 +388,58 @@ pub(super) async fn allowed_uploads(
     .await
 }
 
+/// `input.setFiles`: on the input `ref` names, else on the input of the
+/// file chooser waiting on the tab (no paths: the chooser is dismissed).
 pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, RpcError> {
-    if p.paths.is_empty() || p.paths.len() > uploads::MAX_FILES {
+    let least = usize::from(p.element.is_some());
+    if p.paths.len() < least || p.paths.len() > uploads::MAX_FILES {
         return Err(invalid_params(format!(
-            "invalid params: `params.paths` must list 1 to {} files",
+            "invalid params: `params.paths` must list {least} to {} files",
             uploads::MAX_FILES
         )));
     }
-    let files = allowed_uploads(p.paths).await?;
+    let files = if p.paths.is_empty() {
+        Vec::new()
+    } else {
+        allowed_uploads(p.paths).await?
+    };
     let fence = cx.fence(Need::Act)?;
-    let el = cx.element(&fence, &p.element).await?;
+    let (el, answers) = match &p.element {
+        Some(r) => (cx.element(&fence, r).await?, None),
+        None => {
+            let chooser = cx.waiting_chooser(&fence)?;
+            if files.is_empty() {
+                cx.core(|c| c.chooser_answered(fence.tab, Some(chooser.number)));
+                return Ok(Empty {});
+            }
+            let el = cx.element_of(&fence, chooser.node).await.map_err(|e| {
+                if e.kind() == ErrorKind::StaleRef {
+                    wire(
+                        ErrorKind::StaleRef,
+                        "the file input that opened the chooser is no longer on the page",
+                    )
+                } else {
+                    e
+                }
+            })?;
+            (el, Some(chooser.number))
+        }
+    };
+    let node = el.node.clone();
+    set_files_on(cx, &fence, el, files).await?;
+    cx.files_set(&fence, &node, answers);
+    Ok(Empty {})
+}
+
+/// Sets `files` on the file input `el`.
+async fn set_files_on(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    el: Element,
+    files: Vec<std::path::PathBuf>,
+) -> Result<(), RpcError> {
     let kind = cx
-        .call_on(&fence, &el, FILE_INPUT_FN, vec![], CommandClass::Observe)
+        .call_on(fence, &el, FILE_INPUT_FN, vec![], CommandClass::Observe)
         .await?;
     if kind.get("file") != Some(&Value::Bool(true)) {
         return Err(wire(
@@ -414,11 +456,11 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
             "the file input takes one file only",
         ));
     }
-    cx.core(|c| c.input(&fence))?;
+    cx.core(|c| c.input(fence))?;
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let direct = cx
         .send(
-            &fence,
+            fence,
             &SetFileInputFiles {
                 files: names,
                 backend_node_id: el.node.backend_node_id,
@@ -427,7 +469,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
         )
         .await;
     match direct {
-        Ok(_) => return Ok(Empty {}),
+        Ok(_) => return Ok(()),
         Err(e) if e.kind() == ErrorKind::CommandFailed => {
             tracing::debug!("DOM.setFileInputFiles refused; building the files in the page");
         }
@@ -439,7 +481,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
     let payload = off_thread_if(true, "reading the files", move || files_payload(&files)).await?;
     let n = cx
         .call_on(
-            &fence,
+            fence,
             &el,
             FILES_FROM_BYTES_FN,
             vec![Value::Array(payload)],
@@ -452,7 +494,7 @@ pub(super) async fn set_files(cx: &Cx<'_>, p: SetFilesParams) -> Result<Empty, R
             "the page did not take the files",
         ));
     }
-    Ok(Empty {})
+    Ok(())
 }
 
 /// The files as `{name, type, data}` records (data in base64), within what

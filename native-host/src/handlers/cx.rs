@@ -5,7 +5,8 @@
 
 use super::{dialog_open, first_button, wire};
 use crate::broker::{
-    AgentRelease, Core, Fence, Frame, Need, PressId, PressKind, ReleaseCmd, ReleaseTarget,
+    AgentRelease, ChooserMark, Core, Fence, Frame, Need, PressId, PressKind, ReleaseCmd,
+    ReleaseTarget,
 };
 use crate::lane::CdpEvent;
 use crate::session::SessionId;
@@ -129,6 +130,9 @@ pub(super) struct Cut {
     /// talking to the page (some step of it passed the dialog check,
     /// [`Cx::unless_dialog`]).
     tab: Mutex<Option<TabId>>,
+    /// The tab of the request's first press, and where its file choosers
+    /// stood then ([`Cx::intercept_choosers`]).
+    pub(super) chooser: Mutex<Option<(TabId, ChooserMark)>>,
 }
 
 impl Cut {
@@ -244,10 +248,14 @@ impl Cx<'_> {
                 .take()
         };
         match outcome {
-            Ok(_) => Ok(Acted { dialog: cut_by() }),
+            Ok(_) => Ok(Acted {
+                dialog: cut_by(),
+                file_chooser: self.chooser_opened(),
+            }),
             Err(e) if e.kind() == ErrorKind::DialogOpen => match cut_by() {
                 Some(dialog) => Ok(Acted {
                     dialog: Some(dialog),
+                    file_chooser: self.chooser_opened(),
                 }),
                 None => Err(e),
             },
@@ -495,12 +503,15 @@ impl Cx<'_> {
         r.map(drop)
     }
 
-    pub(super) fn begin_press(
+    /// Records a press about to go out (after turning on the
+    /// interception of the file choosers it may open).
+    pub(super) async fn begin_press(
         &self,
         fence: &Fence,
         frame: Option<&cotab_shared::controller::FrameId>,
         kind: PressKind,
     ) -> Result<PressGuard<'_>, RpcError> {
+        self.intercept_choosers(fence).await?;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PressGuard {
             broker: self.broker,
@@ -511,12 +522,13 @@ impl Cx<'_> {
 
     /// [`Cx::begin_press`] for a press the extension pairs with its
     /// release ([`Cx::input_events`]).
-    pub(super) fn begin_paired_press(
+    pub(super) async fn begin_paired_press(
         &self,
         fence: &Fence,
         frame: Option<&cotab_shared::controller::FrameId>,
         kind: PressKind,
     ) -> Result<PairedPress<'_>, RpcError> {
+        self.intercept_choosers(fence).await?;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PairedPress {
             broker: self.broker,

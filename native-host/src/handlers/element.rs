@@ -228,7 +228,11 @@ impl Cx<'_> {
     }
 
     /// The page's object for `node`.
-    async fn element_of(&self, fence: &Fence, node: NodeRef) -> Result<Element, RpcError> {
+    pub(super) async fn element_of(
+        &self,
+        fence: &Fence,
+        node: NodeRef,
+    ) -> Result<Element, RpcError> {
         let resolve = ResolveNode(Node {
             backend_node_id: node.backend_node_id,
         });

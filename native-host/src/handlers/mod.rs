@@ -30,6 +30,7 @@
 
 mod by_ref;
 mod capture;
+mod chooser;
 mod cx;
 mod developer;
 mod drop;

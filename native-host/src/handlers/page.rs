@@ -196,6 +196,7 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         refs,
         text: text_out,
         truncated: out.truncated,
+        file_chooser: cx.core(|c| c.file_chooser(fence.tab)),
     })
 }
 
@@ -530,16 +531,20 @@ pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Acted, RpcErr
         Ok(_) => None,
     };
     if next.is_some() {
-        return Ok(Acted { dialog: next });
+        return Ok(Acted {
+            dialog: next,
+            file_chooser: None,
+        });
     }
     // The answer may lead to another page (a beforeunload let go, a
     // confirm whose script navigates): answer once it loaded.
     match cx.follow_navigation(&mut events).await {
         Err(e) if e.kind() == ErrorKind::DialogOpen => Ok(Acted {
             dialog: e.data.dialog,
+            file_chooser: None,
         }),
         Err(e) => Err(e),
-        Ok(()) => Ok(Acted { dialog: None }),
+        Ok(()) => Ok(Acted::default()),
     }
 }
 

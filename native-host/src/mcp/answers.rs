@@ -4,7 +4,7 @@
 
 use super::args::{ButtonArg, ClickArgs};
 use cotab_shared::controller::{
-    ConsoleResult, DialogInfo, DialogKind, SnapshotResult, TabsListResult,
+    ConsoleResult, DialogInfo, DialogKind, FileChooserInfo, SnapshotResult, TabsListResult,
 };
 use cotab_shared::native::TabInfo;
 use cotab_shared::TabId;
@@ -45,29 +45,41 @@ pub(super) fn dialog_kind(k: DialogKind) -> &'static str {
 /// How an MCP client answers a dialog.
 pub(super) const ANSWER_A_DIALOG: &str = "answer it with the browser_handle_dialog tool";
 
-pub(super) fn modal_state(d: &DialogInfo) -> String {
-    format!(
-        "\n### Modal state\n- [\"{}\" dialog with message \"{}\"]: can be handled by the \
-         \"browser_handle_dialog\" tool\n",
-        dialog_kind(d.kind),
-        d.message
-    )
+/// The `### Modal state` section as Playwright MCP writes it: what waits
+/// for the model and the tool that handles it — a dialog, a file chooser.
+pub(super) fn modal_states(
+    dialog: Option<&DialogInfo>,
+    chooser: Option<&FileChooserInfo>,
+) -> String {
+    if dialog.is_none() && chooser.is_none() {
+        return String::new();
+    }
+    let mut text = String::from("### Modal state\n");
+    if let Some(d) = dialog {
+        let _ = writeln!(
+            text,
+            "- [\"{}\" dialog with message \"{}\"]: can be handled by browser_handle_dialog",
+            dialog_kind(d.kind),
+            d.message
+        );
+    }
+    if chooser.is_some() {
+        text.push_str("- [File chooser]: can be handled by browser_file_upload\n");
+    }
+    text
 }
 
 /// The page's url, title and outline, as Playwright MCP shows them
-/// (`### Page`, then `### Snapshot`).
+/// (`### Page`, the modal state if any, then `### Snapshot`).
 pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
     let mut text = format!(
-        "### Page\n- Page URL: {}\n- Page Title: {}\n### Snapshot\n```yaml\n{}\n```\n",
-        s.url,
-        s.title,
-        s.text.trim_end()
+        "### Page\n- Page URL: {}\n- Page Title: {}\n",
+        s.url, s.title
     );
+    text.push_str(&modal_states(dialog, s.file_chooser.as_ref()));
+    let _ = write!(text, "### Snapshot\n```yaml\n{}\n```\n", s.text.trim_end());
     if s.truncated {
         text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");
-    }
-    if let Some(d) = dialog {
-        text.push_str(&modal_state(d));
     }
     text
 }
@@ -156,6 +168,7 @@ mod tests {
             text: "- button \"Go\" [ref=e1]\n".into(),
             refs: 1,
             truncated: false,
+            file_chooser: None,
         };
         let d = DialogInfo {
             tab_id: TabId(1),

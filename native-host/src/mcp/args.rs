@@ -351,21 +351,6 @@ pub(crate) struct HandleDialogArgs {
     pub(crate) prompt_text: Option<String>,
 }
 
-/// Arguments of `browser_file_upload`.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FileUploadArgs {
-    /// The absolute paths to the files to upload. Each must be under a
-    /// directory the person allowed for uploads.
-    pub(crate) paths: Vec<String>,
-    /// Human-readable description of the file input.
-    pub(crate) element: Option<String>,
-    /// Exact reference of the `<input type=file>` from the page snapshot
-    /// (`ref` is taken too).
-    #[serde(rename = "target", alias = "ref")]
-    pub(crate) target: Option<String>,
-}
-
 /// Arguments of `browser_evaluate`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -9,12 +9,12 @@
 //! of MCP framing: [`super`] turns its answers into MCP results.
 
 use super::answers::{
-    click_line, console_text, dialog_kind, modal_state, named, opened_tabs, page_state,
+    click_line, console_text, dialog_kind, modal_states, named, opened_tabs, page_state,
     quoted_list, tabs_text, ANSWER_A_DIALOG,
 };
 use super::args::{
-    DragArgs, ElementArgs, EvaluateArgs, FileUploadArgs, HandleDialogArgs, SelectOptionArgs,
-    TabsAction, TabsArgs, WaitForArgs,
+    DragArgs, ElementArgs, EvaluateArgs, HandleDialogArgs, SelectOptionArgs, TabsAction, TabsArgs,
+    WaitForArgs,
 };
 use super::files::Files;
 use super::params::{click_params, console_params};
@@ -26,9 +26,8 @@ use cotab_shared::controller::{
     Acquire, Acted, AgentEvent, Bye, CloseTabParams, Console, CreateTabParams, DialogInfo,
     DialogParams, DragParams, Empty, ErrorData, Evaluate, EvaluateParams, HoverParams, Method,
     Navigate, NavigateAction, NavigateParams, Notification, Press, PressParams, Ref, RpcError,
-    SelectOption, SelectOptionParams, SelectParams, SetFiles, SetFilesParams, Snapshot,
-    SnapshotParams, Status, TabsClose, TabsCreate, TabsList, TabsSelect, Wait, WaitParams,
-    WaitUntil,
+    SelectOption, SelectOptionParams, SelectParams, Snapshot, SnapshotParams, Status, TabsClose,
+    TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -346,7 +345,7 @@ impl Bridge {
         text.push_str(&opened_tabs(&opened));
         if let Some(d) = &self.dialog {
             text.push_str("### Page\n(the page waits for the dialog below)\n");
-            text.push_str(&modal_state(d));
+            text.push_str(&modal_states(Some(d), None));
             return ToolOutput::text(text);
         }
         let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await;
@@ -354,9 +353,7 @@ impl Bridge {
             Ok(s) => text.push_str(&page_state(&s, self.dialog.as_ref())),
             Err(e) => {
                 let _ = writeln!(text, "### Page\n(no snapshot: {e})");
-                if let Some(d) = &self.dialog {
-                    text.push_str(&modal_state(d));
-                }
+                text.push_str(&modal_states(self.dialog.as_ref(), None));
             }
         }
         ToolOutput::text(text)
@@ -481,25 +478,7 @@ impl Bridge {
                     .await?;
                 self.saved_or_text(a.filename, None, console_text(&r)).await
             }
-            ToolCall::FileUpload(FileUploadArgs {
-                paths,
-                element,
-                target,
-            }) => {
-                let Some(target) = target else {
-                    return Err(ToolFailure::invalid(
-                        "`target` is required: the ref of the <input type=file> from browser_snapshot",
-                    ));
-                };
-                let count = paths.len();
-                self.acted::<SetFiles>(&SetFilesParams {
-                    element: Ref(target),
-                    paths,
-                })
-                .await?;
-                let on = element.map(|e| format!(" on {e}")).unwrap_or_default();
-                Ok(self.with_snapshot(format!("Set {count} file(s){on}")).await)
-            }
+            ToolCall::FileUpload(a) => self.file_upload(a).await,
             ToolCall::MouseMoveXy(a) => self.mouse_move_xy(a).await,
             ToolCall::MouseClickXy(a) => self.mouse_click_xy(a).await,
             ToolCall::MouseDragXy(a) => self.mouse_drag_xy(a).await,

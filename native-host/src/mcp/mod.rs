@@ -42,6 +42,7 @@ mod output;
 mod params;
 mod schema;
 mod tools;
+mod upload;
 mod vision;
 
 use crate::client::{Client, ClientError};

@@ -12,6 +12,7 @@ use super::emulation::{EmulateMediaArgs, ResizeArgs};
 use super::find::FindArgs;
 use super::network::{NetworkRequestArgs, NetworkRequestsArgs};
 use super::schema::input_schema;
+use super::upload::FileUploadArgs;
 use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -214,8 +215,8 @@ tools! {
     ConsoleMessages(ConsoleArgs) => "browser_console_messages", "Get console messages", read_only: true,
         "Returns all console messages and uncaught exceptions of the current tab.";
     FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false,
-        "Set the files of a file input (`<input type=file>`, by its ref from the latest \
-         snapshot).";
+        "Upload one or multiple files to the file chooser an action opened (its modal state), \
+         or to a file input named by `target`.";
     MouseMoveXy(MoveXyArgs) => "browser_mouse_move_xy", "Move mouse", read_only: false,
         "Move the mouse to a point of the latest screenshot (its pixels; take one first).";
     MouseClickXy(ClickXyArgs) => "browser_mouse_click_xy", "Click", read_only: false,
@@ -413,7 +414,13 @@ mod tests {
             json!(["startTarget", "endTarget"])
         );
         assert_eq!(required("browser_handle_dialog"), json!(["accept"]));
-        assert_eq!(required("browser_file_upload"), json!(["paths"]));
+        // As Playwright MCP: no paths cancel the file chooser.
+        let upload = schema_of("browser_file_upload");
+        assert!(
+            upload.get("required").is_none_or(|r| r == &json!([])),
+            "{upload}"
+        );
+        assert_eq!(upload["properties"]["paths"]["items"]["type"], "string");
         assert_eq!(required("browser_evaluate"), json!(["function"]));
         let shot = schema_of("browser_take_screenshot");
         assert_eq!(shot["properties"]["type"]["enum"], json!(["png", "jpeg"]));

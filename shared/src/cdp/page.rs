@@ -455,3 +455,32 @@ pub struct Printed {
     /// The PDF, base64.
     pub data: String,
 }
+
+/// `Page.setInterceptFileChooserDialog`: while enabled, a file chooser the
+/// page opens is not shown; `Page.fileChooserOpened` says it opened.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SetInterceptFileChooserDialog {
+    /// Intercept (true) or show choosers again (false).
+    pub enabled: bool,
+}
+command!(
+    SetInterceptFileChooserDialog,
+    "Page.setInterceptFileChooserDialog",
+    Done
+);
+
+/// `Page.fileChooserOpened`: a file chooser was intercepted.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChooserOpened {
+    /// CDP frame id of the frame whose `<input type=file>` opened it.
+    #[serde(default)]
+    pub frame_id: String,
+    /// `selectSingle` or `selectMultiple`.
+    #[serde(default)]
+    pub mode: String,
+    /// The input's `backendNodeId` (absent when no input opened it).
+    #[serde(default)]
+    pub backend_node_id: Option<i64>,
+}
+event!(FileChooserOpened, "Page.fileChooserOpened");

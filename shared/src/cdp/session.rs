@@ -12,6 +12,7 @@ pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     "Page.lifecycleEvent",
     "Page.javascriptDialogOpening",
     "Page.javascriptDialogClosed",
+    "Page.fileChooserOpened",
     "Runtime.consoleAPICalled",
     "Runtime.exceptionThrown",
     "Input.dragIntercepted",

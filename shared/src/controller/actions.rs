@@ -317,10 +317,12 @@ pub struct ScrollParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SetFilesParams {
-    /// The `<input type=file>`.
-    #[serde(rename = "ref")]
-    pub element: Ref,
-    /// Absolute paths, each under a directory the person allowed.
+    /// The `<input type=file>`; absent: the input of the file chooser
+    /// waiting on the tab ([`super::FileChooserInfo`]).
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<Ref>,
+    /// Absolute paths, each under a directory the person allowed; none
+    /// (only without `ref`) dismisses the waiting file chooser.
     pub paths: Vec<String>,
 }
 

@@ -1,7 +1,7 @@
 //! What the daemon tells an agent unasked: a [`Notification`] line
 //! carrying an [`AgentEvent`].
 
-use super::{DialogInfo, RevokeReason};
+use super::{DialogInfo, FileChooserInfo, RevokeReason};
 use crate::ids::TabId;
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +48,10 @@ pub enum AgentEvent {
     /// `DIALOG_OPEN` until `page.dialog` answers it.
     #[serde(rename = "dialog.opened")]
     DialogOpened(DialogInfo),
+    /// A file chooser opened on a shared tab for an agent's input; the
+    /// person was not shown it. `input.setFiles` without `ref` answers it.
+    #[serde(rename = "fileChooser.opened")]
+    FileChooserOpened(FileChooserInfo),
     /// The person turned developer mode on or off.
     #[serde(rename = "developerMode.changed")]
     DeveloperModeChanged {

@@ -241,6 +241,9 @@ pub struct SnapshotResult {
     pub refs: usize,
     /// The outline was cut at `maxChars`.
     pub truncated: bool,
+    /// The file chooser waiting on the tab ([`FileChooserInfo`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_chooser: Option<FileChooserInfo>,
 }
 
 /// What `page.wait` waits for.
@@ -376,6 +379,22 @@ pub struct Acted {
     /// `page.dialog`: the next dialog of a chain).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<DialogInfo>,
+    /// The file chooser this action opened: the browser did not show it;
+    /// `input.setFiles` without `ref` answers it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_chooser: Option<FileChooserInfo>,
+}
+
+/// A file chooser a page opened for an agent's input: not shown to the
+/// person, waiting for `input.setFiles` (without `ref`) until the page
+/// navigates or another chooser opens.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileChooserInfo {
+    /// The tab it opened on.
+    pub tab_id: TabId,
+    /// It takes several files (`<input type=file multiple>`).
+    pub multiple: bool,
 }
 
 /// Params of `page.dialog`.

@@ -305,3 +305,50 @@ async fn cli_prints_resizes_emulates_and_outlines_one_element() -> anyhow::Resul
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_answers_the_file_chooser_a_click_opened() -> anyhow::Result<()> {
+    let (_dir, allowed, _secret, options) = crate::toolset::upload_dirs()?;
+    let file = allowed.join("a.txt");
+    std::fs::write(&file, "one")?;
+    let browser = cotab_e2e::browser::Browser::launch(options).await?;
+    let url = browser.fixture.url("/chooser");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let run = browser.runtime_dir.clone();
+    ok(&cotab(&run, &["select", &tab.to_string()])?);
+    let outline = ok(&cotab(&run, &["snapshot"])?);
+    let attach = cotab_e2e::outline_ref(&outline, "Attach files")
+        .ok_or_else(|| anyhow::anyhow!("no Attach button in:\n{outline}"))?;
+    let out = ok(&cotab(&run, &["click", &attach.0])?);
+    assert_eq!(
+        out.trim(),
+        format!(
+            "clicked {}; then a file chooser for files opened: answer it with \
+             `cotab upload --chooser FILE...` (no file cancels it)",
+            attach.0
+        )
+    );
+    let path = file.display().to_string();
+    assert_eq!(
+        ok(&cotab(&run, &["upload", "--chooser", &path])?).trim(),
+        "set 1 file(s)"
+    );
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('got').textContent")
+            .await?,
+        "files: a.txt (3)"
+    );
+    // Answered: nothing waits any more.
+    let out = cotab(&run, &["upload", "--chooser"])?;
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("INVALID_REQUEST: no file chooser is open"),
+        "{out:?}"
+    );
+    // Neither an input nor --chooser: a usage error.
+    assert_eq!(cotab(&run, &["upload"])?.status.code(), Some(2));
+    assert_eq!(cotab(&run, &["upload", &attach.0])?.status.code(), Some(2));
+    Ok(())
+}

@@ -5,6 +5,7 @@
 mod background;
 mod bad_input;
 mod boundary;
+mod choosers;
 mod cli;
 mod coworking;
 mod developer;

@@ -475,7 +475,7 @@ async fn console_messages_and_uncaught_errors_are_read_back() -> anyhow::Result<
 /// A directory with an `allowed` directory the host config names for
 /// uploads and a `secret.txt` beside it, outside, and the options that
 /// start the browser with that config.
-fn upload_dirs() -> anyhow::Result<(
+pub(crate) fn upload_dirs() -> anyhow::Result<(
     tempfile::TempDir,
     std::path::PathBuf,
     std::path::PathBuf,
@@ -508,7 +508,7 @@ async fn files_are_uploaded_only_from_allowed_directories() -> anyhow::Result<()
     let outline = snapshot(&mut agent).await?;
     let input = find_ref(&outline, "Attachment")?;
     let upload = |path: &std::path::Path| SetFilesParams {
-        element: input.clone(),
+        element: Some(input.clone()),
         paths: vec![path.display().to_string()],
     };
     for refused in [

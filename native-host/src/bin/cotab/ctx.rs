@@ -187,11 +187,20 @@ pub(crate) fn print<T: Serialize>(
 pub(crate) const ANSWER_A_DIALOG: &str =
     "answer it with `cotab dialog accept` or `cotab dialog dismiss`";
 
-/// `done`, and the dialog the action opened, if one did, with how to
-/// answer it.
+/// How the CLI says to answer a file chooser.
+pub(crate) const ANSWER_A_CHOOSER: &str =
+    "answer it with `cotab upload --chooser FILE...` (no file cancels it)";
+
+/// `done`, and the dialog or file chooser the action opened, if one did,
+/// with how to answer it.
 pub(crate) fn then_dialog(acted: &Acted, done: String) -> String {
-    match &acted.dialog {
-        None => done,
-        Some(d) => format!("{done}; then {} opened: {ANSWER_A_DIALOG}", d.describe()),
+    let mut text = done;
+    if let Some(d) = &acted.dialog {
+        text = format!("{text}; then {} opened: {ANSWER_A_DIALOG}", d.describe());
     }
+    if let Some(c) = &acted.file_chooser {
+        let what = if c.multiple { "files" } else { "a file" };
+        text = format!("{text}; then a file chooser for {what} opened: {ANSWER_A_CHOOSER}");
+    }
+    text
 }

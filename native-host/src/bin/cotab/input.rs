@@ -187,10 +187,16 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
             let how = if accept { "accepted" } else { "dismissed" };
             print(cx.json, &r, |r| then_dialog(r, format!("{how} the dialog")))
         }
-        InputCmd::Upload { element, paths } => {
+        InputCmd::Upload {
+            element,
+            paths,
+            chooser,
+        } => {
+            let chosen = chooser.is_some();
             // The daemon wants absolute paths; relative ones are the
             // caller's working directory's.
-            let paths = paths
+            let paths = chooser
+                .unwrap_or(paths)
                 .iter()
                 .map(|p| std::path::absolute(p).map(|p| p.display().to_string()))
                 .collect::<Result<Vec<_>, _>>()
@@ -198,11 +204,15 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: InputCmd) -> Result<(), Failure> {
             let n = paths.len();
             let r = cx
                 .act::<SetFiles>(&SetFilesParams {
-                    element: Ref(element),
+                    element: element.map(Ref),
                     paths,
                 })
                 .await?;
-            print(cx.json, &r, |r| then_dialog(r, format!("set {n} file(s)")))
+            let done = match (chosen, n) {
+                (true, 0) => "cancelled the file chooser".to_owned(),
+                _ => format!("set {n} file(s)"),
+            };
+            print(cx.json, &r, |r| then_dialog(r, done))
         }
         InputCmd::Drop {
             element,

@@ -184,6 +184,7 @@ fn one_tab() -> Arc<Responder> {
             text: "- button \"Click me\" [ref=e2]\n- textbox [ref=e3]\n".into(),
             refs: 2,
             truncated: false,
+            file_chooser: None,
         }),
         Call::Click(p) if p.element.as_ref().is_some_and(|r| r.0 == "e9") => refused(
             ErrorKind::StaleRef,
@@ -705,6 +706,7 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
     let respond: Arc<Responder> = Arc::new(move |call| match call {
         Call::Click(p) if p.element.as_ref().is_some_and(|r| r.0 == "e2") => ok(Acted {
             dialog: Some(dialog(DialogKind::Confirm, "Delete?")),
+            file_chooser: None,
         }),
         // Refused: the confirm was open before the click began.
         Call::Click(_) => Err(RpcError::dialog_open(
@@ -716,6 +718,7 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
             *n += 1;
             ok(Acted {
                 dialog: (*n == 1).then(|| dialog(DialogKind::Prompt, "Name?")),
+                file_chooser: None,
             })
         }
         other => page(other),
@@ -733,7 +736,7 @@ async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
     assert!(!is_error, "{text}");
     assert!(text.starts_with("### Result\nClicked Delete\n"), "{text}");
     assert!(
-        text.contains("- [\"confirm\" dialog with message \"Delete?\"]: can be handled by the \"browser_handle_dialog\" tool"),
+        text.contains("- [\"confirm\" dialog with message \"Delete?\"]: can be handled by browser_handle_dialog"),
         "{text}"
     );
     assert_eq!(daemon.methods(), vec!["input.click"]);
@@ -787,4 +790,5 @@ mod emulation;
 mod find;
 mod network;
 mod output;
+mod upload;
 mod vision;

@@ -273,7 +273,7 @@ async fn uploads_come_only_from_allowed_directories() {
     let outline = snapshot(&mut c).await;
     let input = find_ref(&outline, "\"Attachment\"");
     let files = |p: &std::path::Path| SetFilesParams {
-        element: input.clone(),
+        element: Some(input.clone()),
         paths: vec![p.display().to_string()],
     };
     for bad in [allowed.join("escape.txt"), outside.join("secret.txt")] {
@@ -308,7 +308,7 @@ async fn uploads_come_only_from_allowed_directories() {
     assert_eq!(file["data"], "aGVsbG8=");
     let err = c
         .call::<SetFiles>(&SetFilesParams {
-            element: find_ref(&outline, "\"Go\""),
+            element: Some(find_ref(&outline, "\"Go\"")),
             paths: vec![allowed.join("cv.txt").display().to_string()],
         })
         .await

@@ -1,0 +1,75 @@
+//! File choosers an agent's input opens ([`crate::broker`]'s `chooser`):
+//! turning interception on before the input goes out, and answering the
+//! chooser that waits (`input.setFiles` without a ref).
+
+use super::Cx;
+use crate::broker::{ChooserMark, Fence, NodeRef, WaitingChooser};
+use cotab_shared::cdp::{CdpCommand as _, SetInterceptFileChooserDialog};
+use cotab_shared::controller::{FileChooserInfo, RpcError};
+use cotab_shared::native::{Command, CommandClass};
+use cotab_shared::TabId;
+use std::sync::PoisonError;
+
+impl Cx<'_> {
+    /// Before an agent's press on the fence's tab: choosers the page opens
+    /// from it are intercepted ([`crate::broker::INTERCEPT_GRACE`]), and
+    /// the request remembers how many had opened, so its answer names a
+    /// new one ([`Cx::acted`]). A tab that refuses interception is driven
+    /// all the same (its choosers show, as they would without cotab).
+    pub(super) async fn intercept_choosers(&self, fence: &Fence) -> Result<(), RpcError> {
+        // One change of interception at a time, so an "off" for a grace
+        // that ended never overtakes the "on" of the input after it.
+        let _one = self.broker.choosers.lock().await;
+        let now = std::time::Instant::now();
+        let mark = self.core(|c| c.intercept_choosers(fence, now))?;
+        self.cut
+            .chooser
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert((fence.tab, mark));
+        if mark.enable {
+            let on = SetInterceptFileChooserDialog { enabled: true };
+            let r = self
+                .extension(Command::Cdp {
+                    tab_id: fence.tab,
+                    method: SetInterceptFileChooserDialog::METHOD.into(),
+                    params: on.params(),
+                    class: CommandClass::Act,
+                    then: None,
+                    if_viewport: None,
+                })
+                .await;
+            if let Err(e) = r {
+                tracing::warn!(tab = %fence.tab, kind = %e.kind(), "the tab refused to intercept file choosers");
+                self.core(|c| c.intercept_refused(fence.tab));
+            }
+        }
+        Ok(())
+    }
+
+    /// The chooser the request's input opened, if one did.
+    pub(super) fn chooser_opened(&self) -> Option<FileChooserInfo> {
+        let mark: Option<(TabId, ChooserMark)> = *self
+            .cut
+            .chooser
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (tab, mark) = mark?;
+        self.core(|c| c.chooser_since(tab, &mark))
+    }
+
+    /// The chooser waiting on the fence's tab (`INVALID_REQUEST` if none).
+    pub(super) fn waiting_chooser(&self, fence: &Fence) -> Result<WaitingChooser, RpcError> {
+        Ok(self.core(|c| c.waiting_chooser(fence))?)
+    }
+
+    /// The files were set on `node`: the chooser `answered` (the one
+    /// `input.setFiles` answered without a ref), or else one `node`
+    /// opened, no longer waits.
+    pub(super) fn files_set(&self, fence: &Fence, node: &NodeRef, answered: Option<u64>) {
+        self.core(|c| match answered {
+            Some(n) => c.chooser_answered(fence.tab, Some(n)),
+            None => c.files_set_on(fence.tab, node),
+        });
+    }
+}
