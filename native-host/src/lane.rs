@@ -248,6 +248,23 @@ impl Lane {
         }
     }
 
+    /// Sends `command` on the current connection now, in order with what
+    /// is sent after it, and does not wait for its answer (which is
+    /// ignored when it comes). `false` when there is no connection, the
+    /// frame is too large, or the channel is full: nothing was sent.
+    pub fn send_unanswered(&self, command: &Command) -> bool {
+        let mut g = self.lock();
+        let Some(tx) = g.conn.as_ref().map(|c| c.tx.clone()) else {
+            return false;
+        };
+        let id = g.next_request;
+        g.next_request += 1;
+        let Ok(frame) = encode_request(id, command, self.max_frame) else {
+            return false;
+        };
+        tx.try_send(frame).is_ok()
+    }
+
     /// A response arrived on the connection of `generation`.
     pub fn complete(&self, generation: u64, id: u64, outcome: Outcome) {
         let mut g = self.lock();
@@ -526,6 +543,29 @@ mod tests {
             .await
             .expect_err("absent");
         assert_eq!(err.kind, ErrorKind::LaneAbsent);
+    }
+
+    #[tokio::test]
+    async fn an_unanswered_command_goes_at_once_ahead_of_what_follows_and_its_answer_is_ignored() {
+        let lane = Arc::new(Lane::default());
+        assert!(!lane.send_unanswered(&Command::ListShared), "no connection");
+        let (generation, mut rx) = online(&lane);
+        assert!(lane.send_unanswered(&Command::ListShared));
+        let l = lane.clone();
+        let call = tokio::spawn(async move { l.call(Command::ListShared, far()).await });
+        let first = request_id(&rx.recv().await.expect("frame"));
+        let second = request_id(&rx.recv().await.expect("frame"));
+        assert!(first < second);
+        // Nobody waits for the first: its answer settles nothing.
+        lane.complete(generation, first, Outcome::Result(json!({"tabs": [1]})));
+        assert_eq!(lane.pending_len(), 1);
+        lane.complete(generation, second, Outcome::Result(json!({"tabs": []})));
+        assert_eq!(call.await.expect("task"), Ok(json!({"tabs": []})));
+        // A full channel sends nothing, and says so.
+        let (tx, _full) = mpsc::channel(1);
+        lane.attach(LaneId("L".into()), "1.0".into(), tx);
+        assert!(lane.send_unanswered(&Command::ListShared));
+        assert!(!lane.send_unanswered(&Command::ListShared));
     }
 
     #[tokio::test]

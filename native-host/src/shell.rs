@@ -13,7 +13,7 @@ use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
     CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened,
     FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
-    RequestWillBeSent, ResponseReceived, SetInterceptFileChooserDialog,
+    RequestWillBeSent, ResponseReceived,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
@@ -83,7 +83,7 @@ pub struct Shell {
     /// Held while a tab's interception of file choosers is turned on or
     /// off, so the commands reach the browser in the order the core
     /// decided them.
-    pub(crate) choosers: tokio::sync::Mutex<()>,
+    pub(crate) choosers: Mutex<()>,
 }
 
 impl Shell {
@@ -101,7 +101,7 @@ impl Shell {
             next_conn: AtomicU64::new(1),
             files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
             started: std::time::Instant::now(),
-            choosers: tokio::sync::Mutex::new(()),
+            choosers: Mutex::new(()),
         }
     }
 
@@ -415,43 +415,18 @@ impl Shell {
     }
 
     /// Expires resume graces and tickets, and ends the interception of
-    /// file choosers on tabs whose grace ended.
-    pub fn tick(self: &Arc<Self>) {
+    /// file choosers on tabs whose grace ended (decided and sent under
+    /// [`Shell::choosers`]).
+    pub fn tick(&self) {
         let now = std::time::Instant::now();
-        let due = self.with_core(|c| {
-            c.tick(now);
-            c.any_chooser_due(now)
-        });
-        if due {
-            let shell = Arc::clone(self);
-            // Detached: the daemon's loop does not wait for the browser.
-            drop(tokio::spawn(async move { shell.end_interception().await }));
-        }
-    }
-
-    /// Turns the interception of file choosers off on every tab whose
-    /// grace ended, decided and sent under [`Shell::choosers`].
-    async fn end_interception(&self) {
-        let _one = self.choosers.lock().await;
-        let tabs = self.with_core(|c| c.choosers_due(std::time::Instant::now()));
-        for tab in tabs {
-            let off = SetInterceptFileChooserDialog { enabled: false };
-            let r = self
+        self.with_core(|c| c.tick(now));
+        let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
+        for tab in self.with_core(|c| c.choosers_due(now)) {
+            if !self
                 .lane
-                .call(
-                    Command::Cdp {
-                        tab_id: tab,
-                        method: SetInterceptFileChooserDialog::METHOD.into(),
-                        params: off.params(),
-                        class: CommandClass::Release,
-                        then: None,
-                        if_viewport: None,
-                    },
-                    Instant::now() + self.default_deadline,
-                )
-                .await;
-            if let Err(e) = r {
-                tracing::debug!(%tab, kind = %e.kind, "file choosers not shown again");
+                .send_unanswered(&crate::handlers::intercept(tab, false))
+            {
+                tracing::debug!(%tab, "file choosers not shown again: no browser link");
             }
         }
     }

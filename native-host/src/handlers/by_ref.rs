@@ -206,17 +206,15 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
         )
         .await?;
     }
-    let guard = cx
-        .begin_press(
-            &fence,
-            None,
-            PressKind::Mouse {
-                button,
-                x: ax,
-                y: ay,
-            },
-        )
-        .await?;
+    let guard = cx.begin_press(
+        &fence,
+        None,
+        PressKind::Mouse {
+            button,
+            x: ax,
+            y: ay,
+        },
+    )?;
     let id = guard.id;
     let down = async {
         let moved = MouseEvent {

@@ -10,16 +10,41 @@ use cotab_shared::native::{Command, CommandClass};
 use cotab_shared::TabId;
 use std::sync::PoisonError;
 
+/// `Page.setInterceptFileChooserDialog` for `tab`: on (class `act`, as
+/// the input it comes before) or off (class `release`: it goes even while
+/// the person has control).
+pub(crate) fn intercept(tab: TabId, enabled: bool) -> Command {
+    Command::Cdp {
+        tab_id: tab,
+        method: SetInterceptFileChooserDialog::METHOD.into(),
+        params: SetInterceptFileChooserDialog { enabled }.params(),
+        class: if enabled {
+            CommandClass::Act
+        } else {
+            CommandClass::Release
+        },
+        then: None,
+        if_viewport: None,
+    }
+}
+
 impl Cx<'_> {
     /// Before an agent's press on the fence's tab: choosers the page opens
     /// from it are intercepted ([`crate::broker::INTERCEPT_GRACE`]), and
     /// the request remembers how many had opened, so its answer names a
     /// new one ([`Cx::acted`]). A tab that refuses interception is driven
     /// all the same (its choosers show, as they would without cotab).
-    pub(super) async fn intercept_choosers(&self, fence: &Fence) -> Result<(), RpcError> {
-        // One change of interception at a time, so an "off" for a grace
-        // that ended never overtakes the "on" of the input after it.
-        let _one = self.broker.choosers.lock().await;
+    pub(super) fn intercept_choosers(&self, fence: &Fence) -> Result<(), RpcError> {
+        // One change of interception at a time, decided and sent together,
+        // so an "off" for a grace that ended never overtakes the "on" of
+        // the input after it. Sent without waiting for the answer: the
+        // input goes right after it, and the extension runs a tab's
+        // commands in order.
+        let _one = self
+            .broker
+            .choosers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let now = std::time::Instant::now();
         let mark = self.core(|c| c.intercept_choosers(fence, now))?;
         self.cut
@@ -27,22 +52,14 @@ impl Cx<'_> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert((fence.tab, mark));
-        if mark.enable {
-            let on = SetInterceptFileChooserDialog { enabled: true };
-            let r = self
-                .extension(Command::Cdp {
-                    tab_id: fence.tab,
-                    method: SetInterceptFileChooserDialog::METHOD.into(),
-                    params: on.params(),
-                    class: CommandClass::Act,
-                    then: None,
-                    if_viewport: None,
-                })
-                .await;
-            if let Err(e) = r {
-                tracing::warn!(tab = %fence.tab, kind = %e.kind(), "the tab refused to intercept file choosers");
-                self.core(|c| c.intercept_refused(fence.tab));
-            }
+        if mark.enable
+            && !self
+                .broker
+                .lane
+                .send_unanswered(&intercept(fence.tab, true))
+        {
+            tracing::warn!(tab = %fence.tab, "file choosers not intercepted: the browser link is busy or gone");
+            self.core(|c| c.intercept_refused(fence.tab));
         }
         Ok(())
     }

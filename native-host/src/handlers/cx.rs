@@ -505,13 +505,13 @@ impl Cx<'_> {
 
     /// Records a press about to go out (after turning on the
     /// interception of the file choosers it may open).
-    pub(super) async fn begin_press(
+    pub(super) fn begin_press(
         &self,
         fence: &Fence,
         frame: Option<&cotab_shared::controller::FrameId>,
         kind: PressKind,
     ) -> Result<PressGuard<'_>, RpcError> {
-        self.intercept_choosers(fence).await?;
+        self.intercept_choosers(fence)?;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PressGuard {
             broker: self.broker,
@@ -522,13 +522,13 @@ impl Cx<'_> {
 
     /// [`Cx::begin_press`] for a press the extension pairs with its
     /// release ([`Cx::input_events`]).
-    pub(super) async fn begin_paired_press(
+    pub(super) fn begin_paired_press(
         &self,
         fence: &Fence,
         frame: Option<&cotab_shared::controller::FrameId>,
         kind: PressKind,
     ) -> Result<PairedPress<'_>, RpcError> {
-        self.intercept_choosers(fence).await?;
+        self.intercept_choosers(fence)?;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PairedPress {
             broker: self.broker,

@@ -133,9 +133,7 @@ impl Cx<'_> {
         modifiers: Vec<Modifier>,
     ) -> Result<(), RpcError> {
         let [down, up] = keys::key_events(&key, &modifiers);
-        let press = self
-            .begin_paired_press(fence, None, PressKind::Key { key, modifiers })
-            .await?;
+        let press = self.begin_paired_press(fence, None, PressKind::Key { key, modifiers })?;
         let events = vec![
             InputEvent::new(KEY_EVENT, down),
             InputEvent::new(KEY_EVENT, up),
@@ -181,13 +179,11 @@ impl Cx<'_> {
         count: u8,
         modifiers: u32,
     ) -> Result<(), RpcError> {
-        let press = self
-            .begin_paired_press(
-                fence,
-                frame.map(|f| &f.id),
-                PressKind::Mouse { button, x, y },
-            )
-            .await?;
+        let press = self.begin_paired_press(
+            fence,
+            frame.map(|f| &f.id),
+            PressKind::Mouse { button, x, y },
+        )?;
         let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(press.id)));
         let moved = MouseEvent {
             kind: "mouseMoved",
@@ -223,16 +219,14 @@ pub(super) async fn key_down(cx: &Cx<'_>, p: KeyParams) -> Result<Empty, RpcErro
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     let [down, _] = keys::key_events(&key, &p.modifiers);
-    let guard = cx
-        .begin_press(
-            &fence,
-            None,
-            PressKind::Key {
-                key,
-                modifiers: p.modifiers,
-            },
-        )
-        .await?;
+    let guard = cx.begin_press(
+        &fence,
+        None,
+        PressKind::Key {
+            key,
+            modifiers: p.modifiers,
+        },
+    )?;
     let r = cx.step(&fence, KEY_EVENT, down, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
@@ -254,9 +248,7 @@ pub(super) async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
         frame.origin.0 + p.x / frame.dpr,
         frame.origin.1 + p.y / frame.dpr,
     );
-    let guard = cx
-        .begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })
-        .await?;
+    let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
     let buttons = cx.core(|c| c.buttons_held(fence.session, fence.tab, None));
     let pressed = MouseEvent {
         kind: "mousePressed",
@@ -319,17 +311,15 @@ pub(super) async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty
         ));
     }
     let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
-    let guard = cx
-        .begin_press(
-            &fence,
-            Some(&frame.id),
-            PressKind::Touch {
-                x,
-                y,
-                dpr: frame.dpr,
-            },
-        )
-        .await?;
+    let guard = cx.begin_press(
+        &fence,
+        Some(&frame.id),
+        PressKind::Touch {
+            x,
+            y,
+            dpr: frame.dpr,
+        },
+    )?;
     let start = TouchEvent {
         kind: "touchStart",
         touch_points: vec![TouchPoint { x, y }],

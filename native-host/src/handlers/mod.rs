@@ -31,6 +31,7 @@
 mod by_ref;
 mod capture;
 mod chooser;
+pub(crate) use chooser::intercept;
 mod cx;
 mod developer;
 mod drop;
