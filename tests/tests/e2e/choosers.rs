@@ -156,3 +156,35 @@ async fn taking_control_shows_the_persons_choosers_at_once_and_drops_the_agents(
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chooser_in_a_tab_behind_the_persons_is_answered_without_reaching_the_front(
+) -> anyhow::Result<()> {
+    let (_dir, allowed, _secret, options) = upload_dirs()?;
+    let a = allowed.join("a.txt");
+    std::fs::write(&a, "one")?;
+    let (browser, page, _tab, mut agent) = on_page("/chooser", options).await?;
+    let attach = find_ref(&snapshot(&mut agent).await?, "Attach files")?;
+    // The person works in a tab of their own, in front.
+    let mine = browser.open_tab(&browser.fixture.url("/input")).await?;
+    browser.activate(&mine).await?;
+    let state = "[document.visibilityState, document.hasFocus()]";
+    assert_eq!(
+        browser.eval(&mine, state).await?,
+        serde_json::json!(["visible", true])
+    );
+    assert!(click(&mut agent, &attach).await?.file_chooser.is_some());
+    agent.call::<SetFiles>(&chooser(&[&a])).await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('got').textContent")
+            .await?,
+        "files: a.txt (3)"
+    );
+    assert_eq!(
+        browser.eval(&mine, state).await?,
+        serde_json::json!(["visible", true])
+    );
+    assert_eq!(browser.eval(&page, "window.cancels").await?, 0);
+    Ok(())
+}
