@@ -416,7 +416,7 @@ impl Shell {
 
     /// Expires resume graces and tickets, and ends the interception of
     /// file choosers on tabs whose grace ended (decided and sent under
-    /// [`Shell::choosers`]).
+    /// the shell's `choosers` lock).
     pub fn tick(&self) {
         let now = std::time::Instant::now();
         self.with_core(|c| c.tick(now));
