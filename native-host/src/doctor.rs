@@ -5,11 +5,10 @@
 //! and the browser lane, and that their versions agree.
 
 use crate::client::Client;
-use crate::install::{manifest_dir, Browser};
+use crate::install::{self, Browser, Scope, Target};
 use crate::runtime::{check_runtime_dir, AGENT_SOCKET};
 use cotab_shared::controller::{Bye, Empty, LaneState, Status, StatusResult};
 use serde::Serialize;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// One check's outcome.
@@ -65,7 +64,7 @@ pub struct Setting {
 pub async fn run(setting: &Setting) -> Vec<Check> {
     let mut checks = binaries(setting);
     let host = setting.cotab.with_file_name("cotab-host");
-    for browser in [Browser::Chromium, Browser::Chrome] {
+    for browser in Browser::ALL {
         checks.extend(manifest(browser, &host));
     }
     checks.push(logs());
@@ -176,51 +175,17 @@ fn binaries(setting: &Setting) -> Vec<Check> {
 
 /// The host manifest of `browser` for this user, if the browser is there.
 fn manifest(browser: Browser, host: &Path) -> Option<Check> {
-    let name = match browser {
-        Browser::Chromium => "chromium",
-        Browser::Chrome => "chrome",
-    };
-    let dir = manifest_dir(browser, None).ok()?;
+    let target = Target::Browser(browser, Scope::User);
     // No profile folder: the browser is not installed for this user.
-    dir.parent().filter(|p| p.is_dir())?;
-    let file = dir.join(format!("{}.json", cotab_shared::NATIVE_HOST_NAME));
-    let check = format!("{name} host manifest");
-    let fix = format!("cotab-host install --browser {name}");
-    let text = match std::fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(_) => {
-            return Some(Check::failed(
-                &check,
-                format!("{} is missing", file.display()),
-                fix,
-            ))
-        }
-    };
-    let Ok(json) = serde_json::from_str::<Value>(&text) else {
-        return Some(Check::failed(
-            &check,
-            format!("{} is not JSON", file.display()),
-            fix,
-        ));
-    };
-    let origin = cotab_shared::extension_origin(cotab_shared::EXTENSION_ID);
-    let points_at = json["path"].as_str().map(PathBuf::from);
-    let problem = if json["allowed_origins"] != serde_json::json!([origin]) {
-        Some(format!("its allowed_origins are not exactly [{origin}]"))
-    } else if points_at.as_ref().is_none_or(|p| !p.is_file()) {
-        Some(format!("its path {} is not a file", json["path"]))
-    } else if points_at.and_then(|p| p.canonicalize().ok()) != host.canonicalize().ok() {
-        Some(format!(
-            "its path {} is not {}",
-            json["path"],
-            host.display()
-        ))
-    } else {
-        None
-    };
-    Some(match problem {
-        None => Check::ok(&check, format!("{} → {}", file.display(), host.display())),
-        Some(p) => Check::failed(&check, format!("{}: {p}", file.display()), fix),
+    if !install::present(&target) {
+        return None;
+    }
+    let file = install::manifest_path(&target).ok()?;
+    let check = format!("{} host manifest", browser.name());
+    let fix = format!("cotab-host install --browser {}", browser.name());
+    Some(match install::check(&file, host) {
+        Ok(()) => Check::ok(&check, format!("{} → {}", file.display(), host.display())),
+        Err(p) => Check::failed(&check, format!("{} {p}", file.display()), fix),
     })
 }
 

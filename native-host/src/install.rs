@@ -1,23 +1,123 @@
-//! `cotab-host install`: writes the native-messaging host manifest that
-//! lets the browser start us for the cotab extension.
+//! `cotab-host install`, `uninstall` and `verify`: the native-messaging
+//! host manifest that lets a browser start us for the cotab extension.
 //!
-//! Hand-written rather than the `native_messaging` crate's installer so the
-//! manifest is exactly ours: one exact origin (never a wildcard), the
-//! canonical path of this executable, and a `--user-data-dir` target for
-//! test profiles (which Chromium reads instead of the per-user folder).
+//! Where each browser reads manifests — per user or system-wide, and the
+//! Windows registry key that points at the file — comes from the
+//! `native_messaging` crate's browser table, and the crate writes and
+//! removes them. What the manifest says is cotab's and is checked after
+//! every write: exactly one origin (cotab's, never a pattern) and the
+//! canonical path of this executable. A browser profile given with
+//! `--user-data-dir` (which Chromium reads before the per-user folder, as
+//! test profiles do) is written here directly: the crate knows no such
+//! place.
 
+mod commands;
+
+pub use commands::{install_all, uninstall_all, verify_all, Which};
 use serde::Serialize;
+use serde_json::Value;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Browsers we know where to install for.
+/// The browsers cotab installs for: the Chromium family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Browser {
-    /// Chromium (also Debian's `chromium` package).
-    Chromium,
     /// Google Chrome.
     Chrome,
+    /// Chrome for Testing.
+    ChromeForTesting,
+    /// Chromium (also Debian's `chromium` package).
+    Chromium,
+    /// Microsoft Edge.
+    Edge,
+    /// Brave.
+    Brave,
+    /// Vivaldi.
+    Vivaldi,
 }
+
+impl Browser {
+    /// Every browser, in the order they are listed.
+    pub const ALL: [Browser; 6] = [
+        Browser::Chrome,
+        Browser::ChromeForTesting,
+        Browser::Chromium,
+        Browser::Edge,
+        Browser::Brave,
+        Browser::Vivaldi,
+    ];
+
+    /// Its key in the `native_messaging` crate's table.
+    fn key(self) -> &'static str {
+        match self {
+            Browser::Chrome => "chrome",
+            Browser::ChromeForTesting => "chrome_for_testing",
+            Browser::Chromium => "chromium",
+            Browser::Edge => "edge",
+            Browser::Brave => "brave",
+            Browser::Vivaldi => "vivaldi",
+        }
+    }
+
+    /// Its name on the command line (`--browser`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Browser::Chrome => "chrome",
+            Browser::ChromeForTesting => "chrome-for-testing",
+            Browser::Chromium => "chromium",
+            Browser::Edge => "edge",
+            Browser::Brave => "brave",
+            Browser::Vivaldi => "vivaldi",
+        }
+    }
+}
+
+/// For whom a manifest is installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// This user (no privileges needed).
+    User,
+    /// Every user of the machine (`--system`; needs root or an
+    /// administrator).
+    System,
+}
+
+impl Scope {
+    fn crate_scope(self) -> native_messaging::Scope {
+        match self {
+            Scope::User => native_messaging::Scope::User,
+            Scope::System => native_messaging::Scope::System,
+        }
+    }
+}
+
+/// Where a manifest goes: a browser's own folder at a scope, or a browser
+/// profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The folder `browser` reads at `scope`.
+    Browser(Browser, Scope),
+    /// `<dir>/NativeMessagingHosts`, read by the browser started with
+    /// `--user-data-dir=<dir>`.
+    Profile(PathBuf),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Browser(b, Scope::User) => f.write_str(b.name()),
+            Target::Browser(b, Scope::System) => write!(f, "{} (system)", b.name()),
+            Target::Profile(dir) => write!(f, "profile {}", dir.display()),
+        }
+    }
+}
+
+const DESCRIPTION: &str = "cotab: share browser tabs with an AI agent";
+
+/// The environment variable with which the `native_messaging` crate reads
+/// another browser table: refused, so no environment sends a manifest
+/// elsewhere than the browsers' own folders.
+const TABLE_OVERRIDE: &str = "NATIVE_MESSAGING_BROWSERS_CONFIG";
 
 #[derive(Debug, Serialize)]
 struct Manifest<'a> {
@@ -31,76 +131,186 @@ struct Manifest<'a> {
     allowed_origins: [String; 1],
 }
 
+fn origin() -> String {
+    cotab_shared::extension_origin(cotab_shared::EXTENSION_ID)
+}
+
 /// The manifest's JSON for an executable at `exe_path`.
 pub fn manifest_json(exe_path: &Path) -> String {
     let path = exe_path.to_string_lossy();
     let m = Manifest {
         name: cotab_shared::NATIVE_HOST_NAME,
-        description: "cotab: share browser tabs with an AI agent",
+        description: DESCRIPTION,
         path: &path,
         kind: "stdio",
-        allowed_origins: [cotab_shared::extension_origin(cotab_shared::EXTENSION_ID)],
+        allowed_origins: [origin()],
     };
     // Serialising a struct of strings cannot fail.
     serde_json::to_string_pretty(&m).unwrap_or_default()
 }
 
-/// The folder the manifest goes to.
-pub fn manifest_dir(browser: Browser, user_data_dir: Option<&Path>) -> io::Result<PathBuf> {
-    if let Some(dir) = user_data_dir {
-        return Ok(dir.join("NativeMessagingHosts"));
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "HOME is not set"))?;
-    let base = if cfg!(target_os = "macos") {
-        home.join("Library/Application Support")
-            .join(match browser {
-                Browser::Chromium => "Chromium",
-                Browser::Chrome => "Google/Chrome",
-            })
-    } else {
-        home.join(".config").join(match browser {
-            Browser::Chromium => "chromium",
-            Browser::Chrome => "google-chrome",
-        })
-    };
-    Ok(base.join("NativeMessagingHosts"))
+fn file_name() -> String {
+    format!("{}.json", cotab_shared::NATIVE_HOST_NAME)
 }
 
-/// Writes the manifest for the running executable; returns its path.
-pub fn install(browser: Browser, user_data_dir: Option<&Path>) -> io::Result<PathBuf> {
-    let exe = std::env::current_exe()?.canonicalize()?;
-    let dir = manifest_dir(browser, user_data_dir)?;
-    std::fs::create_dir_all(&dir)?;
-    let file = dir.join(format!("{}.json", cotab_shared::NATIVE_HOST_NAME));
-    std::fs::write(&file, manifest_json(&exe) + "\n")?;
+fn no_table_override() -> io::Result<()> {
+    if std::env::var_os(TABLE_OVERRIDE).is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{TABLE_OVERRIDE} is set: unset it (cotab installs only where the browsers look)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The manifest file of `target`. A browser without a folder at that
+/// scope on this system (Vivaldi has no system-wide one on Linux) is
+/// `Unsupported`.
+pub fn manifest_path(target: &Target) -> io::Result<PathBuf> {
+    match target {
+        Target::Profile(dir) => Ok(dir.join("NativeMessagingHosts").join(file_name())),
+        Target::Browser(browser, scope) => {
+            no_table_override()?;
+            let crate_scope = scope.crate_scope();
+            if !native_messaging::browser_supports_scope(browser.key(), crate_scope)? {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    format!("{target} has no host-manifest folder on this system"),
+                ));
+            }
+            native_messaging::manifest_path(
+                browser.key(),
+                crate_scope,
+                cotab_shared::NATIVE_HOST_NAME,
+            )
+        }
+    }
+}
+
+/// The Windows registry key (under `HKEY_CURRENT_USER` for the user scope,
+/// `HKEY_LOCAL_MACHINE` for the system one) whose default value names the
+/// manifest file of `browser`: Chromium browsers on Windows find manifests
+/// only through it.
+/// (Read from the crate's table on every system, so it is checked
+/// without Windows; the crate writes the key on Windows only.)
+pub fn registry_key(browser: Browser, scope: Scope) -> io::Result<String> {
+    no_table_override()?;
+    let cfg = native_messaging::paths::browser_cfg(browser.key())?;
+    let registry = cfg
+        .windows
+        .as_ref()
+        .and_then(|w| w.registry.as_ref())
+        .filter(|_| cfg.windows_registry);
+    let template = registry.and_then(|r| match scope {
+        Scope::User => r.hkcu_key_template.as_ref(),
+        Scope::System => r.hklm_key_template.as_ref(),
+    });
+    template
+        .map(|t| t.replace("{name}", cotab_shared::NATIVE_HOST_NAME))
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{} has no registry key on Windows", browser.name()),
+            )
+        })
+}
+
+/// Whether the browser of `target` is there: its folder above the
+/// manifest folder exists (a profile always counts).
+pub fn present(target: &Target) -> bool {
+    match target {
+        Target::Profile(_) => true,
+        Target::Browser(..) => manifest_path(target)
+            .ok()
+            .and_then(|f| f.parent().and_then(Path::parent).map(Path::is_dir))
+            .unwrap_or(false),
+    }
+}
+
+/// This executable, resolved: what every manifest must point at.
+pub fn this_executable() -> io::Result<PathBuf> {
+    std::env::current_exe()?.canonicalize()
+}
+
+/// Writes the manifest of `target` for `exe` (canonical), then reads it
+/// back and checks it; returns its path.
+pub fn install(target: &Target, exe: &Path) -> io::Result<PathBuf> {
+    let file = manifest_path(target)?;
+    match target {
+        Target::Profile(_) => {
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&file, manifest_json(exe) + "\n")?;
+        }
+        Target::Browser(browser, scope) => native_messaging::install(
+            cotab_shared::NATIVE_HOST_NAME,
+            DESCRIPTION,
+            exe,
+            &[origin()],
+            &[],
+            &[browser.key()],
+            scope.crate_scope(),
+        )?,
+    }
+    check(&file, exe).map_err(|problem| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} was written but {problem}", file.display()),
+        )
+    })?;
     Ok(file)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn manifest_has_the_exact_origin() {
-        let v: serde_json::Value =
-            serde_json::from_str(&manifest_json(Path::new("/opt/cotab-host"))).expect("json");
-        assert_eq!(v["name"], "dev.cotab.host");
-        assert_eq!(v["path"], "/opt/cotab-host");
-        assert_eq!(v["type"], "stdio");
-        assert_eq!(
-            v["allowed_origins"],
-            serde_json::json!([format!(
-                "chrome-extension://{}/",
-                cotab_shared::EXTENSION_ID
-            )])
-        );
+/// Removes the manifest of `target` (and on Windows its registry key);
+/// returns its path if there was one.
+pub fn uninstall(target: &Target) -> io::Result<Option<PathBuf>> {
+    let file = manifest_path(target)?;
+    let existed = file.is_file();
+    match target {
+        Target::Profile(_) => {
+            if existed {
+                std::fs::remove_file(&file)?;
+            }
+        }
+        Target::Browser(browser, scope) => native_messaging::remove(
+            cotab_shared::NATIVE_HOST_NAME,
+            &[browser.key()],
+            scope.crate_scope(),
+        )?,
     }
+    Ok(existed.then_some(file))
+}
 
-    #[test]
-    fn user_data_dir_wins() {
-        let d = manifest_dir(Browser::Chrome, Some(Path::new("/p"))).expect("dir");
-        assert_eq!(d, PathBuf::from("/p/NativeMessagingHosts"));
+/// What is wrong with the manifest at `file`, if anything, for `exe`: it
+/// must be JSON naming cotab's host, with exactly cotab's origin, and a
+/// path that resolves to `exe`.
+pub fn check(file: &Path, exe: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|_| "it is missing".to_string())?;
+    let json: Value = serde_json::from_str(&text).map_err(|_| "it is not JSON".to_string())?;
+    let origin = origin();
+    let points_at = json["path"].as_str().map(PathBuf::from);
+    if json["name"] != cotab_shared::NATIVE_HOST_NAME {
+        Err(format!(
+            "its name is not {}",
+            cotab_shared::NATIVE_HOST_NAME
+        ))
+    } else if json["allowed_origins"] != serde_json::json!([origin]) {
+        Err(format!("its allowed_origins are not exactly [{origin}]"))
+    } else if points_at.as_ref().is_none_or(|p| !p.is_file()) {
+        Err(format!("its path {} is not a file", json["path"]))
+    } else if points_at.and_then(|p| p.canonicalize().ok()) != exe.canonicalize().ok() {
+        Err(format!(
+            "its path {} is not {}",
+            json["path"],
+            exe.display()
+        ))
+    } else {
+        Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

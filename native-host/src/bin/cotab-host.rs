@@ -1,11 +1,10 @@
 //! `cotab-host`: the relay (started by the browser with the caller origin
 //! as argv\[1\]), the daemon (`cotab-host daemon`) and the manifest
-//! installer (`cotab-host install`).
+//! installer (`cotab-host install`, `uninstall`, `verify`).
 
 use clap::{Parser, Subcommand};
 use cotab_host::daemon::{self, DaemonConfig, DaemonExit};
-use cotab_host::install::{self, Browser};
-use std::path::PathBuf;
+use cotab_host::install;
 use std::process::ExitCode;
 
 /// The daemon allocates and frees small buffers for every request (lines,
@@ -33,14 +32,22 @@ enum Cmd {
         #[arg(long)]
         foreground: bool,
     },
-    /// Register the native-messaging host with a browser.
+    /// Register the native-messaging host with browsers (writes their host
+    /// manifest).
     Install {
-        /// Which browser.
-        #[arg(long, value_enum)]
-        browser: Browser,
-        /// Install into this browser profile instead of the per-user folder.
-        #[arg(long)]
-        user_data_dir: Option<PathBuf>,
+        #[command(flatten)]
+        which: install::Which,
+    },
+    /// Remove cotab's host manifest from browsers.
+    Uninstall {
+        #[command(flatten)]
+        which: install::Which,
+    },
+    /// Check that browsers' host manifests name exactly cotab's extension
+    /// and point at this executable; say how to fix any that does not.
+    Verify {
+        #[command(flatten)]
+        which: install::Which,
     },
 }
 
@@ -103,6 +110,22 @@ fn relay(origin: &str) -> ExitCode {
     std::process::exit(code);
 }
 
+/// Runs a manifest command, printing its lines on stdout: 0 when all went
+/// well, 1 otherwise (what failed is on its line, or on stderr).
+fn manifests(
+    what: &str,
+    run: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<bool>,
+) -> ExitCode {
+    match run(&mut std::io::stdout()) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("cotab-host: {what} failed: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let first = std::env::args().nth(1).unwrap_or_default();
     if first.starts_with("chrome-extension://") {
@@ -142,18 +165,14 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Cmd::Install {
-            browser,
-            user_data_dir,
-        } => match install::install(browser, user_data_dir.as_deref()) {
-            Ok(path) => {
-                println!("{}", path.display());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("cotab-host: install failed: {e}");
-                ExitCode::from(1)
-            }
-        },
+        Cmd::Install { which } => manifests("install", |out| {
+            install::install_all(&which, &install::this_executable()?, out)
+        }),
+        Cmd::Uninstall { which } => {
+            manifests("uninstall", |out| install::uninstall_all(&which, out))
+        }
+        Cmd::Verify { which } => manifests("verify", |out| {
+            install::verify_all(&which, &install::this_executable()?, out)
+        }),
     }
 }

@@ -11,6 +11,7 @@ mod control;
 mod dialogs;
 mod doctor;
 mod harness;
+mod install;
 mod limits;
 mod reach;
 mod secrets;

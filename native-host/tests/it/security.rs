@@ -574,7 +574,14 @@ async fn install_writes_one_exact_origin_for_every_browser() {
                 .expect("exits")
                 .expect("output");
             assert!(out.status.success(), "{name}: {out:?}");
-            let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            // `NAME: installed FILE → EXE`.
+            let line = String::from_utf8_lossy(&out.stdout).into_owned();
+            let file = line
+                .split_once(": installed ")
+                .and_then(|(_, rest)| rest.split_once(" → "))
+                .map(|(file, _)| file.to_owned())
+                .unwrap_or_else(|| panic!("{name}: {line}"));
+            let path = PathBuf::from(file);
             assert!(path.starts_with(tmp.path()), "{name}: {}", path.display());
             let text = std::fs::read_to_string(&path).expect("manifest");
             assert!(!text.contains('*'), "{name}: no wildcard: {text}");
