@@ -228,9 +228,12 @@ async fn daemon(dir: &Path) -> Vec<Check> {
     checks.push(match lane {
         LaneState::Online => Check::ok(
             "browser lane",
+            // The relay lets only cotab's origin in, so the extension
+            // connected is the one of that id.
             format!(
-                "online, extension {}",
-                extension_version.as_deref().unwrap_or("of unknown version")
+                "online, extension {} (id {})",
+                extension_version.as_deref().unwrap_or("of unknown version"),
+                cotab_shared::EXTENSION_ID
             ),
         ),
         LaneState::Offline => Check::failed(
@@ -242,7 +245,7 @@ async fn daemon(dir: &Path) -> Vec<Check> {
             "browser lane",
             "no extension has connected".into(),
             "load dist/extension unpacked at chrome://extensions (developer mode, Load \
-             unpacked), then cotab-host install --browser chromium"
+             unpacked), then cotab-host install"
                 .into(),
         ),
     });

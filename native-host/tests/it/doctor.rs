@@ -104,6 +104,15 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
     .await;
     let (code, report) = doctor(&rt, home.path()).await;
     assert_eq!(code, Some(0), "{report}");
+    assert_eq!(
+        check(&report, "browser lane")["detail"],
+        format!(
+            "online, extension {} (id {})",
+            cotab_host::VERSION,
+            cotab_shared::EXTENSION_ID
+        ),
+        "{report}"
+    );
     for name in [
         "cotab",
         "cotab-host",
