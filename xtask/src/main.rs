@@ -16,12 +16,15 @@
 //!   alone, the extension's size and start-up ([`mod@bench`]).
 //! - `completions [DIR]`, `man [DIR]`: the `cotab` CLI's shell completions
 //!   and man pages ([`docs_cli`]).
+//! - `dist`: the release archive of this machine's target, the
+//!   extension's zip and their checksums in `target/dist` ([`dist`]).
 //! - `record-outlines`: Playwright's aria snapshots of the fixture pages,
 //!   for the golden test of `page.snapshot` ([`outlines`]).
 
 mod bench;
 pub mod build_extension;
 mod demo;
+mod dist;
 mod docs_cli;
 mod load;
 mod load_browser;
@@ -35,7 +38,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR] | record-outlines>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR] | record-outlines | dist>";
 
 fn main() -> ExitCode {
     match run() {
@@ -79,6 +82,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some("record-outlines") => outlines::record(&root),
+        Some("dist") => dist::run(&root),
         Some("man") => {
             let dir = docs_cli::out_dir(&root, &args[1..], "man");
             for path in docs_cli::man_pages(&dir)? {
