@@ -163,12 +163,16 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
 }
 
 /// What the popup says under "Host not connected": why, and where to
-/// look next. The browser's own words for a host it cannot start
-/// (`Specified native messaging host not found.`) name no fix; `cotab
-/// doctor` names one.
+/// look next. The browser's own words for a host it cannot start name no
+/// fix: for a host it cannot find (`Specified native messaging host not
+/// found.`, no manifest) the fix is `cotab-host install`; otherwise
+/// `cotab doctor` names one.
 pub fn host_detail(connected: bool, last_error: Option<&str>) -> Option<String> {
     match (connected, last_error) {
         (true, error) => error.map(str::to_owned),
+        (false, Some(e)) if e.contains("host not found") => Some(format!(
+            "{e} Run `cotab-host install` in a terminal, then open this popup again."
+        )),
         (false, Some(e)) => Some(format!(
             "{e} Run `cotab doctor` in a terminal: it says what is missing and how to fix it."
         )),
@@ -182,11 +186,17 @@ mod tests {
     use cotab_shared::native::TabControl;
 
     #[test]
-    fn a_host_not_connected_points_at_cotab_doctor() {
+    fn a_host_not_connected_names_the_command_that_fixes_it() {
         let said = host_detail(false, Some("Specified native messaging host not found."))
             .expect("a detail");
+        assert_eq!(
+            said,
+            "Specified native messaging host not found. Run `cotab-host install` in a \
+             terminal, then open this popup again."
+        );
+        let said = host_detail(false, Some("Native host has exited.")).expect("a detail");
         assert!(
-            said.starts_with("Specified native messaging host not found. Run `cotab doctor`"),
+            said.starts_with("Native host has exited. Run `cotab doctor`"),
             "{said}"
         );
         assert_eq!(host_detail(false, None), None, "nothing went wrong yet");

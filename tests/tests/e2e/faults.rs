@@ -687,7 +687,7 @@ async fn the_browser_quit() -> anyhow::Result<()> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_host_the_browser_cannot_find_sends_the_person_to_cotab_doctor() -> anyhow::Result<()> {
+async fn a_host_the_browser_cannot_find_names_cotab_host_install() -> anyhow::Result<()> {
     let browser = Browser::launch(LaunchOptions::default()).await?;
     browser.wait_lane_online().await?;
     let popup = browser.open_popup().await?;
@@ -712,7 +712,10 @@ async fn a_host_the_browser_cannot_find_sends_the_person_to_cotab_doctor() -> an
     let said = wait_for("the popup to say what to do", DEADLINE, || async {
         let s = browser.eval(&popup, state).await?;
         let text = s[2].as_str().unwrap_or_default().to_owned();
-        Ok((s[0] == "false" && s[1] == false && text.contains("cotab doctor")).then_some(text))
+        Ok(
+            (s[0] == "false" && s[1] == false && text.contains("cotab-host install"))
+                .then_some(text),
+        )
     })
     .await?;
     assert!(said.contains("native messaging host not found"), "{said}");
