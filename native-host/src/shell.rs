@@ -342,7 +342,12 @@ impl Shell {
                     }
                     FileChooserOpened::METHOD => {
                         if let Some(e) = FileChooserOpened::parse(method, params) {
-                            self.with_core(|c| c.on_file_chooser(tab, &e));
+                            let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
+                            if !self.with_core(|c| c.on_file_chooser(tab, &e)) {
+                                tracing::warn!(%tab, "a file chooser opened with nobody to answer it");
+                                self.lane
+                                    .send_unanswered(&crate::handlers::intercept(tab, false));
+                            }
                         }
                     }
                     JavascriptDialogClosed::METHOD => {
@@ -426,7 +431,8 @@ impl Shell {
                 .lane
                 .send_unanswered(&crate::handlers::intercept(tab, false))
             {
-                tracing::debug!(%tab, "file choosers not shown again: no browser link");
+                tracing::debug!(%tab, "file choosers not shown again yet: the browser link is busy or gone");
+                self.with_core(|c| c.intercept_off_failed(tab, now));
             }
         }
     }

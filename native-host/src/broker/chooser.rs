@@ -136,12 +136,29 @@ impl Core {
         }
     }
 
+    /// The "off" for `tab` could not be sent: the tab still intercepts,
+    /// and the next tick tries again.
+    pub fn intercept_off_failed(&mut self, tab: TabId, now: Instant) {
+        if let Some(p) = self.pages.get_mut(&tab) {
+            p.choosers.until.get_or_insert(now);
+        }
+    }
+
     /// `Page.fileChooserOpened` on `tab`: it waits for the agent (in place
     /// of any older one), and every session that has the tab selected is
-    /// told.
-    pub fn on_file_chooser(&mut self, tab: TabId, opened: &FileChooserOpened) {
+    /// told. One that opened while the tab should not be intercepting (an
+    /// "off" lost on its way) is nobody's to answer: `false`, and the
+    /// caller turns interception off again.
+    pub fn on_file_chooser(&mut self, tab: TabId, opened: &FileChooserOpened) -> bool {
         if !self.is_shared(tab) {
-            return;
+            return true;
+        }
+        if self
+            .pages
+            .get(&tab)
+            .is_none_or(|p| p.choosers.until.is_none())
+        {
+            return false;
         }
         let info = FileChooserInfo {
             tab_id: tab,
@@ -159,6 +176,7 @@ impl Core {
             number: c.opened,
         });
         self.notify_selecting(tab, AgentEvent::FileChooserOpened(info));
+        true
     }
 
     /// The chooser waiting on `tab`, if any.

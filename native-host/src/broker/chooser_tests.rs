@@ -47,6 +47,13 @@ fn an_agents_input_intercepts_choosers_for_its_grace_then_they_show_again() {
     assert_eq!(c.choosers_due(end), vec![TabId(1)]);
     // Off once: the next input turns it on again.
     assert!(!c.any_chooser_due(end));
+    // An "off" that could not be sent is tried again on the next tick.
+    c.intercept_off_failed(TabId(1), end);
+    assert_eq!(c.choosers_due(end), vec![TabId(1)]);
+    // A chooser while not intercepting (an "off" lost on its way) is
+    // nobody's: refused, not waiting for the agent.
+    assert!(!c.on_file_chooser(TabId(1), &opened(Some(5), false)));
+    assert_eq!(c.file_chooser(TabId(1)), None);
     assert!(c.intercept_choosers(&f, end).expect("fence").enable);
     // A tab that refused is not intercepting.
     c.intercept_refused(TabId(1));
@@ -59,7 +66,7 @@ fn a_chooser_waits_for_the_agent_until_answered_replaced_or_its_document_goes() 
     let f = fence(&c, s);
     let mark = c.intercept_choosers(&f, Instant::now()).expect("fence");
     c.take_effects();
-    c.on_file_chooser(TabId(1), &opened(Some(5), true));
+    assert!(c.on_file_chooser(TabId(1), &opened(Some(5), true)));
     let info = FileChooserInfo {
         tab_id: TabId(1),
         multiple: true,

@@ -548,6 +548,14 @@ impl Cx<'_> {
                 already_released: true,
             }),
             AgentRelease::Send(cmd) => {
+                // A click happens on the release (a key's activation too):
+                // the chooser it opens is the agent's, however long after
+                // the press — while the agent still holds the tab.
+                if let Ok(fence) = self.fence(Need::Act) {
+                    if fence.tab == cmd.tab {
+                        self.intercept_choosers(&fence)?;
+                    }
+                }
                 self.release_now(cmd).await?;
                 Ok(ReleaseResult {
                     already_released: false,
