@@ -153,7 +153,7 @@ fn file_name() -> String {
     format!("{}.json", cotab_shared::NATIVE_HOST_NAME)
 }
 
-fn no_table_override() -> io::Result<()> {
+pub(crate) fn no_table_override() -> io::Result<()> {
     if std::env::var_os(TABLE_OVERRIDE).is_some() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -217,16 +217,55 @@ pub fn registry_key(browser: Browser, scope: Scope) -> io::Result<String> {
         })
 }
 
-/// Whether the browser of `target` is there: its folder above the
-/// manifest folder exists (a profile always counts).
+/// Whether the browser of `target` is there (a profile always counts):
+/// for this user, it has run (its folder above the manifest folder holds
+/// its `Local State`; an install for it makes the folder, not that file);
+/// system-wide, that folder exists.
 pub fn present(target: &Target) -> bool {
-    match target {
-        Target::Profile(_) => true,
-        Target::Browser(..) => manifest_path(target)
-            .ok()
-            .and_then(|f| f.parent().and_then(Path::parent).map(Path::is_dir))
-            .unwrap_or(false),
+    let Target::Browser(_, scope) = target else {
+        return true;
+    };
+    let Some(dir) = manifest_path(target)
+        .ok()
+        .and_then(|f| f.parent().and_then(Path::parent).map(Path::to_path_buf))
+    else {
+        return false;
+    };
+    match scope {
+        Scope::User => dir.join("Local State").is_file(),
+        Scope::System => dir.is_dir(),
     }
+}
+
+/// For a system-wide manifest, every user's browser will start `exe`: it
+/// must be root's and not writable by anyone else, nor any folder above
+/// it.
+#[cfg(unix)]
+fn system_safe(exe: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut at = Some(exe);
+    while let Some(p) = at {
+        let m = std::fs::metadata(p)?;
+        if m.uid() != 0 || m.mode() & 0o022 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is not root's alone (owner uid {}, mode {:o}): a system-wide manifest must \
+                     point at a cotab-host only root can replace, e.g. under /usr/local/bin",
+                    p.display(),
+                    m.uid(),
+                    m.mode() & 0o7777
+                ),
+            ));
+        }
+        at = p.parent();
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn system_safe(_: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// This executable, resolved: what every manifest must point at.
@@ -238,6 +277,9 @@ pub fn this_executable() -> io::Result<PathBuf> {
 /// back and checks it; returns its path.
 pub fn install(target: &Target, exe: &Path) -> io::Result<PathBuf> {
     let file = manifest_path(target)?;
+    if matches!(target, Target::Browser(_, Scope::System)) {
+        system_safe(exe)?;
+    }
     match target {
         Target::Profile(_) => {
             if let Some(dir) = file.parent() {
@@ -292,6 +334,9 @@ pub fn check(file: &Path, exe: &Path) -> Result<(), String> {
     let json: Value = serde_json::from_str(&text).map_err(|_| "it is not JSON".to_string())?;
     let origin = origin();
     let points_at = json["path"].as_str().map(PathBuf::from);
+    if points_at.as_ref().is_some_and(|p| !p.is_absolute()) {
+        return Err(format!("its path {} is not absolute", json["path"]));
+    }
     if json["name"] != cotab_shared::NATIVE_HOST_NAME {
         Err(format!(
             "its name is not {}",

@@ -64,7 +64,8 @@ for b in cotab cotab-host; do
     chmod 0755 "$prefix/bin/$b.new"
     mv -f "$prefix/bin/$b.new" "$prefix/bin/$b"
 done
-"$prefix/bin/cotab-host" install "$@"
+"$prefix/bin/cotab-host" install "$@" ||
+    echo "No host manifest was written: run $prefix/bin/cotab-host install --browser NAME (or --all) once your browser is installed."
 echo "Next: open chrome://extensions, turn on developer mode, press"
 echo "\"Load unpacked\" and choose $here/extension; then run: cotab doctor"
 case ":$PATH:" in
@@ -178,7 +179,7 @@ fn set_mode(_: &Path, _: u32) -> Result<()> {
 }
 
 /// The files under `dir`, relative to it, sorted (so archives come out
-/// the same for the same files).
+/// the same for the same files); a symbolic link is an error.
 fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     let mut todo = vec![PathBuf::new()];
@@ -188,7 +189,12 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
         {
             let entry = entry?;
             let path = rel.join(entry.file_name());
-            if entry.file_type()?.is_dir() {
+            let kind = entry.file_type()?;
+            if kind.is_symlink() {
+                // It would put whatever it points at into the release.
+                bail!("{} is a symbolic link", dir.join(&path).display());
+            }
+            if kind.is_dir() {
                 todo.push(path);
             } else {
                 found.push(path);

@@ -2,7 +2,9 @@
 //! (named browsers, all of them, the ones this machine has, or a
 //! profile), and what they print.
 
-use super::{check, install, manifest_path, present, uninstall, Browser, Scope, Target};
+use super::{
+    check, install, manifest_path, no_table_override, present, uninstall, Browser, Scope, Target,
+};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -10,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Which {
     /// These browsers (repeat the option for several). Default: every
-    /// browser this machine has (its folder exists).
+    /// browser that has run here (its `Local State` is there).
     #[arg(long, value_enum, value_name = "NAME")]
     pub browser: Vec<Browser>,
     /// Every browser cotab knows, whether this machine has it or not.
@@ -85,6 +87,7 @@ fn none_found(which: &Which) -> io::Error {
 /// `cotab-host install`: writes each target's manifest for `exe`. Returns
 /// whether every one was written.
 pub fn install_all(which: &Which, exe: &Path, out: &mut dyn Write) -> io::Result<bool> {
+    no_table_override()?;
     let targets = which.targets(present);
     if targets.is_empty() {
         return Err(none_found(which));
@@ -105,6 +108,7 @@ pub fn install_all(which: &Which, exe: &Path, out: &mut dyn Write) -> io::Result
 /// `cotab-host uninstall`: removes each target's manifest (by default
 /// wherever one is). Returns whether every removal worked.
 pub fn uninstall_all(which: &Which, out: &mut dyn Write) -> io::Result<bool> {
+    no_table_override()?;
     let targets = which.targets(|t| manifest_path(t).is_ok());
     let mut ok = true;
     let mut removed = 0;
@@ -131,6 +135,7 @@ pub fn uninstall_all(which: &Which, out: &mut dyn Write) -> io::Result<bool> {
 /// the browsers this machine has, and any other that exists) against
 /// `exe`. Returns whether all of them hold, at least one being there.
 pub fn verify_all(which: &Which, exe: &Path, out: &mut dyn Write) -> io::Result<bool> {
+    no_table_override()?;
     let targets = which.targets(|t| present(t) || manifest_path(t).is_ok_and(|f| f.exists()));
     if targets.is_empty() {
         return Err(none_found(which));

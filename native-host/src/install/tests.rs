@@ -124,3 +124,31 @@ fn a_manifest_is_good_only_with_exactly_our_origin_and_this_executable() {
     let named = with(&|v| v["name"] = "other.host".into());
     assert!(named.contains("its name"), "{named}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_system_wide_manifest_points_only_at_a_binary_only_root_can_replace() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().expect("dir");
+    let exe = dir.path().join("cotab-host");
+    std::fs::write(&exe, "").expect("exe");
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    let err = system_safe(&exe).expect_err("anyone may write it");
+    assert_eq!(err.kind(), io::ErrorKind::PermissionDenied);
+    assert!(err.to_string().contains("not root's alone"), "{err}");
+    // The temporary folder (world-writable /tmp above it) is not safe
+    // either, whatever the file's mode.
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    assert!(system_safe(&exe).is_err());
+}
+
+#[test]
+fn a_relative_path_is_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("m.json");
+    let mut v: Value = serde_json::from_str(&manifest_json(Path::new("/x"))).expect("json");
+    v["path"] = "cotab-host".into();
+    std::fs::write(&file, v.to_string()).expect("write");
+    let err = check(&file, Path::new("/x")).expect_err("relative");
+    assert!(err.contains("not absolute"), "{err}");
+}

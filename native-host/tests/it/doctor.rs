@@ -42,6 +42,7 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
     let home = tempfile::tempdir().expect("home");
     // Chromium is installed for this user: its profile folder is there.
     std::fs::create_dir_all(home.path().join(".config/chromium")).expect("profile");
+    std::fs::write(home.path().join(".config/chromium/Local State"), "{}").expect("it ran");
     let d = Daemon::start().await;
     let rt = d.runtime_dir();
 

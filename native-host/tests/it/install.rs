@@ -57,6 +57,7 @@ fn install_verify_and_uninstall_cover_every_browser_of_this_user() {
     for (name, dir) in &all {
         if ["chromium", "brave"].contains(name) {
             std::fs::create_dir_all(dir).expect("profile folder");
+            std::fs::write(dir.join("Local State"), "{}").expect("a browser that ran");
         }
     }
     let out = host(home, &["install"]);
@@ -87,6 +88,13 @@ fn install_verify_and_uninstall_cover_every_browser_of_this_user() {
         6,
         "{out:?}"
     );
+    // The folders --all made do not make those browsers look installed.
+    std::fs::remove_file(manifest(&all[0].1)).expect("chrome's manifest");
+    let out = host(home, &["verify"]);
+    assert!(out.status.success(), "chrome has not run here: {out:?}");
+    assert!(!stdout(&out).contains("chrome:"), "{out:?}");
+    let out = host(home, &["install", "--browser", "chrome"]);
+    assert!(out.status.success(), "{out:?}");
 
     // A manifest tampered with fails verify, which names the fix.
     let edge = manifest(&all[3].1);
@@ -166,8 +174,25 @@ fn a_profile_gets_its_own_manifest_and_bad_choices_are_refused() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(
-        stdout(&out).contains("NATIVE_MESSAGING_BROWSERS_CONFIG is set"),
+        String::from_utf8_lossy(&out.stderr).contains("NATIVE_MESSAGING_BROWSERS_CONFIG is set"),
         "{out:?}"
     );
+    // Without --browser too, and uninstall does not claim there was none.
+    for args in [&["install"][..], &["uninstall"], &["verify"]] {
+        let out = Command::new(HOST)
+            .args(args)
+            .env("HOME", home.path())
+            .env(
+                "NATIVE_MESSAGING_BROWSERS_CONFIG",
+                home.path().join("evil.toml"),
+            )
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("NATIVE_MESSAGING_BROWSERS_CONFIG"),
+            "{args:?}: {out:?}"
+        );
+    }
     assert!(!home.path().join(".config/google-chrome").exists());
 }

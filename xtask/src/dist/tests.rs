@@ -128,3 +128,15 @@ fn the_archive_unpacks_and_installs_for_every_browser_of_a_user() {
         .expect("verify runs");
     assert!(verify.status.success(), "{verify:?}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_in_the_extension_is_refused() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let ext = tmp.path().join("extension");
+    fs::create_dir_all(&ext).expect("dir");
+    fs::write(ext.join("manifest.json"), "{}").expect("file");
+    std::os::unix::fs::symlink("/etc/passwd", ext.join("passwd")).expect("link");
+    let err = files_under(&ext).expect_err("a link");
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+}
