@@ -17,18 +17,18 @@
 //! - `completions [DIR]`, `man [DIR]`: the `cotab` CLI's shell completions
 //!   and man pages ([`docs_cli`]).
 //! - `dist`: the release archive of this machine's target, the
-//!   extension's zip and their checksums in `target/dist` ([`dist`]).
+//!   extension's zip and their checksums in `target/dist` ([`release`]).
 //! - `record-outlines`: Playwright's aria snapshots of the fixture pages,
 //!   for the golden test of `page.snapshot` ([`outlines`]).
 
 mod bench;
 pub mod build_extension;
 mod demo;
-mod dist;
 mod docs_cli;
 mod load;
 mod load_browser;
 mod outlines;
+mod release;
 mod setup;
 mod soak;
 mod test;
@@ -82,7 +82,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some("record-outlines") => outlines::record(&root),
-        Some("dist") => dist::run(&root),
+        Some("dist") => release::run(&root),
         Some("man") => {
             let dir = docs_cli::out_dir(&root, &args[1..], "man");
             for path in docs_cli::man_pages(&dir)? {
