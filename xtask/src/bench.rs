@@ -30,7 +30,7 @@ mod worker_trace;
 
 use crate::build_extension;
 use crate::load::mib;
-use crate::setup::run;
+use crate::setup::{cargo, run};
 use anyhow::{Context, Result};
 use daemon::Load;
 use serde_json::{json, Value};
@@ -252,12 +252,6 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {}", path.display());
     Ok(())
-}
-
-fn cargo(root: &Path) -> Command {
-    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    c.current_dir(root);
-    c
 }
 
 /// Gzip (default level) size of `bytes`, as a server or store would send it.

@@ -76,14 +76,13 @@ esac
 
 /// `cargo xtask dist`.
 pub(crate) fn run(root: &Path) -> Result<()> {
-    let status = Command::new(env_cargo())
-        .current_dir(root)
-        .args(["build", "--release", "-p", "cotab-host", "--bins"])
-        .status()
-        .context("running cargo build --release")?;
-    if !status.success() {
-        bail!("cargo build --release failed: {status}");
-    }
+    crate::setup::run(crate::setup::cargo(root).args([
+        "build",
+        "--release",
+        "-p",
+        "cotab-host",
+        "--bins",
+    ]))?;
     let extension = crate::build_extension::run(root)?;
     let target_dir = cotab_e2e::target_dir();
     let made = package(
@@ -101,10 +100,6 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         println!("{}", p.display());
     }
     Ok(())
-}
-
-fn env_cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
 /// The target triple rustc builds for by default (`rustc -vV`'s `host`).

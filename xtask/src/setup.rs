@@ -10,6 +10,13 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// `cargo` (the one running xtask) in the workspace `root`.
+pub(crate) fn cargo(root: &Path) -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(root);
+    cmd
+}
+
 /// Runs a command, failing with its name when it fails.
 pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     let shown = format!("{cmd:?}");

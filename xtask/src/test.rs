@@ -3,16 +3,11 @@
 //! binaries, and every test including the end-to-end ones in Chromium.
 
 use crate::build_extension::ensure_wasm_target;
-use crate::setup::{ensure_chromium, ensure_components, ensure_mcp_client, ensure_mcp_python, run};
+use crate::setup::{
+    cargo, ensure_chromium, ensure_components, ensure_mcp_client, ensure_mcp_python, run,
+};
 use anyhow::Result;
 use std::path::Path;
-use std::process::Command;
-
-fn cargo(root: &Path) -> Command {
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.current_dir(root);
-    cmd
-}
 
 /// Runs every check and test.
 pub(crate) fn run_all(root: &Path) -> Result<()> {
