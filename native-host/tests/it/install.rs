@@ -162,23 +162,14 @@ fn a_profile_gets_its_own_manifest_and_bad_choices_are_refused() {
         let out = host(home.path(), args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
     }
-    // Another browser table from the environment is refused.
-    let out = Command::new(HOST)
-        .args(["install", "--browser", "chrome"])
-        .env("HOME", home.path())
-        .env(
-            "NATIVE_MESSAGING_BROWSERS_CONFIG",
-            home.path().join("evil.toml"),
-        )
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("NATIVE_MESSAGING_BROWSERS_CONFIG is set"),
-        "{out:?}"
-    );
-    // Without --browser too, and uninstall does not claim there was none.
-    for args in [&["install"][..], &["uninstall"], &["verify"]] {
+    // Another browser table from the environment is refused, with or
+    // without --browser, and uninstall does not claim there was none.
+    for args in [
+        &["install", "--browser", "chrome"][..],
+        &["install"],
+        &["uninstall"],
+        &["verify"],
+    ] {
         let out = Command::new(HOST)
             .args(args)
             .env("HOME", home.path())
@@ -190,7 +181,8 @@ fn a_profile_gets_its_own_manifest_and_bad_choices_are_refused() {
             .expect("runs");
         assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("NATIVE_MESSAGING_BROWSERS_CONFIG"),
+            String::from_utf8_lossy(&out.stderr)
+                .contains("NATIVE_MESSAGING_BROWSERS_CONFIG is set"),
             "{args:?}: {out:?}"
         );
     }
