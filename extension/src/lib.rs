@@ -3,9 +3,12 @@
 //! and the popup where the person chooses what to share.
 //!
 //! The JavaScript is a loader of a few lines (`extension/static/*.js`): it
-//! instantiates this module synchronously from embedded bytes and calls
-//! `worker_main` or `popup_main`. `cargo xtask build-extension`
-//! assembles `dist/extension/`.
+//! instantiates a module synchronously from embedded bytes and calls
+//! `worker_main` or `popup_main`. The crate is built twice, as two
+//! modules: with feature `worker` for the service worker and with
+//! `popup` for the popup page, so the worker, which starts often, compiles
+//! none of the popup's code (both features are the default, for checks).
+//! `cargo xtask build-extension` assembles `dist/extension/`.
 //!
 //! # Code map
 //!
@@ -76,21 +79,24 @@ pub mod popup_model;
 pub mod state;
 pub mod tab_facts;
 
-#[cfg(target_arch = "wasm32")]
+// The popup's module uses only some of the bindings and log helpers.
+#[cfg(all(target_arch = "wasm32", any(feature = "worker", feature = "popup")))]
+#[cfg_attr(not(feature = "worker"), allow(dead_code))]
 mod chrome;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", any(feature = "worker", feature = "popup")))]
+#[cfg_attr(not(feature = "worker"), allow(dead_code))]
 mod log;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "popup"))]
 mod popup;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
 mod trace;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
 mod worker;
 
 /// Entry point of the service worker. Called synchronously by
 /// `background.js` in the worker's first turn; registers every listener
 /// before it returns.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn worker_main() {
     log::mark("rustStartMs");
@@ -99,7 +105,7 @@ pub fn worker_main() {
 }
 
 /// Entry point of the popup page, called by `popup.js`.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "popup"))]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn popup_main() {
     log::install_panic_hook();

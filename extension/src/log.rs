@@ -30,6 +30,7 @@ pub(crate) fn install_panic_hook() {
 /// created, before its script ran), for `cargo xtask bench`
 /// (the worker's start-up: script start to Rust start to the first native
 /// message). Later calls keep the first value; a failure records nothing.
+#[cfg(feature = "worker")]
 pub(crate) fn mark(name: &str) {
     let now = crate::trace::now();
     if now.is_nan() {

@@ -1,15 +1,20 @@
 //! `cargo xtask build-extension`: builds the extension crate for wasm32
-//! (profile `wasm-release`), runs wasm-bindgen in-process and assembles
+//! (profile `wasm-release`) twice, as the service worker's module and as
+//! the popup's, runs wasm-bindgen in-process on each and assembles
 //! `dist/extension/`.
 //!
-//! The output is what Chromium loads unpacked: the generated bindings
-//! (`cotab_extension.js`, `cotab_extension_bg.wasm`, shrunk by binaryen's
-//! `wasm-opt -Oz` when node and npm are there to install it: ≈ 10 % fewer
-//! bytes to compile at every worker start), the wasm bytes embedded
-//! in an ES module (`cotab_extension_wasm.js`) so the service worker can
-//! instantiate synchronously in its first turn, the two loaders and the popup
-//! page from `extension/static/`, and `manifest.json` from the root. This
-//! module owns that layout; it does not build the native host.
+//! The output is what Chromium loads unpacked: for each module
+//! ([`MODULES`]) the generated bindings (`cotab_worker.js`,
+//! `cotab_worker_bg.wasm`; `cotab_popup.js`, `cotab_popup_bg.wasm`),
+//! shrunk by binaryen's `wasm-opt -Oz` when node and npm are there to
+//! install it (≈ 10 % fewer bytes to compile at every start), and the wasm
+//! bytes embedded in an ES module (`cotab_worker_wasm.js`) so the service
+//! worker can instantiate synchronously in its first turn; the two loaders
+//! and the popup page from `extension/static/`, and `manifest.json` from
+//! the root. The worker's module holds none of the popup's code: the
+//! worker starts whenever the browser wakes it, the popup only when the
+//! person opens it. This module owns that layout; it does not build the
+//! native host.
 
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
@@ -24,8 +29,40 @@ const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// workspace's `Cargo.toml`).
 const PROFILE: &str = "wasm-release";
 
-/// Stem of the generated files (the crate name with underscores).
-const STEM: &str = "cotab_extension";
+/// What cargo names the crate's wasm (the crate name with underscores).
+const CRATE_STEM: &str = "cotab_extension";
+
+/// One wasm module of the extension: the crate feature it is built with
+/// and the stem of its files.
+#[derive(Debug, Clone, Copy)]
+pub struct Module {
+    /// The crate feature that selects its entry point.
+    pub feature: &'static str,
+    /// Stem of its generated files in `dist/extension/`.
+    pub stem: &'static str,
+}
+
+/// The service worker's module, then the popup's.
+pub const MODULES: [Module; 2] = [WORKER, POPUP];
+
+/// The service worker's module.
+pub const WORKER: Module = Module {
+    feature: "worker",
+    stem: "cotab_worker",
+};
+
+/// The popup page's module.
+pub const POPUP: Module = Module {
+    feature: "popup",
+    stem: "cotab_popup",
+};
+
+impl Module {
+    /// The shrunk wasm in `dist/extension/`.
+    pub fn wasm_name(&self) -> String {
+        format!("{}_bg.wasm", self.stem)
+    }
+}
 
 /// Files copied verbatim from `extension/static/`.
 const STATIC_FILES: &[&str] = &["background.js", "popup.js", "popup.html", "popup.css"];
@@ -33,12 +70,51 @@ const STATIC_FILES: &[&str] = &["background.js", "popup.js", "popup.html", "popu
 /// Builds the extension into `<root>/dist/extension` and returns that path.
 pub fn run(root: &Path) -> Result<PathBuf> {
     ensure_wasm_target()?;
-    let wasm_in = build_wasm(root)?;
+    let dist = root.join("dist").join("extension");
+    if dist.exists() {
+        fs::remove_dir_all(&dist).with_context(|| format!("removing {}", dist.display()))?;
+    }
+    fs::create_dir_all(&dist).with_context(|| format!("creating {}", dist.display()))?;
+    let wasm_opt = match crate::setup::ensure_wasm_opt(&target_dir(root)?) {
+        Ok(wasm_opt) => Some(wasm_opt),
+        Err(e) => {
+            eprintln!("warning: the wasm is not shrunk ({e:#}); it works, only larger");
+            None
+        }
+    };
+    let mut sizes = Vec::new();
+    for module in MODULES {
+        let len = build_module(root, module, wasm_opt.as_deref(), &dist)?;
+        sizes.push(format!("{} {len} bytes", module.feature));
+    }
 
+    let statics = root.join("extension").join("static");
+    for name in STATIC_FILES {
+        copy(&statics.join(name), &dist.join(name))?;
+    }
+    copy(&root.join("manifest.json"), &dist.join("manifest.json"))?;
+
+    println!(
+        "extension built in {} (wasm: {})",
+        dist.display(),
+        sizes.join(", ")
+    );
+    Ok(dist)
+}
+
+/// Builds `module` into `dist`: its bindings, its (shrunk) wasm and the
+/// module that embeds it. Returns the wasm's size.
+fn build_module(
+    root: &Path,
+    module: Module,
+    wasm_opt: Option<&Path>,
+    dist: &Path,
+) -> Result<usize> {
+    let wasm_in = build_wasm(root, module.feature)?;
     let tmp = tempfile::tempdir().context("creating a temporary directory")?;
     wasm_bindgen_cli_support::Bindgen::new()
         .input_path(&wasm_in)
-        .out_name(STEM)
+        .out_name(module.stem)
         .web(true)?
         // The library's default differs from the CLI's: without this the
         // generated `init()` cannot find the wasm (FACTS).
@@ -51,40 +127,21 @@ pub fn run(root: &Path) -> Result<PathBuf> {
         .generate(tmp.path())
         .context("running wasm-bindgen")?;
 
-    let dist = root.join("dist").join("extension");
-    if dist.exists() {
-        fs::remove_dir_all(&dist).with_context(|| format!("removing {}", dist.display()))?;
-    }
-    fs::create_dir_all(&dist).with_context(|| format!("creating {}", dist.display()))?;
-
-    let js_name = format!("{STEM}.js");
-    let wasm_name = format!("{STEM}_bg.wasm");
+    let js_name = format!("{}.js", module.stem);
+    let wasm_name = module.wasm_name();
     copy(&tmp.path().join(&js_name), &dist.join(&js_name))?;
     let generated = tmp.path().join(&wasm_name);
-    match crate::setup::ensure_wasm_opt(&target_dir(root)?) {
-        Ok(wasm_opt) => shrink(&wasm_opt, &generated, &dist.join(&wasm_name))?,
-        Err(e) => {
-            eprintln!("warning: the wasm is not shrunk ({e:#}); it works, only larger");
-            copy(&generated, &dist.join(&wasm_name))?;
-        }
+    match wasm_opt {
+        Some(wasm_opt) => shrink(wasm_opt, &generated, &dist.join(&wasm_name))?,
+        None => copy(&generated, &dist.join(&wasm_name))?,
     }
-
     let wasm = fs::read(dist.join(&wasm_name)).context("reading the generated wasm")?;
-    fs::write(dist.join(format!("{STEM}_wasm.js")), embed_module(&wasm))
-        .context("writing the embedded wasm module")?;
-
-    let statics = root.join("extension").join("static");
-    for name in STATIC_FILES {
-        copy(&statics.join(name), &dist.join(name))?;
-    }
-    copy(&root.join("manifest.json"), &dist.join("manifest.json"))?;
-
-    println!(
-        "extension built in {} (wasm {} bytes)",
-        dist.display(),
-        wasm.len()
-    );
-    Ok(dist)
+    fs::write(
+        dist.join(format!("{}_wasm.js", module.stem)),
+        embed_module(&wasm),
+    )
+    .context("writing the embedded wasm module")?;
+    Ok(wasm.len())
 }
 
 /// The wasm features `wasm-opt` may keep or use: those rustc's wasm32
@@ -149,8 +206,10 @@ pub(crate) fn ensure_wasm_target() -> Result<()> {
     Ok(())
 }
 
-/// Builds the extension crate with [`PROFILE`] and returns its `.wasm`.
-fn build_wasm(root: &Path) -> Result<PathBuf> {
+/// Builds the extension crate with [`PROFILE`] and only `feature`, and
+/// returns its `.wasm` (the same path for every feature: use it before the
+/// next build).
+fn build_wasm(root: &Path, feature: &str) -> Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(&cargo)
         .current_dir(root)
@@ -162,6 +221,9 @@ fn build_wasm(root: &Path) -> Result<PathBuf> {
             WASM_TARGET,
             "--profile",
             PROFILE,
+            "--no-default-features",
+            "--features",
+            feature,
         ])
         .args(remapped_registry())
         .status()
@@ -172,7 +234,7 @@ fn build_wasm(root: &Path) -> Result<PathBuf> {
     let wasm = target_dir(root)?
         .join(WASM_TARGET)
         .join(PROFILE)
-        .join(format!("{STEM}.wasm"));
+        .join(format!("{CRATE_STEM}.wasm"));
     if !wasm.is_file() {
         bail!("expected {} after the build", wasm.display());
     }

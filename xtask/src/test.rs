@@ -25,16 +25,22 @@ pub(crate) fn run_all(root: &Path) -> Result<()> {
         "-D",
         "warnings",
     ]))?;
-    run(cargo(root).args([
-        "clippy",
-        "-p",
-        "cotab-extension",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    // Each module as it is built: the worker's and the popup's.
+    for module in crate::build_extension::MODULES {
+        run(cargo(root).args([
+            "clippy",
+            "-p",
+            "cotab-extension",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--no-default-features",
+            "--features",
+            module.feature,
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+    }
     run(cargo(root)
         .args(["doc", "--workspace", "--no-deps"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;

@@ -44,6 +44,7 @@ pub(crate) async fn get(tab: TabId) -> Result<ChromeTab, JsValue> {
 }
 
 /// The tabs of the window the caller runs in.
+#[cfg(feature = "popup")]
 pub(crate) async fn query_current_window() -> Result<Vec<ChromeTab>, JsValue> {
     #[derive(Serialize)]
     struct Query {
