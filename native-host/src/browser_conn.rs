@@ -28,7 +28,7 @@ use tokio_util::sync::CancellationToken;
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Frames queued towards the browser before a sender waits.
-const OUT_QUEUE: usize = 256;
+pub(crate) const OUT_QUEUE: usize = 256;
 
 /// A browser message (in bytes) above which it is parsed on the blocking
 /// pool: the daemon runs on one thread, and a capture or an accessibility
@@ -87,42 +87,75 @@ pub async fn serve<R, W, RE, WE>(
     if outgoing.send(Bytes::from(welcome)).await.is_err() {
         return;
     }
-    let (tx, mut rx) = mpsc::channel::<Bytes>(OUT_QUEUE);
+    let (tx, rx) = mpsc::channel::<Bytes>(OUT_QUEUE);
     let Attached {
         generation,
         replaced,
     } = shell.lane.attach(lane_id, version.clone(), tx);
     shell.lane_attached();
+    if let Some(offer) = shell.socket_offers().and_then(|s| s.offer(generation)) {
+        shell.lane.send_oneway(&offer);
+    }
     shell.update_counts(|c| c.lanes += 1);
     tracing::info!(version, "browser lane online");
-    let writer = tokio::spawn(async move {
-        // Every frame queued by the time the first is taken goes out in
-        // one write: with many agents, requests queue while the daemon's
-        // one thread serves others.
-        while let Some(frame) = rx.recv().await {
-            let mut result = outgoing.feed(frame).await;
-            while result.is_ok() {
-                match rx.try_recv() {
-                    Ok(frame) => result = outgoing.feed(frame).await,
-                    Err(_) => break,
-                }
-            }
-            if result.is_ok() {
-                result = outgoing.flush().await;
-            }
-            if let Err(e) = result {
-                tracing::warn!(error = %e, "writing to the browser failed");
-                break;
+    let writer = tokio::spawn(write_all(rx, outgoing));
+    pump(&shell, generation, incoming, &replaced, &shutdown).await;
+    if shell.lane.detach(generation) {
+        shell.lane_lost();
+    }
+    writer.abort();
+    shell.update_counts(|c| c.lanes -= 1);
+    tracing::info!("browser lane offline");
+}
+
+/// Writes what is queued in `rx` to `outgoing` until either closes.
+/// Every frame queued by the time the first is taken goes out in one
+/// write: with many agents, requests queue while the daemon's one thread
+/// serves others.
+pub(crate) async fn write_all<W, WE>(mut rx: mpsc::Receiver<Bytes>, mut outgoing: W)
+where
+    W: Sink<Bytes, Error = WE> + Unpin,
+    WE: Display,
+{
+    while let Some(frame) = rx.recv().await {
+        let mut result = outgoing.feed(frame).await;
+        while result.is_ok() {
+            match rx.try_recv() {
+                Ok(frame) => result = outgoing.feed(frame).await,
+                Err(_) => break,
             }
         }
-    });
+        if result.is_ok() {
+            result = outgoing.flush().await;
+        }
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "writing to the browser failed");
+            break;
+        }
+    }
+}
+
+/// Reads the browser's messages of the connection of `generation` until
+/// the transport closes, `ended` fires (another connection replaced it,
+/// or the lane's other transport closed) or `shutdown` does: responses to
+/// the lane, events to the shell, `socketOpen` to the lane's WebSocket.
+pub(crate) async fn pump<R, RE>(
+    shell: &Shell,
+    generation: u64,
+    mut incoming: R,
+    ended: &CancellationToken,
+    shutdown: &CancellationToken,
+) where
+    R: Stream<Item = Result<BytesMut, RE>> + Unpin,
+    RE: Display,
+{
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => break,
-            // Another browser connection is the lane now: nothing this one
-            // sends counts any more, so it is closed at once.
-            _ = replaced.cancelled() => {
-                tracing::info!("closing a browser connection another one replaced");
+            // Nothing this connection sends counts any more, so it is
+            // closed at once.
+            _ = ended.cancelled() => {
+                tracing::info!("closing a browser connection that is no longer the lane's");
                 break;
             }
             next = incoming.next() => match next {
@@ -134,6 +167,13 @@ pub async fn serve<R, W, RE, WE>(
                 Some(Ok(frame)) => match parse_browser_frame(frame).await {
                     Ok(ExtensionToHost::Response { id, outcome }) => shell.lane.complete(generation, id, outcome),
                     Ok(ExtensionToHost::Event { event }) => shell.on_extension_event(generation, event),
+                    Ok(ExtensionToHost::SocketOpen) => {
+                        let accepted = shell.socket_offers().is_some_and(|s| s.switch(&shell.lane, generation));
+                        if !accepted && shell.lane.is_current(generation) {
+                            tracing::info!("the worker opened a WebSocket no connection waits on; the lane stays on native messaging");
+                            shell.lane.send_oneway(&HostToExtension::SocketSwitched { accepted: false });
+                        }
+                    }
                     Ok(ExtensionToHost::Hello { .. }) => tracing::warn!("ignored a second hello"),
                     // Never log the frame: it may carry page data.
                     Err((len, _)) => tracing::warn!(len, "ignored a malformed message from the browser"),
@@ -141,12 +181,6 @@ pub async fn serve<R, W, RE, WE>(
             },
         }
     }
-    if shell.lane.detach(generation) {
-        shell.lane_lost();
-    }
-    writer.abort();
-    shell.update_counts(|c| c.lanes -= 1);
-    tracing::info!("browser lane offline");
 }
 
 /// Parses one message from the browser; a failure comes with the message's

@@ -16,6 +16,7 @@ use crate::runtime::{
     prepare_runtime_dir, RuntimeDirError, AGENT_SOCKET, HOST_SOCKET, LOCK_FILE, PID_FILE,
 };
 use crate::shell::{Counts, Shell};
+use crate::socket_lane;
 use cotab_shared::controller::{Response, RpcError, SERVER_ERROR};
 use cotab_shared::limits::{
     DEFAULT_DEADLINE_MS, MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION,
@@ -290,6 +291,26 @@ pub async fn run(
     );
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let conns = shutdown.child_token();
+    if socket_lane::enabled_by_env() {
+        match socket_lane::bind().await {
+            Ok((socket, listener)) => {
+                tracing::info!(
+                    port = socket.port(),
+                    "the lane's WebSocket listens on 127.0.0.1"
+                );
+                broker.set_socket_offers(socket);
+                tokio::spawn(socket_lane::serve(broker.clone(), listener, conns.clone()));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "no WebSocket for the lane; it stays on native messaging");
+            }
+        }
+    } else {
+        tracing::info!(
+            "the lane's WebSocket is off ({})",
+            socket_lane::SOCKET_LANE_ENV
+        );
+    }
     let idle = wait_idle(broker.watch_counts(), config.idle_exit);
     tokio::pin!(idle);
     let exit = loop {

@@ -7,7 +7,7 @@
 use crate::client::Client;
 use crate::install::{self, Browser, Scope, Target};
 use crate::runtime::{check_runtime_dir, AGENT_SOCKET};
-use cotab_shared::controller::{Bye, Empty, LaneState, Status, StatusResult};
+use cotab_shared::controller::{Bye, Empty, LaneState, LaneTransport, Status, StatusResult};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -206,6 +206,7 @@ async fn daemon(dir: &Path) -> Vec<Check> {
         daemon_version,
         lane,
         extension_version,
+        lane_transport,
         uptime_secs,
         ..
     }) = status
@@ -231,7 +232,11 @@ async fn daemon(dir: &Path) -> Vec<Check> {
             // The relay lets only cotab's origin in, so the extension
             // connected is the one of that id.
             format!(
-                "online, extension {} (id {})",
+                "online over {}, extension {} (id {})",
+                match lane_transport {
+                    Some(LaneTransport::WebSocket) => "the loopback WebSocket",
+                    Some(LaneTransport::NativeMessaging) | None => "native messaging",
+                },
                 extension_version.as_deref().unwrap_or("of unknown version"),
                 cotab_shared::EXTENSION_ID
             ),

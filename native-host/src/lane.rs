@@ -13,7 +13,7 @@
 //! once: by its response, by its own deadline (`TIMEOUT`), or by the loss of
 //! the connection it was sent on (`UNKNOWN_OUTCOME`).
 
-use cotab_shared::controller::LaneState;
+use cotab_shared::controller::{LaneState, LaneTransport};
 use cotab_shared::limits::{LANE_RETURN_GRACE_MS, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{Command, CommandClass, HostToExtension, Outcome};
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
@@ -92,9 +92,11 @@ impl Pending {
 struct Conn {
     generation: u64,
     tx: mpsc::Sender<Bytes>,
-    /// Cancelled when another connection replaces this one: its task
-    /// closes it at once.
+    /// Cancelled when another connection replaces this one, or when it is
+    /// detached: the tasks of its transports close them at once.
     replaced: CancellationToken,
+    /// What carries the daemon's messages to it.
+    transport: LaneTransport,
 }
 
 /// What [`Lane::attach`] gives the connection that became the lane's.
@@ -102,8 +104,9 @@ struct Conn {
 pub struct Attached {
     /// The connection's generation: what it hands back with every frame.
     pub generation: u64,
-    /// Cancelled once another connection replaces this one; its task must
-    /// close the connection then (nothing it sends counts any more).
+    /// Cancelled once another connection replaces this one, or it is
+    /// detached; its task must close the connection then (nothing it
+    /// sends counts any more).
     pub replaced: CancellationToken,
 }
 
@@ -189,6 +192,7 @@ impl Lane {
                 generation,
                 tx,
                 replaced: replaced.clone(),
+                transport: LaneTransport::NativeMessaging,
             });
             g.state = LaneState::Online;
             g.offline_since = None;
@@ -214,17 +218,46 @@ impl Lane {
     pub fn detach(&self, generation: u64) -> bool {
         {
             let mut g = self.lock();
-            match &g.conn {
-                Some(c) if c.generation == generation => {}
-                _ => return false,
+            match g.conn.take() {
+                Some(c) if c.generation == generation => c.replaced.cancel(),
+                other => {
+                    g.conn = other;
+                    return false;
+                }
             }
-            g.conn = None;
             g.state = LaneState::Offline;
             g.offline_since = Some(Instant::now());
             g.pending.fail_all(&lane_lost());
         }
         self.changes.send_modify(|n| *n += 1);
         true
+    }
+
+    /// The connection of `generation` moves to a WebSocket whose writer
+    /// takes `tx`: `last_on_old` is queued on the native link as its last
+    /// message, and every message sent from now on goes to `tx` (in the
+    /// same lock, so none is sent between the two). Its pending requests
+    /// stay pending: the worker answers them on the WebSocket. Returns the
+    /// connection's `replaced` token for the WebSocket's task, or `None`
+    /// (nothing changed) when that connection is no longer the lane's or
+    /// its native queue is full.
+    pub fn adopt(
+        &self,
+        generation: u64,
+        tx: mpsc::Sender<Bytes>,
+        last_on_old: Bytes,
+    ) -> Option<CancellationToken> {
+        let mut g = self.lock();
+        let conn = g.conn.as_mut().filter(|c| c.generation == generation)?;
+        conn.tx.try_send(last_on_old).ok()?;
+        conn.tx = tx;
+        conn.transport = LaneTransport::WebSocket;
+        Some(conn.replaced.clone())
+    }
+
+    /// What carries the lane's messages while it is online.
+    pub fn transport(&self) -> Option<LaneTransport> {
+        self.lock().conn.as_ref().map(|c| c.transport)
     }
 
     /// Sends a message that needs no answer (e.g. `controllers`) on the

@@ -46,6 +46,8 @@ pub mod relay;
 pub mod runtime;
 pub mod session;
 pub mod shell;
+pub mod socket_lane;
+pub mod socket_offers;
 pub mod uploads;
 pub mod validate;
 

@@ -10,6 +10,7 @@ use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, ReleaseCmd};
 use crate::config;
 use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
+use crate::socket_offers::SocketOffers;
 use cotab_shared::cdp::{
     CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened,
     FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
@@ -84,6 +85,8 @@ pub struct Shell {
     /// off, so the commands reach the browser in the order the core
     /// decided them.
     pub(crate) choosers: Mutex<()>,
+    /// The loopback WebSocket the lane may move to, once bound.
+    socket: std::sync::OnceLock<Arc<SocketOffers>>,
 }
 
 impl Shell {
@@ -102,7 +105,19 @@ impl Shell {
             files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
             started: std::time::Instant::now(),
             choosers: Mutex::new(()),
+            socket: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Offers `socket` to every browser connection that says hello from
+    /// now on. Set once; a second call changes nothing.
+    pub fn set_socket_offers(&self, socket: SocketOffers) {
+        let _ = self.socket.set(Arc::new(socket));
+    }
+
+    /// The loopback WebSocket the lane may move to, if one is served.
+    pub fn socket_offers(&self) -> Option<Arc<SocketOffers>> {
+        self.socket.get().cloned()
     }
 
     /// The local files agents may reach (`fileDirs` of the host config).

@@ -93,6 +93,10 @@ pub const MAX_QUEUED_LINES_PER_CONNECTION: usize = 256;
 /// process may open few files). One past it is answered `BUSY` and closed.
 pub const MAX_AGENT_CONNECTIONS: usize = 256;
 
+/// How long a [`crate::native::HostToExtension::SocketOffer`]'s token
+/// may be used, from when it was sent.
+pub const SOCKET_OFFER_TTL_MS: u64 = 10_000;
+
 /// Browser (relay) connections the daemon keeps open at once: one is the
 /// lane, the others are relays saying hello. One past it is closed.
 pub const MAX_LANE_CONNECTIONS: usize = 8;

@@ -91,6 +91,24 @@ pub enum HostToExtension {
         #[serde(rename = "fileDirs")]
         file_dirs: crate::reach::LocalFiles,
     },
+    /// The daemon's loopback WebSocket for this connection, sent after the
+    /// welcome when it serves one: the worker may connect to
+    /// `ws://127.0.0.1:{port}/lane/{token}` once, within
+    /// [`crate::limits::SOCKET_OFFER_TTL_MS`], and then switch the lane's
+    /// messages to it ([`ExtensionToHost::SocketOpen`]).
+    SocketOffer {
+        /// The WebSocket's port on 127.0.0.1.
+        port: u16,
+        /// A fresh one-time token (64 hex digits).
+        token: String,
+    },
+    /// The last message on the native link before the lane's messages ride
+    /// the WebSocket (`accepted`), or the answer that they stay on the
+    /// native link (no WebSocket of this connection is waiting).
+    SocketSwitched {
+        /// Whether the daemon switched to the WebSocket.
+        accepted: bool,
+    },
     /// A command the extension must run and answer with a
     /// [`ExtensionToHost::Response`] carrying the same `id`.
     Request {
@@ -247,11 +265,27 @@ impl<'de> Deserialize<'de> for HostToExtension {
             "policy" => HostToExtension::Policy {
                 file_dirs: t.field("fileDirs")?,
             },
+            "socketOffer" => HostToExtension::SocketOffer {
+                port: t.field("port")?,
+                token: t.field("token")?,
+            },
+            "socketSwitched" => HostToExtension::SocketSwitched {
+                accepted: t.field("accepted")?,
+            },
             "request" => HostToExtension::Request {
                 id: t.field("id")?,
                 command: t.field("command")?,
             },
-            _ => return Err(t.unknown(&["welcome", "controllers", "policy", "request"])),
+            _ => {
+                return Err(t.unknown(&[
+                    "welcome",
+                    "controllers",
+                    "policy",
+                    "socketOffer",
+                    "socketSwitched",
+                    "request",
+                ]))
+            }
         })
     }
 }
@@ -399,6 +433,11 @@ pub enum ExtensionToHost {
         /// What happened.
         event: Event,
     },
+    /// Sent on the native link once the offered WebSocket is open: the
+    /// worker sends nothing more on the native link and waits for
+    /// [`HostToExtension::SocketSwitched`], so the messages of each
+    /// direction keep their order across the switch.
+    SocketOpen,
 }
 
 impl<'de> Deserialize<'de> for ExtensionToHost {
@@ -431,7 +470,7 @@ impl<'de> serde::de::Visitor<'de> for ExtensionToHostVisitor {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         use serde::de::Error;
-        const VARIANTS: &[&str] = &["hello", "response", "event"];
+        const VARIANTS: &[&str] = &["hello", "response", "event", "socketOpen"];
         let mut tag: Option<CowStr<'de>> = None;
         let mut id: Option<u64> = None;
         let mut result: Option<Value> = None;
@@ -486,6 +525,7 @@ impl<'de> serde::de::Visitor<'de> for ExtensionToHostVisitor {
             "event" => ExtensionToHost::Event {
                 event: event.ok_or_else(|| need("event"))?,
             },
+            "socketOpen" => ExtensionToHost::SocketOpen,
             other => return Err(A::Error::unknown_variant(other, VARIANTS)),
         })
     }

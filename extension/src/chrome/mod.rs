@@ -1,5 +1,6 @@
-//! Thin bindings to the `chrome.*` extension APIs, one module per namespace,
-//! plus the helpers they share: looking up a namespace member at call time,
+//! Thin bindings to the `chrome.*` extension APIs, one module per namespace
+//! (and `socket`, the `WebSocket` the lane may move to), plus the helpers
+//! they share: looking up a namespace member at call time,
 //! the `chrome.events.Event` type, and JS ↔ Rust value conversion.
 //!
 //! Every binding is `catch`: a namespace that is missing (no permission,
@@ -11,6 +12,7 @@ pub(crate) mod alarms;
 pub(crate) mod commands;
 pub(crate) mod debugger;
 pub(crate) mod runtime;
+pub(crate) mod socket;
 pub(crate) mod storage;
 pub(crate) mod tab_groups;
 pub(crate) mod tabs;

@@ -17,6 +17,10 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = postMessage)]
     pub(crate) fn post_message(this: &Port, message: &JsValue) -> Result<(), JsValue>;
 
+    /// `port.disconnect()`: the port's own `onDisconnect` does not fire.
+    #[wasm_bindgen(method)]
+    pub(crate) fn disconnect(this: &Port);
+
     /// `port.onMessage`.
     #[wasm_bindgen(method, getter, js_name = onMessage)]
     pub(crate) fn on_message(this: &Port) -> ChromeEvent;

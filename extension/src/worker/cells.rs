@@ -1,10 +1,12 @@
 //! What the worker keeps between events: the [`Worker`] every other module
 //! of the worker reads and changes, what it saves to `chrome.storage`
-//! ([`Saved`]), the open native port's handle and why the worker started
+//! ([`Saved`]), the open native port's handle, the WebSocket's and why the
+//! worker started
 //! ([`Start`]). Data only, and the one write of it (`persist`): the
 //! decisions are [`Machine`]'s, and the modules above this one run them.
 
 use crate::chrome::runtime::Port;
+use crate::chrome::socket::Socket;
 use crate::chrome::{error_message, storage};
 use crate::held::StoredEntry;
 use crate::log;
@@ -35,6 +37,13 @@ pub(crate) struct Worker {
     pub(super) shared_seq: Cell<u64>,
     /// Why the worker started, once the browser said.
     pub(super) start: Start,
+    /// The WebSocket that carries the lane, or is being opened to, if any.
+    pub(super) socket: RefCell<Option<SocketHandle>>,
+    /// Counts WebSockets opened, so a stale one's events are ignored.
+    pub(super) socket_ids: Cell<u64>,
+    /// Until when (`performance.now()`) offers of a WebSocket are declined
+    /// after one failed.
+    pub(super) socket_declined_until: Cell<f64>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -74,6 +83,9 @@ impl Worker {
             restored: Gate::default(),
             shared_seq: Cell::new(0),
             start: Start::default(),
+            socket: RefCell::new(None),
+            socket_ids: Cell::new(0),
+            socket_declined_until: Cell::new(f64::NEG_INFINITY),
         }
     }
 
@@ -132,6 +144,32 @@ pub(crate) struct PortHandle {
     pub(super) inbox: &'static Inbox,
     pub(super) _on_message: Closure<dyn FnMut(JsValue)>,
     pub(super) _on_disconnect: Closure<dyn FnMut(JsValue)>,
+}
+
+/// How far a WebSocket is in taking the lane over from the native port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SocketPhase {
+    /// Connecting; the native port carries everything.
+    Opening,
+    /// Open, `socketOpen` sent on the native port: what the worker sends is
+    /// held, and so is what arrives on the socket, until the daemon's
+    /// `socketSwitched`.
+    Switching,
+    /// The socket carries the lane's messages both ways.
+    Live,
+}
+
+/// A WebSocket with the listeners that belong to it, for the open native
+/// port (it is closed with the port).
+pub(crate) struct SocketHandle {
+    pub(super) socket: Socket,
+    pub(super) id: u64,
+    pub(super) phase: SocketPhase,
+    /// What the worker sent while switching (JSON text), in order.
+    pub(super) outbox: Vec<JsValue>,
+    /// What arrived on the socket while switching (JSON text), in order.
+    pub(super) held: Vec<JsValue>,
+    pub(super) _listeners: [Closure<dyn FnMut(JsValue)>; 3],
 }
 
 /// What the native port's news lead to, decided by [`super::link`].

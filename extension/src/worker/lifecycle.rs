@@ -13,7 +13,7 @@
 
 use super::cells::{StartReason, Worker};
 use super::listen::listen;
-use super::{browser_events, session};
+use super::{browser_events, port, session};
 use crate::chrome::{alarms, error_message, runtime};
 use crate::log;
 use cotab_shared::TabId;
@@ -67,7 +67,8 @@ pub(super) fn register(worker: &Rc<Worker>) {
     install_test_hook(worker);
 }
 
-/// Test-only: `cotabSimulateOutsideDetach(tabId)` on the worker's global
+/// Test-only: `cotabSimulateSocketDrop()` ([`port::simulate_socket_drop`]),
+/// and `cotabSimulateOutsideDetach(tabId)` on the worker's global
 /// (returns at once; the work follows) detaches cotab's debugger from the
 /// tab and handles it exactly as a
 /// `chrome.debugger.onDetach` with reason `canceled_by_user` (which headless
@@ -92,4 +93,15 @@ fn install_test_hook(worker: &Rc<Worker>) {
         log::warn(&format!("no test hook: {}", error_message(&e)));
     }
     hook.forget();
+    let w = worker.clone();
+    let drop_hook = Closure::<dyn FnMut() -> bool>::new(move || port::simulate_socket_drop(&w));
+    let set = js_sys::Reflect::set(
+        &js_sys::global(),
+        &JsValue::from_str("cotabSimulateSocketDrop"),
+        drop_hook.as_ref(),
+    );
+    if let Err(e) = set {
+        log::warn(&format!("no test hook: {}", error_message(&e)));
+    }
+    drop_hook.forget();
 }

@@ -52,6 +52,12 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
             let effects = worker.state.borrow_mut().policy(file_dirs);
             announce::apply(worker, effects);
         }
+        Ok(HostToExtension::SocketOffer { port, token }) => {
+            port::socket_offered(worker, port, &token);
+        }
+        Ok(HostToExtension::SocketSwitched { accepted }) => {
+            port::socket_switched(worker, accepted);
+        }
         Ok(HostToExtension::Request { id, command }) => {
             spawn_local(commands::handle(worker.clone(), id, command, received));
         }

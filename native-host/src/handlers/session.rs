@@ -86,6 +86,10 @@ pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
         pid: std::process::id(),
         lane,
         extension_version,
+        lane_transport: match lane {
+            LaneState::Online => cx.broker.lane.transport(),
+            LaneState::Absent | LaneState::Offline => None,
+        },
         shared_tabs,
         agents: cx.broker.counts.borrow().agents,
         developer_mode: cx.core(|c| c.developer_mode()),

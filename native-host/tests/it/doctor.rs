@@ -108,7 +108,8 @@ async fn the_doctor_names_the_fix_of_each_failure_and_passes_once_they_are_fixed
     assert_eq!(
         check(&report, "browser lane")["detail"],
         format!(
-            "online, extension {} (id {})",
+            // The fake extension stays on native messaging.
+            "online over native messaging, extension {} (id {})",
             cotab_host::VERSION,
             cotab_shared::EXTENSION_ID
         ),

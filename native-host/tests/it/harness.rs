@@ -454,6 +454,10 @@ async fn serve(
             HostToExtension::Welcome { .. } => panic!("a second welcome"),
             // What the host config allows: nothing the fake checks.
             HostToExtension::Policy { .. } => continue,
+            // The fake stays on native messaging: it never opens the
+            // offered WebSocket, so it never hears of a switch.
+            HostToExtension::SocketOffer { .. } => continue,
+            HostToExtension::SocketSwitched { .. } => panic!("a switch never asked for"),
         };
         // The test may have stopped listening; recording is best effort.
         if let Command::Cdp {

@@ -103,6 +103,26 @@ impl std::fmt::Display for LaneState {
     }
 }
 
+/// What carries the browser lane's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum LaneTransport {
+    /// The browser's native messaging, through the relay.
+    NativeMessaging,
+    /// The daemon's loopback WebSocket.
+    WebSocket,
+}
+
+impl LaneTransport {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LaneTransport::NativeMessaging => "nativeMessaging",
+            LaneTransport::WebSocket => "webSocket",
+        }
+    }
+}
+
 /// Result of `host.status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -117,6 +137,9 @@ pub struct StatusResult {
     pub lane: LaneState,
     /// The extension's version, once a lane has connected.
     pub extension_version: Option<String>,
+    /// What carries the lane's messages, while it is online.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane_transport: Option<LaneTransport>,
     /// Number of tabs the browser shares with agents; 0 unless the lane is
     /// online (the tabs of a lane that dropped come back with it).
     pub shared_tabs: usize,

@@ -325,6 +325,7 @@ fn results_golden() {
         pid: 9,
         lane: LaneState::Online,
         extension_version: Some("0.1.0".into()),
+        lane_transport: Some(LaneTransport::WebSocket),
         shared_tabs: 1,
         agents: 2,
         developer_mode: false,
@@ -333,9 +334,12 @@ fn results_golden() {
     assert_eq!(
         serde_json::to_value(&s).expect("serialises"),
         json!({"protocolVersion":1,"daemonVersion":"0.1.0","pid":9,"lane":"online",
-               "extensionVersion":"0.1.0","sharedTabs":1,"agents":2,"developerMode":false,
-               "uptimeSecs":75})
+               "extensionVersion":"0.1.0","laneTransport":"webSocket","sharedTabs":1,
+               "agents":2,"developerMode":false,"uptimeSecs":75})
     );
+    for t in [LaneTransport::NativeMessaging, LaneTransport::WebSocket] {
+        assert_eq!(serde_json::to_value(t).expect("serialises"), t.as_str());
+    }
 }
 
 /// The controller link's decoders, fed anything, return a value or a

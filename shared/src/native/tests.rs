@@ -218,6 +218,23 @@ fn request_golden() {
         },
         json!({"type":"policy","fileDirs":["/home/ada/site"]}),
     );
+    round_trip(
+        &HostToExtension::SocketOffer {
+            port: 41234,
+            token: "ab".repeat(32),
+        },
+        json!({"type":"socketOffer","port":41234,"token":"ab".repeat(32)}),
+    );
+    round_trip(
+        &HostToExtension::SocketSwitched { accepted: false },
+        json!({"type":"socketSwitched","accepted":false}),
+    );
+    round_trip(&ExtensionToHost::SocketOpen, json!({"type":"socketOpen"}));
+    // A port past u16 is refused, not truncated.
+    assert!(serde_json::from_value::<HostToExtension>(
+        json!({"type":"socketOffer","port":70000,"token":"t"})
+    )
+    .is_err());
 }
 
 #[test]

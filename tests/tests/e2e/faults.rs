@@ -14,9 +14,9 @@ use cotab_e2e::wait_for;
 use cotab_host::client::{Client, ClientError};
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, CaptureResult, Click, ClickParams, Empty, Hello, HelloParams,
-    KeyDown, KeyParams, LaneState, MouseDown, Navigate, NavigateAction, NavigateParams,
-    PointerParams, Resume, ResumeParams, SelectParams, Status, TabsList, TabsSelect, Wait,
-    WaitParams, WaitResult, WaitUntil,
+    KeyDown, KeyParams, LaneState, LaneTransport, MouseDown, Navigate, NavigateAction,
+    NavigateParams, PointerParams, Resume, ResumeParams, SelectParams, Status, TabsList,
+    TabsSelect, Wait, WaitParams, WaitResult, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use nix::sys::signal::{kill, Signal};
@@ -63,6 +63,8 @@ async fn holding() -> anyhow::Result<Scene> {
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;
     agent.call::<Acquire>(&Empty {}).await?;
+    // Every fault here strikes a lane the WebSocket carries.
+    on_the_websocket(&mut agent).await?;
     let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
     hold(&browser, &page, &mut agent, &frame).await?;
     Ok(Scene {
@@ -72,6 +74,18 @@ async fn holding() -> anyhow::Result<Scene> {
         agent,
         ticket,
     })
+}
+
+/// Waits until the daemon says the WebSocket carries the lane.
+async fn on_the_websocket(agent: &mut Client) -> anyhow::Result<()> {
+    let clock = cotab_e2e::Deadline::new("the lane to move to the WebSocket", DEADLINE);
+    loop {
+        let status = agent.call::<Status>(&Empty {}).await?;
+        if status.lane_transport == Some(LaneTransport::WebSocket) {
+            return Ok(());
+        }
+        clock.next(status).await?;
+    }
 }
 
 /// Presses `a` and the left button at the frame's centre, and waits for the
@@ -338,6 +352,23 @@ async fn the_relay_killed() -> anyhow::Result<()> {
         "a new relay carries the lane: {now:?}"
     );
     Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lanes_websocket_dropped() -> anyhow::Result<()> {
+    let s = holding().await?;
+    let relays = s.browser.relay_pids();
+    let pending = start_in_flight(&s.browser, s.tab).await?;
+    assert_eq!(
+        s.browser.in_worker("cotabSimulateSocketDrop()").await?,
+        json!(true),
+        "the WebSocket carried the lane"
+    );
+    ended_with(pending, &LANE_ERRORS).await?;
+    let browser = lane_comes_back(s, DEADLINE).await?;
+    // A new native port said hello, and the lane moved to a new WebSocket.
+    assert_ne!(browser.relay_pids(), relays);
+    on_the_websocket(&mut browser.agent("after").await?).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

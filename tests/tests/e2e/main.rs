@@ -13,6 +13,7 @@ mod dialogs;
 mod drive;
 mod emulation;
 mod faults;
+mod lane;
 mod mcp;
 mod navigation;
 mod network;

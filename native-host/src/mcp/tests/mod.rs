@@ -84,6 +84,7 @@ impl FakeDaemon {
                                 pid: 1,
                                 lane: LaneState::Online,
                                 extension_version: Some("0.1.0".into()),
+                                lane_transport: None,
                                 shared_tabs: 1,
                                 agents: 1,
                                 developer_mode: dev.load(Ordering::SeqCst),
