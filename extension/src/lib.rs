@@ -15,6 +15,7 @@
 //! - [`machine`] (the worker's state machine: events in, [`effect`]s out)
 //!   over [`state`], [`link_state`], [`control`], [`held`], [`page_state`],
 //!   [`developer_switch`], [`tab_facts`], [`fronts`]; and [`messages`],
+//!   [`badge`] (the toolbar badge of each tab),
 //!   [`popup_model`]: target-independent logic (shared-set and
 //!   human-control bookkeeping, backoff, event decisions, command-class
 //!   rules, the in-flight registry, the held-input ledger, each tab's page
@@ -66,6 +67,7 @@
 //!   key. The worker refuses every request from a popup page in a shared
 //!   tab with `{"ok": false, "error": …}`.
 
+pub mod badge;
 pub mod control;
 pub mod developer_switch;
 pub mod effect;

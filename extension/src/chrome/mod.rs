@@ -8,6 +8,7 @@
 //! bound as `async fn` (MV3 returns promises when no callback is given).
 //! These modules hold no state and no cotab logic.
 
+pub(crate) mod action;
 pub(crate) mod alarms;
 pub(crate) mod commands;
 pub(crate) mod debugger;

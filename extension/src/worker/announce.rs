@@ -4,7 +4,7 @@
 //! input, log lines.
 
 use super::cells::Worker;
-use super::{cdp, held_input, port};
+use super::{cdp, held_input, port, toolbar};
 use crate::chrome::{error_message, tabs};
 use crate::log;
 use crate::page_state::Change;
@@ -40,6 +40,7 @@ pub(super) fn apply(worker: &Rc<Worker>, effects: Vec<Effect>) {
             Effect::Log { warn: false, line } => log::info(&line),
         }
     }
+    toolbar::refresh(worker);
 }
 
 /// [`crate::machine::Machine::page_changed`], performed.

@@ -44,6 +44,8 @@ pub(crate) struct Worker {
     /// Until when (`performance.now()`) offers of a WebSocket are declined
     /// after one failed.
     pub(super) socket_declined_until: Cell<f64>,
+    /// The toolbar badges last set, per shared tab.
+    pub(super) badges: RefCell<Vec<(cotab_shared::TabId, crate::badge::Badge)>>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -86,6 +88,7 @@ impl Worker {
             socket: RefCell::new(None),
             socket_ids: Cell::new(0),
             socket_declined_until: Cell::new(f64::NEG_INFINITY),
+            badges: RefCell::new(Vec::new()),
         }
     }
 

@@ -7,7 +7,7 @@
 
 use super::cells::{Inbox, PortHandle, Worker};
 use super::port;
-use super::{announce, commands, developer_mode, held_input};
+use super::{announce, commands, developer_mode, held_input, toolbar};
 use crate::chrome::{error_message, from_js};
 use crate::{log, trace};
 use cotab_shared::native::HostToExtension;
@@ -47,6 +47,7 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
         }
         Ok(HostToExtension::Controllers { tabs }) => {
             worker.state.borrow_mut().controllers(tabs);
+            toolbar::refresh(worker);
         }
         Ok(HostToExtension::Policy { file_dirs }) => {
             let effects = worker.state.borrow_mut().policy(file_dirs);

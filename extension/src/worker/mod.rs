@@ -10,8 +10,10 @@
 //!    [`cdp`] (sending a command to a tab).
 //! 2. [`port`] (the native port: open, post, reopen) and [`session`] (a
 //!    tab's debugger session: attach, enable, detach).
-//! 3. [`held_input`] (releases of held input the daemon cannot send), then
-//!    [`announce`] (performs the machine's effects; the shared list).
+//! 3. [`held_input`] (releases of held input the daemon cannot send),
+//!    [`toolbar`] (each shared tab's badge), then [`announce`] (performs
+//!    the machine's effects, and brings the badges up to date; the shared
+//!    list).
 //! 4. [`share`] (share, unshare, restore after a restart), then
 //!    [`agent_tabs`] (`createTab`, `closeTab`), [`group_moves`] (tabs moved
 //!    into or out of the `cotab` group, or opened by a shared page) and
@@ -44,6 +46,7 @@ mod port;
 mod session;
 mod share;
 mod takeover;
+mod toolbar;
 
 use crate::log;
 use std::rc::Rc;

@@ -20,6 +20,7 @@ mod network;
 mod opened;
 mod outline;
 mod rules;
+mod toolbar;
 mod toolset;
 
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
