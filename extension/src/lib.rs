@@ -44,14 +44,19 @@
 //!   connected" or "Host not connected"; while not connected after an
 //!   error, `<p id="host-detail">` shows it and points at `cotab doctor`
 //!   (else it is `hidden`); `<p id="error" role="alert">` shows
-//!   the popup's last action error, else the worker's `shareError` (why a
-//!   tab dragged into the `cotab` group was refused and moved back out).
+//!   the popup's last action error until the tab is where the action
+//!   wanted it (shared, unshared, taken, handed back; the switch as
+//!   asked), else the worker's `shareError` (why a tab dragged into the
+//!   `cotab` group was refused and moved back out). `<p
+//!   id="developer-warning" role="alert">` says developer mode is on while
+//!   it is (else it is `hidden`).
 //! - One `<li data-tab-id="N" data-url="URL">` per tab of the popup's window,
 //!   holding `<button data-tab-id="N" data-action="share">Share</button>`,
 //!   or `data-action="unshare"` (Unshare) for a shared tab, or a disabled
 //!   button without `data-action` and a `<span class="reason">` for a tab
 //!   that cannot be shared.
-//! - A shared tab's `<li>` also holds `<span class="controller"
+//! - A shared tab's `<li>` also holds `<span class="url" data-tab-id="N">`
+//!   with its url, and `<span class="controller"
 //!   data-tab-id="N" data-controller="nobody|human|agent">` reading "No one
 //!   has control", "You have control" or "Agent NAME has control", and
 //!   `<button data-tab-id="N" data-action="take-control">Take

@@ -1,8 +1,10 @@
 //! The popup page: lists the current window's tabs with a Share or Unshare
 //! button each, and for a shared tab who controls it with a Take control or
-//! Hand back button; shows whether the native host is connected, the last
-//! error (the popup's own action's, else why the worker refused a tab the
-//! person dragged into the `cotab` group), and the developer-mode switch.
+//! Hand back button and its url; shows whether the native host is
+//! connected, the last error (the popup's own action's until it no longer
+//! holds, else why the worker refused a tab the person dragged into the
+//! `cotab` group), and the developer-mode switch with a warning while it
+//! is on.
 //! Re-renders after every action and every second.
 //!
 //! It holds no share state: everything comes from the worker (`getState`)
@@ -14,7 +16,7 @@
 use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
-use crate::popup_model::{host_detail, rows, Row, RowAction};
+use crate::popup_model::{error_still_holds, host_detail, rows, Row, RowAction, DEVELOPER_WARNING};
 use cotab_shared::TabId;
 use gloo_timers::future::TimeoutFuture;
 use std::cell::{Cell, RefCell};
@@ -34,9 +36,12 @@ struct Ui {
     status: Element,
     detail: Element,
     error: Element,
-    /// The error of the popup's last action, if it failed; shown before the
-    /// worker's `shareError`.
-    action_error: RefCell<Option<String>>,
+    /// The developer-mode warning.
+    warning: Element,
+    /// The popup's last action and its error, if it failed; shown before
+    /// the worker's `shareError` until the action's tab is where it
+    /// wanted it.
+    action_error: RefCell<Option<(PopupRequest, String)>>,
     /// The developer-mode checkbox.
     developer: HtmlInputElement,
     /// Counts the person's flips of the switch, so a refresh that read the
@@ -63,6 +68,7 @@ pub(crate) fn start() -> Result<(), JsValue> {
         status: by_id("host-status")?,
         detail: by_id("host-detail")?,
         error: by_id("error")?,
+        warning: by_id("developer-warning")?,
         action_error: RefCell::new(None),
         developer: by_id("developer-mode")?.dyn_into::<HtmlInputElement>()?,
         developer_flips: Cell::new(0),
@@ -130,12 +136,13 @@ fn on_click(ui: &Rc<Ui>, event: &web_sys::Event) {
 /// Asks the worker to set the switch (it writes it to storage), shows a
 /// failure, re-renders.
 async fn set_developer_mode(ui: Rc<Ui>, enabled: bool) {
-    let error = request(&PopupRequest::SetDeveloperMode { enabled })
+    let asked = PopupRequest::SetDeveloperMode { enabled };
+    let error = request(&asked)
         .await
         .map(|e| format!("could not change developer mode: {e}"));
     ui.developer_writing.set(false);
     show(&ui.error, error.as_deref());
-    ui.action_error.replace(error);
+    ui.action_error.replace(error.map(|e| (asked, e)));
     refresh(&ui).await;
 }
 
@@ -143,7 +150,7 @@ async fn set_developer_mode(ui: Rc<Ui>, enabled: bool) {
 async fn act(ui: Rc<Ui>, request_: PopupRequest) {
     let error = request(&request_).await;
     show(&ui.error, error.as_deref());
-    ui.action_error.replace(error);
+    ui.action_error.replace(error.map(|e| (request_, e)));
     // Re-render even if nothing changed, to re-enable the clicked button.
     ui.shown.replace(None);
     refresh(&ui).await;
@@ -201,14 +208,10 @@ async fn refresh(ui: &Ui) {
         &ui.detail,
         host_detail(state.connected, state.last_error.as_deref()).as_deref(),
     );
-    {
-        let action_error = ui.action_error.borrow();
-        show(
-            &ui.error,
-            action_error.as_deref().or(state.share_error.as_deref()),
-        );
-    }
-
+    show(
+        &ui.warning,
+        (answered && state.developer_mode).then_some(DEVELOPER_WARNING),
+    );
     let tabs = match tabs::query_current_window().await {
         Ok(tabs) => tabs,
         Err(e) => {
@@ -216,6 +219,18 @@ async fn refresh(ui: &Ui) {
             return;
         }
     };
+    {
+        let mut action_error = ui.action_error.borrow_mut();
+        if answered
+            && action_error
+                .as_ref()
+                .is_some_and(|(asked, _)| !error_still_holds(asked, &state, &tabs))
+        {
+            *action_error = None;
+        }
+        let action_error = action_error.as_ref().map(|(_, e)| e.as_str());
+        show(&ui.error, action_error.or(state.share_error.as_deref()));
+    }
     let rows = rows(&tabs, &state);
     if ui.shown.borrow().as_ref() == Some(&rows) {
         return;
@@ -256,6 +271,12 @@ fn render(ui: &Ui, rows: &[Row]) -> Result<(), JsValue> {
         li.append_child(&title)?;
 
         if let Some(control) = &row.control {
+            // What is shared, in full: the title alone may hide the site.
+            let url = ui.document.create_element("span")?;
+            url.set_attribute("class", "url")?;
+            url.set_attribute("data-tab-id", &id)?;
+            url.set_text_content(Some(&row.url));
+            li.append_child(&url)?;
             let who = ui.document.create_element("span")?;
             who.set_attribute("class", "controller")?;
             who.set_attribute("data-tab-id", &id)?;

@@ -6,7 +6,7 @@
 //! it writes are the end-to-end tests' contract (see the crate docs).
 
 use crate::control::{holder_kind, holder_text};
-use crate::messages::{ChromeTab, PopupState};
+use crate::messages::{ChromeTab, PopupRequest, PopupState};
 use cotab_shared::native::Holder;
 use cotab_shared::reach::check_shareable;
 use cotab_shared::TabId;
@@ -162,6 +162,29 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
         .collect()
 }
 
+/// Whether the error of the popup's `request` still holds in `state`,
+/// with `tabs` the window's tabs: once its tab is where the request
+/// wanted it (shared, unshared, in the person's control or handed back;
+/// the switch as it was asked), or is gone, the error is out of date and
+/// the popup stops showing it.
+pub fn error_still_holds(request: &PopupRequest, state: &PopupState, tabs: &[ChromeTab]) -> bool {
+    let shared = |tab: &TabId| state.shared.contains(tab);
+    let human = |tab: &TabId| state.human_control.contains(tab);
+    let present = |tab: &TabId| tabs.iter().any(|t| t.id == Some(*tab));
+    match request {
+        PopupRequest::Share { tab_id } => present(tab_id) && !shared(tab_id),
+        PopupRequest::Unshare { tab_id } => present(tab_id) && shared(tab_id),
+        PopupRequest::TakeControl { tab_id } => present(tab_id) && !human(tab_id),
+        PopupRequest::HandBack { tab_id } => present(tab_id) && human(tab_id),
+        PopupRequest::SetDeveloperMode { enabled } => state.developer_mode != *enabled,
+        PopupRequest::GetState => true,
+    }
+}
+
+/// The warning the popup shows while developer mode is on.
+pub const DEVELOPER_WARNING: &str =
+    "Developer mode is on: agents can run JavaScript and raw CDP in the shared tabs.";
+
 /// What the popup says under "Host not connected": why, and where to
 /// look next. The browser's own words for a host it cannot start name no
 /// fix: for a host it cannot find (`Specified native messaging host not
@@ -184,6 +207,36 @@ pub fn host_detail(connected: bool, last_error: Option<&str>) -> Option<String> 
 mod tests {
     use super::*;
     use cotab_shared::native::TabControl;
+
+    #[test]
+    fn an_action_error_is_dropped_once_the_tab_is_where_the_action_wanted_it() {
+        let tab = TabId(3);
+        let tabs: Vec<ChromeTab> = serde_json::from_value(
+            serde_json::json!([{"id": 3, "windowId": 1, "url": "https://a.example/"}]),
+        )
+        .expect("a tab");
+        let mut state = PopupState::default();
+        let share = PopupRequest::Share { tab_id: tab };
+        let take = PopupRequest::TakeControl { tab_id: tab };
+        let back = PopupRequest::HandBack { tab_id: tab };
+        let unshare = PopupRequest::Unshare { tab_id: tab };
+        assert!(error_still_holds(&share, &state, &tabs));
+        assert!(!error_still_holds(&share, &state, &[]), "the tab is gone");
+        assert!(!error_still_holds(&unshare, &state, &tabs));
+        assert!(error_still_holds(&take, &state, &tabs));
+        state.shared.push(tab);
+        assert!(!error_still_holds(&share, &state, &tabs));
+        assert!(error_still_holds(&unshare, &state, &tabs));
+        assert!(error_still_holds(&take, &state, &tabs));
+        assert!(!error_still_holds(&back, &state, &tabs));
+        state.human_control.push(tab);
+        assert!(!error_still_holds(&take, &state, &tabs));
+        assert!(error_still_holds(&back, &state, &tabs));
+        let on = PopupRequest::SetDeveloperMode { enabled: true };
+        assert!(error_still_holds(&on, &state, &tabs));
+        state.developer_mode = true;
+        assert!(!error_still_holds(&on, &state, &tabs));
+    }
 
     #[test]
     fn a_host_not_connected_names_the_command_that_fixes_it() {

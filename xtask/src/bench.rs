@@ -240,6 +240,7 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
     let json = json!({
         "command": "cargo xtask bench",
         "machine": machine,
+        "laneTransport": figures.transport,
         "captureSize": [figures.capture_size.0, figures.capture_size.1],
         "unchangedCaptures": {"unchanged": figures.unchanged.0, "sent": figures.unchanged.1},
         "wasm": {"rawBytes": wasm.worker.0, "gzipBytes": wasm.worker.1},
@@ -433,13 +434,15 @@ fn render(
     // Writing to a String cannot fail.
     let _ = writeln!(
         s,
-        "\n## cargo xtask bench\n\nMachine: {} CPUs ({}), Linux {}, {}; capture size {}×{}.\n",
+        "\n## cargo xtask bench\n\nMachine: {} CPUs ({}), Linux {}, {}; capture size {}×{}; \
+         the lane on {}.\n",
         machine["cpus"],
         machine["cpuModel"].as_str().unwrap_or("?"),
         machine["kernel"].as_str().unwrap_or("?"),
         figures.chromium,
         figures.capture_size.0,
         figures.capture_size.1,
+        figures.transport,
     );
     let _ = writeln!(
         s,

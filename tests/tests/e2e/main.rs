@@ -19,6 +19,7 @@ mod navigation;
 mod network;
 mod opened;
 mod outline;
+mod popup;
 mod rules;
 mod toolbar;
 mod toolset;

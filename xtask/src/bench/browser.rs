@@ -20,8 +20,8 @@ use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, CdpSend, CdpSendParams, Click, ClickParams, Empty, Evaluate,
-    EvaluateParams, MouseMove, PointerParams, Press, PressParams, Ref, SelectParams, Snapshot,
-    SnapshotParams, Status, TabsList, TabsSelect, Type, TypeParams,
+    EvaluateParams, LaneTransport, MouseMove, PointerParams, Press, PressParams, Ref, SelectParams,
+    Snapshot, SnapshotParams, Status, TabsList, TabsSelect, Type, TypeParams,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -48,6 +48,8 @@ pub(crate) struct BrowserFigures {
     pub(crate) capture_size: (u32, u32),
     /// Captures with `knownFrameId` answered `unchanged`, of those sent.
     pub(crate) unchanged: (usize, usize),
+    /// What carried the lane (`host.status`'s `laneTransport`).
+    pub(crate) transport: String,
 }
 
 /// Launches the browser and runs every browser item.
@@ -74,6 +76,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;
     agent.call::<Acquire>(&Empty {}).await?;
+    let transport = lane_transport(&mut agent).await?;
 
     // The same viewport for both CDP clients: whichever override the page
     // applies, both capture the same pixels.
@@ -111,7 +114,28 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         chromium,
         capture_size,
         unchanged,
+        transport,
     })
+}
+
+/// What carries the lane once it settled: the WebSocket, unless the
+/// daemon's environment turned it off (`COTAB_SOCKET_LANE=off`), or it
+/// has not moved within a second.
+async fn lane_transport(agent: &mut Client) -> Result<String> {
+    let want = if cotab_host::socket_lane::enabled_by_env() {
+        LaneTransport::WebSocket
+    } else {
+        LaneTransport::NativeMessaging
+    };
+    let mut now = None;
+    for _ in 0..100 {
+        now = agent.call::<Status>(&Empty {}).await?.lane_transport;
+        if now == Some(want) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Ok(now.map_or("none", LaneTransport::as_str).to_owned())
 }
 
 /// One direct CDP command on the page's flat session.
@@ -227,7 +251,7 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
         "1",
         split,
         "`page.evaluate` in the agent socket and the daemon",
-        "`page.evaluate` in the relay and the browser's native messaging, both ways",
+        "`page.evaluate` in the lane's transport (the WebSocket, or the relay and native messaging), both ways",
     ));
     Ok(rows)
 }

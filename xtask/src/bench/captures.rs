@@ -183,7 +183,7 @@ pub(super) async fn captures(
         "3",
         split,
         "`page.capture` (both kinds) outside the daemon's wait for its screenshot: agent socket, daemon, agent",
-        "`page.capture` (both kinds) in the relay and the browser's native messaging, both ways",
+        "`page.capture` (both kinds) in the lane's transport, both ways",
     ));
     rows.push(Row::new(
         "3",
@@ -259,7 +259,7 @@ pub(super) async fn large_captures(
         "3",
         split,
         "`page.capture` of the noise outside the daemon's wait for its screenshot: agent socket, daemon (reading, hashing, writing the image), agent reading it",
-        "`page.capture` of the noise in the relay and the browser's native messaging, both ways",
+        "`page.capture` of the noise in the lane's transport, both ways",
     ));
     Ok(rows)
 }

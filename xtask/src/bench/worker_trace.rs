@@ -79,7 +79,8 @@ pub(super) struct TraceRecord {
 /// to the browser) with its record in the worker's trace and its line in
 /// the daemon's, in order: the agent's time less the daemon's wait for the
 /// browser is the agent socket and the daemon; that wait less the worker's
-/// time is the relay and the browser's native messaging, both ways. None
+/// time is the lane's transport (the WebSocket, or the relay and the
+/// browser's native messaging), both ways. None
 /// (and a note) if the counts do not match.
 pub(super) fn hop_split(
     browser: &Browser,
