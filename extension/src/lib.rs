@@ -49,7 +49,9 @@
 //!   asked), else the worker's `shareError` (why a tab dragged into the
 //!   `cotab` group was refused and moved back out). `<p
 //!   id="developer-warning" role="alert">` says developer mode is on while
-//!   it is (else it is `hidden`).
+//!   it is (else it is `hidden`). While the host is connected, `<p
+//!   id="agents">` names the agents connected to the daemon ("Agents
+//!   connected: ada ×2, cotab-mcp", or "No agent connected").
 //! - One `<li data-tab-id="N" data-url="URL">` per tab of the popup's window,
 //!   holding `<button data-tab-id="N" data-action="share">Share</button>`,
 //!   or `data-action="unshare"` (Unshare) for a shared tab, or a disabled

@@ -51,6 +51,9 @@ pub struct Machine {
     /// the popup only: the extension's own rules use the human-control
     /// flags of `shared`.
     pub holders: BTreeMap<TabId, Holder>,
+    /// The agents the daemon last said are connected, by name; cleared
+    /// when the native link drops. Shown in the popup.
+    pub agents: Vec<String>,
     /// CDP commands in flight, so they can fail at once when their
     /// authority ends.
     pub in_flight: InFlight,
@@ -236,6 +239,7 @@ impl Machine {
         let delay = self.link.disconnected(reason.clone());
         self.in_flight.abort_all("the native link dropped");
         self.holders.clear();
+        self.agents.clear();
         let line = format!(
             "native host {NATIVE_HOST_NAME} disconnected: {reason}; retrying in {delay} ms"
         );
@@ -348,6 +352,7 @@ impl Machine {
             developer_mode,
             last_error: self.link.last_error().map(str::to_owned),
             share_error: self.share_error.clone(),
+            agents: self.agents.clone(),
         }
     }
 

@@ -127,6 +127,10 @@ pub struct PopupState {
         skip_serializing_if = "Option::is_none"
     )]
     pub share_error: Option<String>,
+    /// The agents connected to the daemon now, by name (the daemon's
+    /// `agents` message; empty while the link is down).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<String>,
 }
 
 fn is_none(files: &cotab_shared::reach::LocalFiles) -> bool {
@@ -288,6 +292,7 @@ mod tests {
             developer_mode: true,
             last_error: Some("Specified native messaging host not found.".into()),
             share_error: Some("at most 16 tabs can be shared at once".into()),
+            agents: vec!["bot".into()],
         };
         let golden = json!({"connected":false,"shared":[1,2],"humanControl":[2],
                "controllers":[{"tabId":1,"holder":{"kind":"agent","name":"bot"}},
@@ -296,7 +301,8 @@ mod tests {
                "fileDirs":["/home/ada/site"],
                "developerMode":true,
                "lastError":"Specified native messaging host not found.",
-               "shareError":"at most 16 tabs can be shared at once"});
+               "shareError":"at most 16 tabs can be shared at once",
+               "agents":["bot"]});
         assert_eq!(serde_json::to_value(&state).expect("serialises"), golden);
         assert_eq!(
             serde_json::from_value::<PopupState>(golden).expect("parses"),

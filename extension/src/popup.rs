@@ -16,7 +16,9 @@
 use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
-use crate::popup_model::{error_still_holds, host_detail, rows, Row, RowAction, DEVELOPER_WARNING};
+use crate::popup_model::{
+    agents_line, error_still_holds, host_detail, rows, Row, RowAction, DEVELOPER_WARNING,
+};
 use cotab_shared::TabId;
 use gloo_timers::future::TimeoutFuture;
 use std::cell::{Cell, RefCell};
@@ -38,6 +40,8 @@ struct Ui {
     error: Element,
     /// The developer-mode warning.
     warning: Element,
+    /// Which agents are connected.
+    agents: Element,
     /// The popup's last action and its error, if it failed; shown before
     /// the worker's `shareError` until the action's tab is where it
     /// wanted it.
@@ -69,6 +73,7 @@ pub(crate) fn start() -> Result<(), JsValue> {
         detail: by_id("host-detail")?,
         error: by_id("error")?,
         warning: by_id("developer-warning")?,
+        agents: by_id("agents")?,
         action_error: RefCell::new(None),
         developer: by_id("developer-mode")?.dyn_into::<HtmlInputElement>()?,
         developer_flips: Cell::new(0),
@@ -208,6 +213,7 @@ async fn refresh(ui: &Ui) {
         &ui.detail,
         host_detail(state.connected, state.last_error.as_deref()).as_deref(),
     );
+    show(&ui.agents, agents_line(&state).as_deref());
     show(
         &ui.warning,
         (answered && state.developer_mode).then_some(DEVELOPER_WARNING),

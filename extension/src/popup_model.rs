@@ -181,6 +181,40 @@ pub fn error_still_holds(request: &PopupRequest, state: &PopupState, tabs: &[Chr
     }
 }
 
+/// What the popup says about the agents connected to the daemon: their
+/// names (two sessions of one agent count twice), or that there are
+/// none; nothing while the host is not connected.
+pub fn agents_line(state: &PopupState) -> Option<String> {
+    if !state.connected {
+        return None;
+    }
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for name in &state.agents {
+        match counted.iter_mut().find(|(n, _)| *n == name.as_str()) {
+            Some((_, count)) => *count += 1,
+            None => counted.push((name.as_str(), 1)),
+        }
+    }
+    Some(match counted.as_slice() {
+        [] => "No agent connected".to_owned(),
+        list => {
+            let names: Vec<String> = list
+                .iter()
+                .map(|(name, count)| match count {
+                    1 => (*name).to_owned(),
+                    n => format!("{name} ×{n}"),
+                })
+                .collect();
+            let noun = if state.agents.len() == 1 {
+                "Agent"
+            } else {
+                "Agents"
+            };
+            format!("{noun} connected: {}", names.join(", "))
+        }
+    })
+}
+
 /// The warning the popup shows while developer mode is on.
 pub const DEVELOPER_WARNING: &str =
     "Developer mode is on: agents can run JavaScript and raw CDP in the shared tabs.";
@@ -207,6 +241,21 @@ pub fn host_detail(connected: bool, last_error: Option<&str>) -> Option<String> 
 mod tests {
     use super::*;
     use cotab_shared::native::TabControl;
+
+    #[test]
+    fn the_connected_agents_are_named_and_counted() {
+        let mut state = PopupState::default();
+        assert_eq!(agents_line(&state), None, "no host, no word on agents");
+        state.connected = true;
+        assert_eq!(agents_line(&state).as_deref(), Some("No agent connected"));
+        state.agents = vec!["ada".into()];
+        assert_eq!(agents_line(&state).as_deref(), Some("Agent connected: ada"));
+        state.agents = vec!["ada".into(), "ada".into(), "cotab-mcp".into()];
+        assert_eq!(
+            agents_line(&state).as_deref(),
+            Some("Agents connected: ada ×2, cotab-mcp")
+        );
+    }
 
     #[test]
     fn an_action_error_is_dropped_once_the_tab_is_where_the_action_wanted_it() {

@@ -276,7 +276,9 @@ mod tests {
             let frame = out.recv().await.expect("a message");
             match serde_json::from_slice::<HostToExtension>(&frame).expect("ours") {
                 HostToExtension::Request { id, .. } => break id,
-                HostToExtension::Controllers { .. } | HostToExtension::Policy { .. } => {}
+                HostToExtension::Controllers { .. }
+                | HostToExtension::Agents { .. }
+                | HostToExtension::Policy { .. } => {}
                 other => panic!("unexpected: {other:?}"),
             }
         };

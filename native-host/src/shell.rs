@@ -230,6 +230,9 @@ impl Shell {
                     self.lane
                         .send_oneway(&HostToExtension::Controllers { tabs });
                 }
+                Effect::Agents(names) => {
+                    self.lane.send_oneway(&HostToExtension::Agents { names });
+                }
                 Effect::Undo(cmd) => self.send_undo(cmd.tab, cmd.method, cmd.params),
             }
         }

@@ -39,6 +39,8 @@ pub(crate) const WORDS: &[&str] = &[
     "humanControl",
     "welcome",
     "socketOffer",
+    "agents",
+    "names",
     "socketSwitched",
     "socketOpen",
     "controllers",

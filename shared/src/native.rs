@@ -83,6 +83,13 @@ pub enum HostToExtension {
         /// Controllers of shared tabs.
         tabs: Vec<TabControl>,
     },
+    /// The names of the agents connected now (one per session bound to a
+    /// connection, sorted), sent after each hello and whenever it
+    /// changes, so the popup can show them.
+    Agents {
+        /// Their names from `session.hello`.
+        names: Vec<String>,
+    },
     /// What the person's host config lets agents reach besides web pages,
     /// sent after each hello and whenever the config changes: the local
     /// directories whose files may be shared and driven (`fileDirs`).
@@ -262,6 +269,9 @@ impl<'de> Deserialize<'de> for HostToExtension {
             "controllers" => HostToExtension::Controllers {
                 tabs: t.field("tabs")?,
             },
+            "agents" => HostToExtension::Agents {
+                names: t.field("names")?,
+            },
             "policy" => HostToExtension::Policy {
                 file_dirs: t.field("fileDirs")?,
             },
@@ -280,6 +290,7 @@ impl<'de> Deserialize<'de> for HostToExtension {
                 return Err(t.unknown(&[
                     "welcome",
                     "controllers",
+                    "agents",
                     "policy",
                     "socketOffer",
                     "socketSwitched",

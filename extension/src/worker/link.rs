@@ -49,6 +49,9 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
             worker.state.borrow_mut().controllers(tabs);
             toolbar::refresh(worker);
         }
+        Ok(HostToExtension::Agents { names }) => {
+            worker.state.borrow_mut().agents = names;
+        }
         Ok(HostToExtension::Policy { file_dirs }) => {
             let effects = worker.state.borrow_mut().policy(file_dirs);
             announce::apply(worker, effects);

@@ -196,6 +196,7 @@ impl Core {
         self.on_lane_lost();
         self.lane_online = true;
         self.publish_controllers(true);
+        self.publish_agents(true);
         self.effects
             .push(Effect::NotifyAll(AgentEvent::LaneOnline {}));
     }
@@ -229,6 +230,7 @@ impl Core {
                 }));
         }
         self.last_controllers = None;
+        self.last_agents = None;
         if was_online {
             self.effects
                 .push(Effect::NotifyAll(AgentEvent::LaneOffline {}));
@@ -261,6 +263,19 @@ impl Core {
                 },
             })
             .collect()
+    }
+
+    /// Tells the extension which agents are connected, when that changed
+    /// (or always, with `force`), while the lane is online.
+    pub(super) fn publish_agents(&mut self, force: bool) {
+        if !self.lane_online {
+            return;
+        }
+        let now = self.connected_agents();
+        if force || self.last_agents.as_ref() != Some(&now) {
+            self.last_agents = Some(now.clone());
+            self.effects.push(Effect::Agents(now));
+        }
     }
 
     pub(super) fn publish_controllers(&mut self, force: bool) {

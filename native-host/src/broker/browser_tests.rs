@@ -1,10 +1,12 @@
 //! Tests of the browser side of the broker core ([`super::browser`]): the
-//! shared list and the lane as agents are told of them, the connections
+//! shared list and the lane as agents are told of them, who controls each
+//! tab and which agents are connected as the extension is told, the connections
 //! notifications reach, the lane's loss, and blocked targets.
 
 use super::tests::*;
 use super::*;
 use cotab_shared::controller::RevokeReason as R;
+use cotab_shared::native::Holder;
 use cotab_shared::Ticket;
 use std::time::Instant;
 
@@ -167,4 +169,90 @@ fn a_tab_a_shared_page_opened_is_told_to_the_sessions_on_its_opener() {
         .take_effects()
         .iter()
         .all(|e| !matches!(e, Effect::Notify(_, AgentEvent::TabOpened(_)))));
+}
+
+/// The `Agents` effects in `effects`.
+fn agents_told(effects: &[Effect]) -> Vec<Vec<String>> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Agents(names) => Some(names.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_connected_agents_are_told_when_they_change_and_on_hello() {
+    let mut c = Core::default();
+    let a = c.hello(A, "alpha".into(), Ticket("ta".into()));
+    assert!(agents_told(&c.take_effects()).is_empty(), "no lane");
+    c.on_lane_online();
+    assert_eq!(
+        agents_told(&c.take_effects()),
+        vec![vec!["alpha".to_owned()]]
+    );
+    let _b = c.hello(B, "beta".into(), Ticket("tb".into()));
+    assert_eq!(
+        agents_told(&c.take_effects()),
+        vec![vec!["alpha".to_owned(), "beta".to_owned()]]
+    );
+    // Nothing changed: nothing said.
+    c.tick(Instant::now());
+    assert!(agents_told(&c.take_effects()).is_empty());
+    // A session whose connection dropped is no longer connected; its
+    // resume brings it back; `bye` ends it.
+    let now = Instant::now();
+    c.unbind(a, A, now);
+    assert_eq!(
+        agents_told(&c.take_effects()),
+        vec![vec!["beta".to_owned()]]
+    );
+    let resumed = c
+        .resume(ConnId(3), &Ticket("ta".into()), now)
+        .expect("resumes");
+    assert_eq!(
+        agents_told(&c.take_effects()),
+        vec![vec!["alpha".to_owned(), "beta".to_owned()]]
+    );
+    assert!(c.bye(resumed, ConnId(3)));
+    assert_eq!(
+        agents_told(&c.take_effects()),
+        vec![vec!["beta".to_owned()]]
+    );
+    // A new lane hears the list at once.
+    c.on_lane_lost();
+    c.take_effects();
+    c.on_lane_online();
+    assert_eq!(
+        agents_told(&c.take_effects()),
+        vec![vec!["beta".to_owned()]]
+    );
+}
+
+#[test]
+fn controllers_are_published_on_every_change_and_on_hello() {
+    let mut c = Core::default();
+    c.on_shared(&[tab(1, false)]);
+    assert!(
+        actions(c.take_effects()).is_empty(),
+        "no lane, nothing to tell"
+    );
+    c.on_lane_online();
+    assert_eq!(
+        actions(c.take_effects()),
+        vec![Effect::Controllers(vec![TabControl {
+            tab_id: TabId(1),
+            holder: Holder::Nobody
+        }])]
+    );
+    let s = c.hello(A, "alpha".into(), Ticket("t".into()));
+    c.select(s, A, TabId(1)).expect("select");
+    c.acquire(s, A).expect("acquire");
+    assert!(matches!(
+        &actions(c.take_effects())[..],
+        [Effect::Controllers(_)]
+    ));
+    c.release_control(s, A).expect("release");
+    assert!(matches!(&c.take_effects()[..], [Effect::Controllers(_)]));
 }

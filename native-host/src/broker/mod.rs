@@ -163,6 +163,9 @@ pub enum Effect {
     NotifyAll(AgentEvent),
     /// Tell the extension who controls each shared tab.
     Controllers(Vec<TabControl>),
+    /// Tell the extension which agents are connected (their names,
+    /// sorted), for the popup.
+    Agents(Vec<String>),
     /// Undo what agents set on a tab's page (class `Release`, so it runs
     /// while the person controls it); a failure is logged.
     Undo(UndoCmd),
@@ -238,6 +241,8 @@ pub struct Core {
     next_frame: u64,
     nav_clock: u64,
     last_controllers: Option<Vec<TabControl>>,
+    /// The connected agents as last told to the extension.
+    last_agents: Option<Vec<String>>,
     effects: Vec<Effect>,
 }
 
@@ -266,6 +271,7 @@ impl Core {
             next_frame: 1,
             nav_clock: 0,
             last_controllers: None,
+            last_agents: None,
             effects: Vec::new(),
         }
     }

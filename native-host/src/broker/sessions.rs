@@ -82,6 +82,7 @@ impl Core {
                 snapshots: BTreeMap::new(),
             },
         );
+        self.publish_agents(false);
         id
     }
 
@@ -100,6 +101,7 @@ impl Core {
         if let Some(s) = self.sessions.get_mut(&id) {
             s.connection = Connection::Bound(conn);
         }
+        self.publish_agents(false);
         Some(id)
     }
 
@@ -157,6 +159,7 @@ impl Core {
             return false;
         }
         self.remove_session(sid, RevokeReason::SessionEnded);
+        self.publish_agents(false);
         true
     }
 
@@ -221,6 +224,21 @@ impl Core {
                 self.remove_session(id, RevokeReason::Disconnected);
             }
         }
+        // An unbound session is no longer a connected agent.
+        self.publish_agents(false);
+    }
+
+    /// The names of the agents connected now (sessions bound to a
+    /// connection), sorted, one per session.
+    pub fn connected_agents(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .sessions
+            .values()
+            .filter(|s| matches!(s.connection, Connection::Bound(_)))
+            .map(|s| s.agent.clone())
+            .collect();
+        names.sort();
+        names
     }
 
     /// Number of sessions (bound and unbound).

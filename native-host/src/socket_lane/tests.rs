@@ -115,7 +115,9 @@ async fn next_native(out: &mut mpsc::UnboundedReceiver<Bytes>) -> HostToExtensio
     loop {
         let frame = out.recv().await.expect("a message");
         match serde_json::from_slice::<HostToExtension>(&frame).expect("ours") {
-            HostToExtension::Controllers { .. } | HostToExtension::Policy { .. } => {}
+            HostToExtension::Controllers { .. }
+            | HostToExtension::Agents { .. }
+            | HostToExtension::Policy { .. } => {}
             other => return other,
         }
     }
@@ -199,7 +201,9 @@ async fn the_lane_moves_to_the_socket_in_order_and_ends_with_it() {
         };
         match serde_json::from_str::<HostToExtension>(&text).expect("ours") {
             HostToExtension::Request { id, .. } => break id,
-            HostToExtension::Controllers { .. } | HostToExtension::Policy { .. } => {}
+            HostToExtension::Controllers { .. }
+            | HostToExtension::Agents { .. }
+            | HostToExtension::Policy { .. } => {}
             other => panic!("unexpected: {other:?}"),
         }
     };

@@ -457,6 +457,8 @@ async fn serve(
             // The fake stays on native messaging: it never opens the
             // offered WebSocket, so it never hears of a switch.
             HostToExtension::SocketOffer { .. } => continue,
+            // Which agents are connected: for the popup only.
+            HostToExtension::Agents { .. } => continue,
             HostToExtension::SocketSwitched { .. } => panic!("a switch never asked for"),
         };
         // The test may have stopped listening; recording is best effort.

@@ -230,6 +230,12 @@ fn request_golden() {
         json!({"type":"socketSwitched","accepted":false}),
     );
     round_trip(&ExtensionToHost::SocketOpen, json!({"type":"socketOpen"}));
+    round_trip(
+        &HostToExtension::Agents {
+            names: vec!["ada".into(), "cotab-mcp".into()],
+        },
+        json!({"type":"agents","names":["ada","cotab-mcp"]}),
+    );
     // A port past u16 is refused, not truncated.
     assert!(serde_json::from_value::<HostToExtension>(
         json!({"type":"socketOffer","port":70000,"token":"t"})

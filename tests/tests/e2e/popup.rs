@@ -1,6 +1,6 @@
 //! The popup as the person sees it, rendered by the real browser in each
-//! state: a shared tab with its url and nobody in control, an agent in
-//! control, developer mode on (its warning), the person in control, and
+//! state: a shared tab with its url and nobody in control, the agents
+//! connected, an agent in control, developer mode on (its warning), the person in control, and
 //! an action's error, dropped once it no longer holds. Each state is
 //! captured to `target/e2e-shots/popup-*.png` (to look at) and checked on
 //! the pixels: what must show is inside the popup's viewport, at its size,
@@ -130,6 +130,13 @@ async fn the_popup_shows_each_state_on_screen() -> anyhow::Result<()> {
         Value::Null,
     )
     .await?;
+    popup_shows(
+        &browser,
+        &popup,
+        "document.getElementById('agents').textContent",
+        json!("No agent connected"),
+    )
+    .await?;
     shot(&browser, &popup, "shared").await?;
 
     // An agent takes control: the popup names it.
@@ -149,7 +156,25 @@ async fn the_popup_shows_each_state_on_screen() -> anyhow::Result<()> {
     )
     .await?;
     on_screen(&browser, &popup, &li(tab, ".controller")).await?;
+    // The popup names who is connected, and counts a second session.
+    let second = browser.agent("ada").await?;
+    popup_shows(
+        &browser,
+        &popup,
+        "document.getElementById('agents').textContent",
+        json!("Agents connected: ada ×2"),
+    )
+    .await?;
+    on_screen(&browser, &popup, "#agents").await?;
     shot(&browser, &popup, "agent").await?;
+    drop(second);
+    popup_shows(
+        &browser,
+        &popup,
+        "document.getElementById('agents').textContent",
+        json!("Agent connected: ada"),
+    )
+    .await?;
 
     // Developer mode on: the warning shows, red, inside the popup.
     browser.set_developer_mode(&page, true).await?;
