@@ -199,24 +199,21 @@ async fn parse_browser_frame(
     parsed.map_err(|e| (len, e))
 }
 
+/// An in-memory browser connection for tests.
 #[cfg(test)]
-mod tests {
+pub(crate) mod testing {
     use super::*;
-    use crate::broker::CoreConfig;
-    use cotab_shared::controller::LaneState;
-    use cotab_shared::native::Command;
-    use cotab_shared::EXTENSION_ID;
-    use serde_json::json;
     use std::convert::Infallible;
     use std::pin::Pin;
-    use tokio::time::Instant;
 
-    type Incoming = mpsc::UnboundedSender<Result<BytesMut, Infallible>>;
-    type Outgoing = mpsc::UnboundedReceiver<Bytes>;
+    /// What the test sends as the extension.
+    pub(crate) type Incoming = mpsc::UnboundedSender<Result<BytesMut, Infallible>>;
+    /// What the connection sent.
+    pub(crate) type Outgoing = mpsc::UnboundedReceiver<Bytes>;
 
     /// An in-memory transport: what the test sends is the extension's;
     /// what the connection sends arrives in the receiver.
-    fn transport() -> (
+    pub(crate) fn transport() -> (
         Incoming,
         impl Stream<Item = Result<BytesMut, Infallible>> + Unpin,
         impl Sink<Bytes, Error = Infallible> + Unpin + Send + 'static,
@@ -236,6 +233,20 @@ mod tests {
         ));
         (in_tx, incoming, outgoing, out_rx)
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::CoreConfig;
+    use cotab_shared::controller::LaneState;
+    use cotab_shared::native::Command;
+    use cotab_shared::EXTENSION_ID;
+    use serde_json::json;
+    use std::convert::Infallible;
+    use tokio::time::Instant;
+
+    use testing::transport;
 
     fn message(v: serde_json::Value) -> Result<BytesMut, Infallible> {
         Ok(BytesMut::from(v.to_string().as_bytes()))

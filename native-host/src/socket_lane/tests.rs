@@ -5,41 +5,16 @@
 
 use super::*;
 use crate::broker::CoreConfig;
+use crate::browser_conn::testing::transport as native;
 use cotab_shared::controller::{LaneState, LaneTransport};
 use cotab_shared::native::{Command, ExtensionToHost, HostToExtension};
 use cotab_shared::{EXTENSION_ID, NATIVE_PROTOCOL_VERSION};
-use futures_util::{Sink, Stream};
 use serde_json::json;
 use std::convert::Infallible;
-use std::pin::Pin;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
 use tokio_tungstenite::WebSocketStream;
-
-type Incoming = mpsc::UnboundedSender<Result<BytesMut, Infallible>>;
-
-/// An in-memory native link: what the test sends is the extension's.
-fn native() -> (
-    Incoming,
-    impl Stream<Item = Result<BytesMut, Infallible>> + Unpin,
-    impl Sink<Bytes, Error = Infallible> + Unpin + Send + 'static,
-    mpsc::UnboundedReceiver<Bytes>,
-) {
-    let (in_tx, in_rx) = mpsc::unbounded_channel();
-    let incoming = Box::pin(futures_util::stream::unfold(in_rx, |mut rx| async move {
-        rx.recv().await.map(|m| (m, rx))
-    }));
-    let (out_tx, out_rx) = mpsc::unbounded_channel::<Bytes>();
-    let outgoing: Pin<Box<_>> = Box::pin(futures_util::sink::unfold(
-        out_tx,
-        |tx, frame: Bytes| async move {
-            let _ = tx.send(frame);
-            Ok::<_, Infallible>(tx)
-        },
-    ));
-    (in_tx, incoming, outgoing, out_rx)
-}
 
 fn message(v: &ExtensionToHost) -> Result<BytesMut, Infallible> {
     Ok(BytesMut::from(
@@ -123,10 +98,17 @@ async fn next_native(out: &mut mpsc::UnboundedReceiver<Bytes>) -> HostToExtensio
     }
 }
 
-#[tokio::test]
-async fn the_lane_moves_to_the_socket_in_order_and_ends_with_it() {
-    let shutdown = CancellationToken::new();
-    let (shell, port) = daemon(&shutdown).await;
+/// A native connection served by `shell` that said hello and was
+/// welcomed: what the test sends as the extension, what the daemon sent
+/// after the welcome, and the connection's task.
+async fn welcomed(
+    shell: &Arc<Shell>,
+    shutdown: &CancellationToken,
+) -> (
+    crate::browser_conn::testing::Incoming,
+    crate::browser_conn::testing::Outgoing,
+    tokio::task::JoinHandle<()>,
+) {
     let (tx, incoming, outgoing, mut out) = native();
     let served = tokio::spawn(browser_conn::serve(
         shell.clone(),
@@ -139,6 +121,14 @@ async fn the_lane_moves_to_the_socket_in_order_and_ends_with_it() {
         next_native(&mut out).await,
         HostToExtension::Welcome { .. }
     ));
+    (tx, out, served)
+}
+
+#[tokio::test]
+async fn the_lane_moves_to_the_socket_in_order_and_ends_with_it() {
+    let shutdown = CancellationToken::new();
+    let (shell, port) = daemon(&shutdown).await;
+    let (tx, mut out, served) = welcomed(&shell, &shutdown).await;
     let HostToExtension::SocketOffer {
         port: offered,
         token,
@@ -234,18 +224,7 @@ async fn the_lane_moves_to_the_socket_in_order_and_ends_with_it() {
 async fn a_worker_that_says_its_socket_opened_when_none_waits_stays_on_native_messaging() {
     let shutdown = CancellationToken::new();
     let (shell, _port) = daemon(&shutdown).await;
-    let (tx, incoming, outgoing, mut out) = native();
-    let _served = tokio::spawn(browser_conn::serve(
-        shell.clone(),
-        incoming,
-        outgoing,
-        shutdown.clone(),
-    ));
-    tx.send(hello()).expect("send");
-    assert!(matches!(
-        next_native(&mut out).await,
-        HostToExtension::Welcome { .. }
-    ));
+    let (tx, mut out, _served) = welcomed(&shell, &shutdown).await;
     assert!(matches!(
         next_native(&mut out).await,
         HostToExtension::SocketOffer { .. }
@@ -264,18 +243,7 @@ async fn a_worker_that_says_its_socket_opened_when_none_waits_stays_on_native_me
 async fn without_a_socket_no_offer_is_made() {
     let shell = Arc::new(Shell::new(Duration::from_secs(5), CoreConfig::default()));
     let shutdown = CancellationToken::new();
-    let (tx, incoming, outgoing, mut out) = native();
-    let _served = tokio::spawn(browser_conn::serve(
-        shell.clone(),
-        incoming,
-        outgoing,
-        shutdown.clone(),
-    ));
-    tx.send(hello()).expect("send");
-    assert!(matches!(
-        next_native(&mut out).await,
-        HostToExtension::Welcome { .. }
-    ));
+    let (_tx, mut out, _served) = welcomed(&shell, &shutdown).await;
     // The next thing is a request, not an offer.
     let lane = shell.lane.clone();
     let far = Instant::now() + Duration::from_secs(5);
