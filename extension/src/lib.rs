@@ -67,6 +67,10 @@
 //! - A shared tab whose page agents may not use also holds `<span
 //!   class="suspended" data-tab-id="N">` reading "Agents paused: local
 //!   file" (or extension page, browser page …).
+//! - A tab cotab stopped sharing by itself (the browser took its debugger
+//!   away: a browser page, the debugging bar cancelled) holds `<span
+//!   class="unshared" data-tab-id="N">` reading "Unshared by cotab: …"
+//!   until it is shared again or closed.
 //! - `<input type="checkbox" id="developer-mode"
 //!   data-action="developer-mode">`, labelled "Developer mode (lets agents
 //!   run JavaScript and raw CDP)": checked when `developerMode` is `true` in

@@ -13,7 +13,7 @@ use crate::effect::Effect;
 use crate::fronts::Fronts;
 use crate::held::HeldInput;
 use crate::link_state::Link;
-use crate::messages::{PopupState, Suspended};
+use crate::messages::{PopupState, Suspended, Unshared};
 use crate::page_state::{Change, Pages, TRACKED_EVENTS};
 use crate::state::{NotShared, SharedSet};
 use crate::tab_facts::TabFacts;
@@ -39,6 +39,21 @@ const DIALOG_OPENING: &str = "Page.javascriptDialogOpening";
 /// The CDP events noted in [`TabFacts`], from any attached tab.
 const NOTED_EVENTS: [&str; 3] = [TARGET_CRASHED, TARGET_RELOADED_AFTER_CRASH, DIALOG_OPENING];
 
+/// How many tabs' unshare notes the worker keeps.
+const MAX_UNSHARED_NOTES: usize = 16;
+
+/// What the popup says about a tab the browser's detach (`reason`)
+/// unshared.
+fn unshared_why(reason: &str) -> String {
+    match reason {
+        "canceled_by_user" => "the browser's debugging bar was cancelled".to_owned(),
+        // A tab that closed has no row; one that is still there went to a
+        // page the browser lets no extension debug.
+        TARGET_CLOSED => "the tab went to a page the browser keeps from extensions".to_owned(),
+        other => format!("the browser detached it ({other})"),
+    }
+}
+
 /// Everything the worker keeps that is not a handle on the browser.
 #[derive(Debug, Default)]
 pub struct Machine {
@@ -54,6 +69,10 @@ pub struct Machine {
     /// The agents the daemon last said are connected, by name; cleared
     /// when the native link drops. Shown in the popup.
     pub agents: Vec<String>,
+    /// Tabs unshared because the browser detached cotab's debugger, and
+    /// why (the newest last, at most [`MAX_UNSHARED_NOTES`]); a tab's note
+    /// goes when it closes or is shared again. Shown in the popup.
+    pub unshared: Vec<(TabId, String)>,
     /// CDP commands in flight, so they can fail at once when their
     /// authority ends.
     pub in_flight: InFlight,
@@ -77,6 +96,7 @@ impl Machine {
     /// `chrome.tabs.onRemoved`: the tab's commands fail, what its page held
     /// is gone with it, and a shared tab's share ends.
     pub fn tab_removed(&mut self, tab: TabId) -> Vec<Effect> {
+        self.unshared.retain(|(t, _)| *t != tab);
         self.fronts.closed(tab);
         let shared = self.shared.on_removed(tab);
         self.pages.forget(tab);
@@ -99,6 +119,11 @@ impl Machine {
         if shared.is_empty() {
             return shared;
         }
+        self.unshared.retain(|(t, _)| *t != tab);
+        if self.unshared.len() >= MAX_UNSHARED_NOTES {
+            self.unshared.remove(0);
+        }
+        self.unshared.push((tab, unshared_why(reason)));
         let mut out = Vec::new();
         self.page_gone(tab, "the debugger was detached", &mut out);
         self.pages.forget(tab);
@@ -353,6 +378,15 @@ impl Machine {
             last_error: self.link.last_error().map(str::to_owned),
             share_error: self.share_error.clone(),
             agents: self.agents.clone(),
+            unshared: self
+                .unshared
+                .iter()
+                .filter(|(tab, _)| !self.shared.contains(*tab))
+                .map(|(tab_id, why)| Unshared {
+                    tab_id: *tab_id,
+                    why: why.clone(),
+                })
+                .collect(),
         }
     }
 

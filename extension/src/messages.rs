@@ -131,6 +131,11 @@ pub struct PopupState {
     /// `agents` message; empty while the link is down).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<String>,
+    /// Tabs of the window cotab stopped sharing by itself (the browser
+    /// took its debugger away), and why, until they are shared again or
+    /// closed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unshared: Vec<Unshared>,
 }
 
 fn is_none(files: &cotab_shared::reach::LocalFiles) -> bool {
@@ -145,6 +150,17 @@ pub struct Suspended {
     pub tab_id: TabId,
     /// What its page is.
     pub blocked: cotab_shared::reach::Blocked,
+}
+
+/// A tab cotab stopped sharing without the person asking
+/// ([`PopupState::unshared`]), and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unshared {
+    /// The tab, no longer shared.
+    #[serde(rename = "tabId")]
+    pub tab_id: TabId,
+    /// Why, as the popup says it.
+    pub why: String,
 }
 
 /// The answer to a share or unshare request.
@@ -293,6 +309,10 @@ mod tests {
             last_error: Some("Specified native messaging host not found.".into()),
             share_error: Some("at most 16 tabs can be shared at once".into()),
             agents: vec!["bot".into()],
+            unshared: vec![Unshared {
+                tab_id: TabId(3),
+                why: "the browser's debugging bar was cancelled".into(),
+            }],
         };
         let golden = json!({"connected":false,"shared":[1,2],"humanControl":[2],
                "controllers":[{"tabId":1,"holder":{"kind":"agent","name":"bot"}},
@@ -302,7 +322,8 @@ mod tests {
                "developerMode":true,
                "lastError":"Specified native messaging host not found.",
                "shareError":"at most 16 tabs can be shared at once",
-               "agents":["bot"]});
+               "agents":["bot"],
+               "unshared":[{"tabId":3,"why":"the browser's debugging bar was cancelled"}]});
         assert_eq!(serde_json::to_value(&state).expect("serialises"), golden);
         assert_eq!(
             serde_json::from_value::<PopupState>(golden).expect("parses"),

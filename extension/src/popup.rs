@@ -296,6 +296,13 @@ fn render(ui: &Ui, rows: &[Row]) -> Result<(), JsValue> {
             button.set_text_content(Some(control.action.label()));
             li.append_child(&button)?;
         }
+        if let Some(why) = &row.unshared {
+            let note = ui.document.create_element("span")?;
+            note.set_attribute("class", "unshared")?;
+            note.set_attribute("data-tab-id", &id)?;
+            note.set_text_content(Some(why));
+            li.append_child(&note)?;
+        }
         if let Some(why) = &row.suspended {
             let note = ui.document.create_element("span")?;
             note.set_attribute("class", "suspended")?;

@@ -105,6 +105,9 @@ pub struct Row {
     pub control: Option<ControlRow>,
     /// For a shared tab agents are paused on: the sentence that says why.
     pub suspended: Option<String>,
+    /// For a tab cotab stopped sharing by itself: the sentence that says
+    /// why.
+    pub unshared: Option<String>,
 }
 
 /// The rows for `tabs`, given the worker's state. Tabs without an id are
@@ -150,6 +153,10 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
                 .iter()
                 .find(|s| s.tab_id == tab_id)
                 .map(|s| format!("Agents paused: {}", s.blocked.reason()));
+            let unshared = (!shared)
+                .then(|| state.unshared.iter().find(|u| u.tab_id == tab_id))
+                .flatten()
+                .map(|u| format!("Unshared by cotab: {}", u.why));
             Some(Row {
                 tab_id,
                 url,
@@ -157,6 +164,7 @@ pub fn rows(tabs: &[ChromeTab], state: &PopupState) -> Vec<Row> {
                 action,
                 control,
                 suspended,
+                unshared,
             })
         })
         .collect()

@@ -397,3 +397,33 @@ fn the_popup_sees_who_controls_what_and_no_request_comes_from_a_shared_tab() {
     );
     assert!(m.refuses_popup_in(TabId(9)), "a tab being shared");
 }
+
+#[test]
+fn a_tab_the_browser_unshared_says_why_until_it_closes_or_is_shared_again() {
+    let mut m = sharing(&[T, U]);
+    m.detached(T, "canceled_by_user");
+    m.detached(U, TARGET_CLOSED);
+    let state = m.popup_state(false);
+    assert_eq!(
+        state.unshared,
+        vec![
+            Unshared {
+                tab_id: T,
+                why: "the browser's debugging bar was cancelled".into()
+            },
+            Unshared {
+                tab_id: U,
+                why: "the tab went to a page the browser keeps from extensions".into()
+            },
+        ]
+    );
+    // Shared again: its old note is not shown (the worker also drops it).
+    m.shared.begin_share(T).expect("room");
+    m.shared.finish_share(T, true);
+    assert_eq!(m.popup_state(false).unshared.len(), 1);
+    m.tab_removed(U);
+    assert!(m.popup_state(false).unshared.is_empty());
+    // A detach of a tab that was not shared says nothing.
+    m.detached(TabId(9), "canceled_by_user");
+    assert!(m.popup_state(false).unshared.is_empty());
+}

@@ -88,8 +88,13 @@ pub(crate) async fn share_tab(
         .finish_share(tab, attached.is_ok());
     announce::apply(worker, effects);
     attached?;
-    // A tab is shared: the refusal of an earlier drag is history.
-    worker.state.borrow_mut().share_error = None;
+    // A tab is shared: the refusal of an earlier drag is history, and so
+    // is why cotab unshared this one before.
+    {
+        let mut state = worker.state.borrow_mut();
+        state.share_error = None;
+        state.unshared.retain(|(t, _)| *t != tab);
+    }
     Ok(())
 }
 

@@ -259,3 +259,46 @@ async fn the_popup_shows_each_state_on_screen() -> anyhow::Result<()> {
     .await?;
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_cotab_unshared_by_itself_says_why_until_it_is_shared_again() -> anyhow::Result<()> {
+    let (browser, page, tab) = crate::shared_fixture().await?;
+    // The person goes to a browser page: the browser takes cotab's
+    // debugger away, and the tab is no longer shared.
+    browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "Page.navigate",
+            json!({"url": "chrome://version"}),
+        )
+        .await?;
+    let popup = browser.open_popup().await?;
+    let note = format!(
+        "document.querySelector('li[data-tab-id=\"{}\"] .unshared')?.textContent",
+        tab.0
+    );
+    popup_shows(
+        &browser,
+        &popup,
+        &note,
+        json!("Unshared by cotab: the tab went to a page the browser keeps from extensions"),
+    )
+    .await?;
+    on_screen(
+        &browser,
+        &popup,
+        &format!("li[data-tab-id=\"{}\"] .unshared", tab.0),
+    )
+    .await?;
+    shot(&browser, &popup, "unshared").await?;
+    // Back on a web page and shared again: the note is gone.
+    let url = browser.fixture.url("/");
+    browser
+        .cdp
+        .send_to(Some(&page.session), "Page.navigate", json!({"url": url}))
+        .await?;
+    browser.share(&page, &url).await?;
+    popup_shows(&browser, &popup, &note, Value::Null).await?;
+    Ok(())
+}
