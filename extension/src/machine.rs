@@ -40,7 +40,7 @@ const DIALOG_OPENING: &str = "Page.javascriptDialogOpening";
 const NOTED_EVENTS: [&str; 3] = [TARGET_CRASHED, TARGET_RELOADED_AFTER_CRASH, DIALOG_OPENING];
 
 /// How many tabs' unshare notes the worker keeps.
-const MAX_UNSHARED_NOTES: usize = 16;
+pub const MAX_UNSHARED_NOTES: usize = 16;
 
 /// What the popup says about a tab the browser's detach (`reason`)
 /// unshared.
