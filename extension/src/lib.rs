@@ -51,7 +51,9 @@
 //!   id="developer-warning" role="alert">` says developer mode is on while
 //!   it is (else it is `hidden`). While the host is connected, `<p
 //!   id="agents">` names the agents connected to the daemon ("Agents
-//!   connected: ada ×2, cotab-mcp", or "No agent connected").
+//!   connected: ada ×2, cotab-mcp", or "No agent connected"). `<p
+//!   id="pin-hint">` asks the person to pin cotab's icon while it is not
+//!   on the toolbar (`chrome.action.getUserSettings`), else is `hidden`.
 //! - One `<li data-tab-id="N" data-url="URL">` per tab of the popup's window,
 //!   holding `<button data-tab-id="N" data-action="share">Share</button>`,
 //!   or `data-action="unshare"` (Unshare) for a shared tab, or a disabled

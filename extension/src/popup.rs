@@ -13,11 +13,11 @@
 //! The DOM it writes is the end-to-end tests' contract (see the crate
 //! docs).
 
-use crate::chrome::{error_message, from_js, runtime, tabs, to_js};
+use crate::chrome::{action, error_message, from_js, runtime, tabs, to_js};
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
 use crate::popup_model::{
-    agents_line, error_still_holds, host_detail, rows, Row, RowAction, DEVELOPER_WARNING,
+    agents_line, error_still_holds, host_detail, rows, Row, RowAction, DEVELOPER_WARNING, PIN_HINT,
 };
 use cotab_shared::TabId;
 use gloo_timers::future::TimeoutFuture;
@@ -42,6 +42,8 @@ struct Ui {
     warning: Element,
     /// Which agents are connected.
     agents: Element,
+    /// The hint to pin the icon.
+    pin: Element,
     /// The popup's last action and its error, if it failed; shown before
     /// the worker's `shareError` until the action's tab is where it
     /// wanted it.
@@ -74,6 +76,7 @@ pub(crate) fn start() -> Result<(), JsValue> {
         error: by_id("error")?,
         warning: by_id("developer-warning")?,
         agents: by_id("agents")?,
+        pin: by_id("pin-hint")?,
         action_error: RefCell::new(None),
         developer: by_id("developer-mode")?.dyn_into::<HtmlInputElement>()?,
         developer_flips: Cell::new(0),
@@ -214,6 +217,9 @@ async fn refresh(ui: &Ui) {
         host_detail(state.connected, state.last_error.as_deref()).as_deref(),
     );
     show(&ui.agents, agents_line(&state).as_deref());
+    // Unknown (an older browser): no hint.
+    let pinned = action::is_on_toolbar().await.unwrap_or(true);
+    show(&ui.pin, (!pinned).then_some(PIN_HINT));
     show(
         &ui.warning,
         (answered && state.developer_mode).then_some(DEVELOPER_WARNING),

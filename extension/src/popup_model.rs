@@ -223,6 +223,11 @@ pub fn agents_line(state: &PopupState) -> Option<String> {
     })
 }
 
+/// What the popup asks while cotab's icon is not pinned to the toolbar:
+/// its badge, which says on every tab who has control, shows only there.
+pub const PIN_HINT: &str = "Pin cotab to the toolbar (the puzzle icon, then the pin) to see on \
+     every tab whether an agent has control.";
+
 /// The warning the popup shows while developer mode is on.
 pub const DEVELOPER_WARNING: &str =
     "Developer mode is on: agents can run JavaScript and raw CDP in the shared tabs.";

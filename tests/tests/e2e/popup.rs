@@ -137,6 +137,19 @@ async fn the_popup_shows_each_state_on_screen() -> anyhow::Result<()> {
         json!("No agent connected"),
     )
     .await?;
+    // A fresh profile has cotab's icon inside the extensions menu, where
+    // its badge does not show: the popup asks for the pin.
+    popup_shows(
+        &browser,
+        &popup,
+        "document.getElementById('pin-hint').textContent",
+        json!(
+            "Pin cotab to the toolbar (the puzzle icon, then the pin) to see on every tab \
+             whether an agent has control."
+        ),
+    )
+    .await?;
+    on_screen(&browser, &popup, "#pin-hint").await?;
     shot(&browser, &popup, "shared").await?;
 
     // An agent takes control: the popup names it.
