@@ -14,11 +14,14 @@
 //! already open keep being served meanwhile.
 //!
 //! It does not read or write the connections it hands out; the daemon
-//! checks their peer and serves them.
+//! checks their peer and serves them. Any listener will do
+//! ([`Listener`]): the two Unix sockets, and the lane's loopback
+//! WebSocket.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::{UnixListener, UnixStream};
+use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
@@ -29,21 +32,43 @@ pub const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 /// Failures closer together than this belong to one episode.
 pub const EPISODE_GAP: Duration = Duration::from_secs(1);
 
+/// A listening socket: what [`Acceptor`] accepts on.
+pub trait Listener {
+    /// A connection it accepts.
+    type Stream;
+    /// The next connection; cancel-safe.
+    fn accept_one(&self) -> impl Future<Output = std::io::Result<Self::Stream>> + Send;
+}
+
+impl Listener for UnixListener {
+    type Stream = UnixStream;
+    async fn accept_one(&self) -> std::io::Result<UnixStream> {
+        self.accept().await.map(|(stream, _)| stream)
+    }
+}
+
+impl Listener for TcpListener {
+    type Stream = TcpStream;
+    async fn accept_one(&self) -> std::io::Result<TcpStream> {
+        self.accept().await.map(|(stream, _)| stream)
+    }
+}
+
 /// What [`Acceptor::next`] hands out.
 #[derive(Debug)]
-pub enum Accepted {
+pub enum Accepted<S = UnixStream> {
     /// A connection within the socket's limit; the permit holds its place
     /// until it is dropped with the connection.
-    Conn(UnixStream, OwnedSemaphorePermit),
+    Conn(S, OwnedSemaphorePermit),
     /// A connection past the limit: the caller tells the peer why (if its
     /// protocol can) and closes it.
-    Full(UnixStream),
+    Full(S),
 }
 
 /// One listening socket with its connection limit.
 #[derive(Debug)]
-pub struct Acceptor {
-    listener: UnixListener,
+pub struct Acceptor<L = UnixListener> {
+    listener: L,
     /// The socket's name, for logs.
     name: &'static str,
     slots: Arc<Semaphore>,
@@ -55,10 +80,10 @@ pub struct Acceptor {
     last_failure: Option<Instant>,
 }
 
-impl Acceptor {
+impl<L: Listener> Acceptor<L> {
     /// Accepts on `listener` (named `name` in logs), at most `limit`
     /// connections open at once.
-    pub fn new(listener: UnixListener, name: &'static str, limit: usize) -> Self {
+    pub fn new(listener: L, name: &'static str, limit: usize) -> Self {
         Acceptor {
             listener,
             name,
@@ -71,15 +96,15 @@ impl Acceptor {
 
     /// The next connection. Cancel-safe (it is raced in the daemon's
     /// `select!`): a pause cut short is resumed by the next call, and
-    /// `UnixListener::accept` is cancel-safe itself.
-    pub async fn next(&mut self) -> Accepted {
+    /// the listeners' `accept` is cancel-safe itself.
+    pub async fn next(&mut self) -> Accepted<L::Stream> {
         loop {
             if let Some(until) = self.paused_until {
                 tokio::time::sleep_until(until).await;
                 self.paused_until = None;
             }
-            match self.listener.accept().await {
-                Ok((stream, _)) => {
+            match self.listener.accept_one().await {
+                Ok(stream) => {
                     let ended = self
                         .last_failure
                         .is_some_and(|t| t.elapsed() >= EPISODE_GAP);

@@ -29,6 +29,7 @@
 //! bind failed, `COTAB_SOCKET_LANE=off`, the worker could not connect) the
 //! lane stays on native messaging.
 
+use crate::accept::{Accepted, Acceptor};
 use crate::browser_conn;
 use crate::shell::Shell;
 use crate::socket_offers::SocketOffers;
@@ -37,7 +38,7 @@ use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -55,8 +56,9 @@ pub const LANE_PATH: &str = "/lane/";
 /// How long a connection may take to finish its WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Handshakes in progress at once; more connections wait to be read.
-const HANDSHAKES: usize = 4;
+/// WebSocket connections open at once: the lane's and a few handshakes;
+/// one more is closed unanswered.
+pub const CONNECTIONS: usize = 4;
 
 /// Binds a random port on 127.0.0.1: the listener, and the offers of
 /// its port.
@@ -71,29 +73,31 @@ pub fn enabled_by_env() -> bool {
     std::env::var(SOCKET_LANE_ENV).map_or(true, |v| !v.trim().eq_ignore_ascii_case("off"))
 }
 
-/// Accepts WebSocket connections until `shutdown` fires.
+/// Accepts WebSocket connections until `shutdown` fires: at most
+/// [`CONNECTIONS`] open at once (the lane's socket and handshakes), with
+/// [`crate::accept`]'s pause after a failed `accept()`.
 pub async fn serve(shell: Arc<Shell>, listener: TcpListener, shutdown: CancellationToken) {
-    let handshakes = Arc::new(Semaphore::new(HANDSHAKES));
+    let mut acceptor = Acceptor::new(listener, "lane WebSocket", CONNECTIONS);
     loop {
         let accepted = tokio::select! {
             _ = shutdown.cancelled() => return,
-            a = listener.accept() => a,
+            a = acceptor.next() => a,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                tracing::warn!(error = %e, "accepting a WebSocket connection failed");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
+        match accepted {
+            Accepted::Conn(stream, slot) => {
+                let (shell, shutdown) = (shell.clone(), shutdown.clone());
+                tokio::spawn(async move {
+                    serve_socket(shell, stream, shutdown).await;
+                    drop(slot);
+                });
             }
-        };
-        let Ok(permit) = handshakes.clone().acquire_owned().await else {
-            return;
-        };
-        let (shell, shutdown) = (shell.clone(), shutdown.clone());
-        tokio::spawn(async move {
-            serve_socket(shell, stream, permit, shutdown).await;
-        });
+            Accepted::Full(_) => {
+                tracing::warn!(
+                    limit = CONNECTIONS,
+                    "too many WebSocket connections; closed one"
+                );
+            }
+        }
     }
 }
 
@@ -134,12 +138,7 @@ fn refusal(status: StatusCode, why: &'static str) -> ErrorResponse {
 
 /// One WebSocket connection: the handshake's checks, the wait for its
 /// native connection to switch, then the lane's messages.
-async fn serve_socket(
-    shell: Arc<Shell>,
-    stream: TcpStream,
-    permit: tokio::sync::OwnedSemaphorePermit,
-    shutdown: CancellationToken,
-) {
+async fn serve_socket(shell: Arc<Shell>, stream: TcpStream, shutdown: CancellationToken) {
     let Some(socket) = shell.socket_offers() else {
         return;
     };
@@ -167,7 +166,6 @@ async fn serve_socket(
         tokio_tungstenite::accept_hdr_async_with_config(stream, callback, Some(config)),
     )
     .await;
-    drop(permit);
     let ws = match handshake {
         Ok(Ok(ws)) => ws,
         Ok(Err(e)) => {

@@ -6,7 +6,7 @@ use crate::fixture::Fixture;
 use crate::{binary, extension_dir, wait_for};
 use anyhow::{anyhow, bail, Context, Result};
 use cotab_host::client::Client;
-use cotab_shared::controller::{Empty, Hello, HelloParams, LaneState, Status};
+use cotab_shared::controller::{Empty, Hello, HelloParams, LaneState, LaneTransport, Status};
 use cotab_shared::{TabId, EXTENSION_ID};
 use serde_json::{json, Value};
 use std::fs;
@@ -110,6 +110,19 @@ pub async fn agent_at(socket: &Path, name: &str) -> Result<Client> {
     let mut client = Client::connect(socket).await?;
     client.call::<Hello>(&HelloParams::new(name)).await?;
     Ok(client)
+}
+
+/// Waits until the daemon says `want` carries the lane (`host.status`'s
+/// `laneTransport`), for at most `deadline`.
+pub async fn carried_by(agent: &mut Client, want: LaneTransport, deadline: Duration) -> Result<()> {
+    let clock = crate::Deadline::new("the lane's transport", deadline);
+    loop {
+        let status = agent.call::<Status>(&Empty {}).await?;
+        if status.lane_transport == Some(want) {
+            return Ok(());
+        }
+        clock.next(status.lane_transport).await?;
+    }
 }
 
 /// Starts Chromium on the profile under `root` and connects to it over CDP.

@@ -78,14 +78,7 @@ async fn holding() -> anyhow::Result<Scene> {
 
 /// Waits until the daemon says the WebSocket carries the lane.
 async fn on_the_websocket(agent: &mut Client) -> anyhow::Result<()> {
-    let clock = cotab_e2e::Deadline::new("the lane to move to the WebSocket", DEADLINE);
-    loop {
-        let status = agent.call::<Status>(&Empty {}).await?;
-        if status.lane_transport == Some(LaneTransport::WebSocket) {
-            return Ok(());
-        }
-        clock.next(status).await?;
-    }
+    cotab_e2e::browser::carried_by(agent, LaneTransport::WebSocket, DEADLINE).await
 }
 
 /// Presses `a` and the left button at the frame's centre, and waits for the

@@ -7,11 +7,11 @@
 use base64::Engine as _;
 use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_e2e::fixture::BUTTON_CENTRE;
-use cotab_e2e::{wait_for, Deadline};
+use cotab_e2e::wait_for;
 use cotab_host::client::Client;
 use cotab_shared::controller::{
     Acquire, Capture, CaptureParams, Click, ClickParams, Empty, ImageFormat, LaneTransport,
-    SelectParams, Status, TabsSelect,
+    SelectParams, TabsSelect,
 };
 use cotab_shared::TabId;
 use std::time::Duration;
@@ -20,14 +20,7 @@ const DEADLINE: Duration = Duration::from_secs(20);
 
 /// Waits until the daemon reports `want` as the lane's transport.
 async fn carried_by(agent: &mut Client, want: LaneTransport) -> anyhow::Result<()> {
-    let clock = Deadline::new("the lane's transport", DEADLINE);
-    loop {
-        let status = agent.call::<Status>(&Empty {}).await?;
-        if status.lane_transport == Some(want) {
-            return Ok(());
-        }
-        clock.next(status).await?;
-    }
+    cotab_e2e::browser::carried_by(agent, want, DEADLINE).await
 }
 
 /// Captures a PNG of the page (it must cross the lane whole), clicks

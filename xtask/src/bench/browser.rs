@@ -119,23 +119,15 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
 }
 
 /// What carries the lane once it settled: the WebSocket, unless the
-/// daemon's environment turned it off (`COTAB_SOCKET_LANE=off`), or it
-/// has not moved within a second.
+/// daemon's environment turned it off (`COTAB_SOCKET_LANE=off`).
 async fn lane_transport(agent: &mut Client) -> Result<String> {
     let want = if cotab_host::socket_lane::enabled_by_env() {
         LaneTransport::WebSocket
     } else {
         LaneTransport::NativeMessaging
     };
-    let mut now = None;
-    for _ in 0..100 {
-        now = agent.call::<Status>(&Empty {}).await?.lane_transport;
-        if now == Some(want) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    Ok(now.map_or("none", LaneTransport::as_str).to_owned())
+    cotab_e2e::browser::carried_by(agent, want, Duration::from_secs(5)).await?;
+    Ok(want.as_str().to_owned())
 }
 
 /// One direct CDP command on the page's flat session.
