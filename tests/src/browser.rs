@@ -18,6 +18,14 @@ use std::time::Duration;
 /// How long the harness waits for the browser, the extension or the daemon.
 pub const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
 
+/// How long a starting browser may take to open its DevTools port. A
+/// browser's first start on a fresh machine reads its whole binary and
+/// builds caches, and two tests may start at once.
+const LAUNCH_DEADLINE: Duration = Duration::from_secs(90);
+
+/// How many of the browser's last log lines a failed start reports.
+const LOG_TAIL_LINES: usize = 30;
+
 /// How the browser is started.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
@@ -180,31 +188,41 @@ async fn start_chromium(
         .with_context(|| format!("starting {}", chromium.display()))?;
 
     let port_file = profile.join("DevToolsActivePort");
-    let ws = wait_for(
-        "Chromium's DevToolsActivePort",
-        STARTUP_DEADLINE,
-        || async {
-            let Ok(text) = fs::read_to_string(&port_file) else {
-                return Ok(None);
-            };
-            let mut lines = text.lines();
-            match (lines.next(), lines.next()) {
-                (Some(port), Some(path)) => Ok(Some(format!("ws://127.0.0.1:{port}{path}"))),
-                _ => Ok(None),
-            }
-        },
-    )
+    let ws = wait_for("Chromium's DevToolsActivePort", LAUNCH_DEADLINE, || async {
+        let Ok(text) = fs::read_to_string(&port_file) else {
+            return Ok(None);
+        };
+        let mut lines = text.lines();
+        match (lines.next(), lines.next()) {
+            (Some(port), Some(path)) => Ok(Some(format!("ws://127.0.0.1:{port}{path}"))),
+            _ => Ok(None),
+        }
+    })
     .await;
     let ws = match ws {
         Ok(ws) => ws,
         Err(e) => {
+            let exited = child.try_wait().ok().flatten();
             let _ = child.kill();
             let _ = child.wait();
-            return Err(e);
+            let log = fs::read_to_string(root.join("chromium.log")).unwrap_or_default();
+            return Err(e.context(format!(
+                "the browser {}; the last lines of its log:\n{}",
+                exited.map_or("was still running".to_owned(), |s| format!(
+                    "had exited ({s})"
+                )),
+                log_tail(&log, LOG_TAIL_LINES),
+            )));
         }
     };
     let cdp = Cdp::connect(&ws).await?;
     Ok((child, cdp))
+}
+
+/// The last `lines` lines of `log`.
+fn log_tail(log: &str, lines: usize) -> String {
+    let all: Vec<&str> = log.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 impl Browser {
@@ -729,6 +747,13 @@ mod tests {
         let mut v = parts.join("\0").into_bytes();
         v.push(0);
         v
+    }
+
+    #[test]
+    fn a_failed_start_reports_the_logs_last_lines() {
+        assert_eq!(log_tail("a\nb\nc\n", 2), "b\nc");
+        assert_eq!(log_tail("a", 5), "a");
+        assert_eq!(log_tail("", 5), "");
     }
 
     #[test]

@@ -44,6 +44,47 @@ pub(crate) fn ensure_chromium() -> Result<()> {
     cotab_e2e::browser::chromium_path().map(|_| ())
 }
 
+/// Starts the browser once, headless, and waits for it to print a blank
+/// page: its first start on a fresh machine reads the whole binary from
+/// disk and builds its caches, which should not count against the first
+/// tests' deadlines. A browser that cannot start at all fails here, with
+/// its own message.
+pub(crate) fn warm_chromium() -> Result<()> {
+    let chromium = cotab_e2e::browser::chromium_path()?;
+    let profile = tempfile::Builder::new().prefix("cotab-warm-").tempdir()?;
+    let started = std::time::Instant::now();
+    let out = Command::new("timeout")
+        .arg("180")
+        .arg(&chromium)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", "about:blank"])
+        .output()
+        .with_context(|| format!("starting {}", chromium.display()))?;
+    if !out.status.success() || !String::from_utf8_lossy(&out.stdout).contains("<html") {
+        bail!(
+            "{} did not start ({}): {}",
+            chromium.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    eprintln!(
+        "{} started and printed a page in {:.1} s",
+        chromium.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 fn is_root() -> bool {
     Command::new("id")
         .arg("-u")

@@ -5,6 +5,7 @@
 use crate::build_extension::ensure_wasm_target;
 use crate::setup::{
     cargo, ensure_chromium, ensure_components, ensure_mcp_client, ensure_mcp_python, run,
+    warm_chromium,
 };
 use anyhow::Result;
 use std::path::Path;
@@ -46,6 +47,7 @@ pub(crate) fn run_all(root: &Path) -> Result<()> {
         .env("RUSTDOCFLAGS", "-D warnings"))?;
     crate::build_extension::run(root)?;
     run(cargo(root).args(["build", "-p", "cotab-host", "--bins"]))?;
+    warm_chromium()?;
     run(cargo(root).args(["test", "--workspace"]))?;
     eprintln!("cargo xtask test: all checks passed");
     Ok(())
