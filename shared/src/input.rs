@@ -7,7 +7,7 @@
 //! `input` command's rule that a page holds nothing more after it than
 //! before is [`check_input_events`], which the daemon applies before
 //! sending one and the extension before running one. How one runs is
-//! [`InputPlan`], followed by the extension and the daemon's fakes; the
+//! [`InputPlan`], which the extension follows; the
 //! release of each kind of press ([`key_up`], [`mouse_up`],
 //! [`touch_end`]) is built here for the daemon and the extension alike.
 
@@ -190,98 +190,133 @@ pub fn touch_end() -> Value {
 }
 
 /// How an `input` command's events are run, the one statement of it that
-/// the extension and the fakes of the daemon's tests follow.
+/// the extension follows and its tests check.
 ///
-/// The events go in order, each once the one before answered. The first
-/// failure is the command's answer; after it, only the releases still due
-/// go: those of presses this command handed to the browser, which no other
-/// release has released meanwhile. So the page keeps no press and never
-/// gets a second release. A failure before the first event (the check of
-/// the viewport the command is aimed at, made first) sends nothing. The
-/// answer is the last event's result.
+/// They are handed to the browser in groups, each group at once and in
+/// order, without waiting for the answer of the event before, as
+/// Playwright's client sends a click's move, press and release: the
+/// browser runs them in order, so a click waits once for the page's next
+/// frame, not once per event. A group ends at a release after which the
+/// page holds nothing more: a click's move, press and release are one
+/// group, the second click of a double click the next. The next group goes
+/// once every event of the one before answered, unless something ended
+/// the command meanwhile (a JavaScript dialog opened): as a person's
+/// double click stops at a dialog its first press opens, so does the
+/// agent's.
+///
+/// A press whose handler opens a dialog holds the events behind it in its
+/// group until the dialog closes, and the browser runs them then: its
+/// release still reaches the page.
+///
+/// An event the extension refuses before handing it over (its class, the
+/// tab's state) ends the command: only the releases still due are handed
+/// over after it, those of the presses already handed over, so the page
+/// keeps no press. A failure before the first group (the check of the
+/// viewport the command is aimed at, made first) hands over nothing. The
+/// answer is that refusal or what ended the command, else the first event
+/// in the list's order that failed, else the last event's result.
 #[derive(Debug)]
-pub struct InputPlan<'a, T> {
+pub struct InputPlan<'a> {
     events: &'a [InputEvent],
     next: usize,
+    group_end: usize,
     pressed: Vec<String>,
-    failed: Option<WireError>,
-    last: Option<T>,
+    ended: Option<WireError>,
 }
 
-impl<'a, T> InputPlan<'a, T> {
+impl<'a> InputPlan<'a> {
     /// The plan of `events`, once they pass [`check_input_events`].
-    pub fn new(events: &'a [InputEvent]) -> Result<InputPlan<'a, T>, WireError> {
+    pub fn new(events: &'a [InputEvent]) -> Result<InputPlan<'a>, WireError> {
         check_input_events(events)?;
         Ok(InputPlan {
             events,
             next: 0,
+            group_end: 0,
             pressed: Vec::new(),
-            failed: None,
-            last: None,
+            ended: None,
         })
     }
 
-    /// Ends the command with `error` unless it failed already; only the
-    /// releases still due go from now on.
-    pub fn fail(&mut self, error: WireError) {
-        self.failed.get_or_insert(error);
+    /// Starts the next group; `false` when the command is done. Before
+    /// every group but the first, `interrupted` says whether something
+    /// ended the command while the group before ran.
+    pub fn begin_group(&mut self, interrupted: impl FnOnce() -> Option<WireError>) -> bool {
+        if self.ended.is_some() || self.next >= self.events.len() {
+            return false;
+        }
+        if self.next > 0 {
+            if let Some(error) = interrupted() {
+                self.ended = Some(error);
+                return false;
+            }
+        }
+        let mut held = 0usize;
+        self.group_end = self.events.len();
+        for (i, event) in self.events.iter().enumerate().skip(self.next) {
+            match event.role() {
+                InputRole::Press(_) => held += 1,
+                InputRole::Release(_) => {
+                    held -= 1;
+                    if held == 0 {
+                        self.group_end = i + 1;
+                        break;
+                    }
+                }
+                InputRole::Other => {}
+            }
+        }
+        true
     }
 
-    /// The next event to send, or `None` when the command is done.
-    ///
-    /// Before each event that is not a release, while nothing failed,
-    /// `interrupted` is asked whether something ended the command
-    /// meanwhile (a dialog opened): its error is then the answer. After a
-    /// failure a release is sent only if it is due and `still_held` (the
-    /// caller's own record of held input) says nothing else released it.
-    pub fn next(
-        &mut self,
-        mut interrupted: impl FnMut() -> Option<WireError>,
-        still_held: impl Fn(&InputEvent) -> bool,
-    ) -> Option<&'a InputEvent> {
-        while let Some(event) = self.events.get(self.next) {
+    /// The next event of the group to hand over, or `None` at its end:
+    /// each in turn, and after a refusal only the releases of presses
+    /// handed over.
+    pub fn next_event(&mut self) -> Option<&'a InputEvent> {
+        while self.next < self.group_end {
+            let event = &self.events[self.next];
             self.next += 1;
-            let role = event.role();
-            let release = match &role {
-                InputRole::Release(id) => Some(id),
-                _ => None,
-            };
-            if self.failed.is_none() && release.is_none() {
-                if let Some(error) = interrupted() {
-                    self.failed = Some(error);
-                }
-            }
-            if self.failed.is_none() {
-                return Some(event);
-            }
-            if release.is_some_and(|id| self.pressed.contains(id)) && still_held(event) {
-                return Some(event);
+            match event.role() {
+                _ if self.ended.is_none() => return Some(event),
+                InputRole::Release(id) if self.pressed.contains(&id) => return Some(event),
+                _ => {}
             }
         }
         None
     }
 
-    /// Records what came of `event`, the one [`InputPlan::next`] gave:
-    /// whether it was handed to the browser (a press refused before that
-    /// holds nothing) and its result.
-    pub fn sent(&mut self, event: &InputEvent, handed: bool, result: Result<T, WireError>) {
-        match event.role() {
-            InputRole::Press(id) if handed => self.pressed.push(id),
-            InputRole::Release(id) => self.pressed.retain(|p| *p != id),
-            _ => {}
-        }
-        match result {
-            Ok(value) => self.last = Some(value),
-            Err(e) => self.fail(e),
+    /// Records what came of handing over `event`, the one
+    /// [`InputPlan::next_event`] gave: `Ok` once the browser has it, or the
+    /// refusal that kept it back (which ends the command).
+    pub fn handed(&mut self, event: &InputEvent, result: Result<(), WireError>) {
+        match (event.role(), result) {
+            (InputRole::Press(id), Ok(())) => self.pressed.push(id),
+            (InputRole::Release(id), Ok(())) => self.pressed.retain(|p| *p != id),
+            (_, Ok(())) => {}
+            (_, Err(e)) => {
+                self.ended.get_or_insert(e);
+            }
         }
     }
 
-    /// The command's answer: its first failure, else the last event's
-    /// result.
-    pub fn finish(self) -> Result<Option<T>, WireError> {
-        match self.failed {
+    /// The command's answer from the answers of the events handed over, in
+    /// the order they were handed over.
+    pub fn finish<T>(
+        self,
+        answers: impl IntoIterator<Item = Result<T, WireError>>,
+    ) -> Result<Option<T>, WireError> {
+        let mut last = None;
+        let mut failed = None;
+        for answer in answers {
+            match answer {
+                Ok(value) => last = Some(value),
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        match self.ended.or(failed) {
             Some(e) => Err(e),
-            None => Ok(self.last),
+            None => Ok(last),
         }
     }
 }
@@ -397,108 +432,171 @@ mod tests {
         );
     }
 
-    /// Runs `events` by the plan: each event's outcome from `outcome`, a
-    /// dialog "opening" before the event at `interrupt_at`; the methods and
-    /// types sent, and the answer.
+    /// Hands `events` over by the plan, the one at `refuse_at` refused,
+    /// the command ended before the group that starts at `interrupt_at`;
+    /// the types handed over, group by group, and the answer when each
+    /// event answers `answer`.
+    fn run_groups(
+        events: &[InputEvent],
+        refuse_at: Option<usize>,
+        interrupt_at: Option<usize>,
+        answer: impl Fn(usize) -> Result<usize, WireError>,
+    ) -> (Vec<Vec<String>>, Result<Option<usize>, ErrorKind>) {
+        let mut plan = InputPlan::new(events).expect("valid");
+        let mut groups = Vec::new();
+        let mut answers = Vec::new();
+        let mut at = 0;
+        while plan.begin_group(|| {
+            (interrupt_at == Some(at))
+                .then(|| WireError::new(ErrorKind::DialogOpen, "a dialog opened"))
+        }) {
+            let mut handed = Vec::new();
+            while let Some(event) = plan.next_event() {
+                let i = events
+                    .iter()
+                    .position(|e| std::ptr::eq(e, event))
+                    .expect("ours");
+                at = i + 1;
+                if refuse_at == Some(i) {
+                    plan.handed(event, Err(WireError::new(ErrorKind::HumanHasControl, "no")));
+                    continue;
+                }
+                plan.handed(event, Ok(()));
+                handed.push(event.params["type"].as_str().unwrap_or("").to_owned());
+                answers.push(answer(i));
+            }
+            groups.push(handed);
+        }
+        (groups, plan.finish(answers).map_err(|e| e.kind))
+    }
+
+    /// [`run_groups`], all groups as one list.
     fn run(
         events: &[InputEvent],
-        outcome: impl Fn(usize, &InputEvent) -> Result<usize, WireError>,
-        interrupt_at: Option<usize>,
+        refuse_at: Option<usize>,
+        answer: impl Fn(usize) -> Result<usize, WireError>,
     ) -> (Vec<String>, Result<Option<usize>, ErrorKind>) {
-        let mut plan = InputPlan::new(events).expect("valid");
-        let mut sent = Vec::new();
-        let mut asked = 0;
-        while let Some(event) = plan.next(
-            || {
-                asked += 1;
-                (interrupt_at == Some(asked - 1))
-                    .then(|| WireError::new(ErrorKind::DialogOpen, "a dialog opened"))
-            },
-            |_| true,
-        ) {
-            let i = events
-                .iter()
-                .position(|e| std::ptr::eq(e, event))
-                .expect("ours");
-            sent.push(event.params["type"].as_str().unwrap_or("").to_owned());
-            plan.sent(event, true, outcome(i, event));
+        let (groups, answer) = run_groups(events, refuse_at, None, answer);
+        (groups.concat(), answer)
+    }
+
+    fn fail_at(n: usize) -> impl Fn(usize) -> Result<usize, WireError> {
+        move |i| {
+            if i == n {
+                Err(WireError::new(ErrorKind::CommandFailed, "no"))
+            } else {
+                Ok(i)
+            }
         }
-        (sent, plan.finish().map_err(|e| e.kind))
     }
 
     #[test]
-    fn a_plan_sends_in_order_and_after_a_failure_only_the_releases_due() {
+    fn a_plan_hands_everything_over_and_answers_the_first_failure() {
         let drag = [
             mouse("mouseMoved"),
             mouse("mousePressed"),
             mouse("mouseMoved"),
             mouse("mouseReleased"),
         ];
-        let (sent, answer) = run(&drag, |i, _| Ok(i), None);
-        assert_eq!(
-            sent,
-            ["mouseMoved", "mousePressed", "mouseMoved", "mouseReleased"]
-        );
+        let all = ["mouseMoved", "mousePressed", "mouseMoved", "mouseReleased"];
+        let (handed, answer) = run(&drag, None, Ok);
+        assert_eq!(handed, all);
         assert_eq!(answer, Ok(Some(3)));
-        // The move after the press fails: the release still goes, and the
-        // failure is the answer.
-        let fail_at = |n: usize| {
-            move |i: usize, _: &InputEvent| {
-                if i == n {
-                    Err(WireError::new(ErrorKind::CommandFailed, "no"))
-                } else {
-                    Ok(i)
-                }
-            }
-        };
-        let (sent, answer) = run(&drag, fail_at(2), None);
+        // An event the browser fails: the others were handed over with it,
+        // and the first failure in the list's order is the answer.
+        let (handed, answer) = run(&drag, None, fail_at(2));
+        assert_eq!(handed, all);
+        assert_eq!(answer, Err(ErrorKind::CommandFailed));
+        let (_, answer) = run(&drag, None, |i| match i {
+            1 => Err(WireError::new(ErrorKind::Timeout, "late")),
+            3 => Err(WireError::new(ErrorKind::CommandFailed, "no")),
+            _ => Ok(i),
+        });
         assert_eq!(
-            sent,
-            ["mouseMoved", "mousePressed", "mouseMoved", "mouseReleased"]
+            answer,
+            Err(ErrorKind::Timeout),
+            "the press's failure comes first"
         );
-        assert_eq!(answer, Err(ErrorKind::CommandFailed));
-        // The first move fails: nothing was pressed, nothing more goes.
-        let (sent, answer) = run(&drag, fail_at(0), None);
-        assert_eq!(sent, ["mouseMoved"]);
-        assert_eq!(answer, Err(ErrorKind::CommandFailed));
-        // A dialog opens before the second move: only the release goes.
-        let (sent, answer) = run(&drag, |i, _| Ok(i), Some(2));
-        assert_eq!(sent, ["mouseMoved", "mousePressed", "mouseReleased"]);
-        assert_eq!(answer, Err(ErrorKind::DialogOpen));
     }
 
     #[test]
-    fn a_plan_releases_only_what_was_handed_over_and_is_still_held() {
-        let click = [mouse("mousePressed"), mouse("mouseReleased")];
-        // A press refused before it reached the browser holds nothing.
-        let mut plan: InputPlan<'_, ()> = InputPlan::new(&click).expect("valid");
-        let press = plan.next(|| None, |_| true).expect("the press");
-        plan.sent(
-            press,
-            false,
-            Err(WireError::new(ErrorKind::HumanHasControl, "no")),
-        );
-        assert!(plan.next(|| None, |_| true).is_none());
+    fn a_group_ends_where_the_page_holds_nothing_and_a_dialog_ends_the_rest() {
+        let double = [
+            mouse("mouseMoved"),
+            mouse("mousePressed"),
+            mouse("mouseReleased"),
+            mouse("mousePressed"),
+            mouse("mouseReleased"),
+        ];
+        let (groups, answer) = run_groups(&double, None, None, Ok);
         assert_eq!(
-            plan.finish().map_err(|e| e.kind),
-            Err(ErrorKind::HumanHasControl)
+            groups,
+            [
+                vec!["mouseMoved", "mousePressed", "mouseReleased"],
+                vec!["mousePressed", "mouseReleased"]
+            ]
         );
-        // A press another release already released is not released again.
-        let mut plan: InputPlan<'_, ()> = InputPlan::new(&click).expect("valid");
-        let press = plan.next(|| None, |_| true).expect("the press");
-        plan.sent(press, true, Ok(()));
-        plan.fail(WireError::new(ErrorKind::DialogOpen, "a dialog"));
-        assert!(plan.next(|| None, |_| false).is_none());
-        // A failure before the first event sends nothing.
-        let mut plan: InputPlan<'_, ()> = InputPlan::new(&click).expect("valid");
-        plan.fail(WireError::new(ErrorKind::StaleFrame, "moved"));
-        assert!(plan.next(|| None, |_| true).is_none());
+        assert_eq!(answer, Ok(Some(4)));
+        // A dialog opened while the first click ran: the second is not
+        // handed over, and the dialog is the answer.
+        let (groups, answer) = run_groups(&double, None, Some(3), Ok);
         assert_eq!(
-            plan.finish().map_err(|e| e.kind),
-            Err(ErrorKind::StaleFrame)
+            groups,
+            [vec!["mouseMoved", "mousePressed", "mouseReleased"]]
+        );
+        assert_eq!(answer, Err(ErrorKind::DialogOpen));
+        // A drag and a chord are one group each; a hover is a group alone.
+        let key = |kind: &str| InputEvent::new(KEY_EVENT, json!({"type": kind, "key": "Shift"}));
+        let chord = [
+            key("keyDown"),
+            mouse("mousePressed"),
+            mouse("mouseReleased"),
+            key("keyUp"),
+        ];
+        assert_eq!(run_groups(&chord, None, None, Ok).0.len(), 1);
+        assert_eq!(
+            run_groups(&[mouse("mouseMoved")], None, None, Ok).0,
+            [vec!["mouseMoved"]]
+        );
+    }
+
+    #[test]
+    fn a_refusal_hands_over_only_the_releases_due() {
+        let drag = [
+            mouse("mouseMoved"),
+            mouse("mousePressed"),
+            mouse("mouseMoved"),
+            mouse("mouseReleased"),
+        ];
+        // The move after the press is refused: the release still goes,
+        // and the refusal is the answer.
+        let (handed, answer) = run(&drag, Some(2), Ok);
+        assert_eq!(handed, ["mouseMoved", "mousePressed", "mouseReleased"]);
+        assert_eq!(answer, Err(ErrorKind::HumanHasControl));
+        // The press is refused: it holds nothing, and nothing more goes.
+        let (handed, answer) = run(&drag, Some(1), Ok);
+        assert_eq!(handed, ["mouseMoved"]);
+        assert_eq!(answer, Err(ErrorKind::HumanHasControl));
+        // The first event is refused: nothing is handed over.
+        let (handed, answer) = run(&drag, Some(0), Ok);
+        assert!(handed.is_empty());
+        assert_eq!(answer, Err(ErrorKind::HumanHasControl));
+        // Nested presses: a refusal between them releases both, in order.
+        let key = |kind: &str| InputEvent::new(KEY_EVENT, json!({"type": kind, "key": "Shift"}));
+        let chord = [
+            key("keyDown"),
+            mouse("mousePressed"),
+            mouse("mouseMoved"),
+            mouse("mouseReleased"),
+            key("keyUp"),
+        ];
+        let (handed, _) = run(&chord, Some(2), Ok);
+        assert_eq!(
+            handed,
+            ["keyDown", "mousePressed", "mouseReleased", "keyUp"]
         );
         // Invalid events are refused before any plan.
-        assert!(InputPlan::<()>::new(&click[..1]).is_err());
+        assert!(InputPlan::new(&drag[..2]).is_err());
     }
 
     #[test]

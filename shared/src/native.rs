@@ -172,13 +172,14 @@ pub enum Command {
     /// Input events for a shared tab, in one trip over the native link:
     /// a click's move, press and release. The extension checks them first
     /// ([`check_input_events`]: `INVALID_REQUEST`, nothing sent), then
-    /// sends them in order, each once the one before answered (a release
-    /// as [`CommandClass::Release`], the others as [`CommandClass::Act`]).
-    /// The first failure ends the command and is its answer, but only
-    /// after the releases still due went out: each later release in the
-    /// list whose press the page may hold (the extension's ledger holds
-    /// it). So the extension pairs these presses, not the daemon. Result:
-    /// the last event's CDP result.
+    /// hands them to the browser by [`crate::input::InputPlan`]: in
+    /// groups, each at once and in order (a release as
+    /// [`CommandClass::Release`], the others as [`CommandClass::Act`]), a
+    /// group ending where the page holds nothing more. A refusal ends the
+    /// command, but only after the releases still due went out: each later
+    /// release in the list whose press was handed to the browser. So the
+    /// extension pairs these presses, not the daemon. Result: the last
+    /// event's CDP result.
     Input {
         /// The shared tab.
         #[serde(rename = "tabId")]

@@ -25,6 +25,7 @@ use futures_util::future::{select, Either};
 use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
 use std::cell::RefCell;
+use std::future::Future;
 use std::pin::pin;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -93,54 +94,80 @@ const RETRY_PAUSES_MS: [u32; 6] = [10, 25, 50, 100, 200, 400];
 /// browser's message, or `TIMEOUT` after `deadline_ms`. The result is the
 /// browser's value as it came (`null` for none), not read into Rust: most
 /// results go to the host unopened.
-pub(crate) async fn send(
+///
+/// The command is handed to `chrome.debugger` before this returns, so
+/// commands sent one after another reach the tab in that order, however
+/// their answers are awaited.
+pub(crate) fn send(
     tab: TabId,
     method: &str,
     params: &Value,
     deadline_ms: u64,
-) -> Result<JsValue, WireError> {
+) -> impl Future<Output = Result<JsValue, WireError>> {
     let start = js_sys::Date::now();
-    let mut pauses = RETRY_PAUSES_MS.iter();
-    loop {
-        let spent = (js_sys::Date::now() - start).max(0.0) as u64;
-        let left = deadline_ms.saturating_sub(spent);
-        match send_once(tab, method, params, left).await {
-            Err(e) if e.kind == ErrorKind::CommandFailed && e.message.contains(NOT_ATTACHED) => {
-                match pauses.next() {
-                    Some(pause) if u64::from(*pause) < left => TimeoutFuture::new(*pause).await,
-                    _ => return Err(e),
-                }
-            }
-            other => return other,
-        }
-    }
-}
-
-/// One attempt of [`send`].
-async fn send_once(
-    tab: TabId,
-    method: &str,
-    params: &Value,
-    deadline_ms: u64,
-) -> Result<JsValue, WireError> {
-    let failed = |e: wasm_bindgen::JsValue| {
-        WireError::new(
-            ErrorKind::CommandFailed,
-            cdp_error_message(&error_message(&e)),
-        )
-    };
     let press = match input_role(method, params) {
         InputRole::Press(input) => Some(input),
         _ => None,
     };
-    let target = debugger::debuggee(tab).map_err(failed)?;
+    let method = method.to_owned();
     // `null` params (none given) become `{}`, which every CDP method accepts.
     let params = if params.is_null() {
-        js_sys::Object::new().into()
+        Ok(js_sys::Object::new().into())
     } else {
-        to_js(params).map_err(failed)?
+        to_js(params).map_err(failed)
     };
-    let promise = debugger::send_command(&target, method, &params).map_err(failed)?;
+    let first = params
+        .clone()
+        .and_then(|p| send_once(tab, &method, &p, press.clone(), deadline_ms));
+    async move {
+        let mut attempt = first;
+        let mut pauses = RETRY_PAUSES_MS.iter();
+        loop {
+            let result = match attempt {
+                Ok(answer) => answer.await,
+                Err(e) => Err(e),
+            };
+            let left = || deadline_ms.saturating_sub((js_sys::Date::now() - start).max(0.0) as u64);
+            match result {
+                Err(e)
+                    if e.kind == ErrorKind::CommandFailed && e.message.contains(NOT_ATTACHED) =>
+                {
+                    match pauses.next() {
+                        Some(pause) if u64::from(*pause) < left() => {
+                            TimeoutFuture::new(*pause).await
+                        }
+                        _ => return Err(e),
+                    }
+                }
+                other => return other,
+            }
+            attempt = params
+                .clone()
+                .and_then(|p| send_once(tab, &method, &p, press.clone(), left()));
+        }
+    }
+}
+
+/// A browser refusal as `COMMAND_FAILED`.
+fn failed(e: JsValue) -> WireError {
+    WireError::new(
+        ErrorKind::CommandFailed,
+        cdp_error_message(&error_message(&e)),
+    )
+}
+
+/// One attempt of [`send`]: hands the command to `chrome.debugger` now,
+/// and returns the wait for its answer. `press` names the input it
+/// presses, if it is a press.
+fn send_once(
+    tab: TabId,
+    method: &str,
+    params: &JsValue,
+    press: Option<String>,
+    deadline_ms: u64,
+) -> Result<impl Future<Output = Result<JsValue, WireError>>, WireError> {
+    let target = debugger::debuggee(tab).map_err(failed)?;
+    let promise = debugger::send_command(&target, method, params).map_err(failed)?;
     let call = JsFuture::from(promise);
     let call = match press {
         None => Either::Left(async { call.await.map_err(failed) }),
@@ -171,20 +198,34 @@ async fn send_once(
             })
         }
     };
-    let call = pin!(call);
-    // Deadlines are capped far below u32::MAX milliseconds (about 49 days).
-    let timer = pin!(TimeoutFuture::new(
-        u32::try_from(deadline_ms).unwrap_or(u32::MAX)
-    ));
-    match select(call, timer).await {
-        // JSON has no `undefined`: a command that returns nothing answers
-        // `null`, as the host expects of every result.
-        Either::Left((Ok(result), _)) if result.is_undefined() => Ok(JsValue::NULL),
-        Either::Left((Ok(result), _)) => Ok(result),
-        Either::Left((Err(e), _)) => Err(e),
-        Either::Right(_) => Err(WireError::new(
-            ErrorKind::Timeout,
-            format!("the CDP command did not answer within {deadline_ms} ms"),
-        )),
-    }
+    Ok(async move {
+        let call = pin!(call);
+        // Deadlines are capped far below u32::MAX milliseconds (about 49 days).
+        let timer = pin!(TimeoutFuture::new(
+            u32::try_from(deadline_ms).unwrap_or(u32::MAX)
+        ));
+        match select(call, timer).await {
+            // JSON has no `undefined`: a command that returns nothing answers
+            // `null`, as the host expects of every result.
+            Either::Left((Ok(result), _)) if result.is_undefined() => Ok(JsValue::NULL),
+            Either::Left((Ok(result), _)) => Ok(result),
+            Either::Left((Err(e), _)) => Err(e),
+            Either::Right(_) => Err(WireError::new(
+                ErrorKind::Timeout,
+                format!("the CDP command did not answer within {deadline_ms} ms"),
+            )),
+        }
+    })
+}
+
+/// Whether the release `method` with `params` ends an input of `tab` one
+/// of whose presses still waits for the browser's answer. The browser
+/// answers a tab's input in the order it was sent, so a release answered
+/// while its press waits was not run after it: it came while a dialog the
+/// press opened was showing, and the browser dropped it.
+pub(crate) fn press_waiting(tab: TabId, method: &str, params: &Value) -> bool {
+    let InputRole::Release(input) = input_role(method, params) else {
+        return false;
+    };
+    PRESSES.with(|p| !p.borrow().waiting(tab, &input).is_empty())
 }

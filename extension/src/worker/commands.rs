@@ -25,10 +25,11 @@ use cotab_shared::native::{
 };
 use cotab_shared::reach::{check_driveable, check_raw_cdp, RawCdp};
 use cotab_shared::{ErrorKind, TabId, WireError};
-use futures_util::future::{select, Either};
+use futures_util::future::{maybe_done, poll_fn, select, Either, MaybeDone};
 use futures_util::FutureExt as _;
 use serde_json::Value;
-use std::pin::pin;
+use std::future::Future;
+use std::pin::{pin, Pin};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
@@ -208,11 +209,34 @@ async fn cdp_command_once(
     if let Some(RawCdp::HistoryEntry(entry)) = rule {
         history_entry_allowed(worker, tab, entry).await?;
     }
+    let dispatched = dispatch(worker, link, call, rule, marks)?;
+    let result = dispatched.answer().await;
+    marks.answered = trace::now();
+    result
+}
+
+/// The last checks of `call`, made with no await between them and its
+/// hand-over to `chrome.debugger`, which happens before this returns: a
+/// takeover, a developer-mode change or a link drop either came before
+/// (and fails the call here) or comes after and aborts it.
+fn dispatch<'a>(
+    worker: &'a Worker,
+    link: u64,
+    call: &Call<'a>,
+    rule: Option<RawCdp>,
+    marks: &mut Marks,
+) -> Result<Dispatched<'a>, WireError> {
+    let &Call {
+        tab,
+        method,
+        params,
+        class,
+    } = call;
     // Awaited since the first check: the tab may have gone to a blocked
     // page, or the person taken control, meanwhile.
     worker.state.borrow().admit(tab, class)?;
     let pinned;
-    let params = match rule {
+    let sent_params = match rule {
         Some(RawCdp::InContext) => {
             let mut p = params.clone();
             worker
@@ -232,29 +256,58 @@ async fn cdp_command_once(
             "the native link dropped before the command was sent; it did not run",
         ));
     }
-    // No await between the last check and the registration: a takeover, a
-    // developer-mode change or a link drop either came before (and was
-    // seen above) or comes after and aborts this command.
     let (key, abort) = worker.state.borrow_mut().in_flight.register(tab, class);
     if class == CommandClass::Privileged {
         worker.state.borrow_mut().facts.raw_cdp_sent(tab);
     }
     // Leaves the registry however this ends, dropped half-way included.
-    let _registered = Registered { worker, key };
+    let registered = Registered { worker, key };
     held_input::before_send(worker, tab, method, params);
     if marks.sends == 0 {
         marks.sent = trace::now();
     }
     marks.sends += 1;
-    let sent = pin!(cdp::send(tab, method, params, DEFAULT_DEADLINE_MS));
-    let aborted = pin!(abort.wait());
-    let result = match select(sent, aborted).await {
-        Either::Left((result, _)) => result,
-        Either::Right((reason, _)) => Err(reason),
-    };
-    marks.answered = trace::now();
-    held_input::after_send(worker, tab, method, params, &result);
-    result
+    let sent = cdp::send(tab, method, sent_params, DEFAULT_DEADLINE_MS);
+    Ok(Dispatched {
+        tab,
+        method,
+        params,
+        answer: Box::pin(async move {
+            let sent = pin!(sent);
+            let aborted = pin!(abort.wait());
+            match select(sent, aborted).await {
+                Either::Left((result, _)) => result,
+                Either::Right((reason, _)) => Err(reason),
+            }
+        }),
+        registered,
+    })
+}
+
+/// A command in `chrome.debugger`'s hands, registered in the in-flight
+/// registry until it answers or is dropped.
+struct Dispatched<'a> {
+    tab: TabId,
+    method: &'a str,
+    params: &'a Value,
+    answer: Pin<Box<dyn Future<Output = Result<JsValue, WireError>> + 'a>>,
+    registered: Registered<'a>,
+}
+
+impl Dispatched<'_> {
+    /// Its answer, or the abort that ended the wait for it, noted in the
+    /// ledger of held input.
+    async fn answer(self) -> Result<JsValue, WireError> {
+        let result = self.answer.await;
+        held_input::after_send(
+            self.registered.worker,
+            self.tab,
+            self.method,
+            self.params,
+            &result,
+        );
+        result
+    }
 }
 
 /// Fails `BLOCKED_TARGET` unless the history entry `entry` of `tab` is a
@@ -331,16 +384,18 @@ fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
     })
 }
 
-/// `input`: the events to `tab` one after another, each once the one
-/// before answered, after the check of `if_viewport` (see
-/// [`Command::Input`]). The first failure — or a JavaScript dialog that
-/// opened on the tab meanwhile — is the answer, once the releases still
-/// due went out: those of this command's presses that were handed to the
-/// browser and that the ledger still holds (no other release of them ran
-/// or is on its way), so the page never keeps one and never gets a second
-/// release. A release waits for its press's answer ([`cdp_command`]).
+/// `input`: the events to `tab` by [`InputPlan`], after the check of
+/// `if_viewport` (see [`Command::Input`]): group by group, each handed to
+/// `chrome.debugger` at once, in order, and then its answers awaited, so
+/// a click waits for the page's frame once rather than once per event. A press of an earlier
+/// command still waiting for the browser (a dialog it opened is showing)
+/// is waited for first, as the browser would drop what this command
+/// sends meanwhile. A release the browser dropped all the same (its press
+/// opened a dialog before the release reached the browser) is sent again
+/// once the press is answered ([`release_dropped`]), so the page never
+/// keeps the press.
 async fn input(
-    worker: &Worker,
+    worker: &Rc<Worker>,
     link: u64,
     tab: TabId,
     events: &[InputEvent],
@@ -348,15 +403,24 @@ async fn input(
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
     let mut plan = InputPlan::new(events)?;
-    let dialogs = || worker.state.borrow().facts.dialogs(tab);
-    let dialogs_before = dialogs();
     if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
-        if let Err(e) = viewport_check(worker, link, &input_call(tab, first), frame, marks).await {
-            plan.fail(e);
+        viewport_check(worker, link, &input_call(tab, first), frame, marks).await?;
+    }
+    for event in events {
+        if cdp::presses_answered(tab, &event.method, &event.params, DEFAULT_DEADLINE_MS).await
+            == PressWait::Late
+        {
+            return Err(WireError::new(
+                ErrorKind::Timeout,
+                "an earlier press of this input is still waiting for the browser (a dialog it \
+                 opened is showing); nothing was sent",
+            ));
         }
     }
-    // A dialog that opened meanwhile ends the action (the daemon has
-    // answered `DIALOG_OPEN`); only the releases still due go.
+    // A dialog that opens while a group runs ends the command before the
+    // next (the daemon has answered `DIALOG_OPEN`).
+    let dialogs = || worker.state.borrow().facts.dialogs(tab);
+    let dialogs_before = dialogs();
     let dialog_opened = || {
         (dialogs() != dialogs_before).then(|| {
             WireError::new(
@@ -365,21 +429,82 @@ async fn input(
             )
         })
     };
-    let still_held = |event: &InputEvent| {
-        worker
-            .state
-            .borrow()
-            .held
-            .holds(tab, &event.method, &event.params)
-    };
-    while let Some(event) = plan.next(&dialog_opened, still_held) {
-        // `sends` counts the commands handed to `chrome.debugger`: a press
-        // refused before that (its class, the tab) holds nothing.
-        let sends = marks.sends;
-        let result = cdp_command(worker, link, &input_call(tab, event), marks).await;
-        plan.sent(event, marks.sends > sends, result);
+    let mut answers = Vec::with_capacity(events.len());
+    while plan.begin_group(dialog_opened) {
+        developer_mode::reattach_done(worker).await;
+        // No await from here until the whole group is in the browser's
+        // hands.
+        let mut group = Vec::new();
+        while let Some(event) = plan.next_event() {
+            match dispatch(worker, link, &input_call(tab, event), None, marks) {
+                Ok(d) => {
+                    plan.handed(event, Ok(()));
+                    group.push(d);
+                }
+                Err(e) => plan.handed(event, Err(e)),
+            }
+        }
+        answers.extend(
+            all_of(group.into_iter().map(|d| async move {
+                let (method, params) = (d.method, d.params);
+                let answer = d.answer().await;
+                if answer.is_ok() && cdp::press_waiting(tab, method, params) {
+                    release_dropped(worker, tab, method, params);
+                }
+                answer
+            }))
+            .await,
+        );
     }
-    plan.finish().map(|last| last.unwrap_or(JsValue::UNDEFINED))
+    marks.answered = trace::now();
+    plan.finish(answers)
+        .map(|last| last.unwrap_or(JsValue::UNDEFINED))
+}
+
+/// Waits for every one of `futures`, polled together, and returns their
+/// outputs in order (`join_all` carries a second, unordered strategy for
+/// long lists that the worker's wasm need not).
+async fn all_of<F: Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<MaybeDone<F>>>> =
+        futures.map(|f| Box::pin(maybe_done(f))).collect();
+    poll_fn(|cx| {
+        let mut done = true;
+        for f in &mut futures {
+            done &= f.as_mut().poll(cx).is_ready();
+        }
+        if done {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    futures
+        .iter_mut()
+        .filter_map(|f| f.as_mut().take_output())
+        .collect()
+}
+
+/// The release `method` with `params` was answered while its press still
+/// waited for the browser: the browser dropped it (see
+/// [`cdp::press_waiting`]). The ledger holds the press again, and the
+/// release goes once the press is answered, unless another release of it
+/// went meanwhile.
+fn release_dropped(worker: &Rc<Worker>, tab: TabId, method: &str, params: &Value) {
+    if worker.state.borrow_mut().held.dropped(tab, method, params) {
+        worker.persist();
+    }
+    let worker = Rc::clone(worker);
+    let (method, params) = (method.to_owned(), params.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        cdp::presses_answered(tab, &method, &params, DEFAULT_DEADLINE_MS).await;
+        if !worker.state.borrow().held.holds(tab, &method, &params) {
+            return;
+        }
+        held_input::before_send(&worker, tab, &method, &params);
+        let result = cdp::send(tab, &method, &params, DEFAULT_DEADLINE_MS).await;
+        held_input::after_send(&worker, tab, &method, &params, &result);
+    });
 }
 
 /// An event of an `input` command as one CDP command, with its class.

@@ -200,12 +200,16 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
                 Err(e) => return Outcome::Error(e),
             };
             if let Some(Err(e)) = if_viewport.as_ref().map(viewport) {
-                plan.fail(e);
+                return Outcome::Error(e);
             }
-            while let Some(event) = plan.next(|| None, |_| true) {
-                plan.sent(event, true, Ok(cdp(&event.method, &event.params)));
+            let mut answers = Vec::new();
+            while plan.begin_group(|| None) {
+                while let Some(event) = plan.next_event() {
+                    plan.handed(event, Ok(()));
+                    answers.push(Ok(cdp(&event.method, &event.params)));
+                }
             }
-            match plan.finish() {
+            match plan.finish(answers) {
                 Ok(last) => Outcome::Result(last.unwrap_or_else(|| json!({}))),
                 Err(e) => Outcome::Error(e),
             }

@@ -38,11 +38,12 @@ pub(super) fn viewport_check(
     Some(live.and_then(|v| check_viewport(frame, LayoutMetrics::viewport_in(v))))
 }
 
-/// The answer to an `input` command's events, sent as the extension
-/// sends them: in order, each a command of its own to the tests that
-/// watch what the extension is asked (the first with the viewport it was
-/// checked against); after a failure only the releases of the presses
-/// sent. `None` when the script keeps one unanswered.
+/// The answer to an `input` command's events, handed over as the
+/// extension hands them over, group by group and in order, each a command
+/// of its own to the tests that watch what the extension is asked (the
+/// first with the viewport it was checked against); the answer is the
+/// first failure, else the last result. `None` when the script keeps one
+/// unanswered.
 pub(super) fn input_answer(
     script: &Script,
     tx: &mpsc::UnboundedSender<Command>,
@@ -56,27 +57,31 @@ pub(super) fn input_answer(
         Err(e) => return Some((Err(e), Vec::new())),
     };
     let mut first = true;
-    while let Some(event) = plan.next(|| None, |_| true) {
-        let _ = tx.send(Command::Cdp {
-            tab_id,
-            method: event.method.clone(),
-            params: event.params.clone(),
-            class: event.class(),
-            then: None,
-            if_viewport: if_viewport.clone().filter(|_| first),
-        });
-        first = false;
-        let (result, after) = cdp_answer(
-            script,
-            before,
-            tab_id,
-            &event.method,
-            &event.params,
-            event.class(),
-        )?;
-        plan.sent(event, true, result.map(|v| (v, after)));
+    let mut answers = Vec::new();
+    while plan.begin_group(|| None) {
+        while let Some(event) = plan.next_event() {
+            let _ = tx.send(Command::Cdp {
+                tab_id,
+                method: event.method.clone(),
+                params: event.params.clone(),
+                class: event.class(),
+                then: None,
+                if_viewport: if_viewport.clone().filter(|_| first),
+            });
+            first = false;
+            plan.handed(event, Ok(()));
+            let (result, after) = cdp_answer(
+                script,
+                before,
+                tab_id,
+                &event.method,
+                &event.params,
+                event.class(),
+            )?;
+            answers.push(result.map(|v| (v, after)));
+        }
     }
-    Some(match plan.finish() {
+    Some(match plan.finish(answers) {
         Err(e) => (Err(e), Vec::new()),
         Ok(last) => {
             let (v, after) = last.unwrap_or((Value::Null, Vec::new()));
