@@ -467,6 +467,7 @@ impl Fixture {
                         "/drop" => (200, DROP),
                         "/covered" => (200, COVERED),
                         "/slow" => (200, SECOND),
+                        "/big" => (200, crate::big_page::html()),
                         _ => (404, "<!doctype html><title>Not found</title>"),
                     };
                     let header = tiny_http::Header::from_bytes(

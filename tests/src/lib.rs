@@ -9,6 +9,7 @@
 //!
 //! This crate is test tooling: nothing in the product depends on it.
 
+pub mod big_page;
 pub mod browser;
 pub mod cdp;
 pub mod fixture;

@@ -26,6 +26,7 @@ mod browser;
 mod captures;
 mod daemon;
 mod relay;
+mod snapshots;
 mod stats;
 mod worker_trace;
 

@@ -30,8 +30,6 @@ use std::time::{Duration, Instant};
 const WARM_UP: usize = 30;
 /// Measured rounds of the round-trip comparisons.
 const ROUNDS: usize = 500;
-/// Measured rounds of the snapshot.
-const SNAPSHOT_ROUNDS: usize = 100;
 /// Worker restarts measured.
 const RESTARTS: usize = 8;
 /// Viewport of the capture comparison, in CSS pixels (device scale 1).
@@ -103,7 +101,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     rows.push(ref_click(&mut agent).await?);
     rows.push(ref_type(&browser, &page, &mut agent).await?);
     rows.extend(key_press(&browser, &page, &mut agent).await?);
-    rows.push(snapshot(&mut agent).await?);
+    rows.extend(super::snapshots::snapshots(&browser, &page, &mut agent).await?);
     let (capture_rows, capture_size, unchanged) =
         super::captures::captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
@@ -493,27 +491,6 @@ async fn ref_type(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
     Ok(Row::new(
         "2",
         "`input.type` with `clear` on a snapshot's ref",
-        "cotab",
-        Sample::Latency(v),
-    ))
-}
-
-/// Item 2: a snapshot of the tiny fixture page.
-async fn snapshot(agent: &mut Client) -> Result<Row> {
-    let mut v = Vec::new();
-    for round in 0..WARM_UP.min(10) + SNAPSHOT_ROUNDS {
-        let (d, r) =
-            timed(async { Ok(agent.call::<Snapshot>(&SnapshotParams::default()).await?) }).await?;
-        if r.refs == 0 {
-            bail!("the snapshot found no element: {}", r.text);
-        }
-        if round >= 10 {
-            v.push(d);
-        }
-    }
-    Ok(Row::new(
-        "2",
-        "`page.snapshot` of the fixture page",
         "cotab",
         Sample::Latency(v),
     ))

@@ -1,0 +1,120 @@
+//! Bench item 2's snapshots: `page.snapshot` against direct CDP's
+//! `Accessibility.getFullAXTree` on the same tab, interleaved, on the
+//! tiny fixture page and on the catalogue of about 5,000 elements
+//! (`/big`), with where cotab's time went: the worker's
+//! `chrome.debugger` call for the tree and its posting, the lane's
+//! transport, and the daemon (the outline, the agent socket).
+
+use super::browser::{direct, timed};
+use super::worker_trace::{hop_split, trace_rows, worker_trace, TraceRecord};
+use super::{Row, Sample};
+use anyhow::{bail, Result};
+use cotab_e2e::browser::{Browser, Page};
+use cotab_host::client::Client;
+use cotab_shared::controller::{Navigate, NavigateParams, Snapshot, SnapshotParams};
+use serde_json::json;
+
+/// Warm-up rounds of each page, not measured.
+const WARM_UP: usize = 10;
+/// Measured rounds on the tiny fixture page and on the catalogue.
+const SMALL_ROUNDS: usize = 100;
+const BIG_ROUNDS: usize = 30;
+/// The longest outline `page.snapshot` may give: the whole catalogue.
+const MAX_CHARS: usize = 400_000;
+
+/// The AX tree the daemon asks the worker for.
+const AX_TREE: &str = "Accessibility.getFullAXTree";
+
+/// Item 2's snapshot rows: both pages, the tab left on the fixture page.
+pub(super) async fn snapshots(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+) -> Result<Vec<Row>> {
+    let mut rows = one_page(browser, page, agent, "the fixture page", SMALL_ROUNDS).await?;
+    let back = browser.fixture.url("/");
+    agent
+        .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/big")))
+        .await?;
+    let elements = browser
+        .eval(page, "document.getElementsByTagName('*').length")
+        .await?;
+    let label = format!("the {elements}-element catalogue");
+    let big = one_page(browser, page, agent, &label, BIG_ROUNDS).await;
+    agent.call::<Navigate>(&NavigateParams::to(back)).await?;
+    rows.extend(big?);
+    Ok(rows)
+}
+
+/// Direct AX tree and `page.snapshot`, interleaved, on the page the tab
+/// shows, and the split of cotab's time.
+async fn one_page(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+    label: &str,
+    rounds: usize,
+) -> Result<Vec<Row>> {
+    let params = SnapshotParams {
+        max_chars: Some(MAX_CHARS),
+        ..SnapshotParams::default()
+    };
+    let (mut tree_ms, mut snapshot_times) = (Vec::new(), Vec::new());
+    let (mut nodes, mut chars) = (0, 0);
+    for round in 0..WARM_UP + rounds {
+        if round == WARM_UP {
+            // The worker's trace of the warm-up is dropped.
+            worker_trace(browser).await?;
+        }
+        let (d_tree, tree) = timed(direct(browser, page, AX_TREE, json!({}))).await?;
+        let (d_snap, r) = timed(async { Ok(agent.call::<Snapshot>(&params).await?) }).await?;
+        if r.refs == 0 || r.truncated {
+            bail!(
+                "the snapshot of {label} found {} refs, truncated: {}",
+                r.refs,
+                r.truncated
+            );
+        }
+        if round >= WARM_UP {
+            nodes = tree["nodes"].as_array().map_or(0, Vec::len);
+            chars = r.text.chars().count();
+            tree_ms.push(d_tree);
+            snapshot_times.push(d_snap);
+        }
+    }
+    eprintln!("note: {label}: {nodes} AX nodes, an outline of {chars} characters");
+    let trace = worker_trace(browser).await?;
+    let records: Vec<&TraceRecord> = trace.iter().filter(|r| r.what == AX_TREE).collect();
+    let split = hop_split(browser, AX_TREE, &records, &snapshot_times);
+    let mut rows = vec![
+        Row::new(
+            "2",
+            &format!("`Accessibility.getFullAXTree` of {label}"),
+            "direct CDP",
+            Sample::Latency(tree_ms),
+        ),
+        Row::new(
+            "2",
+            &format!("`page.snapshot` of {label}"),
+            "cotab",
+            Sample::Latency(snapshot_times),
+        ),
+    ];
+    let in_worker = format!("the AX tree of {label}");
+    rows.extend(trace_rows("2", &trace, &[(AX_TREE, in_worker.as_str())]));
+    if let Some((daemon, transport)) = split {
+        rows.push(Row::new(
+            "2",
+            &format!("`page.snapshot` of {label} in the agent socket and the daemon (the outline)"),
+            "cotab",
+            Sample::Millis(daemon),
+        ));
+        rows.push(Row::new(
+            "2",
+            &format!("the AX tree of {label} in the lane's transport, both ways"),
+            "cotab",
+            Sample::Millis(transport),
+        ));
+    }
+    Ok(rows)
+}
