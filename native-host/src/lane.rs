@@ -286,16 +286,23 @@ impl Lane {
     /// ignored when it comes). `false` when there is no connection, the
     /// frame is too large, or the channel is full: nothing was sent.
     pub fn send_unanswered(&self, command: &Command) -> bool {
+        self.send_now(command).is_some()
+    }
+
+    /// [`Lane::send_unanswered`], with the receiver of the answer for a
+    /// caller that waits for it later (dropping it ignores the answer).
+    pub fn send_now(&self, command: &Command) -> Option<oneshot::Receiver<CallResult>> {
         let mut g = self.lock();
-        let Some(tx) = g.conn.as_ref().map(|c| c.tx.clone()) else {
-            return false;
-        };
+        let tx = g.conn.as_ref().map(|c| c.tx.clone())?;
         let id = g.next_request;
         g.next_request += 1;
-        let Ok(frame) = encode_request(id, command, self.max_frame) else {
-            return false;
-        };
-        tx.try_send(frame).is_ok()
+        let frame = encode_request(id, command, self.max_frame).ok()?;
+        let rx = g.pending.insert(id);
+        if tx.try_send(frame).is_err() {
+            g.pending.remove(id);
+            return None;
+        }
+        Some(rx)
     }
 
     /// A response arrived on the connection of `generation`.

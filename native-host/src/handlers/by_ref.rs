@@ -216,6 +216,7 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
         },
     )?;
     let id = guard.id;
+    cx.interception_on().await;
     let down = async {
         let moved = MouseEvent {
             kind: "mouseMoved",

@@ -34,12 +34,16 @@ impl Cx<'_> {
     /// the request remembers how many had opened, so its answer names a
     /// new one ([`Cx::acted`]). A tab that refuses interception is driven
     /// all the same (its choosers show, as they would without cotab).
+    ///
+    /// An "on" is sent at once, and the press waits for its answer
+    /// ([`Cx::interception_on`]) before it goes: the browser takes an
+    /// input event and a command of the page's domain by different ways,
+    /// so a click sent right behind the "on" may reach the page first and
+    /// show its chooser to nobody.
     pub(super) fn intercept_choosers(&self, fence: &Fence) -> Result<(), RpcError> {
         // One change of interception at a time, decided and sent together,
         // so an "off" for a grace that ended never overtakes the "on" of
-        // the input after it. Sent without waiting for the answer: the
-        // input goes right after it, and the extension runs a tab's
-        // commands in order.
+        // the input after it.
         let _one = self
             .broker
             .choosers
@@ -52,16 +56,32 @@ impl Cx<'_> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert((fence.tab, mark));
-        if mark.enable
-            && !self
-                .broker
-                .lane
-                .send_unanswered(&intercept(fence.tab, true))
-        {
-            tracing::warn!(tab = %fence.tab, "file choosers not intercepted: the browser link is busy or gone");
-            self.core(|c| c.intercept_refused(fence.tab));
+        if mark.enable {
+            match self.broker.lane.send_now(&intercept(fence.tab, true)) {
+                Some(answer) => self.cut.set_intercepting(answer),
+                None => {
+                    tracing::warn!(tab = %fence.tab, "file choosers not intercepted: the browser link is busy or gone");
+                    self.core(|c| c.intercept_refused(fence.tab));
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Waits, until the request's deadline, for the answer to the "on"
+    /// the request's press sent ([`Cx::intercept_choosers`]), if one is
+    /// outstanding. A refusal drives the tab all the same.
+    pub(super) async fn interception_on(&self) {
+        let Some(answer) = self.cut.take_intercepting() else {
+            return;
+        };
+        match tokio::time::timeout_at(self.deadline, answer).await {
+            Ok(Ok(Ok(_))) => {}
+            Ok(Ok(Err(e))) => {
+                tracing::debug!(kind = ?e.kind, "the page refused to intercept file choosers")
+            }
+            Ok(Err(_)) | Err(_) => {}
+        }
     }
 
     /// The chooser the request's input opened, if one did.

@@ -8,7 +8,7 @@ use crate::broker::{
     AgentRelease, ChooserMark, Core, Fence, Frame, Need, PressId, PressKind, ReleaseCmd,
     ReleaseTarget,
 };
-use crate::lane::CdpEvent;
+use crate::lane::{CallResult, CdpEvent};
 use crate::session::SessionId;
 use crate::shell::{ConnState, Shell};
 use cotab_shared::cdp::{
@@ -23,7 +23,7 @@ use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, oneshot};
 use tokio::time::Instant;
 
 /// Settles a recorded press when the handler is done with it, or — if the
@@ -133,12 +133,29 @@ pub(super) struct Cut {
     /// The tab of the request's first press, and where its file choosers
     /// stood then ([`Cx::intercept_choosers`]).
     pub(super) chooser: Mutex<Option<(TabId, ChooserMark)>>,
+    /// The answer to the request's "on" of file-chooser interception,
+    /// while nothing waited for it ([`Cx::interception_on`]).
+    intercepting: Mutex<Option<oneshot::Receiver<CallResult>>>,
 }
 
 impl Cut {
     /// The tab the request last talked to, if it began.
     pub(super) fn tab(&self) -> Option<TabId> {
         *self.tab.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn set_intercepting(&self, answer: oneshot::Receiver<CallResult>) {
+        *self
+            .intercepting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(answer);
+    }
+
+    pub(super) fn take_intercepting(&self) -> Option<oneshot::Receiver<CallResult>> {
+        self.intercepting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 }
 
@@ -382,6 +399,7 @@ impl Cx<'_> {
                 format!("the daemon built an invalid input command: {}", e.message),
             )
         })?;
+        self.interception_on().await;
         let call = self.extension(Command::Input {
             tab_id: fence.tab,
             events,
@@ -556,6 +574,7 @@ impl Cx<'_> {
                         self.intercept_choosers(&fence)?;
                     }
                 }
+                self.interception_on().await;
                 self.release_now(cmd).await?;
                 Ok(ReleaseResult {
                     already_released: false,

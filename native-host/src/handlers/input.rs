@@ -227,6 +227,7 @@ pub(super) async fn key_down(cx: &Cx<'_>, p: KeyParams) -> Result<Empty, RpcErro
             modifiers: p.modifiers,
         },
     )?;
+    cx.interception_on().await;
     let r = cx.step(&fence, KEY_EVENT, down, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
@@ -259,6 +260,7 @@ pub(super) async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
         click_count: Some(1),
         ..MouseEvent::default()
     };
+    cx.interception_on().await;
     let r = cx.send(&fence, &pressed, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
@@ -324,6 +326,7 @@ pub(super) async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty
         kind: "touchStart",
         touch_points: vec![TouchPoint { x, y }],
     };
+    cx.interception_on().await;
     let r = cx.send(&fence, &start, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;

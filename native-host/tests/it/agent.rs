@@ -414,3 +414,51 @@ async fn lane_events_reach_agents_as_notifications() {
         .expect("message");
     assert_eq!(msg["method"], "lane.online");
 }
+
+#[tokio::test]
+async fn a_press_waits_for_file_choosers_to_be_intercepted() {
+    let d = Daemon::start().await;
+    let gate = Arc::new(Notify::new());
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            gates: [(
+                "Page.setInterceptFileChooserDialog".to_string(),
+                gate.clone(),
+            )]
+            .into(),
+            ..one_tab()
+        },
+    )
+    .await;
+    let mut c = selected_agent(&d).await;
+    let press = tokio::spawn(async move {
+        c.call::<Press>(&PressParams {
+            key: "Enter".into(),
+            modifiers: Vec::new(),
+            expect: None,
+        })
+        .await
+    });
+    let on = ext.next_cdp("Page.setInterceptFileChooserDialog").await;
+    assert_eq!(on["enabled"], true);
+    // While the browser has not answered the "on", nothing of the press
+    // goes: another agent's request overtakes it.
+    let mut other = d.agent().await;
+    other.call::<TabsList>(&Empty {}).await.expect("listed");
+    gate.notify_one();
+    let mut order = Vec::new();
+    while order.len() < 2 {
+        match ext.next_command().await {
+            cotab_shared::native::Command::ListShared => order.push("list"),
+            cotab_shared::native::Command::Input { .. } => order.push("input"),
+            _ => {}
+        }
+    }
+    assert_eq!(order, ["list", "input"]);
+    tokio::time::timeout(WAIT, press)
+        .await
+        .expect("in time")
+        .expect("task")
+        .expect("pressed");
+}
