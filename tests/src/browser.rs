@@ -34,6 +34,10 @@ pub struct LaunchOptions {
     /// Extra environment for the browser, and so for the native host and
     /// the daemon it starts (e.g. `COTAB_RESUME_GRACE_MS`).
     pub env: Vec<(String, String)>,
+    /// cotab's icon pinned to the toolbar, as the person pins it (the
+    /// profile's `extensions.pinned_extensions`); a new profile has it in
+    /// the Extensions menu.
+    pub pinned: bool,
 }
 
 /// The Chromium executable: `COTAB_CHROMIUM` when set, else Debian's real
@@ -239,9 +243,11 @@ impl Browser {
         // chrome://extensions' developer mode: without it, an unpacked
         // extension the browser reloads (as a person's Reload click does)
         // comes back disabled as an "unsupported developer extension".
+        let pinned: &[&str] = if options.pinned { &[EXTENSION_ID] } else { &[] };
         fs::write(
             profile.join("Default").join("Preferences"),
-            r#"{"extensions":{"ui":{"developer_mode":true}}}"#,
+            json!({"extensions": {"ui": {"developer_mode": true}, "pinned_extensions": pinned}})
+                .to_string(),
         )?;
         fs::create_dir(&runtime_dir)?;
         fs::set_permissions(&runtime_dir, fs::Permissions::from_mode(0o700))?;

@@ -11,10 +11,10 @@
 //! bytes embedded in an ES module (`cotab_worker_wasm.js`) so the service
 //! worker can instantiate synchronously in its first turn; the two loaders
 //! and the popup page from `extension/static/`, and `manifest.json` from
-//! the root. The worker's module holds none of the popup's code: the
-//! worker starts whenever the browser wakes it, the popup only when the
-//! person opens it. This module owns that layout; it does not build the
-//! native host.
+//! the root, and cotab's icon at each size ([`crate::icon`]). The worker's
+//! module holds none of the popup's code: the worker starts whenever the
+//! browser wakes it, the popup only when the person opens it. This module
+//! owns that layout; it does not build the native host.
 
 use anyhow::{bail, Context, Result};
 use base64::Engine as _;
@@ -93,6 +93,7 @@ pub fn run(root: &Path) -> Result<PathBuf> {
         copy(&statics.join(name), &dist.join(name))?;
     }
     copy(&root.join("manifest.json"), &dist.join("manifest.json"))?;
+    crate::icon::write_all(&dist)?;
 
     println!(
         "extension built in {} (wasm: {})",

@@ -25,6 +25,7 @@ mod bench;
 pub mod build_extension;
 mod demo;
 mod docs_cli;
+mod icon;
 mod load;
 mod load_browser;
 mod outlines;

@@ -1,9 +1,10 @@
 //! The toolbar icon's badge on each tab, read from the browser: nothing on
 //! a tab that is not shared, `ON` on a shared one, `AI` while an agent
 //! holds control, `YOU` while the person does, and nothing again once the
-//! tab is unshared.
+//! tab is unshared; cotab's own icon at each size; and, pinned, no hint to
+//! pin it.
 
-use cotab_e2e::browser::Browser;
+use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_e2e::Deadline;
 use cotab_shared::controller::{Acquire, Empty, Release, SelectParams, TabsSelect};
 use cotab_shared::TabId;
@@ -73,5 +74,43 @@ async fn the_badge_shows_who_controls_each_tab() -> anyhow::Result<()> {
     // The tab nobody shared never had a badge.
     shows(&browser, other_tab, "", "cotab").await?;
     drop(other);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_cotab_shows_its_own_icon_and_asks_for_no_pin() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions {
+        pinned: true,
+        ..LaunchOptions::default()
+    })
+    .await?;
+    let on_toolbar = browser
+        .in_worker("chrome.action.getUserSettings().then(s => s.isOnToolbar)")
+        .await?;
+    assert_eq!(on_toolbar, true, "the profile pinned it");
+    // Every icon the manifest names is a square PNG of its size.
+    let sizes = browser
+        .in_worker(
+            "Promise.all(Object.entries(chrome.runtime.getManifest().icons).map(async ([n, p]) => { \
+               const b = await createImageBitmap(await (await fetch(p)).blob()); \
+               return [Number(n), b.width, b.height]; }))",
+        )
+        .await?;
+    assert_eq!(
+        sizes,
+        json!([[16, 16, 16], [32, 32, 32], [48, 48, 48], [128, 128, 128]])
+    );
+    let action = browser
+        .in_worker("chrome.runtime.getManifest().action.default_icon")
+        .await?;
+    assert_eq!(action["16"], "icons/cotab-16.png");
+    // The popup asks for no pin: it decides the hint before it lists the
+    // tabs, in the same pass.
+    let url = browser.fixture.url("/");
+    let _page = browser.open_tab(&url).await?;
+    let popup = browser.open_popup().await?;
+    browser.tab_id_in_popup(&popup, &url).await?;
+    let hint = "document.getElementById('pin-hint').hidden";
+    assert_eq!(browser.eval(&popup, hint).await?, true);
     Ok(())
 }

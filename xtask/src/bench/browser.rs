@@ -61,6 +61,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
             "COTAB_LOG".into(),
             format!("warn,{}=debug", cotab_host::lane::HOPS_TARGET),
         )],
+        ..LaunchOptions::default()
     })
     .await?;
     let version = browser.cdp.send("Browser.getVersion", json!({})).await?;
