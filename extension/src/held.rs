@@ -204,29 +204,6 @@ impl HeldInput {
         changed
     }
 
-    /// Notes that the release `method` with `params` never reached the
-    /// page (the browser dropped it): what it releases is held again, to
-    /// be released with the same params. Returns whether the set of held
-    /// input changed.
-    pub fn dropped(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
-        let Some(id) =
-            entry_id(method, params).filter(|_| classify(method, params) == Input::Release)
-        else {
-            return false;
-        };
-        if self.get_mut(tab).is_none() {
-            self.tabs.push((tab, TabHeld::default()));
-        }
-        let Some(held) = self.get_mut(tab) else {
-            return false;
-        };
-        match id.split_once(':') {
-            Some(("key", key)) => put(&mut held.keys, key.to_owned(), key_up(params, None)),
-            Some(("button", name)) => put(&mut held.buttons, name.to_owned(), point(params)),
-            _ => !std::mem::replace(&mut held.touch, true),
-        }
-    }
-
     /// The commands that release everything `tab` holds, in a safe order
     /// (touch, buttons, then keys, the first pressed last, so a modifier
     /// held before a key goes up after it), and forgets them. An entry
@@ -449,37 +426,6 @@ mod tests {
             &json!({"type": "touchStart", "touchPoints": []}),
         );
         assert!(held.holds(T, TOUCH_EVENT, &json!({"type": "touchEnd"})));
-    }
-
-    #[test]
-    fn a_dropped_release_holds_its_input_again_to_be_released_as_it_was() {
-        let mut held = HeldInput::default();
-        let release = json!({"type": "mouseReleased", "x": 7, "y": 8, "button": "right",
-                             "buttons": 0, "clickCount": 1});
-        assert!(held.dropped(T, MOUSE_EVENT, &release));
-        assert!(!held.dropped(T, MOUSE_EVENT, &release), "held already");
-        assert!(held.holds(T, MOUSE_EVENT, &release));
-        assert!(held.dropped(T, KEY_EVENT, &key_up("a", "KeyA")));
-        assert!(held.dropped(T, TOUCH_EVENT, &json!({"type": "touchEnd"})));
-        // A press or a move is no release.
-        assert!(!held.dropped(T, MOUSE_EVENT, &json!({"type": "mousePressed"})));
-        assert!(!held.dropped(T, MOUSE_EVENT, &json!({"type": "mouseMoved"})));
-        let releases = held.take_releases(T);
-        assert_eq!(
-            releases,
-            vec![
-                (TOUCH_EVENT, json!({"type": "touchEnd", "touchPoints": []})),
-                (
-                    MOUSE_EVENT,
-                    json!({"type": "mouseReleased", "x": 7.0, "y": 8.0, "button": "right",
-                           "clickCount": 1})
-                ),
-                (
-                    KEY_EVENT,
-                    json!({"type": "keyUp", "key": "a", "code": "KeyA"})
-                ),
-            ]
-        );
     }
 
     #[test]

@@ -192,21 +192,20 @@ pub fn touch_end() -> Value {
 /// How an `input` command's events are run, the one statement of it that
 /// the extension follows and its tests check.
 ///
-/// They are handed to the browser in groups, each group at once and in
-/// order, without waiting for the answer of the event before, as
-/// Playwright's client sends a click's move, press and release: the
-/// browser runs them in order, so a click waits once for the page's next
-/// frame, not once per event. A group ends at a release after which the
-/// page holds nothing more: a click's move, press and release are one
-/// group, the second click of a double click the next. The next group goes
-/// once every event of the one before answered, unless something ended
-/// the command meanwhile (a JavaScript dialog opened): as a person's
-/// double click stops at a dialog its first press opens, so does the
-/// agent's.
-///
-/// A press whose handler opens a dialog holds the events behind it in its
-/// group until the dialog closes, and the browser runs them then: its
-/// release still reaches the page.
+/// They are handed to the browser in groups, in order. Within a group,
+/// the events before a release go at once, without waiting for the answer
+/// of the event before, as Playwright's client sends a click's events:
+/// the browser runs them in order, so a click's move and press wait for
+/// the page's next frame together. Each release goes once its press is
+/// answered: a press whose handler opens a JavaScript dialog is answered
+/// when the dialog closes, and the browser drops input that reaches it
+/// while a dialog shows, so the release must not be on its way then. A
+/// group ends at a release after which the page holds nothing more: a
+/// click's move, press and release are one group, the second click of a
+/// double click the next. The next group goes once every event of the one
+/// before answered, unless something ended the command meanwhile (a
+/// dialog opened): as a person's double click stops at a dialog its first
+/// press opens, so does the agent's.
 ///
 /// An event the extension refuses before handing it over (its class, the
 /// tab's state) ends the command: only the releases still due are handed

@@ -173,7 +173,8 @@ pub enum Command {
     /// a click's move, press and release. The extension checks them first
     /// ([`check_input_events`]: `INVALID_REQUEST`, nothing sent), then
     /// hands them to the browser by [`crate::input::InputPlan`]: in
-    /// groups, each at once and in order (a release as
+    /// groups, in order, the events before a release at once and each
+    /// release once its press answered (a release as
     /// [`CommandClass::Release`], the others as [`CommandClass::Act`]), a
     /// group ending where the page holds nothing more. A refusal ends the
     /// command, but only after the releases still due went out: each later

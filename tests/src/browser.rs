@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+mod recorder;
+
 /// How long the harness waits for the browser, the extension or the daemon.
 pub const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
 
@@ -675,23 +677,6 @@ impl Browser {
     /// session (not through cotab).
     pub async fn eval(&self, page: &Page, expression: &str) -> Result<Value> {
         self.cdp.eval(&page.session, expression).await
-    }
-
-    /// Keys and buttons the input recorder page (`/input`) sees held.
-    pub async fn balance(&self, page: &Page) -> Result<(i64, i64)> {
-        let b = self.eval(page, "balance()").await?;
-        Ok((
-            b["keys"].as_i64().unwrap_or(-99),
-            b["buttons"].as_i64().unwrap_or(-99),
-        ))
-    }
-
-    /// Waits until the input recorder page sees `want` (keys, buttons) held.
-    pub async fn wait_balance(&self, page: &Page, want: (i64, i64), what: &str) -> Result<()> {
-        wait_for(what, STARTUP_DEADLINE, || async {
-            Ok((self.balance(page).await? == want).then_some(()))
-        })
-        .await
     }
 
     /// Prints the last `lines` lines of the daemon's log to stderr, for a

@@ -217,15 +217,3 @@ fn send_once(
         }
     })
 }
-
-/// Whether the release `method` with `params` ends an input of `tab` one
-/// of whose presses still waits for the browser's answer. The browser
-/// answers a tab's input in the order it was sent, so a release answered
-/// while its press waits was not run after it: it came while a dialog the
-/// press opened was showing, and the browser dropped it.
-pub(crate) fn press_waiting(tab: TabId, method: &str, params: &Value) -> bool {
-    let InputRole::Release(input) = input_role(method, params) else {
-        return false;
-    };
-    PRESSES.with(|p| !p.borrow().waiting(tab, &input).is_empty())
-}

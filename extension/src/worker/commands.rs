@@ -18,7 +18,7 @@ use crate::chrome::{error_message, from_js, object, to_js};
 use crate::control::{developer_mode_off, Admission};
 use crate::trace::{self, Marks};
 use cotab_shared::controller::FrameGeometry;
-use cotab_shared::input::InputPlan;
+use cotab_shared::input::{InputPlan, InputRole};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{
     check_viewport, Command, CommandClass, ExtensionToHost, FollowUp, InputEvent, Outcome,
@@ -169,13 +169,7 @@ async fn cdp_command_once(
     // ledger while it waits, an abort would count it as sent.
     match cdp::presses_answered(tab, method, params, DEFAULT_DEADLINE_MS).await {
         PressWait::None => {}
-        PressWait::Late => {
-            return Err(WireError::new(
-                ErrorKind::Timeout,
-                "the press this releases is still waiting for the browser (a dialog it opened \
-                 is showing); the release was not sent",
-            ))
-        }
+        PressWait::Late => return Err(late_release()),
         // The ledger may have released it meanwhile (the native link
         // dropped while this waited): the page gets no second release.
         PressWait::Answered if !worker.state.borrow().held.holds(tab, method, params) => {
@@ -385,15 +379,13 @@ fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
 }
 
 /// `input`: the events to `tab` by [`InputPlan`], after the check of
-/// `if_viewport` (see [`Command::Input`]): group by group, each handed to
-/// `chrome.debugger` at once, in order, and then its answers awaited, so
-/// a click waits for the page's frame once rather than once per event. A press of an earlier
-/// command still waiting for the browser (a dialog it opened is showing)
-/// is waited for first, as the browser would drop what this command
-/// sends meanwhile. A release the browser dropped all the same (its press
-/// opened a dialog before the release reached the browser) is sent again
-/// once the press is answered ([`release_dropped`]), so the page never
-/// keeps the press.
+/// `if_viewport` (see [`Command::Input`]): group by group, what comes
+/// before a group's release handed to `chrome.debugger` in one turn, in
+/// order (a click's move and press wait for the page's frame together),
+/// each release once its press is answered, and then the group's answers
+/// awaited. A press of an earlier command still waiting for the browser
+/// (a dialog it opened is showing) is waited for first, as the browser
+/// would drop what this command sends meanwhile.
 async fn input(
     worker: &Rc<Worker>,
     link: u64,
@@ -432,10 +424,37 @@ async fn input(
     let mut answers = Vec::with_capacity(events.len());
     while plan.begin_group(dialog_opened) {
         developer_mode::reattach_done(worker).await;
-        // No await from here until the whole group is in the browser's
-        // hands.
+        // No await from here until the group's first release: what comes
+        // before it goes to the browser in one turn.
         let mut group = Vec::new();
         while let Some(event) = plan.next_event() {
+            if let InputRole::Release(_) = event.role() {
+                // Once its press is answered: a press whose handler opens
+                // a dialog is answered when the dialog closes, and the
+                // browser drops input that reaches it while one shows.
+                match cdp::presses_answered(tab, &event.method, &event.params, DEFAULT_DEADLINE_MS)
+                    .await
+                {
+                    PressWait::Late => {
+                        plan.handed(event, Err(late_release()));
+                        continue;
+                    }
+                    // Released meanwhile (the native link dropped while
+                    // this waited): the page gets no second release.
+                    PressWait::Answered
+                        if !worker
+                            .state
+                            .borrow()
+                            .held
+                            .holds(tab, &event.method, &event.params) =>
+                    {
+                        plan.handed(event, Ok(()));
+                        continue;
+                    }
+                    _ => {}
+                }
+                developer_mode::reattach_done(worker).await;
+            }
             match dispatch(worker, link, &input_call(tab, event), None, marks) {
                 Ok(d) => {
                     plan.handed(event, Ok(()));
@@ -444,21 +463,20 @@ async fn input(
                 Err(e) => plan.handed(event, Err(e)),
             }
         }
-        answers.extend(
-            all_of(group.into_iter().map(|d| async move {
-                let (method, params) = (d.method, d.params);
-                let answer = d.answer().await;
-                if answer.is_ok() && cdp::press_waiting(tab, method, params) {
-                    release_dropped(worker, tab, method, params);
-                }
-                answer
-            }))
-            .await,
-        );
+        answers.extend(all_of(group.into_iter().map(Dispatched::answer)).await);
     }
     marks.answered = trace::now();
     plan.finish(answers)
         .map(|last| last.unwrap_or(JsValue::UNDEFINED))
+}
+
+/// The refusal of a release whose press is still waiting for the browser.
+fn late_release() -> WireError {
+    WireError::new(
+        ErrorKind::Timeout,
+        "the press this releases is still waiting for the browser (a dialog it opened \
+         is showing); the release was not sent",
+    )
 }
 
 /// Waits for every one of `futures`, polled together, and returns their
@@ -483,28 +501,6 @@ async fn all_of<F: Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
         .iter_mut()
         .filter_map(|f| f.as_mut().take_output())
         .collect()
-}
-
-/// The release `method` with `params` was answered while its press still
-/// waited for the browser: the browser dropped it (see
-/// [`cdp::press_waiting`]). The ledger holds the press again, and the
-/// release goes once the press is answered, unless another release of it
-/// went meanwhile.
-fn release_dropped(worker: &Rc<Worker>, tab: TabId, method: &str, params: &Value) {
-    if worker.state.borrow_mut().held.dropped(tab, method, params) {
-        worker.persist();
-    }
-    let worker = Rc::clone(worker);
-    let (method, params) = (method.to_owned(), params.clone());
-    wasm_bindgen_futures::spawn_local(async move {
-        cdp::presses_answered(tab, &method, &params, DEFAULT_DEADLINE_MS).await;
-        if !worker.state.borrow().held.holds(tab, &method, &params) {
-            return;
-        }
-        held_input::before_send(&worker, tab, &method, &params);
-        let result = cdp::send(tab, &method, &params, DEFAULT_DEADLINE_MS).await;
-        held_input::after_send(&worker, tab, &method, &params, &result);
-    });
 }
 
 /// An event of an `input` command as one CDP command, with its class.
