@@ -167,15 +167,8 @@ async fn cdp_command_once(
     // A release waits, before anything else, for the presses of its input
     // still waiting for the browser (see `cdp`): registered or noted in the
     // ledger while it waits, an abort would count it as sent.
-    match cdp::presses_answered(tab, method, params, DEFAULT_DEADLINE_MS).await {
-        PressWait::None => {}
-        PressWait::Late => return Err(late_release()),
-        // The ledger may have released it meanwhile (the native link
-        // dropped while this waited): the page gets no second release.
-        PressWait::Answered if !worker.state.borrow().held.holds(tab, method, params) => {
-            return Ok(JsValue::NULL);
-        }
-        PressWait::Answered => {}
+    if !release_due(worker, tab, method, params).await? {
+        return Ok(JsValue::NULL);
     }
     // Developer mode's re-attach replaces the debugger sessions; a command
     // sent meanwhile would fail "not attached".
@@ -432,28 +425,17 @@ async fn input(
                 // Once its press is answered: a press whose handler opens
                 // a dialog is answered when the dialog closes, and the
                 // browser drops input that reaches it while one shows.
-                match cdp::presses_answered(tab, &event.method, &event.params, DEFAULT_DEADLINE_MS)
-                    .await
-                {
-                    PressWait::Late => {
-                        plan.handed(event, Err(late_release()));
+                match release_due(worker, tab, &event.method, &event.params).await {
+                    Err(e) => {
+                        plan.handed(event, Err(e));
                         continue;
                     }
-                    // Released meanwhile (the native link dropped while
-                    // this waited): the page gets no second release.
-                    PressWait::Answered
-                        if !worker
-                            .state
-                            .borrow()
-                            .held
-                            .holds(tab, &event.method, &event.params) =>
-                    {
+                    Ok(false) => {
                         plan.handed(event, Ok(()));
                         continue;
                     }
-                    _ => {}
+                    Ok(true) => developer_mode::reattach_done(worker).await,
                 }
-                developer_mode::reattach_done(worker).await;
             }
             match dispatch(worker, link, &input_call(tab, event), None, marks) {
                 Ok(d) => {
@@ -470,13 +452,27 @@ async fn input(
         .map(|last| last.unwrap_or(JsValue::UNDEFINED))
 }
 
-/// The refusal of a release whose press is still waiting for the browser.
-fn late_release() -> WireError {
-    WireError::new(
-        ErrorKind::Timeout,
-        "the press this releases is still waiting for the browser (a dialog it opened \
-         is showing); the release was not sent",
-    )
+/// Whether the release `method` with `params` is still due once every
+/// press of its input on `tab` was answered by the browser (at most
+/// [`DEFAULT_DEADLINE_MS`]): not when the ledger released it meanwhile (the
+/// native link dropped while this waited), so the page gets no second
+/// release; `TIMEOUT` when a press still waits (a dialog it opened is
+/// showing). Anything else than a release is due at once.
+async fn release_due(
+    worker: &Worker,
+    tab: TabId,
+    method: &str,
+    params: &Value,
+) -> Result<bool, WireError> {
+    match cdp::presses_answered(tab, method, params, DEFAULT_DEADLINE_MS).await {
+        PressWait::None => Ok(true),
+        PressWait::Late => Err(WireError::new(
+            ErrorKind::Timeout,
+            "the press this releases is still waiting for the browser (a dialog it opened \
+             is showing); the release was not sent",
+        )),
+        PressWait::Answered => Ok(worker.state.borrow().held.holds(tab, method, params)),
+    }
 }
 
 /// Waits for every one of `futures`, polled together, and returns their
