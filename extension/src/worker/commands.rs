@@ -380,7 +380,7 @@ fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
 /// (a dialog it opened is showing) is waited for first, as the browser
 /// would drop what this command sends meanwhile.
 async fn input(
-    worker: &Rc<Worker>,
+    worker: &Worker,
     link: u64,
     tab: TabId,
     events: &[InputEvent],

@@ -206,17 +206,18 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
         )
         .await?;
     }
-    let guard = cx.begin_press(
-        &fence,
-        None,
-        PressKind::Mouse {
-            button,
-            x: ax,
-            y: ay,
-        },
-    )?;
+    let guard = cx
+        .begin_press(
+            &fence,
+            None,
+            PressKind::Mouse {
+                button,
+                x: ax,
+                y: ay,
+            },
+        )
+        .await?;
     let id = guard.id;
-    cx.interception_on().await;
     let down = async {
         let moved = MouseEvent {
             kind: "mouseMoved",

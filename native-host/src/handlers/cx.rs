@@ -399,7 +399,6 @@ impl Cx<'_> {
                 format!("the daemon built an invalid input command: {}", e.message),
             )
         })?;
-        self.interception_on().await;
         let call = self.extension(Command::Input {
             tab_id: fence.tab,
             events,
@@ -521,15 +520,16 @@ impl Cx<'_> {
         r.map(drop)
     }
 
-    /// Records a press about to go out (after turning on the
-    /// interception of the file choosers it may open).
-    pub(super) fn begin_press(
+    /// Records a press about to go out, once the interception of the
+    /// file choosers it may open is on ([`Cx::interception_on`]).
+    pub(super) async fn begin_press(
         &self,
         fence: &Fence,
         frame: Option<&cotab_shared::controller::FrameId>,
         kind: PressKind,
     ) -> Result<PressGuard<'_>, RpcError> {
         self.intercept_choosers(fence)?;
+        self.interception_on().await;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PressGuard {
             broker: self.broker,
@@ -540,13 +540,14 @@ impl Cx<'_> {
 
     /// [`Cx::begin_press`] for a press the extension pairs with its
     /// release ([`Cx::input_events`]).
-    pub(super) fn begin_paired_press(
+    pub(super) async fn begin_paired_press(
         &self,
         fence: &Fence,
         frame: Option<&cotab_shared::controller::FrameId>,
         kind: PressKind,
     ) -> Result<PairedPress<'_>, RpcError> {
         self.intercept_choosers(fence)?;
+        self.interception_on().await;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PairedPress {
             broker: self.broker,

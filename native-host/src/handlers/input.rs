@@ -133,7 +133,9 @@ impl Cx<'_> {
         modifiers: Vec<Modifier>,
     ) -> Result<(), RpcError> {
         let [down, up] = keys::key_events(&key, &modifiers);
-        let press = self.begin_paired_press(fence, None, PressKind::Key { key, modifiers })?;
+        let press = self
+            .begin_paired_press(fence, None, PressKind::Key { key, modifiers })
+            .await?;
         let events = vec![
             InputEvent::new(KEY_EVENT, down),
             InputEvent::new(KEY_EVENT, up),
@@ -179,11 +181,13 @@ impl Cx<'_> {
         count: u8,
         modifiers: u32,
     ) -> Result<(), RpcError> {
-        let press = self.begin_paired_press(
-            fence,
-            frame.map(|f| &f.id),
-            PressKind::Mouse { button, x, y },
-        )?;
+        let press = self
+            .begin_paired_press(
+                fence,
+                frame.map(|f| &f.id),
+                PressKind::Mouse { button, x, y },
+            )
+            .await?;
         let others = self.core(|c| c.buttons_held(fence.session, fence.tab, Some(press.id)));
         let moved = MouseEvent {
             kind: "mouseMoved",
@@ -219,15 +223,16 @@ pub(super) async fn key_down(cx: &Cx<'_>, p: KeyParams) -> Result<Empty, RpcErro
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     let [down, _] = keys::key_events(&key, &p.modifiers);
-    let guard = cx.begin_press(
-        &fence,
-        None,
-        PressKind::Key {
-            key,
-            modifiers: p.modifiers,
-        },
-    )?;
-    cx.interception_on().await;
+    let guard = cx
+        .begin_press(
+            &fence,
+            None,
+            PressKind::Key {
+                key,
+                modifiers: p.modifiers,
+            },
+        )
+        .await?;
     let r = cx.step(&fence, KEY_EVENT, down, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
@@ -249,7 +254,9 @@ pub(super) async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
         frame.origin.0 + p.x / frame.dpr,
         frame.origin.1 + p.y / frame.dpr,
     );
-    let guard = cx.begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })?;
+    let guard = cx
+        .begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })
+        .await?;
     let buttons = cx.core(|c| c.buttons_held(fence.session, fence.tab, None));
     let pressed = MouseEvent {
         kind: "mousePressed",
@@ -260,7 +267,6 @@ pub(super) async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
         click_count: Some(1),
         ..MouseEvent::default()
     };
-    cx.interception_on().await;
     let r = cx.send(&fence, &pressed, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
@@ -313,20 +319,21 @@ pub(super) async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty
         ));
     }
     let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
-    let guard = cx.begin_press(
-        &fence,
-        Some(&frame.id),
-        PressKind::Touch {
-            x,
-            y,
-            dpr: frame.dpr,
-        },
-    )?;
+    let guard = cx
+        .begin_press(
+            &fence,
+            Some(&frame.id),
+            PressKind::Touch {
+                x,
+                y,
+                dpr: frame.dpr,
+            },
+        )
+        .await?;
     let start = TouchEvent {
         kind: "touchStart",
         touch_points: vec![TouchPoint { x, y }],
     };
-    cx.interception_on().await;
     let r = cx.send(&fence, &start, CommandClass::Act).await;
     guard.settle(r.is_ok());
     r?;
