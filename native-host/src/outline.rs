@@ -1,27 +1,36 @@
-//! The text of `page.snapshot`: CDP accessibility trees (`AXNode`s from
-//! `Accessibility.getFullAXTree`, one tree per frame) → a compact outline,
-//! one node a line, with element refs. Pure: no I/O, no core state.
+//! The text of `page.snapshot`: the page's documents as
+//! `DOMSnapshot.captureSnapshot` gives them (the main frame and every frame
+//! in its process, [`dom`]) → a compact outline, one node a line, with
+//! element refs. Pure: no I/O, no core state.
 //!
 //! A line reads `- role "name" [state…] [ref=eN]: "value"`, indented two
-//! spaces per depth. Ignored nodes and unnamed generic containers are left
-//! out (their children move up); static text that only repeats its
-//! parent's name is dropped. Each child frame's tree hangs under the node of
-//! its `<iframe>` element. Refs go to actionable nodes (buttons, links,
+//! spaces per depth; roles, names and states are WAI-ARIA's ([`aria`]), as
+//! Playwright's aria snapshots show them. Hidden nodes and unnamed generic
+//! containers are left out (their children move up); text that only
+//! repeats its parent's name is dropped. A frame's document hangs under
+//! its `<iframe>`'s line. Refs go to actionable nodes (buttons, links,
 //! fields, options, …) and to named ones (headings, images, landmarks …),
 //! numbered as the core's [`RefNumbers`] says (an element keeps the number
 //! it had in the document's earlier snapshots); the [`NodeRef`]s are
 //! returned with their numbers for the core to store.
 //!
-//! It does not own: reading the trees from the browser, or ref validity
+//! It does not own: reading the capture from the browser, or ref validity
 //! ([`crate::broker`]).
 
+pub mod aria;
+pub mod dom;
+
 use crate::broker::{NodeRef, RefNumbers};
-use serde::Deserialize;
-use serde_json::Value;
+use aria::Page;
+use dom::Kind;
+pub use dom::{Captured, Dom};
 use std::collections::{HashMap, HashSet};
 
 /// Longest name or value shown, in characters.
 const MAX_NAME: usize = 300;
+
+/// Frames shown at most, the main frame's included.
+pub const MAX_FRAMES: usize = 32;
 
 /// Roles that get a ref even without a name.
 const ACTIONABLE: &[&str] = &[
@@ -46,85 +55,29 @@ const ACTIONABLE: &[&str] = &[
     "columnheader",
     "rowheader",
     "scrollbar",
-    "menulistpopup",
-    "popupbutton",
-    "togglebutton",
-    "textfield",
     "disclosuretriangle",
 ];
 
 /// Roles whose value is shown after the line.
 const WITH_VALUE: &[&str] = &["textbox", "searchbox", "combobox", "spinbutton", "slider"];
 
-/// Containers left out when unnamed (documents are always left out): an
-/// unnamed form or section is no landmark, as ARIA maps them.
+/// Containers left out when unnamed: an unnamed form or section is no
+/// landmark, as ARIA maps them.
 const COLLAPSED: &[&str] = &["generic", "none", "presentation", "form", "section"];
 
-/// Roles of Chromium's own that ARIA (and Playwright's snapshots) do not
-/// have, always left out (their children move up): a `<label>`'s text
-/// holder, a `<select>`'s popup, a `<fieldset>`'s legend (its group is
-/// named by it), a list item's bullet.
-const CHROMIUM_ONLY: &[&str] = &["labeltext", "menulistpopup", "legend", "listmarker"];
+/// Elements always left out, their children moving up: the document's
+/// own, a `<label>` (its text names its control), a `<fieldset>`'s legend
+/// (its group is named by it).
+const TRANSPARENT: &[&str] = &["html", "body", "labeltext", "legend"];
 
-/// One CDP `AXNode`, the fields the outline reads.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AxNode {
-    /// Id within its tree.
-    pub node_id: String,
-    /// Ignored for accessibility (hidden, presentational …).
-    #[serde(default)]
-    pub ignored: bool,
-    /// Its ARIA role as the browser computed it.
-    #[serde(default)]
-    pub role: Option<AxValue>,
-    /// Its accessible name.
-    #[serde(default)]
-    pub name: Option<AxValue>,
-    /// Its value (text fields, sliders …).
-    #[serde(default)]
-    pub value: Option<AxValue>,
-    /// Its states and other properties.
-    #[serde(default)]
-    pub properties: Vec<AxProperty>,
-    /// Children, in order.
-    #[serde(default)]
-    pub child_ids: Vec<String>,
-    /// The id of the node it hangs under; none for the root.
-    #[serde(default)]
-    pub parent_id: Option<String>,
-    /// The DOM node behind it.
-    #[serde(default, rename = "backendDOMNodeId")]
-    pub backend_dom_node_id: Option<i64>,
-}
-
-/// A CDP `AXValue`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct AxValue {
-    /// The value itself: a string, number or boolean.
-    #[serde(default)]
-    pub value: Option<Value>,
-}
-
-/// A CDP `AXProperty`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct AxProperty {
-    /// Its name, e.g. `checked`.
-    pub name: String,
-    /// What the property holds.
-    pub value: AxValue,
-}
-
-/// The accessibility tree of one frame.
-#[derive(Debug, Clone)]
-pub struct FrameTree {
-    /// The CDP frame id.
-    pub frame_id: String,
-    /// `backendNodeId` of the `<iframe>` element that holds it (none for
-    /// the main frame).
-    pub owner: Option<i64>,
-    /// Its nodes, as `Accessibility.getFullAXTree` returns them.
-    pub nodes: Vec<AxNode>,
+/// What the outline is made of: the page's documents, and the element
+/// that has the focus.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The page's documents.
+    pub dom: &'a Dom,
+    /// The `backendNodeId` of the focused element, if any.
+    pub focused: Option<i64>,
 }
 
 /// A rendered outline.
@@ -147,14 +100,6 @@ struct Line {
     /// the text, the url.
     value: Option<String>,
     node: Option<NodeRef>,
-}
-
-fn text_of(v: Option<&AxValue>) -> String {
-    match v.and_then(|v| v.value.as_ref()) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(v) => v.to_string(),
-    }
 }
 
 /// Whitespace collapsed, trimmed, cut at [`MAX_NAME`] characters.
@@ -210,58 +155,8 @@ fn scalar(s: &str) -> String {
     }
 }
 
-fn prop<'a>(n: &'a AxNode, name: &str) -> Option<&'a Value> {
-    n.properties
-        .iter()
-        .find(|p| p.name == name)
-        .and_then(|p| p.value.value.as_ref())
-}
-
-fn truthy(v: Option<&Value>) -> bool {
-    matches!(v, Some(Value::Bool(true))) || v.and_then(Value::as_str) == Some("true")
-}
-
-fn states(n: &AxNode, role: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    match prop(n, "checked") {
-        Some(v) if v.as_str() == Some("mixed") => out.push("mixed".to_string()),
-        Some(v) if truthy(Some(v)) => out.push("checked".to_string()),
-        _ => {}
-    }
-    if truthy(prop(n, "pressed")) {
-        out.push("pressed".into());
-    }
-    if truthy(prop(n, "disabled")) {
-        out.push("disabled".into());
-    }
-    if truthy(prop(n, "expanded")) {
-        out.push("expanded".into());
-    }
-    if truthy(prop(n, "focused")) {
-        out.push("active".into());
-    }
-    if truthy(prop(n, "selected")) {
-        out.push("selected".into());
-    }
-    if truthy(prop(n, "required")) {
-        out.push("required".into());
-    }
-    if role == "heading" {
-        if let Some(level) = prop(n, "level").and_then(Value::as_f64) {
-            out.push(format!("level={level}"));
-        }
-    }
-    out
-}
-
-/// A link's target, for its `/url:` child.
-fn url_of(n: &AxNode, role: &str) -> Option<String> {
-    let url = prop(n, "url").and_then(Value::as_str)?;
-    (role == "link" && !url.is_empty()).then(|| tidy(url))
-}
-
 struct Item {
-    frame: usize,
+    doc: usize,
     node: usize,
     depth: usize,
     /// The name of the nearest ancestor shown.
@@ -291,21 +186,20 @@ pub struct Scope<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RootGone;
 
-/// Renders `frames` (the main frame first), numbering refs with
-/// `numbers`, within `max_chars` characters. Only the refs of lines shown
-/// are numbered.
-pub fn render(frames: &[FrameTree], numbers: &mut RefNumbers, max_chars: usize) -> Outline {
-    render_lines(collect(frames), numbers, max_chars)
+/// Renders `source`, numbering refs with `numbers`, within `max_chars`
+/// characters. Only the refs of lines shown are numbered.
+pub fn render(source: Source<'_>, numbers: &mut RefNumbers, max_chars: usize) -> Outline {
+    render_lines(collect(source), numbers, max_chars)
 }
 
 /// [`render`], of the part of the outline `scope` names.
 pub fn render_scoped(
-    frames: &[FrameTree],
+    source: Source<'_>,
     numbers: &mut RefNumbers,
     max_chars: usize,
     scope: Scope<'_>,
 ) -> Result<Outline, RootGone> {
-    let lines = scoped(collect(frames), scope)?;
+    let lines = scoped(collect(source), scope)?;
     Ok(render_lines(lines, numbers, max_chars))
 }
 
@@ -430,38 +324,16 @@ fn marker(n: usize) -> String {
     format!("- … (truncated: {n} more nodes)")
 }
 
-fn collect(frames: &[FrameTree]) -> Vec<Line> {
-    let index: Vec<HashMap<&str, usize>> = frames
-        .iter()
-        .map(|f| {
-            f.nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.node_id.as_str(), i))
-                .collect()
-        })
-        .collect();
-    let owners: HashMap<i64, usize> = frames
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter_map(|(i, f)| f.owner.map(|o| (o, i)))
-        .collect();
-    let root = |f: usize| -> Option<usize> {
-        let nodes = &frames.get(f)?.nodes;
-        nodes
-            .iter()
-            .position(|n| n.parent_id.is_none())
-            .or(if nodes.is_empty() { None } else { Some(0) })
-    };
+fn collect(source: Source<'_>) -> Vec<Line> {
+    let page = Page::new(source.dom);
+    let docs = &source.dom.documents;
     let mut lines = Vec::new();
-    let mut seen: HashSet<(usize, usize)> = HashSet::new();
-    let mut frames_used: HashSet<usize> = HashSet::new();
+    let mut docs_used: HashSet<usize> = HashSet::new();
     let mut stack: Vec<Item> = Vec::new();
-    if let Some(r) = root(0) {
-        frames_used.insert(0);
+    if let Some(r) = docs.first().and_then(|d| d.root()) {
+        docs_used.insert(0);
         stack.push(Item {
-            frame: 0,
+            doc: 0,
             node: r,
             depth: 0,
             parent_name: String::new(),
@@ -471,108 +343,99 @@ fn collect(frames: &[FrameTree]) -> Vec<Line> {
     }
     // Iterative, so a deeply nested page cannot exhaust the stack.
     while let Some(item) = stack.pop() {
-        if !seen.insert((item.frame, item.node)) {
-            continue;
-        }
-        let frame = &frames[item.frame];
-        let n = &frame.nodes[item.node];
-        let role = text_of(n.role.as_ref()).to_ascii_lowercase();
-        let name = tidy(&text_of(n.name.as_ref()));
-        if matches!(role.as_str(), "inlinetextbox" | "linebreak") {
-            continue;
-        }
-        let document = matches!(role.as_str(), "rootwebarea" | "webarea");
-        let in_select = item.in_select || role == "menulistpopup";
+        let (d, i) = (item.doc, item.node);
+        let doc = &docs[d];
+        let n = &doc.nodes[i];
         let mut value = String::new();
-        let shown = if n.ignored
-            || document
-            || CHROMIUM_ONLY.contains(&role.as_str())
-            || (name.is_empty() && COLLAPSED.contains(&role.as_str()))
-        {
-            false
-        } else if role == "statictext" {
-            if !name.is_empty() && name != item.parent_name && name != item.parent_value {
-                lines.push(Line {
-                    depth: item.depth,
-                    head: "text".into(),
-                    value: Some(name),
-                    node: None,
-                });
+        let mut name = String::new();
+        let shown = match n.kind {
+            Kind::Text => {
+                let text = tidy(&n.text);
+                let repeats = text == item.parent_name || text == item.parent_value;
+                if !text.is_empty() && !repeats && !page.hidden(d, i) {
+                    lines.push(Line {
+                        depth: item.depth,
+                        head: "text".into(),
+                        value: Some(text),
+                        node: None,
+                    });
+                }
+                continue;
             }
-            continue;
-        } else {
-            let mut head = if role.is_empty() {
-                "node".to_string()
-            } else {
-                role.clone()
-            };
-            if !name.is_empty() {
-                head.push(' ');
-                head.push_str(&quoted(&name));
+            Kind::Element if page.hidden(d, i) => continue,
+            Kind::Element => {
+                let role = page.role(d, i);
+                name = tidy(&page.name(d, i, &role));
+                let left_out = page.invisible(d, i)
+                    || TRANSPARENT.contains(&n.tag.as_str())
+                    || TRANSPARENT.contains(&role.as_str())
+                    || (name.is_empty() && COLLAPSED.contains(&role.as_str()));
+                if left_out {
+                    name.clear();
+                    false
+                } else {
+                    let focused = source.focused == Some(n.backend_id);
+                    let mut head = role.clone();
+                    if !name.is_empty() {
+                        head.push(' ');
+                        head.push_str(&quoted(&name));
+                    }
+                    for s in page.states(d, i, &role, focused) {
+                        head.push_str(&format!(" [{s}]"));
+                    }
+                    if WITH_VALUE.contains(&role.as_str()) {
+                        value = tidy(&page.value(d, i, &role));
+                    }
+                    let wants_ref = !(item.in_select && role == "option")
+                        && (ACTIONABLE.contains(&role.as_str()) || !name.is_empty());
+                    lines.push(Line {
+                        depth: item.depth,
+                        head,
+                        value: (!value.is_empty()).then(|| value.clone()),
+                        node: wants_ref.then(|| NodeRef {
+                            frame: doc.frame_id.clone(),
+                            backend_node_id: n.backend_id,
+                        }),
+                    });
+                    if let Some(url) = page.url(d, i, &role) {
+                        lines.push(Line {
+                            depth: item.depth + 1,
+                            head: "/url".into(),
+                            value: Some(tidy(&url)),
+                            node: None,
+                        });
+                    }
+                    true
+                }
             }
-            for s in states(n, &role) {
-                head.push_str(&format!(" [{s}]"));
-            }
-            if WITH_VALUE.contains(&role.as_str()) {
-                value = tidy(&text_of(n.value.as_ref()));
-            }
-            let wants_ref = !(in_select && role == "option")
-                && (ACTIONABLE.contains(&role.as_str()) || !name.is_empty());
-            let node = n
-                .backend_dom_node_id
-                .filter(|_| wants_ref)
-                .map(|id| NodeRef {
-                    frame: frame.frame_id.clone(),
-                    backend_node_id: id,
-                });
-            lines.push(Line {
-                depth: item.depth,
-                head,
-                value: (!value.is_empty()).then(|| value.clone()),
-                node,
-            });
-            if let Some(url) = url_of(n, &role) {
-                lines.push(Line {
-                    depth: item.depth + 1,
-                    head: "/url".into(),
-                    value: Some(url),
-                    node: None,
-                });
-            }
-            true
+            Kind::Shadow(_) | Kind::Other => false,
         };
         let (depth, parent_name, parent_value) = if shown {
             (item.depth + 1, name, value)
         } else {
             (item.depth, item.parent_name, item.parent_value)
         };
-        // The frame's content goes after the element's own children: push
-        // it first.
-        if let Some(&child) = n.backend_dom_node_id.and_then(|b| owners.get(&b)) {
-            if frames_used.insert(child) {
-                if let Some(r) = root(child) {
-                    stack.push(Item {
-                        frame: child,
-                        node: r,
-                        depth,
-                        parent_name: parent_name.clone(),
-                        parent_value: parent_value.clone(),
-                        in_select,
-                    });
+        let in_select = item.in_select || n.is("select");
+        let at = |doc, node| Item {
+            doc,
+            node,
+            depth,
+            parent_name: parent_name.clone(),
+            parent_value: parent_value.clone(),
+            in_select,
+        };
+        // A frame's document in place of its <iframe>'s children (what
+        // shows when frames do not).
+        if let Some(c) = n.content {
+            if c < docs.len() && docs_used.len() < MAX_FRAMES && docs_used.insert(c) {
+                if let Some(r) = docs[c].root() {
+                    stack.push(at(c, r));
                 }
             }
+            continue;
         }
-        for id in n.child_ids.iter().rev() {
-            if let Some(&c) = index[item.frame].get(id.as_str()) {
-                stack.push(Item {
-                    frame: item.frame,
-                    node: c,
-                    depth,
-                    parent_name: parent_name.clone(),
-                    parent_value: parent_value.clone(),
-                    in_select,
-                });
-            }
+        for c in page.children(d, i).into_iter().rev() {
+            stack.push(at(d, c));
         }
     }
     inline_text(merge_text(lines))

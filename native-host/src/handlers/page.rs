@@ -7,9 +7,10 @@
 use super::element::quads;
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
-use crate::outline::{self, AxNode, FrameTree, RootGone, Scope};
+use crate::outline::dom::STYLES;
+use crate::outline::{self, Captured, Dom, RootGone, Scope, Source};
 use cotab_shared::cdp::{
-    CdpEvent as _, Frame, GetContentQuads, GetFrameOwner, GetFrameTree, GetFullAxTree,
+    CaptureSnapshot, CdpEvent as _, DescribeNode, Evaluate, Frame, GetContentQuads, GetFrameTree,
     HandleJavaScriptDialog, JavascriptDialogClosed, LifecycleEvent, Node,
     SetLifecycleEventsEnabled,
 };
@@ -31,41 +32,78 @@ use tokio::time::Instant;
 pub(super) const DEFAULT_SNAPSHOT_CHARS: usize = 40_000;
 /// Largest `maxChars` of a snapshot.
 pub(super) const MAX_SNAPSHOT_CHARS: usize = 400_000;
-/// Child frames read into one snapshot at most.
-const MAX_SNAPSHOT_FRAMES: usize = 32;
-/// Child frames read at once (two requests each: owner and tree).
-const FRAMES_AT_ONCE: usize = 4;
 /// Default `timeoutMs` of `page.wait`.
 const DEFAULT_WAIT_MS: u64 = 30_000;
 /// How often `page.wait` looks at text, refs and selectors.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Accessibility nodes above which a tree is read, and its outline
-/// rendered, on the blocking pool, so the daemon's one thread keeps serving
-/// other requests meanwhile (20,000 nodes take about 25 ms to render).
-const LARGE_TREE: usize = 2_000;
+/// Nodes above which a capture is read, and its outline rendered, on the
+/// blocking pool, so the daemon's one thread keeps serving other requests
+/// meanwhile.
+const LARGE_CAPTURE: usize = 4_000;
 
-/// The nodes of an `Accessibility.getFullAXTree` result.
-async fn parse_nodes(v: Value) -> Vec<AxNode> {
-    let read = |v: Value| -> Vec<AxNode> {
-        match v {
-            Value::Object(mut m) => match m.remove("nodes") {
-                Some(Value::Array(a)) => a
-                    .into_iter()
-                    .filter_map(|n| serde_json::from_value(n).ok())
-                    .collect(),
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        }
-    };
-    let large = v
-        .get("nodes")
+/// The deepest element that has the focus, through shadow roots and the
+/// frames the page can reach.
+const FOCUSED: &str = "(() => { let e = document.activeElement; \
+    while (e) { const inner = e.shadowRoot ? e.shadowRoot.activeElement \
+    : (e.contentDocument ? e.contentDocument.activeElement : null); \
+    if (!inner) break; e = inner; } \
+    return e && e !== document.body ? e : null; })()";
+
+/// The page's documents, read from a capture (off the daemon's thread
+/// when large).
+async fn read_capture(v: Value) -> Result<Dom, RpcError> {
+    let nodes: usize = v
+        .get("documents")
         .and_then(Value::as_array)
-        .is_some_and(|a| a.len() > LARGE_TREE);
-    off_thread_if(large, "reading the accessibility tree", move || Ok(read(v)))
+        .map_or(0, |docs| {
+            docs.iter()
+                .filter_map(|d| d.pointer("/nodes/nodeType").and_then(Value::as_array))
+                .map(Vec::len)
+                .sum()
+        });
+    off_thread_if(
+        nodes > LARGE_CAPTURE,
+        "reading the page's documents",
+        move || {
+            let captured: Captured = serde_json::from_value(v).map_err(|e| {
+                wire(
+                    ErrorKind::CommandFailed,
+                    format!("the browser's capture of the page could not be read: {e}"),
+                )
+            })?;
+            Ok(Dom::read(captured))
+        },
+    )
+    .await
+}
+
+/// The backend id of the element that has the focus; none when the page
+/// has none, or it cannot be read (the snapshot shows no `[active]` then).
+async fn focused(cx: &Cx<'_>, fence: &Fence) -> Result<Option<i64>, RpcError> {
+    let found = cx
+        .send(
+            fence,
+            &Evaluate {
+                expression: FOCUSED,
+                return_by_value: false,
+                await_promise: false,
+            },
+            CommandClass::Observe,
+        )
+        .await?;
+    let threw = found.threw();
+    let Some(object_id) = found.result.object_id.filter(|_| !threw) else {
+        return Ok(None);
+    };
+    match cx
+        .send(fence, &DescribeNode { object_id }, CommandClass::Observe)
         .await
-        .unwrap_or_default()
+    {
+        Ok(d) => Ok(d.node.backend_node_id),
+        Err(e) if e.kind() == ErrorKind::CommandFailed => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotResult, RpcError> {
@@ -91,63 +129,18 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     };
     let mark = cx.core(|c| c.snapshot_started(&fence));
     let fence = &fence;
-    let ax_tree = |frame_id: Option<String>| async move {
-        cx.send(fence, &GetFullAxTree { frame_id }, CommandClass::Observe)
-            .await
+    let capture = CaptureSnapshot {
+        computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
     };
-    // The frame tree, the main frame's tree and the page's url and title
-    // do not depend on each other: the three are asked for at once, and
-    // the first failure ends the snapshot.
-    let (tree, main, page) = tokio::try_join!(
-        cx.send(fence, &GetFrameTree {}, CommandClass::Observe),
-        ax_tree(None),
+    // The documents, the focus and the page's url and title do not depend
+    // on each other: the three are asked for at once, and the first
+    // failure ends the snapshot.
+    let (captured, focused, page) = tokio::try_join!(
+        cx.send(fence, &capture, CommandClass::Observe),
+        focused(cx, fence),
         cx.read(fence, "({url: location.href, title: document.title})"),
     )?;
-    let main_id = tree.frame_tree.frame.id.clone();
-    let mut children = Vec::new();
-    tree.frame_tree.descendants(&mut children);
-    children.truncate(MAX_SNAPSHOT_FRAMES);
-    // Each child frame's owner and tree together, a few frames at a time
-    // (so at most that many raw trees are held at once), in the frame
-    // tree's order; the first failure other than an unreadable frame ends
-    // the snapshot and drops the frames still being read.
-    let child = |id: String| {
-        let ax_tree = &ax_tree;
-        async move {
-            let owner_of = GetFrameOwner {
-                frame_id: id.clone(),
-            };
-            let (owner, nodes) = tokio::join!(
-                cx.send(fence, &owner_of, CommandClass::Observe),
-                ax_tree(Some(id.clone())),
-            );
-            let (owner, nodes) = match (owner, nodes) {
-                (Err(e), _) | (_, Err(e)) if e.kind() != ErrorKind::CommandFailed => return Err(e),
-                (Ok(owner), Ok(nodes)) => (owner, nodes),
-                // A frame in another process (or gone meanwhile) has no
-                // tree here: its <iframe> node stays, empty.
-                _ => return Ok(None),
-            };
-            Ok(Some(FrameTree {
-                frame_id: id,
-                owner: owner.backend_node_id,
-                nodes: parse_nodes(nodes).await,
-            }))
-        }
-    };
-    let (main, children) = tokio::join!(
-        parse_nodes(main),
-        stream::iter(children)
-            .map(child)
-            .buffered(FRAMES_AT_ONCE)
-            .try_collect::<Vec<_>>(),
-    );
-    let mut frames = vec![FrameTree {
-        frame_id: main_id,
-        owner: None,
-        nodes: main,
-    }];
-    frames.extend(children?.into_iter().flatten());
+    let dom = read_capture(captured).await?;
     let text = |k: &str| {
         page.get(k)
             .and_then(Value::as_str)
@@ -157,19 +150,21 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     // Numbers for every node, the most the outline can show, reserved
     // first: another snapshot of the session rendered meanwhile cannot
     // take the same ones. A large outline renders on the blocking pool.
-    let nodes: usize = frames.iter().map(|f| f.nodes.len()).sum();
+    let nodes: usize = dom.documents.iter().map(|d| d.nodes.len()).sum();
     let reserved = nodes as u64;
     let mut numbers = cx.core(|c| c.reserve_refs(fence, reserved))?;
     let partial = root.is_some() || depth.is_some();
-    let (out, numbers) = off_thread_if(nodes > LARGE_TREE, "rendering the snapshot", move || {
-        let scope = Scope {
-            root: root.as_ref(),
-            depth,
-        };
-        let out = outline::render_scoped(&frames, &mut numbers, max, scope);
-        Ok((out, numbers))
-    })
-    .await?;
+    let (out, numbers) =
+        off_thread_if(nodes > LARGE_CAPTURE, "rendering the snapshot", move || {
+            let scope = Scope {
+                root: root.as_ref(),
+                depth,
+            };
+            let source = Source { dom: &dom, focused };
+            let out = outline::render_scoped(source, &mut numbers, max, scope);
+            Ok((out, numbers))
+        })
+        .await?;
     let used = (numbers.first(), numbers.fresh());
     let out = match out {
         Ok(out) => out,

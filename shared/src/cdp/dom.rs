@@ -1,5 +1,5 @@
-//! `DOM` and `Accessibility`: nodes by their backend id, where they are,
-//! and the accessibility tree of a frame.
+//! `DOM` and `DOMSnapshot`: nodes by their backend id, where they are,
+//! and the documents of a page at once.
 
 use super::{CdpCommand, Done, RemoteObject};
 use serde::{Deserialize, Serialize};
@@ -100,14 +100,31 @@ pub struct SetFileInputFiles {
 }
 command!(SetFileInputFiles, "DOM.setFileInputFiles", Done);
 
-/// `Accessibility.getFullAXTree`, of the main frame or of `frame_id`. Its
-/// result is left as the browser's JSON: a large tree is read off the
+/// `DOMSnapshot.captureSnapshot`: every document of the page's process
+/// (the main frame and the frames it runs), nodes in flat arrays. Its
+/// result is left as the browser's JSON: a large page's is read off the
 /// daemon's thread.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct GetFullAxTree {
-    /// The frame; the main frame when absent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub frame_id: Option<String>,
+pub struct CaptureSnapshot {
+    /// The computed styles each laid-out node carries, in this order.
+    pub computed_styles: Vec<String>,
 }
-command!(GetFullAxTree, "Accessibility.getFullAXTree", Value);
+command!(CaptureSnapshot, "DOMSnapshot.captureSnapshot", Value);
+
+/// `DOM.describeNode` of a node's object in the page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeNode {
+    /// The node's object.
+    pub object_id: String,
+}
+command!(DescribeNode, "DOM.describeNode", Described);
+
+/// The result of [`DescribeNode`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Described {
+    /// The node, its backend id.
+    #[serde(default)]
+    pub node: NodeAt,
+}

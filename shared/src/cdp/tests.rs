@@ -41,7 +41,20 @@ fn params_are_the_browsers_names() {
         json!({"x": 1.0, "y": 2.0, "includeUserAgentShadowDOM": false,
                "ignorePointerEventsNone": true})
     );
-    assert_eq!(GetFullAxTree::default().params(), json!({}));
+    assert_eq!(
+        CaptureSnapshot {
+            computed_styles: vec!["display".into()]
+        }
+        .params(),
+        json!({"computedStyles": ["display"]})
+    );
+    assert_eq!(
+        DescribeNode {
+            object_id: "o1".into()
+        }
+        .params(),
+        json!({"objectId": "o1"})
+    );
     assert_eq!(
         MouseEvent {
             kind: "mouseWheel",

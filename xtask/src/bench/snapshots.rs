@@ -1,8 +1,10 @@
 //! Bench item 2's snapshots: `page.snapshot` against direct CDP's
-//! `Accessibility.getFullAXTree` on the same tab, interleaved, on the
+//! `DOMSnapshot.captureSnapshot` (what it reads) and
+//! `Accessibility.getFullAXTree` (what a client reading the browser's
+//! accessibility tree waits for) on the same tab, interleaved, on the
 //! tiny fixture page and on the catalogue of about 5,000 elements
 //! (`/big`), with where cotab's time went: the worker's
-//! `chrome.debugger` call for the tree and its posting, the lane's
+//! `chrome.debugger` call for the capture and its posting, the lane's
 //! transport, and the daemon (the outline, the agent socket).
 
 use super::browser::{direct, timed};
@@ -22,8 +24,10 @@ const BIG_ROUNDS: usize = 30;
 /// The longest outline `page.snapshot` may give: the whole catalogue.
 const MAX_CHARS: usize = 400_000;
 
-/// The AX tree the daemon asks the worker for.
+/// The browser's accessibility tree, for comparison.
 const AX_TREE: &str = "Accessibility.getFullAXTree";
+/// The capture the daemon asks the worker for.
+const CAPTURE: &str = "DOMSnapshot.captureSnapshot";
 
 /// Item 2's snapshot rows: both pages, the tab left on the fixture page.
 pub(super) async fn snapshots(
@@ -59,7 +63,8 @@ async fn one_page(
         max_chars: Some(MAX_CHARS),
         ..SnapshotParams::default()
     };
-    let (mut tree_ms, mut snapshot_times) = (Vec::new(), Vec::new());
+    let (mut tree_ms, mut capture_ms, mut snapshot_times) = (Vec::new(), Vec::new(), Vec::new());
+    let styles = json!({"computedStyles": ["display", "visibility"]});
     let (mut nodes, mut chars) = (0, 0);
     for round in 0..WARM_UP + rounds {
         if round == WARM_UP {
@@ -67,6 +72,7 @@ async fn one_page(
             worker_trace(browser).await?;
         }
         let (d_tree, tree) = timed(direct(browser, page, AX_TREE, json!({}))).await?;
+        let (d_capture, _) = timed(direct(browser, page, CAPTURE, styles.clone())).await?;
         let (d_snap, r) = timed(async { Ok(agent.call::<Snapshot>(&params).await?) }).await?;
         if r.refs == 0 || r.truncated {
             bail!(
@@ -79,14 +85,21 @@ async fn one_page(
             nodes = tree["nodes"].as_array().map_or(0, Vec::len);
             chars = r.text.chars().count();
             tree_ms.push(d_tree);
+            capture_ms.push(d_capture);
             snapshot_times.push(d_snap);
         }
     }
     eprintln!("note: {label}: {nodes} AX nodes, an outline of {chars} characters");
     let trace = worker_trace(browser).await?;
-    let records: Vec<&TraceRecord> = trace.iter().filter(|r| r.what == AX_TREE).collect();
-    let split = hop_split(browser, AX_TREE, &records, &snapshot_times);
+    let records: Vec<&TraceRecord> = trace.iter().filter(|r| r.what == CAPTURE).collect();
+    let split = hop_split(browser, CAPTURE, &records, &snapshot_times);
     let mut rows = vec![
+        Row::new(
+            "2",
+            &format!("`DOMSnapshot.captureSnapshot` of {label}"),
+            "direct CDP",
+            Sample::Latency(capture_ms),
+        ),
         Row::new(
             "2",
             &format!("`Accessibility.getFullAXTree` of {label}"),
@@ -100,8 +113,8 @@ async fn one_page(
             Sample::Latency(snapshot_times),
         ),
     ];
-    let in_worker = format!("the AX tree of {label}");
-    rows.extend(trace_rows("2", &trace, &[(AX_TREE, in_worker.as_str())]));
+    let in_worker = format!("the capture of {label}");
+    rows.extend(trace_rows("2", &trace, &[(CAPTURE, in_worker.as_str())]));
     if let Some((daemon, transport)) = split {
         rows.push(Row::new(
             "2",
@@ -111,7 +124,7 @@ async fn one_page(
         ));
         rows.push(Row::new(
             "2",
-            &format!("the AX tree of {label} in the lane's transport, both ways"),
+            &format!("the capture of {label} in the lane's transport, both ways"),
             "cotab",
             Sample::Millis(transport),
         ));

@@ -56,20 +56,108 @@ fn object_id(params: &Value) -> i64 {
         .unwrap_or(0)
 }
 
-fn ax_tree() -> Value {
-    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
-        "name": {"value": "Fake"}, "childIds": elements().iter().map(|e| e.0.to_string()).collect::<Vec<_>>(),
-        "backendDOMNodeId": 1})];
-    for (id, role, name, _) in elements() {
-        let mut n = json!({"nodeId": id.to_string(), "parentId": "root", "role": {"value": role},
-            "name": {"value": name}, "backendDOMNodeId": id});
-        if id == 13 {
-            n["properties"] =
-                json!([{"name": "checked", "value": {"type": "tristate", "value": "false"}}]);
+/// The markup of a leaf element of role `role` named `name`: its tag,
+/// attributes and text.
+fn markup(role: &str, name: &str) -> (&'static str, Vec<(String, String)>, String) {
+    let label = || vec![("aria-label".to_string(), name.to_string())];
+    match role {
+        "button" => ("BUTTON", vec![], name.to_string()),
+        "link" => ("A", vec![("href".into(), "/x".into())], name.to_string()),
+        "textbox" => ("INPUT", label(), String::new()),
+        "checkbox" => {
+            let mut a = label();
+            a.push(("type".into(), "checkbox".into()));
+            ("INPUT", a, String::new())
         }
-        nodes.push(n);
+        "combobox" => ("SELECT", label(), String::new()),
+        "listitem" => ("LI", label(), String::new()),
+        "region" => ("SECTION", label(), String::new()),
+        "iframe" => (
+            "IFRAME",
+            vec![("title".into(), name.to_string())],
+            String::new(),
+        ),
+        other => panic!("no markup for {other}"),
     }
-    json!({ "nodes": nodes })
+}
+
+/// A leaf element of a fixture document: backend id, role, name.
+pub(crate) type Leaf<'a> = (i64, &'a str, &'a str);
+
+/// A `DOMSnapshot.captureSnapshot` result as the browser writes it: each
+/// document a body of `(backend id, role, name)` leaves, all laid out;
+/// `frames` maps an iframe's backend id to the document it shows.
+pub(crate) fn capture(docs: &[(&str, &[Leaf])], frames: &[(i64, usize)]) -> Value {
+    let mut strings: Vec<String> = Vec::new();
+    let mut at = |s: &str| -> i64 {
+        let i = strings.iter().position(|x| x == s).unwrap_or_else(|| {
+            strings.push(s.to_string());
+            strings.len() - 1
+        });
+        i as i64
+    };
+    let (block, visible) = (at("block"), at("visible"));
+    let mut documents = Vec::new();
+    for (d, (frame, items)) in docs.iter().enumerate() {
+        let (mut parent, mut kind, mut name, mut value, mut backend, mut attrs) = (
+            vec![-1, 0, 1],
+            vec![9, 1, 1],
+            vec![at("#document"), at("HTML"), at("BODY")],
+            vec![-1, -1, -1],
+            vec![
+                1000 * d as i64 + 1,
+                1000 * d as i64 + 2,
+                1000 * d as i64 + 3,
+            ],
+            vec![Vec::<i64>::new(), vec![], vec![]],
+        );
+        let mut content = (Vec::new(), Vec::new());
+        for (id, role, label) in items.iter() {
+            let (tag, a, text) = markup(role, label);
+            let i = kind.len() as i64;
+            parent.push(2);
+            kind.push(1);
+            name.push(at(tag));
+            value.push(-1);
+            backend.push(*id);
+            attrs.push(a.iter().flat_map(|(k, v)| [at(k), at(v)]).collect());
+            if let Some((_, doc)) = frames.iter().find(|(f, _)| f == id) {
+                content.0.push(i);
+                content.1.push(*doc as i64);
+            }
+            if !text.is_empty() {
+                parent.push(i);
+                kind.push(3);
+                name.push(at("#text"));
+                value.push(at(&text));
+                backend.push(id + 100_000);
+                attrs.push(vec![]);
+            }
+        }
+        let laid: Vec<i64> = (0..kind.len() as i64).collect();
+        let styles: Vec<Vec<i64>> = laid.iter().map(|_| vec![block, visible]).collect();
+        documents.push(json!({
+            "frameId": at(frame), "baseURL": at("http://example.test/"),
+            "nodes": {"parentIndex": parent, "nodeType": kind, "nodeName": name,
+                      "nodeValue": value, "backendNodeId": backend, "attributes": attrs,
+                      "contentDocumentIndex": {"index": content.0, "value": content.1}},
+            "layout": {"nodeIndex": laid, "styles": styles},
+        }));
+    }
+    json!({"documents": documents, "strings": strings})
+}
+
+fn page_capture(checked: bool) -> Value {
+    let items: Vec<(i64, &str, &str)> = elements().iter().map(|e| (e.0, e.1, e.2)).collect();
+    let mut v = capture(&[("MAIN", &items)], &[]);
+    if checked {
+        let ids = &v["documents"][0]["nodes"]["backendNodeId"];
+        let at = ids
+            .as_array()
+            .and_then(|ids| ids.iter().position(|id| id == 13));
+        v["documents"][0]["nodes"]["inputChecked"] = json!({"index": [at.expect("the checkbox")]});
+    }
+    v
 }
 
 /// A PNG header of `w`×`h`.
@@ -90,7 +178,7 @@ fn page_responder(state: Arc<Mutex<PageState>>) -> Responder {
             "Page.getFrameTree" => Reply::ok(json!({"frameTree": {
                 "frame": {"id": "MAIN", "loaderId": "L1", "url": "http://example.test/"},
                 "childFrames": []}})),
-            "Accessibility.getFullAXTree" => Reply::ok(ax_tree()),
+            "DOMSnapshot.captureSnapshot" => Reply::ok(page_capture(st.checked)),
             "Page.getLayoutMetrics" => Reply::ok(json!({
                 "cssLayoutViewport": {"clientWidth": 800, "clientHeight": 600, "pageX": 0, "pageY": PAGE_Y},
                 "cssVisualViewport": {"clientWidth": 800, "clientHeight": 600, "pageX": 0, "pageY": PAGE_Y,

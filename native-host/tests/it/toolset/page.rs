@@ -485,18 +485,17 @@ async fn large_captures_and_trees_are_read_whole() {
     let data = base64::engine::general_purpose::STANDARD.encode(&image);
     assert!(data.len() > 1 << 20);
     let buttons = 2_500;
-    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
-        "name": {"value": "Big"}, "backendDOMNodeId": 1,
-        "childIds": (0..buttons).map(|i| format!("b{i}")).collect::<Vec<_>>()})];
-    nodes.extend((0..buttons).map(|i| {
-        json!({"nodeId": format!("b{i}"), "parentId": "root", "role": {"value": "button"},
-               "name": {"value": format!("B{i}")}, "backendDOMNodeId": 10 + i})
-    }));
-    let tree = json!({ "nodes": nodes });
+    let names: Vec<String> = (0..buttons).map(|i| format!("B{i}")).collect();
+    let items: Vec<(i64, &str, &str)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (10 + i as i64, "button", n.as_str()))
+        .collect();
+    let tree = capture(&[("MAIN", &items)], &[]);
     let reply_data = data.clone();
     let responder: Responder = Arc::new(move |_tab, method, _params| match method {
         "Page.captureScreenshot" => Reply::ok(json!({ "data": reply_data })),
-        "Accessibility.getFullAXTree" => Reply::ok(tree.clone()),
+        "DOMSnapshot.captureSnapshot" => Reply::ok(tree.clone()),
         _ => None,
     });
     let d = Daemon::start().await;
@@ -536,101 +535,71 @@ async fn large_captures_and_trees_are_read_whole() {
     );
 }
 
-/// An accessibility tree of a root and `(backend id, role, name)` leaves.
-fn leaves(root: &str, items: &[(i64, &str, &str)]) -> Value {
-    let mut nodes = vec![json!({"nodeId": "root", "role": {"value": "RootWebArea"},
-        "name": {"value": root},
-        "childIds": items.iter().map(|i| i.0.to_string()).collect::<Vec<_>>()})];
-    for (id, role, name) in items {
-        nodes.push(
-            json!({"nodeId": id.to_string(), "parentId": "root", "role": {"value": role},
-            "name": {"value": name}, "backendDOMNodeId": id}),
-        );
-    }
-    json!({ "nodes": nodes })
-}
-
-/// A page of frames: MAIN holds A (which holds D), B (in another
-/// process: no owner here, and its tree fails with `b_tree`) and C (its
-/// tree fails with `c_tree`).
-fn framed_page(b_tree: ErrorKind, c_tree: ErrorKind) -> Responder {
-    Arc::new(move |_tab, method, params| {
-        let frame = params["frameId"].as_str().unwrap_or("MAIN");
-        match (method, frame) {
-            ("Page.getFrameTree", _) => Reply::ok(json!({"frameTree": {
-            "frame": {"id": "MAIN"},
-            "childFrames": [
-                {"frame": {"id": "A"}, "childFrames": [{"frame": {"id": "D"}}]},
-                {"frame": {"id": "B"}},
-                {"frame": {"id": "C"}},
-            ]}})),
-            ("Runtime.evaluate", _) => Reply::ok(json!({"result": {"type": "object",
-                "value": {"url": "http://example.test/frames", "title": "Frames"}}})),
-            ("DOM.getFrameOwner", "A") => Reply::ok(json!({"backendNodeId": 20})),
-            ("DOM.getFrameOwner", "C") => Reply::ok(json!({"backendNodeId": 22})),
-            ("DOM.getFrameOwner", "D") => Reply::ok(json!({"backendNodeId": 30})),
-            ("DOM.getFrameOwner", _) => Reply::failed("Frame with the given id was not found."),
-            ("Accessibility.getFullAXTree", "MAIN") => Reply::ok(leaves(
-                "main",
-                &[
-                    (10, "button", "Main first"),
-                    (20, "iframe", "a"),
-                    (21, "iframe", "b"),
-                    (22, "iframe", "c"),
-                    (11, "button", "Main last"),
-                ],
-            )),
-            ("Accessibility.getFullAXTree", "A") => {
-                Reply::ok(leaves("a", &[(40, "button", "In A"), (30, "iframe", "d")]))
-            }
-            ("Accessibility.getFullAXTree", "D") => Reply::ok(leaves("d", &[(50, "link", "In D")])),
-            ("Accessibility.getFullAXTree", "B") => Some(Reply::Err(b_tree, "no tree for B")),
-            ("Accessibility.getFullAXTree", "C") => Some(Reply::Err(c_tree, "no tree for C")),
-            _ => None,
+/// A page of frames: MAIN holds A (which holds D), and B, a frame in
+/// another process that the capture does not reach. The capture fails
+/// with `failure` when one is given.
+fn framed_page(failure: Option<ErrorKind>) -> Responder {
+    let main: &[(i64, &str, &str)] = &[
+        (10, "button", "Main first"),
+        (20, "iframe", "a"),
+        (21, "iframe", "b"),
+        (11, "button", "Main last"),
+    ];
+    let a: &[(i64, &str, &str)] = &[(40, "button", "In A"), (30, "iframe", "d")];
+    let d: &[(i64, &str, &str)] = &[(50, "link", "In D")];
+    let page = capture(&[("MAIN", main), ("A", a), ("D", d)], &[(20, 1), (30, 2)]);
+    Arc::new(move |_tab, method, params| match method {
+        "DOMSnapshot.captureSnapshot" => match failure {
+            Some(kind) => Some(Reply::Err(kind, "no capture")),
+            None => Reply::ok(page.clone()),
+        },
+        "Runtime.evaluate" if params["returnByValue"] == true => {
+            Reply::ok(json!({"result": {"type": "object",
+                "value": {"url": "http://example.test/frames", "title": "Frames"}}}))
         }
+        // The focus is on the link in D.
+        "Runtime.evaluate" => Reply::ok(json!({"result": {"type": "object", "objectId": "focus"}})),
+        "DOM.describeNode" if params["objectId"] == "focus" => {
+            Reply::ok(json!({"node": {"backendNodeId": 50}}))
+        }
+        _ => None,
     })
 }
 
 #[tokio::test]
-async fn a_snapshot_asks_for_its_parts_at_once_and_reads_nested_and_unreadable_frames() {
-    let frame_tree = Arc::new(tokio::sync::Notify::new());
-    let owners = Arc::new(tokio::sync::Semaphore::new(0));
+async fn a_snapshot_asks_for_its_parts_at_once_and_shows_the_frames_its_process_holds() {
+    let captured = Arc::new(tokio::sync::Notify::new());
     let d = Daemon::start().await;
     let mut ext = FakeExt::connect(
         &d.host_sock(),
         Script {
-            gates: [("Page.getFrameTree".to_string(), frame_tree.clone())].into(),
-            held: [("DOM.getFrameOwner".to_string(), owners.clone())].into(),
-            ..Script::one_tab(
-                7,
-                framed_page(ErrorKind::CommandFailed, ErrorKind::CommandFailed),
-            )
+            gates: [("DOMSnapshot.captureSnapshot".to_string(), captured.clone())].into(),
+            ..Script::one_tab(7, framed_page(None))
         },
     )
     .await;
     let mut c = observer(&d).await;
     let call = tokio::spawn(async move { c.call::<Snapshot>(&SnapshotParams::default()).await });
-    // The main frame's tree and the url and title are asked for while the
-    // frame tree is still unanswered.
-    let first = cdp_until(&mut ext, "Runtime.evaluate").await;
+    // The focus and the url and title are asked for while the capture is
+    // still unanswered.
+    let first = cdp_until(&mut ext, "DOM.describeNode").await;
+    let mut asked = methods(&first);
+    asked.sort();
     assert_eq!(
-        methods(&first),
+        asked,
         [
-            "Page.getFrameTree",
-            "Accessibility.getFullAXTree",
+            "DOM.describeNode",
+            "DOMSnapshot.captureSnapshot",
+            "Runtime.evaluate",
             "Runtime.evaluate"
         ]
     );
-    frame_tree.notify_one();
-    // A child frame's tree is asked for while its owner is unanswered.
-    let child = cdp_until(&mut ext, "Accessibility.getFullAXTree").await;
     assert_eq!(
-        methods(&child),
-        ["DOM.getFrameOwner", "Accessibility.getFullAXTree"]
+        first[0].1["computedStyles"],
+        json!(["display", "visibility"]),
+        "{first:?}"
     );
-    assert_eq!(child[0].1["frameId"], "A");
-    assert_eq!(child[1].1["frameId"], "A");
-    owners.add_permits(4);
+    captured.notify_one();
     let snap = tokio::time::timeout(WAIT, call)
         .await
         .expect("in time")
@@ -638,43 +607,31 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_reads_nested_and_unreadable_f
         .expect("snapshot");
     assert_eq!(snap.url, "http://example.test/frames");
     assert_eq!(snap.title, "Frames");
-    // B (no owner) and C (no tree) stay empty; D is inside A.
+    // B (in another process) stays empty; D is inside A.
     assert_eq!(
         snap.text,
         "- button \"Main first\" [ref=e1]\n\
          - iframe \"a\" [ref=e2]:\n  \
            - button \"In A\" [ref=e3]\n  \
            - iframe \"d\" [ref=e4]:\n    \
-             - link \"In D\" [ref=e5]\n\
+             - link \"In D\" [active] [ref=e5]:\n      \
+               - /url: http://example.test/x\n\
          - iframe \"b\" [ref=e6]\n\
-         - iframe \"c\" [ref=e7]\n\
-         - button \"Main last\" [ref=e8]"
+         - button \"Main last\" [ref=e7]"
     );
 }
 
 #[tokio::test]
-async fn a_child_frame_that_fails_for_another_reason_fails_the_snapshot() {
-    // C (owner read) and B (owner unreadable too): the lost browser is
-    // reported either way, never taken for an unreadable frame.
-    for (b_tree, c_tree) in [
-        (ErrorKind::CommandFailed, ErrorKind::RuntimeLost),
-        (ErrorKind::RuntimeLost, ErrorKind::CommandFailed),
-    ] {
+async fn a_capture_that_fails_fails_the_snapshot_with_its_kind() {
+    for kind in [ErrorKind::CommandFailed, ErrorKind::RuntimeLost] {
         let d = Daemon::start().await;
-        let _ext = FakeExt::connect(
-            &d.host_sock(),
-            Script::one_tab(7, framed_page(b_tree, c_tree)),
-        )
-        .await;
+        let _ext =
+            FakeExt::connect(&d.host_sock(), Script::one_tab(7, framed_page(Some(kind)))).await;
         let mut c = observer(&d).await;
         let err = c
             .call::<Snapshot>(&SnapshotParams::default())
             .await
-            .expect_err("a frame's tree failed");
-        assert_eq!(
-            err.kind(),
-            Some(ErrorKind::RuntimeLost),
-            "{b_tree:?} {c_tree:?}"
-        );
+            .expect_err("the capture failed");
+        assert_eq!(err.kind(), Some(kind));
     }
 }
