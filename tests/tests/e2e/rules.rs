@@ -574,27 +574,37 @@ async fn a_held_gesture_is_lifted_when_the_agent_releases_control() -> anyhow::R
     Ok(())
 }
 
-/// Issue 15: what raw CDP set up in a tab (here a viewport override) does
-/// not outlive the agent's control: taking control re-attaches the tab.
+/// Issue 15: what raw CDP set up in a tab (here a timezone and a media
+/// override) does not outlive the agent's control: taking control
+/// re-attaches the tab. (A viewport override would not do here: Chromium
+/// 148 keeps it after its session detaches.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_takeover_clears_what_raw_cdp_set_up_in_the_tab() -> anyhow::Result<()> {
     let (browser, page, tab, mut agent, _frame) = recorder(LaunchOptions::default()).await?;
-    let width = || async { browser.eval(&page, "window.innerWidth").await };
-    let natural = width().await?;
+    let probe = "[Intl.DateTimeFormat().resolvedOptions().timeZone, matchMedia('print').matches]";
+    let state = || async { browser.eval(&page, probe).await };
+    let natural = state().await?;
     browser.set_developer_mode(&page, true).await?;
     notification(&mut agent, "developerMode.changed").await?;
-    agent
-        .call::<CdpSend>(&CdpSendParams {
-            method: "Emulation.setDeviceMetricsOverride".into(),
-            params: Some(
-                json!({"width": 333, "height": 444, "deviceScaleFactor": 1, "mobile": false}),
-            ),
-        })
-        .await?;
-    assert_eq!(width().await?, json!(333));
+    for (method, params) in [
+        (
+            "Emulation.setTimezoneOverride",
+            json!({"timezoneId": "Asia/Tokyo"}),
+        ),
+        ("Emulation.setEmulatedMedia", json!({"media": "print"})),
+    ] {
+        agent
+            .call::<CdpSend>(&CdpSendParams {
+                method: method.into(),
+                params: Some(params),
+            })
+            .await?;
+    }
+    assert_eq!(state().await?, json!(["Asia/Tokyo", true]));
+    assert_ne!(natural, json!(["Asia/Tokyo", true]));
     browser.take_control(&page, tab).await?;
-    wait_for("the override to be gone", DEADLINE, || async {
-        Ok((width().await? == natural).then_some(()))
+    wait_for("the overrides to be gone", DEADLINE, || async {
+        Ok((state().await? == natural).then_some(()))
     })
     .await?;
     // The tab is still shared and observable.
