@@ -24,6 +24,7 @@ pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateR
         expression: &p.expression,
         return_by_value: true,
         await_promise: p.await_promise.unwrap_or(true),
+        object_group: None,
     };
     let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params()).await?;
     let exception = r.get("exceptionDetails").map(|d| {

@@ -11,7 +11,7 @@ use crate::outline::dom::STYLES;
 use crate::outline::{self, Captured, Dom, RootGone, Scope, Source};
 use cotab_shared::cdp::{
     CaptureSnapshot, CdpEvent as _, DescribeNode, Evaluate, Frame, GetContentQuads, GetFrameTree,
-    HandleJavaScriptDialog, JavascriptDialogClosed, LifecycleEvent, Node,
+    HandleJavaScriptDialog, JavascriptDialogClosed, LifecycleEvent, Node, ReleaseObjectGroup,
     SetLifecycleEventsEnabled,
 };
 use cotab_shared::controller::{
@@ -24,6 +24,7 @@ use cotab_shared::ErrorKind;
 use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -80,7 +81,11 @@ async fn read_capture(v: Value) -> Result<Dom, RpcError> {
 
 /// The backend id of the element that has the focus; none when the page
 /// has none, or it cannot be read (the snapshot shows no `[active]` then).
+/// The handle it took is released, so the element can be freed.
 async fn focused(cx: &Cx<'_>, fence: &Fence) -> Result<Option<i64>, RpcError> {
+    static GROUPS: AtomicU64 = AtomicU64::new(0);
+    // A group of its own: another snapshot of the tab releases only its.
+    let group = format!("cotab-focus-{}", GROUPS.fetch_add(1, Ordering::Relaxed));
     let found = cx
         .send(
             fence,
@@ -88,6 +93,7 @@ async fn focused(cx: &Cx<'_>, fence: &Fence) -> Result<Option<i64>, RpcError> {
                 expression: FOCUSED,
                 return_by_value: false,
                 await_promise: false,
+                object_group: Some(&group),
             },
             CommandClass::Observe,
         )
@@ -96,10 +102,18 @@ async fn focused(cx: &Cx<'_>, fence: &Fence) -> Result<Option<i64>, RpcError> {
     let Some(object_id) = found.result.object_id.filter(|_| !threw) else {
         return Ok(None);
     };
-    match cx
-        .send(fence, &DescribeNode { object_id }, CommandClass::Observe)
-        .await
-    {
+    let release = ReleaseObjectGroup {
+        object_group: group,
+    };
+    // The release goes right behind the description, which the page
+    // answers first: no trip is added. A release that fails leaves the
+    // handle to the page's next navigation; it fails no snapshot.
+    let describe = DescribeNode { object_id };
+    let (described, _) = tokio::join!(
+        cx.send(fence, &describe, CommandClass::Observe),
+        cx.send(fence, &release, CommandClass::Observe),
+    );
+    match described {
         Ok(d) => Ok(d.node.backend_node_id),
         Err(e) if e.kind() == ErrorKind::CommandFailed => Ok(None),
         Err(e) => Err(e),

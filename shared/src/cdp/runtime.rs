@@ -1,6 +1,6 @@
 //! `Runtime`: evaluating code in the page and the values it returns.
 
-use super::{CdpCommand, CdpEvent};
+use super::{CdpCommand, CdpEvent, Done};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,8 +15,22 @@ pub struct Evaluate<'a> {
     /// Wait for a promise the expression returns.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub await_promise: bool,
+    /// The group a returned handle joins, to be released with it
+    /// ([`ReleaseObjectGroup`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object_group: Option<&'a str>,
 }
 command!(Evaluate<'a>, "Runtime.evaluate", Evaluated);
+
+/// `Runtime.releaseObjectGroup`: the page may free what the group's
+/// handles held.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseObjectGroup {
+    /// The group.
+    pub object_group: String,
+}
+command!(ReleaseObjectGroup, "Runtime.releaseObjectGroup", Done);
 
 impl<'a> Evaluate<'a> {
     /// `expression`, its value returned by value.
@@ -25,6 +39,7 @@ impl<'a> Evaluate<'a> {
             expression,
             return_by_value: true,
             await_promise: false,
+            object_group: None,
         }
     }
 }

@@ -581,8 +581,9 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_shows_the_frames_its_process_
     let mut c = observer(&d).await;
     let call = tokio::spawn(async move { c.call::<Snapshot>(&SnapshotParams::default()).await });
     // The focus and the url and title are asked for while the capture is
-    // still unanswered.
-    let first = cdp_until(&mut ext, "DOM.describeNode").await;
+    // still unanswered; the focus's handle is released right behind its
+    // description.
+    let first = cdp_until(&mut ext, "Runtime.releaseObjectGroup").await;
     let mut asked = methods(&first);
     asked.sort();
     assert_eq!(
@@ -591,8 +592,24 @@ async fn a_snapshot_asks_for_its_parts_at_once_and_shows_the_frames_its_process_
             "DOM.describeNode",
             "DOMSnapshot.captureSnapshot",
             "Runtime.evaluate",
-            "Runtime.evaluate"
+            "Runtime.evaluate",
+            "Runtime.releaseObjectGroup"
         ]
+    );
+    let group = |method: &str, pick: fn(&Value) -> bool| {
+        first
+            .iter()
+            .find(|c| c.0 == method && pick(&c.1))
+            .map(|c| c.1["objectGroup"].clone())
+    };
+    let taken = group("Runtime.evaluate", |p| p["returnByValue"] == false);
+    assert!(taken.as_ref().is_some_and(Value::is_string), "{first:?}");
+    assert_eq!(group("Runtime.releaseObjectGroup", |_| true), taken);
+    let order = methods(&first);
+    let at = |m: &str| order.iter().position(|x| *x == m);
+    assert!(
+        at("DOM.describeNode") < at("Runtime.releaseObjectGroup"),
+        "{order:?}"
     );
     assert_eq!(
         first[0].1["computedStyles"],
