@@ -36,6 +36,7 @@ pub(super) async fn snapshots(
     agent: &mut Client,
 ) -> Result<Vec<Row>> {
     let mut rows = one_page(browser, page, agent, "the fixture page", SMALL_ROUNDS).await?;
+    rows.extend(playwright(browser, "/", "the fixture page", SMALL_ROUNDS).await);
     let back = browser.fixture.url("/");
     agent
         .call::<Navigate>(&NavigateParams::to(browser.fixture.url("/big")))
@@ -47,7 +48,54 @@ pub(super) async fn snapshots(
     let big = one_page(browser, page, agent, &label, BIG_ROUNDS).await;
     agent.call::<Navigate>(&NavigateParams::to(back)).await?;
     rows.extend(big?);
+    rows.extend(playwright(browser, "/big", &label, BIG_ROUNDS).await);
     Ok(rows)
+}
+
+/// Playwright's aria snapshot of the fixture's `path`, the same rounds,
+/// in a browser of its own (the machine's Chromium, launched by
+/// `playwright-core` from `tests/playwright`): the row `page.snapshot` is
+/// judged against. None, with a note, when Playwright cannot run here.
+async fn playwright(browser: &Browser, path: &str, label: &str, rounds: usize) -> Option<Row> {
+    let url = browser.fixture.url(path);
+    let timed = tokio::task::spawn_blocking(move || -> Result<Vec<f64>> {
+        let root = cotab_e2e::workspace_root();
+        let modules = crate::outlines::ensure_playwright(&root)?;
+        let chromium = cotab_e2e::browser::chromium_path()?;
+        let out = std::process::Command::new("node")
+            .arg(
+                root.join("tests")
+                    .join("playwright")
+                    .join("time_snapshots.cjs"),
+            )
+            .arg(&chromium)
+            .arg(&url)
+            .arg(WARM_UP.to_string())
+            .arg(rounds.to_string())
+            .env("NODE_PATH", modules)
+            .output()?;
+        if !out.status.success() {
+            bail!("{}", String::from_utf8_lossy(&out.stderr).trim());
+        }
+        Ok(serde_json::from_slice(&out.stdout)?)
+    })
+    .await;
+    match timed {
+        Ok(Ok(ms)) => Some(Row::new(
+            "2",
+            &format!("Playwright's `ariaSnapshot({{mode: 'ai'}})` of {label} (its own browser)"),
+            "Playwright",
+            Sample::Millis(ms),
+        )),
+        Ok(Err(e)) => {
+            eprintln!("note: Playwright's snapshot of {label} was not timed: {e:#}");
+            None
+        }
+        Err(e) => {
+            eprintln!("note: Playwright's snapshot of {label} was not timed: {e}");
+            None
+        }
+    }
 }
 
 /// Direct AX tree and `page.snapshot`, interleaved, on the page the tab
