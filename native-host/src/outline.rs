@@ -100,6 +100,8 @@ struct Line {
     /// the text, the url.
     value: Option<String>,
     node: Option<NodeRef>,
+    /// An element's name (empty for text and urls).
+    name: String,
 }
 
 /// Whitespace collapsed, trimmed, cut at [`MAX_NAME`] characters.
@@ -349,7 +351,7 @@ fn collect(source: Source<'_>) -> Vec<Line> {
         let mut value = String::new();
         let mut name = String::new();
         let shown = match n.kind {
-            Kind::Text => {
+            Kind::Text | Kind::Generated(_) => {
                 let text = tidy(&n.text);
                 let repeats = text == item.parent_name || text == item.parent_value;
                 if !text.is_empty() && !repeats && !page.hidden(d, i) {
@@ -358,6 +360,7 @@ fn collect(source: Source<'_>) -> Vec<Line> {
                         head: "text".into(),
                         value: Some(text),
                         node: None,
+                        name: String::new(),
                     });
                 }
                 continue;
@@ -396,6 +399,7 @@ fn collect(source: Source<'_>) -> Vec<Line> {
                             frame: doc.frame_id.clone(),
                             backend_node_id: n.backend_id,
                         }),
+                        name: name.clone(),
                     });
                     if let Some(url) = page.url(d, i, &role) {
                         lines.push(Line {
@@ -403,6 +407,7 @@ fn collect(source: Source<'_>) -> Vec<Line> {
                             head: "/url".into(),
                             value: Some(tidy(&url)),
                             node: None,
+                            name: String::new(),
                         });
                     }
                     true
@@ -442,7 +447,9 @@ fn collect(source: Source<'_>) -> Vec<Line> {
 }
 
 /// An element whose only child is a text shows it as its value, as
-/// Playwright writes `- paragraph: Not pressed yet`.
+/// Playwright writes `- paragraph: Not pressed yet`, unless the text is
+/// the element's name (split by the page's markup, so no one piece of it
+/// matched the name).
 fn inline_text(lines: Vec<Line>) -> Vec<Line> {
     let mut out: Vec<Line> = Vec::with_capacity(lines.len());
     let mut lines = lines.into_iter().peekable();
@@ -456,8 +463,11 @@ fn inline_text(lines: Vec<Line>) -> Vec<Line> {
                 && lines.peek().is_none_or(|next| next.depth <= parent.depth)
         });
         if only_text_child {
+            // Text that only says the element's name again is left out.
             if let Some(parent) = out.last_mut() {
-                parent.value = line.value;
+                if line.value.as_deref() != Some(parent.name.as_str()) {
+                    parent.value = line.value;
+                }
             }
             continue;
         }

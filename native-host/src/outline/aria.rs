@@ -262,7 +262,19 @@ impl<'a> Page<'a> {
                 }
             }
         }
-        n.children.iter().copied().filter(shown).collect()
+        let mut out: Vec<usize> = n.children.iter().copied().filter(shown).collect();
+        // What CSS generates goes before and after the content.
+        let generated = |after: bool| {
+            n.children
+                .iter()
+                .copied()
+                .find(move |&c| self.node(d, c).kind == Kind::Generated(after))
+        };
+        if let Some(b) = generated(false) {
+            out.insert(0, b);
+        }
+        out.extend(generated(true));
+        out
     }
 
     /// The host of the shadow tree `i` is in.
@@ -282,6 +294,9 @@ impl<'a> Page<'a> {
     /// never shown.
     pub fn hidden(&self, d: usize, i: usize) -> bool {
         let n = self.node(d, i);
+        if matches!(n.kind, Kind::Generated(_)) {
+            return !n.layout.as_ref().is_some_and(|l| l.visible);
+        }
         if n.kind == Kind::Text {
             // An option's text has no box of its own either.
             if let Some(o) = n.parent.filter(|&p| self.node(d, p).is("option")) {
@@ -337,7 +352,7 @@ impl<'a> Page<'a> {
             "caption" => "caption",
             "code" => "code",
             "datalist" => "listbox",
-            "del" | "s" => "deletion",
+            "del" => "deletion",
             "details" => "group",
             "dfn" | "dt" => "term",
             "dd" => "definition",
@@ -397,7 +412,10 @@ impl<'a> Page<'a> {
             }
             "textarea" => "textbox",
             "th" => match n.attr("scope") {
+                Some("col" | "colgroup") => "columnheader",
                 Some("row" | "rowgroup") => "rowheader",
+                // A header among a row's data cells heads that row.
+                _ if self.beside_data_cells(d, i) => "rowheader",
                 _ => "columnheader",
             },
             "time" => "time",
@@ -405,6 +423,14 @@ impl<'a> Page<'a> {
             _ if n.attr("contenteditable").is_some_and(|v| v != "false") => "textbox",
             _ => "generic",
         }
+    }
+
+    /// A `<th>` whose row holds `<td>`s too.
+    fn beside_data_cells(&self, d: usize, i: usize) -> bool {
+        self.node(d, i).parent.is_some_and(|row| {
+            let row = self.node(d, row);
+            row.is("tr") && row.children.iter().any(|&c| self.node(d, c).is("td"))
+        })
     }
 
     fn input_role(&self, n: &Node) -> &'static str {
@@ -538,7 +564,7 @@ impl<'a> Page<'a> {
 
     fn alternative_in(&self, d: usize, i: usize, hidden_ok: bool, b: &mut Budget) -> String {
         let n = self.node(d, i);
-        if n.kind == Kind::Text {
+        if matches!(n.kind, Kind::Text | Kind::Generated(_)) {
             return n.text.clone();
         }
         if let Some(label) = n.attr("aria-label").filter(|l| !l.trim().is_empty()) {
@@ -578,7 +604,7 @@ impl<'a> Page<'a> {
                 continue;
             }
             let n = self.node(d, c);
-            if n.kind == Kind::Text {
+            if matches!(n.kind, Kind::Text | Kind::Generated(_)) {
                 out.push_str(&n.text);
                 continue;
             }

@@ -63,6 +63,7 @@ struct Rare {
 struct RawLayout {
     node_index: Vec<i64>,
     styles: Vec<Vec<i64>>,
+    text: Vec<i64>,
 }
 
 /// What a node is.
@@ -74,6 +75,9 @@ pub enum Kind {
     Text,
     /// A shadow root; `true` for the browser's own (a control's insides).
     Shadow(bool),
+    /// The text CSS generates `::before` (`false`) or `::after` (`true`)
+    /// an element's content.
+    Generated(bool),
     /// A document, doctype, comment, pseudo-element …
     Other,
 }
@@ -94,7 +98,7 @@ pub struct Node {
     pub kind: Kind,
     /// An element's tag, lower case.
     pub tag: String,
-    /// A text node's text.
+    /// A text node's text, or what CSS generates.
     pub text: String,
     /// Its `backendNodeId`.
     pub backend_id: i64,
@@ -223,14 +227,18 @@ fn document(d: RawDocument, strings: &[String]) -> Document {
     let checked = n.input_checked.has();
     let selected = n.option_selected.has();
     let content = n.content_document_index.values();
-    let pseudo = n.pseudo_type.has();
+    let pseudo = n.pseudo_type.values();
     let mut layouts: HashMap<usize, Layout> = HashMap::new();
+    let mut generated: HashMap<usize, &str> = HashMap::new();
     for (i, &node) in d.layout.node_index.iter().enumerate() {
         let Ok(node) = usize::try_from(node) else {
             continue;
         };
         let styles = d.layout.styles.get(i).map_or(&[][..], Vec::as_slice);
         let style = |k: usize| styles.get(k).map_or("", |&s| string(strings, s));
+        if let Some(&t) = d.layout.text.get(i) {
+            generated.insert(node, string(strings, t));
+        }
         layouts.insert(
             node,
             Layout {
@@ -243,7 +251,11 @@ fn document(d: RawDocument, strings: &[String]) -> Document {
         .map(|i| {
             let name = n.node_name.get(i).map_or("", |&s| string(strings, s));
             let kind = match n.node_type[i] {
-                _ if pseudo.contains(&i) => Kind::Other,
+                _ if pseudo.contains_key(&i) => match string(strings, pseudo[&i]) {
+                    "before" => Kind::Generated(false),
+                    "after" => Kind::Generated(true),
+                    _ => Kind::Other,
+                },
                 1 => Kind::Element,
                 3 => Kind::Text,
                 11 if shadow.contains_key(&i) => {
@@ -267,13 +279,14 @@ fn document(d: RawDocument, strings: &[String]) -> Document {
                 } else {
                     String::new()
                 },
-                text: if kind == Kind::Text {
-                    n.node_value
+                text: match kind {
+                    Kind::Text => n
+                        .node_value
                         .get(i)
                         .map_or("", |&s| string(strings, s))
-                        .to_string()
-                } else {
-                    String::new()
+                        .to_string(),
+                    Kind::Generated(_) => generated.get(&i).copied().unwrap_or("").to_string(),
+                    _ => String::new(),
                 },
                 backend_id: n.backend_node_id.get(i).copied().unwrap_or(0),
                 attrs,

@@ -370,6 +370,15 @@ fn labels_legends_and_repeated_text_are_left_out_as_playwright_does() {
                     &[("id", "lbl"), ("style", "display:none")],
                     vec![t("Hidden label")],
                 ),
+                e(
+                    "table",
+                    &[],
+                    vec![e(
+                        "tr",
+                        &[],
+                        vec![e("th", &[], vec![t("Plan")]), e("td", &[], vec![t("Pro")])],
+                    )],
+                ),
             ],
         )],
     };
@@ -383,7 +392,11 @@ fn labels_legends_and_repeated_text_are_left_out_as_playwright_does() {
   - radio "Email" [ref=e3]
 - spinbutton "Quantity" [ref=e4]: "1"
 - paragraph: "clicks: 0, moves: 0"
-- button "Hidden label" [ref=e5]: Inner"#
+- button "Hidden label" [ref=e5]: Inner
+- table:
+  - row "Plan Pro" [ref=e6]:
+    - rowheader "Plan" [ref=e7]
+    - cell "Pro" [ref=e8]"#
     );
 }
 
@@ -594,25 +607,31 @@ fn boxes_follow_the_ref_of_their_line() {
 
 #[test]
 fn a_capture_is_read_from_the_browsers_flat_arrays() {
-    // <html><body><a href="/x">Go</a><input value="v"> as the browser
-    // writes it, with a frame of its own.
+    // <html><body><a href="/x">Go</a><input value="v"><button>it</button>
+    // as the browser writes it, with a frame of its own; CSS generates
+    // "Search " before the button's text and " now" after it (the
+    // browser lists the `::after` first here).
     let raw = serde_json::json!({
         "strings": ["http://a/", "F1", "#document", "HTML", "BODY", "A", "href", "/x",
-                    "#text", "Go", "INPUT", "v", "block", "visible", "inline"],
+                    "#text", "Go", "INPUT", "v", "block", "visible", "inline",
+                    "BUTTON", "::after", "after", " now", "it", "::before", "before", "Search "],
         "documents": [{
             "baseURL": 0, "frameId": 1,
             "nodes": {
-                "parentIndex": [-1, 0, 1, 2, 3, 2],
-                "nodeType": [9, 1, 1, 1, 3, 1],
-                "nodeName": [2, 3, 4, 5, 8, 10],
-                "nodeValue": [-1, -1, -1, -1, 9, -1],
-                "backendNodeId": [1, 2, 3, 4, 5, 6],
-                "attributes": [[], [], [], [6, 7], [], []],
-                "inputValue": {"index": [5], "value": [11]}
+                "parentIndex": [-1, 0, 1, 2, 3, 2, 2, 6, 6, 6],
+                "nodeType": [9, 1, 1, 1, 3, 1, 1, 1, 3, 1],
+                "nodeName": [2, 3, 4, 5, 8, 10, 15, 16, 8, 20],
+                "nodeValue": [-1, -1, -1, -1, 9, -1, -1, -1, 19, -1],
+                "backendNodeId": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                "attributes": [[], [], [], [6, 7], [], [], [], [], [], []],
+                "inputValue": {"index": [5], "value": [11]},
+                "pseudoType": {"index": [7, 9], "value": [17, 21]}
             },
             "layout": {
-                "nodeIndex": [0, 1, 2, 3, 4, 5],
-                "styles": [[], [12, 13], [12, 13], [14, 13], [14, 13], [14, 13]]
+                "nodeIndex": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+                "styles": [[], [12, 13], [12, 13], [14, 13], [14, 13], [14, 13], [14, 13],
+                           [14, 13], [14, 13], [14, 13]],
+                "text": [-1, -1, -1, -1, 9, -1, -1, 18, 19, 22]
             }
         }]
     });
@@ -620,7 +639,8 @@ fn a_capture_is_read_from_the_browsers_flat_arrays() {
     let o = outline_of(&dom, None, 1, 1000);
     assert_eq!(
         o.text,
-        "- link \"Go\" [ref=e1]:\n  - /url: http://a/x\n- textbox [ref=e2]: v"
+        "- link \"Go\" [ref=e1]:\n  - /url: http://a/x\n- textbox [ref=e2]: v\n\
+         - button \"Search it now\" [ref=e3]"
     );
     assert_eq!(o.refs[1].1.frame, "F1");
 }
