@@ -722,6 +722,7 @@ mod tests {
             tab_id: TabId(1),
             events: Vec::new(),
             if_viewport: None,
+            settle: false,
         };
         for command in [cdp(CommandClass::Act), cdp(CommandClass::Privileged), input] {
             let start = Instant::now();

@@ -41,8 +41,10 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// (`native::Command::Input`), a click in one trip. 5: a shared tab may
 /// be reported suspended on a blocked target (`native::TabInfo::blocked`),
 /// which the daemon must enforce and an extension of version 4 never
-/// reports.
-pub const NATIVE_PROTOCOL_VERSION: u32 = 5;
+/// reports. 6: a settled `input` command goes through the page after its
+/// events (`native::Command::Input::settle`), so the daemon makes no trip
+/// of its own; an extension of version 5 would skip it.
+pub const NATIVE_PROTOCOL_VERSION: u32 = 6;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

@@ -194,6 +194,13 @@ pub enum Command {
             skip_serializing_if = "Option::is_none"
         )]
         if_viewport: Option<FrameGeometry>,
+        /// Once the events answered, one trip through the page's main
+        /// thread ([`SETTLE_EXPRESSION`], class observe) before the
+        /// answer, so that every report the page made before it reached
+        /// the daemon ahead of the answer. Its outcome is not reported,
+        /// but for `TAB_NOT_SHARED`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        settle: bool,
     },
     /// Open a new tab in the window of the shared tabs (the last focused
     /// window when none is shared) and share it. Result: its [`TabInfo`].
@@ -320,6 +327,7 @@ impl<'de> Deserialize<'de> for Command {
                 tab_id: t.field("tabId")?,
                 events: t.field("events")?,
                 if_viewport: t.field_or_default("ifViewport")?,
+                settle: t.field_or_default("settle")?,
             },
             "createTab" => Command::CreateTab {
                 url: t.field_or_default("url")?,
@@ -379,6 +387,11 @@ pub struct FollowUp {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overlap: bool,
 }
+
+/// The expression of the trip through the page that a settled
+/// [`Command::Input`] and the daemon make: nothing to compute, only the
+/// trip.
+pub const SETTLE_EXPRESSION: &str = "0";
 
 /// The result of a [`Command::Cdp`] with a [`FollowUp`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

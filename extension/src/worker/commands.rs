@@ -22,6 +22,7 @@ use cotab_shared::input::{InputPlan, InputRole};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{
     check_viewport, Command, CommandClass, ExtensionToHost, FollowUp, InputEvent, Outcome,
+    SETTLE_EXPRESSION,
 };
 use cotab_shared::reach::{check_driveable, check_raw_cdp, RawCdp};
 use cotab_shared::{ErrorKind, TabId, WireError};
@@ -73,8 +74,9 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
             tab_id,
             events,
             if_viewport,
-        } => Answer::Cdp(
-            input(
+            settle,
+        } => {
+            let answer = input(
                 &worker,
                 link,
                 tab_id,
@@ -82,8 +84,12 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 if_viewport.as_ref(),
                 &mut marks,
             )
-            .await,
-        ),
+            .await;
+            Answer::Cdp(match answer {
+                Ok(v) if settle => settled(&worker, link, tab_id, &mut marks).await.map(|()| v),
+                answer => answer,
+            })
+        }
         Command::CreateTab { url } => {
             Answer::Outcome(outcome(agent_tabs::create_tab(&worker, url).await))
         }
@@ -527,6 +533,32 @@ struct Call<'a> {
     method: &'a str,
     params: &'a Value,
     class: CommandClass,
+}
+
+/// The trip through `tab`'s page after a settled input
+/// ([`Command::Input`]'s `settle`): its outcome is dropped, but for a tab
+/// no longer shared.
+async fn settled(
+    worker: &Worker,
+    link: u64,
+    tab: TabId,
+    marks: &mut Marks,
+) -> Result<(), WireError> {
+    let params = serde_json::json!({"expression": SETTLE_EXPRESSION, "returnByValue": true});
+    let probe = Call {
+        tab,
+        method: "Runtime.evaluate",
+        params: &params,
+        class: CommandClass::Observe,
+    };
+    let mut scratch = Marks::new(String::new(), marks.received);
+    let r = cdp_command(worker, link, &probe, &mut scratch).await;
+    marks.answered = marks.answered.max(scratch.answered);
+    marks.sends += scratch.sends;
+    match r {
+        Err(e) if e.kind == ErrorKind::TabNotShared => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// Runs `first`, then `then` (class observe, on the same tab), and wraps

@@ -136,6 +136,10 @@ pub(super) struct Cut {
     /// The answer to the request's "on" of file-chooser interception,
     /// while nothing waited for it ([`Cx::interception_on`]).
     intercepting: Mutex<Option<oneshot::Receiver<CallResult>>>,
+    /// The tab whose page the request's last step, a settled input
+    /// ([`Command::Input`]'s `settle`), went through after its events:
+    /// every report the page made before then has arrived.
+    settled: Mutex<Option<TabId>>,
 }
 
 impl Cut {
@@ -156,6 +160,18 @@ impl Cut {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take()
+    }
+
+    /// The request's last step was an input on `tab` that went through its
+    /// page after its events.
+    pub(super) fn settled(&self, tab: TabId) {
+        *self.settled.lock().unwrap_or_else(PoisonError::into_inner) = Some(tab);
+    }
+
+    /// Whether the request's last step went through `tab`'s page after it
+    /// acted ([`Cut::settled`]).
+    pub(super) fn was_settled(&self, tab: TabId) -> bool {
+        *self.settled.lock().unwrap_or_else(PoisonError::into_inner) == Some(tab)
     }
 }
 
@@ -235,6 +251,12 @@ impl Cx<'_> {
         let mut opened = self.broker.blockers.subscribe();
         self.unblocked(tab)?;
         *self.cut.tab.lock().unwrap_or_else(PoisonError::into_inner) = Some(tab);
+        // What this step sends comes after any settled input.
+        *self
+            .cut
+            .settled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
         tokio::pin!(fut);
         loop {
             tokio::select! {
@@ -403,8 +425,12 @@ impl Cx<'_> {
             tab_id: fence.tab,
             events,
             if_viewport: frame.map(|f| f.geometry.clone()),
+            settle: true,
         });
         let r = self.unless_dialog(fence.tab, call).await;
+        if r.is_ok() {
+            self.cut.settled(fence.tab);
+        }
         self.checked(fence, r)
     }
 

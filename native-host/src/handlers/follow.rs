@@ -98,7 +98,7 @@ impl Navigation {
 }
 
 /// The probe's expression: nothing to compute, only the trip.
-const SETTLE: &str = "0";
+const SETTLE: &str = cotab_shared::native::SETTLE_EXPRESSION;
 
 /// Moves what `events` holds for `tab` into `seen`.
 fn drain(
@@ -148,8 +148,11 @@ impl Cx<'_> {
         if !seen.iter().any(|e| is_navigation(&e.method)) {
             // The page's reports and the action's answer come by different
             // ways: one trip through the page's main thread on the same
-            // session brings every report it made before.
-            self.settle(tab).await?;
+            // session brings every report it made before. A settled input
+            // made that trip before it answered.
+            if !self.cut.was_settled(tab) {
+                self.settle(tab).await?;
+            }
             drain(events, tab, &mut seen);
             if !seen.iter().any(|e| is_navigation(&e.method)) {
                 return Ok(());

@@ -9,7 +9,7 @@ use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     check_input_events, Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome,
-    SharedTabs, TabControl, TabInfo, ThenResult,
+    SharedTabs, TabControl, TabInfo, ThenResult, SETTLE_EXPRESSION,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -504,9 +504,10 @@ async fn serve(
                 tab_id,
                 events,
                 if_viewport,
+                settle,
             } => {
                 // As the extension runs it: the events checked, then the
-                // viewport, then the plan.
+                // viewport, then the plan, then the trip through the page.
                 if let Err(e) = check_input_events(events) {
                     (Err(e), Vec::new())
                 } else {
@@ -521,7 +522,38 @@ async fn serve(
                     ) else {
                         continue;
                     };
-                    answer
+                    match answer {
+                        (Ok(v), mut events) if *settle => {
+                            // The trip is a command of its own to the
+                            // tests that watch what the extension is asked.
+                            let probe = json!({"expression": SETTLE_EXPRESSION,
+                                               "returnByValue": true});
+                            let _ = tx.send(Command::Cdp {
+                                tab_id: *tab_id,
+                                method: "Runtime.evaluate".into(),
+                                params: probe.clone(),
+                                class: CommandClass::Observe,
+                                then: None,
+                                if_viewport: None,
+                            });
+                            let Some((r, more)) = cdp_answer(
+                                &script,
+                                &mut before,
+                                *tab_id,
+                                "Runtime.evaluate",
+                                &probe,
+                                CommandClass::Observe,
+                            ) else {
+                                continue;
+                            };
+                            events.extend(more);
+                            match r {
+                                Err(e) if e.kind == ErrorKind::TabNotShared => (Err(e), events),
+                                _ => (Ok(v), events),
+                            }
+                        }
+                        answer => answer,
+                    }
                 }
             }
             Command::Cdp {

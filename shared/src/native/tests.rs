@@ -45,6 +45,7 @@ fn command_names_are_the_method_or_the_op() {
         tab_id: TabId(1),
         events: Vec::new(),
         if_viewport: None,
+        settle: false,
     };
     assert_eq!(input.name(), "input");
     assert_eq!(Command::CreateTab { url: None }.name(), "createTab");
@@ -132,12 +133,27 @@ fn request_golden() {
                     ),
                 ],
                 if_viewport: None,
+                settle: false,
             },
         },
         json!({"type":"request","id":10,"command":{"op":"input","tabId":3,"events":[
                {"method":"Input.dispatchMouseEvent","params":{"type":"mouseMoved","x":10,"y":20}},
                {"method":"Input.dispatchMouseEvent",
                 "params":{"type":"mousePressed","x":10,"y":20,"button":"left"}}]}}),
+    );
+    // Settled: one trip through the page after the events.
+    round_trip(
+        &HostToExtension::Request {
+            id: 11,
+            command: Command::Input {
+                tab_id: TabId(3),
+                events: Vec::new(),
+                if_viewport: None,
+                settle: true,
+            },
+        },
+        json!({"type":"request","id":11,"command":{"op":"input","tabId":3,"events":[],
+               "settle":true}}),
     );
     round_trip(
         &ThenResult {

@@ -391,3 +391,52 @@ async fn scroll_turns_the_wheel_at_the_centre_or_brings_a_ref_into_view() {
         .expect_err("nothing to do");
     assert!(err.to_string().contains("params.deltaY"), "{err}");
 }
+
+#[tokio::test]
+async fn a_click_goes_through_the_page_before_it_answers_and_no_trip_follows() {
+    let d = Daemon::start().await;
+    let (script, _) = page_script();
+    let mut ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let go = find_ref(&snapshot(&mut c).await, "\"Go\"");
+    tokio::time::timeout(WAIT, c.call::<Click>(&ClickParams::on(go)))
+        .await
+        .expect("in time")
+        .expect("clicked");
+    // A request after the click that reaches the extension.
+    c.call::<TabsList>(&Empty {}).await.expect("tabs");
+    let mut seen = Vec::new();
+    loop {
+        let cmd = tokio::time::timeout(WAIT, ext.next_command())
+            .await
+            .expect("a command");
+        let clicked = seen
+            .iter()
+            .any(|c| matches!(c, cotab_shared::native::Command::Input { .. }));
+        if clicked && matches!(cmd, cotab_shared::native::Command::ListShared) {
+            break;
+        }
+        seen.push(cmd);
+    }
+    let input = seen
+        .iter()
+        .rposition(|c| matches!(c, cotab_shared::native::Command::Input { .. }))
+        .expect("the click's input");
+    assert!(
+        matches!(
+            &seen[input],
+            cotab_shared::native::Command::Input { settle: true, .. }
+        ),
+        "{:?}",
+        seen[input]
+    );
+    // The extension's trip through the page, and no other after it.
+    let probes = seen[input..]
+        .iter()
+        .filter(|c| {
+            matches!(c, cotab_shared::native::Command::Cdp { method, params, .. }
+                if method == "Runtime.evaluate" && params["expression"] == "0")
+        })
+        .count();
+    assert_eq!(probes, 1, "{:?}", &seen[input..]);
+}
