@@ -5,15 +5,11 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
+const launch = require('./launch.cjs');
 
 async function main() {
   const [executablePath, out, ...pages] = process.argv.slice(2);
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  const browser = await launch(executablePath);
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     for (const spec of pages) {

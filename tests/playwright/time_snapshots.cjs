@@ -5,15 +5,11 @@
 // milliseconds. Run by the bench:
 //   node time_snapshots.cjs CHROMIUM URL WARM ROUNDS
 'use strict';
-const { chromium } = require('playwright-core');
+const launch = require('./launch.cjs');
 
 async function main() {
   const [executablePath, url, warm, rounds] = process.argv.slice(2);
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu'],
-  });
+  const browser = await launch(executablePath);
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(url, { waitUntil: 'load' });

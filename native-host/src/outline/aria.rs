@@ -209,9 +209,14 @@ impl<'a> Page<'a> {
 
     /// The nearest ancestor element that is `tag`.
     fn ancestor(&self, d: usize, i: usize, tag: &str) -> Option<usize> {
+        self.ancestor_where(d, i, |n| n.is(tag))
+    }
+
+    /// The nearest ancestor that `f` accepts.
+    fn ancestor_where(&self, d: usize, i: usize, f: impl Fn(&Node) -> bool) -> Option<usize> {
         let mut at = self.node(d, i).parent;
         while let Some(p) = at {
-            if self.node(d, p).is(tag) {
+            if f(self.node(d, p)) {
                 return Some(p);
             }
             at = self.node(d, p).parent;
@@ -279,14 +284,8 @@ impl<'a> Page<'a> {
 
     /// The host of the shadow tree `i` is in.
     fn host_of(&self, d: usize, i: usize) -> Option<usize> {
-        let mut at = self.node(d, i).parent;
-        while let Some(p) = at {
-            if matches!(self.node(d, p).kind, Kind::Shadow(_)) {
-                return self.node(d, p).parent;
-            }
-            at = self.node(d, p).parent;
-        }
-        None
+        let root = self.ancestor_where(d, i, |n| matches!(n.kind, Kind::Shadow(_)))?;
+        self.node(d, root).parent
     }
 
     /// The element and all under it are hidden: not laid out (and no
@@ -450,15 +449,10 @@ impl<'a> Page<'a> {
     }
 
     fn in_sectioning(&self, d: usize, i: usize) -> bool {
-        let mut at = self.node(d, i).parent;
-        while let Some(p) = at {
-            let n = self.node(d, p);
-            if n.kind == Kind::Element && SECTIONING.contains(&n.tag.as_str()) {
-                return true;
-            }
-            at = n.parent;
-        }
-        false
+        self.ancestor_where(d, i, |n| {
+            n.kind == Kind::Element && SECTIONING.contains(&n.tag.as_str())
+        })
+        .is_some()
     }
 
     /// The element's accessible name, whitespace collapsed.

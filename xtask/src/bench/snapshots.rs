@@ -112,7 +112,7 @@ async fn one_page(
         ..SnapshotParams::default()
     };
     let (mut tree_ms, mut capture_ms, mut snapshot_times) = (Vec::new(), Vec::new(), Vec::new());
-    let styles = json!({"computedStyles": ["display", "visibility"]});
+    let styles = json!({ "computedStyles": cotab_host::outline::dom::STYLES });
     let (mut nodes, mut chars) = (0, 0);
     for round in 0..WARM_UP + rounds {
         if round == WARM_UP {
