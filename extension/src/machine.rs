@@ -141,7 +141,7 @@ impl Machine {
     /// host, tracked for the tab's page, or noted in its facts. Only then
     /// are its params read.
     pub fn wants_cdp_event(&self, tab: TabId, method: &str) -> bool {
-        self.shared.forwards_cdp_event(tab, method)
+        self.forwards(tab, method)
             || TRACKED_EVENTS.contains(&method)
             || NOTED_EVENTS.contains(&method)
     }
@@ -164,7 +164,7 @@ impl Machine {
             DIALOG_OPENING => self.facts.dialog_opened(tab),
             _ => {}
         }
-        let forwarded = self.shared.forwards_cdp_event(tab, &method);
+        let forwarded = self.forwards(tab, &method);
         let blocked = self.pages.blocked(tab).is_some();
         if let (true, false, Some(params)) = (forwarded, blocked, params) {
             out.push(Effect::Send(Event::Cdp {
@@ -174,6 +174,16 @@ impl Machine {
             }));
         }
         out
+    }
+
+    /// Whether the CDP event `method` from `tab` goes to the host: one of
+    /// those always forwarded, or any while the daemon asked for every
+    /// event of the tab (but the frames of cotab's own screencast).
+    fn forwards(&self, tab: TabId, method: &str) -> bool {
+        self.shared.forwards_cdp_event(tab, method)
+            || (self.shared.contains(tab)
+                && self.pages.all_events(tab)
+                && method != "Page.screencastFrame")
     }
 
     /// The page's renderer crashed: commands in flight on it never settle
@@ -340,6 +350,10 @@ impl Machine {
             human_control: self.shared.is_human(tab),
             blocked,
             opener: self.facts.opener(tab).filter(|o| self.shared.contains(*o)),
+            target_id: match blocked {
+                Some(_) => None,
+                None => self.pages.main_frame(tab).map(str::to_owned),
+            },
         }
     }
 

@@ -85,6 +85,9 @@ struct Page {
     /// [`Page::judge`] as of the last report or policy change: read at
     /// every command and forwarded event, so it is kept, not recomputed.
     verdict: Option<Blocked>,
+    /// Whether every CDP event of this debugger session goes to the host
+    /// (the daemon's `forwardEvents`), not only the forwarded ones.
+    all_events: bool,
 }
 
 impl Page {
@@ -137,6 +140,22 @@ impl Pages {
     /// Whether agents are suspended on `tab`, and why.
     pub fn blocked(&self, tab: TabId) -> Option<Blocked> {
         self.get(tab).and_then(|p| p.verdict)
+    }
+
+    /// The main frame's id (the page's CDP target id), once reported.
+    pub fn main_frame(&self, tab: TabId) -> Option<&str> {
+        self.get(tab)?.main_frame.as_deref()
+    }
+
+    /// Whether every CDP event of `tab`'s debugger session is forwarded.
+    pub fn all_events(&self, tab: TabId) -> bool {
+        self.get(tab).is_some_and(|p| p.all_events)
+    }
+
+    /// Forward every CDP event of `tab` (`all`) or only the usual ones,
+    /// until the debugger session ends ([`Pages::attaching`]).
+    pub fn set_all_events(&mut self, tab: TabId, all: bool) {
+        self.entry(tab).all_events = all;
     }
 
     /// The local files agents may reach.

@@ -82,7 +82,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         ],
     ),
     ("Developer mode", &["eval", "cdp"]),
-    ("Serve", &["mcp"]),
+    ("Serve", &["mcp", "cdp-endpoint"]),
     ("Diagnose", &["doctor", "logs"]),
 ];
 
@@ -179,6 +179,15 @@ pub enum Cmd {
         /// The relays' log instead of the daemon's.
         #[arg(long)]
         relay: bool,
+    },
+    /// Serve a CDP endpoint on 127.0.0.1 for Playwright's
+    /// `connectOverCDP` and Puppeteer's `connect`: the shared tabs only,
+    /// developer mode only. Prints its url and token, then serves until
+    /// stopped.
+    CdpEndpoint {
+        /// The port (default: a random free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
     },
     /// Serve MCP on stdin/stdout: browser tools (browser_snapshot,
     /// browser_click, …) for LLM clients, in a session of their own.

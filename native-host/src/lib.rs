@@ -28,6 +28,7 @@ pub mod accept;
 pub mod agent;
 pub mod broker;
 pub mod browser_conn;
+pub mod cdp_endpoint;
 pub mod cli;
 pub mod client;
 pub mod codec;

@@ -415,6 +415,21 @@ impl Shell {
             params,
         } = event
         {
+            let conns = self.with_core(|c| c.cdp_event_conns(tab_id));
+            if !conns.is_empty() {
+                // As developer-mode results are, by their keys and shapes
+                // (the page's own secrets would need a scan per event).
+                let mut redacted = params.clone();
+                crate::redact::redact(&mut redacted, &crate::redact::Known::default());
+                self.notify(
+                    &conns,
+                    AgentEvent::CdpEvent {
+                        tab_id,
+                        method: method.clone(),
+                        params: redacted,
+                    },
+                );
+            }
             self.lane.publish_cdp(CdpEvent {
                 tab_id,
                 method,

@@ -54,6 +54,8 @@ pub(crate) const WORDS: &[&str] = &[
     "ifViewport",
     "createTab",
     "closeTab",
+    "forwardEvents",
+    "all",
     "shared",
     "tabClosed",
     "detached",

@@ -44,7 +44,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// reports. 6: a settled `input` command goes through the page after its
 /// events (`native::Command::Input::settle`), so the daemon makes no trip
 /// of its own; an extension of version 5 would skip it.
-pub const NATIVE_PROTOCOL_VERSION: u32 = 6;
+pub const NATIVE_PROTOCOL_VERSION: u32 = 7;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

@@ -217,6 +217,17 @@ pub enum Command {
         #[serde(rename = "tabId")]
         tab_id: TabId,
     },
+    /// Forward every CDP event of a shared tab (`all`), not only those of
+    /// [`FORWARDED_CDP_EVENTS`], until `all` is false or the debugger
+    /// session ends. Result: `{}`. A tab that is not shared fails
+    /// `TAB_NOT_SHARED`.
+    ForwardEvents {
+        /// The shared tab.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// Whether every event goes.
+        all: bool,
+    },
 }
 
 /// What a CDP command does to the page. The extension enforces it on top
@@ -335,7 +346,20 @@ impl<'de> Deserialize<'de> for Command {
             "closeTab" => Command::CloseTab {
                 tab_id: t.field("tabId")?,
             },
-            _ => return Err(t.unknown(&["listShared", "cdp", "input", "createTab", "closeTab"])),
+            "forwardEvents" => Command::ForwardEvents {
+                tab_id: t.field("tabId")?,
+                all: t.field("all")?,
+            },
+            _ => {
+                return Err(t.unknown(&[
+                    "listShared",
+                    "cdp",
+                    "input",
+                    "createTab",
+                    "closeTab",
+                    "forwardEvents",
+                ]))
+            }
         })
     }
 }
@@ -349,6 +373,7 @@ impl Command {
             Command::Input { .. } => "input",
             Command::CreateTab { .. } => "createTab",
             Command::CloseTab { .. } => "closeTab",
+            Command::ForwardEvents { .. } => "forwardEvents",
         }
     }
 }

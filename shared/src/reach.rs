@@ -291,7 +291,9 @@ pub const RAW_CDP_DOMAINS: &[&str] = &[
 /// - navigation to a url [`check_shareable`] refuses (`Page.navigate`), and
 ///   a reload that runs a script in the next document;
 /// - scripts that run by themselves in later documents, one of which may
-///   be cotab's own page (`Page.addScriptToEvaluateOnNewDocument`,
+///   be cotab's own page (`Page.addScriptToEvaluateOnNewDocument`, but
+///   for a script of blank lines and line comments, which only names an
+///   isolated world;
 ///   `Page.addScriptToEvaluateOnLoad`, a breakpoint with a `condition`);
 /// - files of the machine: `DOM.setFileInputFiles` (uploads go through
 ///   `input.setFiles` and the person's upload directories), files in
@@ -340,6 +342,17 @@ pub fn check_raw_cdp(
         }
         ("Page", "reload") if has("scriptToEvaluateOnLoad") => {
             deny("a script run by itself in the next document")
+        }
+        // A script of nothing but blank lines and line comments runs
+        // nothing: it only gives each later document an isolated world of
+        // that name, as Playwright and Puppeteer ask at attach.
+        ("Page", "addScriptToEvaluateOnNewDocument")
+            if params
+                .get("source")
+                .and_then(Value::as_str)
+                .is_some_and(runs_nothing) =>
+        {
+            Ok(RawCdp::Send)
         }
         ("Page", "addScriptToEvaluateOnNewDocument" | "addScriptToEvaluateOnLoad") => deny(
             "a script run by itself in every later document of the tab, which may be a page \
@@ -398,6 +411,15 @@ pub fn check_raw_cdp(
         }
         _ => Ok(RawCdp::Send),
     }
+}
+
+/// Whether a script is only blank lines and `//` comments (split at
+/// every line terminator JavaScript has), so running it does nothing.
+fn runs_nothing(source: &str) -> bool {
+    source
+        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
+        .map(str::trim)
+        .all(|line| line.is_empty() || line.starts_with("//"))
 }
 
 #[cfg(test)]
@@ -601,6 +623,17 @@ mod tests {
             check_raw_cdp("Page.navigateToHistoryEntry", &json!({"entryId": 7}), N),
             Ok(RawCdp::HistoryEntry(7))
         );
+        for source in [" ", "", "//# sourceURL=pptr:internal", "// a\n\n  // b\r\n"] {
+            assert_eq!(
+                check_raw_cdp(
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    &json!({"source": source, "worldName": "utility"}),
+                    N
+                ),
+                Ok(RawCdp::Send),
+                "{source:?}"
+            );
+        }
         let refused = [
             (
                 "Target.createTarget",
@@ -623,6 +656,27 @@ mod tests {
             (
                 "Page.addScriptToEvaluateOnNewDocument",
                 json!({"source": "1"}),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": " evil()", "worldName": "utility"}),
+            ),
+            ("Page.addScriptToEvaluateOnNewDocument", json!({})),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": "// x\nevil()"}),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": "// x\u{2028}evil()"}),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": "<!-- evil()"}),
+            ),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": "/* */ evil()"}),
             ),
             (
                 "Page.setDownloadBehavior",

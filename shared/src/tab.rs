@@ -29,4 +29,9 @@ pub struct TabInfo {
         skip_serializing_if = "Option::is_none"
     )]
     pub opener: Option<TabId>,
+    /// The CDP target id of the tab's page (its main frame's id), once
+    /// the extension's debugger reported it; not given while the tab is
+    /// blocked.
+    #[serde(default, rename = "targetId", skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<String>,
 }

@@ -475,6 +475,7 @@ async fn drive(daemon: &mut DaemonProcess) -> Result<()> {
         human_control: false,
         blocked: None,
         opener: None,
+        target_id: None,
     };
     let fake = FakeExt::connect(&host_sock, tab).await?;
     let mut agents = Vec::with_capacity(AGENTS);

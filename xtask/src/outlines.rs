@@ -26,6 +26,7 @@ pub(crate) fn ensure_playwright(root: &Path) -> Result<PathBuf> {
     let modules = dir.join("node_modules");
     if std::fs::read_to_string(&stamp).is_ok_and(|had| had == lock)
         && modules.join("playwright-core").is_dir()
+        && modules.join("puppeteer-core").is_dir()
     {
         return Ok(modules);
     }

@@ -17,6 +17,8 @@ pub(crate) fn run_all(root: &Path) -> Result<()> {
     ensure_chromium()?;
     ensure_mcp_client(&cotab_e2e::target_dir())?;
     ensure_mcp_python(root, &cotab_e2e::target_dir())?;
+    // The CDP endpoint's end-to-end clients (and Playwright's outlines).
+    crate::outlines::ensure_playwright(root)?;
     run(cargo(root).args(["fmt", "--all", "--", "--check"]))?;
     run(cargo(root).args([
         "clippy",

@@ -83,6 +83,12 @@ pub(super) async fn create_tab(
         // the shared list.
         blocked: None,
         opener: None,
+        target_id: worker
+            .state
+            .borrow()
+            .pages
+            .main_frame(tab)
+            .map(str::to_owned),
     };
     serde_json::to_value(info).map_err(|e| failed(e.to_string()))
 }

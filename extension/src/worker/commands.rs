@@ -96,6 +96,9 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
         Command::CloseTab { tab_id } => {
             Answer::Outcome(outcome(agent_tabs::close_tab(&worker, tab_id).await))
         }
+        Command::ForwardEvents { tab_id, all } => {
+            Answer::Outcome(forward_events(&worker, tab_id, all))
+        }
     };
     let outcome = match answer {
         // The browser's value goes out as it came.
@@ -123,6 +126,20 @@ fn outcome(result: Result<Value, WireError>) -> Outcome {
         Ok(value) => Outcome::Result(value),
         Err(e) => Outcome::Error(e),
     }
+}
+
+/// `forwardEvents`: every CDP event of a shared tab goes to the host from
+/// now on (`all`), or only the usual ones again.
+fn forward_events(worker: &Worker, tab: TabId, all: bool) -> Outcome {
+    let mut state = worker.state.borrow_mut();
+    if !state.shared.contains(tab) {
+        return Outcome::Error(WireError::new(
+            ErrorKind::TabNotShared,
+            format!("tab {tab} is not shared"),
+        ));
+    }
+    state.pages.set_all_events(tab, all);
+    Outcome::Result(Value::Object(Default::default()))
 }
 
 /// `listShared`: the shared tabs with urls, titles and human-control flags.
@@ -260,6 +277,18 @@ fn dispatch<'a>(
         marks.sent = trace::now();
     }
     marks.sends += 1;
+    if class == CommandClass::Privileged && method == "Runtime.enable" {
+        // Runtime is on since the attach, and the browser answers another
+        // enable without reporting the live contexts again; a raw client
+        // (Playwright on the CDP endpoint) needs them, so Runtime goes off
+        // first: `chrome.debugger` runs the two in order.
+        drop(cdp::send(
+            tab,
+            "Runtime.disable",
+            &Value::Null,
+            DEFAULT_DEADLINE_MS,
+        ));
+    }
     let sent = cdp::send(tab, method, sent_params, DEFAULT_DEADLINE_MS);
     Ok(Dispatched {
         tab,

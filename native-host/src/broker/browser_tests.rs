@@ -19,6 +19,7 @@ fn the_shared_list_and_the_lane_are_announced_to_every_session() {
         human_control: false,
         blocked: None,
         opener: None,
+        target_id: None,
     };
     let mut c = Core::default();
     c.on_lane_online();

@@ -46,6 +46,7 @@ mod browser_tests;
 mod chooser;
 #[cfg(test)]
 mod chooser_tests;
+mod events;
 mod network;
 mod page;
 mod presses;

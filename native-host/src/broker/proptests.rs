@@ -306,6 +306,7 @@ impl World {
                     .contains(id)
                     .then_some(cotab_shared::reach::Blocked::LocalFile),
                 opener: None,
+                target_id: None,
             })
             .collect();
         self.core.on_shared(&list);

@@ -48,6 +48,9 @@ pub(super) struct Session {
     pub(super) next_ref: u64,
     /// The latest snapshot of each tab; only its refs are valid.
     pub(super) snapshots: BTreeMap<TabId, page::Snapshot>,
+    /// The tab whose CDP events it asked for (`cdp.events`), with the
+    /// developer-mode epoch of then ([`Core::cdp_event_conns`]).
+    pub(super) events: Option<(TabId, u64)>,
 }
 
 impl Core {
@@ -80,6 +83,7 @@ impl Core {
                 frames: VecDeque::new(),
                 next_ref: 1,
                 snapshots: BTreeMap::new(),
+                events: None,
             },
         );
         self.publish_agents(false);

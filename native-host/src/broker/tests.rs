@@ -19,6 +19,7 @@ pub(crate) fn tab(id: i32, human: bool) -> TabInfo {
         human_control: human,
         blocked: None,
         opener: None,
+        target_id: None,
     }
 }
 

@@ -346,6 +346,7 @@ impl Cx<'_> {
             class,
             then: None,
             viewport: None,
+            through_dialogs: false,
         }
     }
 
@@ -666,9 +667,18 @@ pub(super) struct Step<'s> {
     class: CommandClass,
     then: Option<FollowUp>,
     viewport: Option<&'s FrameGeometry>,
+    through_dialogs: bool,
 }
 
 impl<'s> Step<'s> {
+    /// Raw CDP as the browser has it: a dialog that is open or opens
+    /// meanwhile does not cut the step short; the browser answers it once
+    /// the dialog is (within the request's deadline).
+    pub(super) fn through_dialogs(mut self) -> Self {
+        self.through_dialogs = true;
+        self
+    }
+
     /// A follow-up the extension sends in the same trip once the step
     /// succeeds; the result is then a [`cotab_shared::native::ThenResult`].
     pub(super) fn then(mut self, then: FollowUp) -> Self {
@@ -700,6 +710,7 @@ impl<'s> std::future::IntoFuture for Step<'s> {
                 class,
                 then,
                 viewport,
+                through_dialogs,
             } = self;
             let tab_id = fence.tab;
             tracing::debug!(tab = %tab_id, method, ?class, "cdp");
@@ -712,7 +723,7 @@ impl<'s> std::future::IntoFuture for Step<'s> {
                 if_viewport: viewport.cloned(),
             });
             // Answering a dialog is the one step a dialog must not cut short.
-            let r = if method == HandleJavaScriptDialog::METHOD {
+            let r = if through_dialogs || method == HandleJavaScriptDialog::METHOD {
                 call.await
             } else {
                 cx.unless_dialog(tab_id, call).await

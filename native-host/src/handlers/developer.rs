@@ -5,9 +5,11 @@ use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::redact;
 use cotab_shared::cdp::{CdpCommand as _, Evaluate};
-use cotab_shared::controller::{CdpSendParams, EvaluateParams, EvaluateResult, RpcError};
+use cotab_shared::controller::{
+    CdpEventsParams, CdpSendParams, Empty, EvaluateParams, EvaluateResult, RpcError,
+};
 use cotab_shared::limits::MAX_EXPRESSION;
-use cotab_shared::native::{CommandClass, FollowUp, Outcome, ThenResult};
+use cotab_shared::native::{Command, CommandClass, FollowUp, Outcome, ThenResult};
 use cotab_shared::reach::check_raw_cdp;
 use cotab_shared::ErrorKind;
 use serde_json::{json, Value};
@@ -26,7 +28,7 @@ pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateR
         await_promise: p.await_promise.unwrap_or(true),
         object_group: None,
     };
-    let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params()).await?;
+    let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params(), false).await?;
     let exception = r.get("exceptionDetails").map(|d| {
         let text = d
             .pointer("/exception/description")
@@ -91,12 +93,15 @@ pub(super) fn text_len_over(value: &Value, limit: usize) -> bool {
 /// the call waited for it. A scan that fails (the page navigated away or
 /// closed, a dialog opened) yields nothing and the result still goes
 /// through the key and shape rules: the call has already acted, and
-/// failing it now would hide that outcome.
+/// failing it now would hide that outcome. With `through_dialogs` (raw
+/// CDP) a dialog does not cut the call short
+/// ([`super::cx::Step::through_dialogs`]).
 pub(super) async fn scanned(
     cx: &Cx<'_>,
     fence: &Fence,
     method: &str,
     params: Value,
+    through_dialogs: bool,
 ) -> Result<(Value, redact::Known), RpcError> {
     let scan = FollowUp {
         method: Evaluate::METHOD.into(),
@@ -105,10 +110,15 @@ pub(super) async fn scanned(
         // scan, so the scan may ride right behind it.
         overlap: method == Evaluate::METHOD,
     };
-    let r = cx
+    let step = cx
         .step(fence, method, params, CommandClass::Privileged)
-        .then(scan)
-        .await?;
+        .then(scan);
+    let step = if through_dialogs {
+        step.through_dialogs()
+    } else {
+        step
+    };
+    let r = step.await?;
     let r: ThenResult = serde_json::from_value(r).map_err(|_| {
         wire(
             ErrorKind::CommandFailed,
@@ -150,8 +160,30 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     // the answer comes before anything is sent.
     check_raw_cdp(&p.method, &params, &cx.broker.local_files())?;
     cx.core(|c| c.input(&fence))?;
-    let (r, known) = scanned(cx, &fence, &p.method, params).await?;
+    let (r, known) = scanned(cx, &fence, &p.method, params, true).await?;
     redacted(r, known).await
+}
+
+/// `cdp.events`: the session gets (or stops getting) every CDP event of
+/// its selected tab as `cdp.event` notifications. The extension is asked
+/// to forward them all first; it goes on doing so until the debugger
+/// session ends (a re-attach, as when developer mode turns off), which
+/// costs the lane some traffic and reaches nobody else.
+pub(super) async fn cdp_events(cx: &Cx<'_>, p: CdpEventsParams) -> Result<Empty, RpcError> {
+    let fence = cx.fence(if p.enabled {
+        Need::Privileged
+    } else {
+        Need::Observe
+    })?;
+    if p.enabled {
+        cx.extension(Command::ForwardEvents {
+            tab_id: fence.tab,
+            all: true,
+        })
+        .await?;
+    }
+    cx.core(|c| c.cdp_events(&fence, p.enabled))?;
+    Ok(Empty {})
 }
 
 #[cfg(test)]

@@ -125,6 +125,7 @@ pub async fn dispatch(
         Call::GestureEnd(_) => answer!(input::gesture_end(&cx).await),
         Call::Evaluate(p) => answer!(developer::evaluate(&cx, p).await),
         Call::CdpSend(p) => answer!(developer::cdp_send(&cx, p).await),
+        Call::CdpEvents(p) => answer!(developer::cdp_events(&cx, p).await),
         Call::Snapshot(p) => answer!(page::snapshot(&cx, p).await),
         Call::Hover(p) => acted!(by_ref::hover(&cx, p).await),
         Call::SelectOption(p) => answer!(followed!(by_ref::select_option(&cx, p))),

@@ -112,6 +112,7 @@ pub(super) async fn tabs_list(cx: &Cx<'_>) -> Result<TabsListResult, RpcError> {
                 url: t.url,
                 title: t.title,
                 blocked: t.blocked,
+                target_id: t.target_id,
             })
             .collect(),
     })

@@ -221,6 +221,7 @@ mod tests {
             human_control: false,
             blocked: None,
             opener: Some(TabId(7)),
+            target_id: None,
         };
         assert_eq!(
             opened_tabs(&[t]),

@@ -237,6 +237,7 @@ pub(crate) fn tab(id: i32) -> TabInfo {
         human_control: false,
         blocked: None,
         opener: None,
+        target_id: None,
     }
 }
 
@@ -494,12 +495,14 @@ async fn serve(
                     human_control: false,
                     blocked: None,
                     opener: None,
+                    target_id: None,
                 };
                 (Ok(json!(info)), Vec::new())
             }
             Command::CloseTab { tab_id } => {
                 (Ok(json!({})), vec![Event::TabClosed { tab_id: *tab_id }])
             }
+            Command::ForwardEvents { .. } => (Ok(json!({})), Vec::new()),
             Command::Input {
                 tab_id,
                 events,

@@ -13,6 +13,7 @@ mod doctor;
 mod harness;
 mod install;
 mod limits;
+mod raw_events;
 mod reach;
 mod secrets;
 mod security;

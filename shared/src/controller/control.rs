@@ -171,6 +171,10 @@ pub struct AgentTab {
     /// shows a web page again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocked: Option<crate::reach::Blocked>,
+    /// The CDP target id of the tab's page (what a CDP client names it
+    /// by), once the browser reported it; not given while it is blocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<String>,
 }
 
 /// Result of `tabs.list`.

@@ -4,16 +4,16 @@
 //! decoder cannot disagree.
 
 use super::{
-    Acted, CaptureParams, CaptureResult, CdpSendParams, CheckParams, ClickParams, CloseTabParams,
-    ConsoleParams, ConsoleResult, ControlResult, CreateTabParams, CreateTabResult, DialogParams,
-    DragParams, DropParams, Empty, EmulateMediaParams, EvaluateParams, EvaluateResult, HelloParams,
-    HelloResult, HoverParams, KeyParams, KeyUpParams, MediaEmulation, Method, MouseUpParams,
-    NavigateParams, NavigateResult, NetworkParams, NetworkRequestDetail, NetworkRequestParams,
-    NetworkResult, PdfParams, PdfResult, PointParams, PointerParams, PressParams, ReleaseResult,
-    ResizeParams, ResizeResult, ResumeParams, ResumeResult, RpcError, ScrollParams,
-    SelectOptionParams, SelectOptionResult, SelectParams, SelectResult, SetFilesParams,
-    SnapshotParams, SnapshotResult, StatusResult, TabsListResult, TypeParams, WaitParams,
-    WaitResult, INVALID_PARAMS, METHOD_NOT_FOUND,
+    Acted, CaptureParams, CaptureResult, CdpEventsParams, CdpSendParams, CheckParams, ClickParams,
+    CloseTabParams, ConsoleParams, ConsoleResult, ControlResult, CreateTabParams, CreateTabResult,
+    DialogParams, DragParams, DropParams, Empty, EmulateMediaParams, EvaluateParams,
+    EvaluateResult, HelloParams, HelloResult, HoverParams, KeyParams, KeyUpParams, MediaEmulation,
+    Method, MouseUpParams, NavigateParams, NavigateResult, NetworkParams, NetworkRequestDetail,
+    NetworkRequestParams, NetworkResult, PdfParams, PdfResult, PointParams, PointerParams,
+    PressParams, ReleaseResult, ResizeParams, ResizeResult, ResumeParams, ResumeResult, RpcError,
+    ScrollParams, SelectOptionParams, SelectOptionResult, SelectParams, SelectResult,
+    SetFilesParams, SnapshotParams, SnapshotResult, StatusResult, TabsListResult, TypeParams,
+    WaitParams, WaitResult, INVALID_PARAMS, METHOD_NOT_FOUND,
 };
 use crate::error::ErrorKind;
 use serde::de::DeserializeOwned;
@@ -112,6 +112,9 @@ methods! {
     Evaluate => "page.evaluate", EvaluateParams, EvaluateResult, Evaluate;
     /// Sends a raw CDP command to the selected tab (developer mode only).
     CdpSend => "cdp.send", CdpSendParams, Value, CdpSend;
+    /// Starts or stops `cdp.event` notifications of every CDP event of
+    /// the selected tab (developer mode only).
+    CdpEvents => "cdp.events", CdpEventsParams, Empty, CdpEvents;
     /// An accessibility outline of the selected tab with element refs.
     Snapshot => "page.snapshot", SnapshotParams, SnapshotResult, Snapshot;
     /// Moves the mouse over an element or a point.

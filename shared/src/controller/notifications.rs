@@ -58,6 +58,21 @@ pub enum AgentEvent {
         /// Whether `page.evaluate` and `cdp.send` are allowed now.
         enabled: bool,
     },
+    /// A CDP event of the tab the session asked for with `cdp.events`,
+    /// as the browser sent it (developer mode only). They stop, without a
+    /// notification of their own, when developer mode turns off
+    /// (`developerMode.changed`), the session selects another tab, or the
+    /// tab goes (`tab.closed`).
+    #[serde(rename = "cdp.event")]
+    CdpEvent {
+        /// The shared tab it is about.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// The CDP event's method, e.g. `Page.frameNavigated`.
+        method: String,
+        /// Its params, as the browser sent them.
+        params: serde_json::Value,
+    },
     /// The browser lane dropped.
     #[serde(rename = "lane.offline")]
     LaneOffline {},

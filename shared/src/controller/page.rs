@@ -190,6 +190,14 @@ pub struct CdpSendParams {
     pub params: Option<Value>,
 }
 
+/// Params of `cdp.events`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CdpEventsParams {
+    /// Whether the session gets the selected tab's CDP events from now on.
+    pub enabled: bool,
+}
+
 /// An element reference from `page.snapshot`, e.g. `e12`. It belongs to
 /// the snapshot that issued it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -218,6 +218,16 @@ fn request_golden() {
         },
         json!({"type":"request","id":10,"command":{"op":"closeTab","tabId":5}}),
     );
+    round_trip(
+        &HostToExtension::Request {
+            id: 11,
+            command: Command::ForwardEvents {
+                tab_id: TabId(5),
+                all: true,
+            },
+        },
+        json!({"type":"request","id":11,"command":{"op":"forwardEvents","tabId":5,"all":true}}),
+    );
     for (method, params) in ENABLED_CDP_DOMAINS {
         assert!(method.contains('.'));
         assert!(serde_json::from_str::<Value>(params).is_ok_and(|v| v.is_object()));
@@ -339,6 +349,7 @@ fn event_golden() {
                     human_control: true,
                     blocked: None,
                     opener: Some(TabId(3)),
+                    target_id: None,
                 }],
             }),
         },

@@ -5,6 +5,7 @@
 mod background;
 mod bad_input;
 mod boundary;
+mod cdp_endpoint;
 mod choosers;
 mod cli;
 mod coworking;

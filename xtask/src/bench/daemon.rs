@@ -140,6 +140,7 @@ async fn drive(daemon: &mut DaemonProcess, agents: usize, load: Load) -> Result<
         human_control: false,
         blocked: None,
         opener: None,
+        target_id: None,
     };
     let _fake = FakeExt::connect(&host_sock, tab).await?;
     let start = Instant::now();

@@ -75,6 +75,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             r => r.map_err(|e| Failure::Other(e.into())),
         };
     }
+    if let Cmd::CdpEndpoint { port } = &cli.command {
+        return cdp_endpoint(sock, *port, cli.json).await;
+    }
     let client = match Client::connect(&sock).await {
         Ok(c) => c,
         Err(ClientError::Connect { .. }) => return Err(Failure::NotRunning(sock)),
@@ -86,9 +89,45 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Page(cmd) => page::run(&mut cx, cmd).await,
         Cmd::Input(cmd) => input::run(&mut cx, cmd).await,
         // Served above, before the CLI's session was opened.
-        Cmd::Mcp { .. } | Cmd::Doctor | Cmd::Logs { .. } => Ok(()),
+        Cmd::Mcp { .. } | Cmd::CdpEndpoint { .. } | Cmd::Doctor | Cmd::Logs { .. } => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))
+}
+
+/// `cotab cdp-endpoint`: binds, prints how to connect (one JSON object
+/// with `--json`), and serves until the process is stopped.
+async fn cdp_endpoint(sock: std::path::PathBuf, port: u16, json: bool) -> Result<(), Failure> {
+    use cotab_host::cdp_endpoint as cdp;
+    let (listener, port) = cdp::bind(port)
+        .await
+        .map_err(|e| Failure::Other(anyhow::anyhow!("cannot listen on 127.0.0.1: {e}")))?;
+    let config = cdp::Config::new(port, sock).map_err(anyhow::Error::from)?;
+    if json {
+        let v = serde_json::json!({
+            "endpoint": config.http_url(),
+            "webSocketDebuggerUrl": config.browser_ws_url(),
+            "token": config.token,
+            "headers": {"Authorization": format!("Bearer {}", config.token)},
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "CDP endpoint: {} (developer mode must be on)\n\
+             Every request needs the header  Authorization: Bearer {}\n\n\
+             Playwright:  chromium.connectOverCDP('{}', {{ headers: {{ Authorization: 'Bearer {}' }} }})\n\
+             Puppeteer:   puppeteer.connect({{ browserWSEndpoint: '{}', headers: {{ Authorization: 'Bearer {}' }} }})",
+            config.http_url(),
+            config.token,
+            config.http_url(),
+            config.token,
+            config.browser_ws_url(),
+            config.token
+        );
+    }
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    cdp::serve(listener, std::sync::Arc::new(config)).await;
+    Ok(())
 }
 
 /// `cotab doctor`: every check, a line each (or one JSON object); fails

@@ -382,6 +382,7 @@ fn created_tabs_are_selected_and_leased_and_closing_clears_the_selection() {
         human_control: false,
         blocked: None,
         opener: None,
+        target_id: None,
     };
     let rev = c.tab_created(s, A, &info).expect("created");
     assert_eq!(c.selection(s, A).expect("bound"), (Some(TabId(9)), rev));

@@ -163,6 +163,7 @@ fn one_tab() -> Arc<Responder> {
         title: title.into(),
         selected: false,
         blocked: None,
+        target_id: None,
     };
     Arc::new(move |call| match call {
         Call::TabsList(_) => ok(TabsListResult {

@@ -1,0 +1,359 @@
+//! One CDP client of the endpoint: the browser-level domains emulated
+//! over the shared tabs, and one agent session per attached tab.
+//!
+//! - The client's own agent session (its "browser" connection) lists,
+//!   opens and closes shared tabs, and hears developer mode turn off,
+//!   which closes the client.
+//! - Attaching a tab opens an agent session for it: it selects the tab,
+//!   takes control of it and asks for its CDP events. Its flat CDP
+//!   session id names that agent session; commands on it go to the tab as
+//!   `cdp.send`, its `cdp.event`s come back with the session id.
+//! - When the person takes control, the tab's next command fails with an
+//!   error that says so, and the session is detached
+//!   (`Target.detachedFromTarget`); a closed or unshared tab detaches at
+//!   once.
+
+mod page;
+mod targets;
+
+use super::{Config, Mux};
+use cotab_shared::controller::{AgentTab, Bye, Empty, ErrorData, RpcError, Status, TabsList};
+use cotab_shared::{ErrorKind, TabId};
+use futures_util::{SinkExt as _, StreamExt as _};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, RwLock};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+/// What `Browser.getVersion` and `/json/version` name the browser.
+const PRODUCT: &str = concat!("Chrome/cotab-", env!("CARGO_PKG_VERSION"));
+
+/// The one browser context a client sees: the person's own.
+const CONTEXT: &str = "cotab-person";
+
+/// `/json/version`, as Chrome serves it.
+pub(super) fn version_json(config: &Config) -> Value {
+    json!({
+        "Browser": PRODUCT,
+        "Protocol-Version": "1.3",
+        "User-Agent": PRODUCT,
+        "V8-Version": "",
+        "WebKit-Version": "",
+        "webSocketDebuggerUrl": config.browser_ws_url(),
+    })
+}
+
+/// The name a client's agent sessions go by: the first word of its
+/// `User-Agent` (`Playwright/1.64.0 …` gives `Playwright`), printable and
+/// short, with " (CDP)".
+pub(super) fn agent_name(user_agent: Option<&str>) -> String {
+    let word: String = user_agent
+        .unwrap_or("")
+        .split(['/', ' '])
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .take(32)
+        .collect();
+    let word = if word.is_empty() { "CDP client" } else { &word };
+    format!("{word} (CDP)")
+}
+
+fn failure(kind: ErrorKind, message: impl Into<String>) -> RpcError {
+    RpcError {
+        code: -32000,
+        message: message.into(),
+        data: ErrorData { kind, dialog: None },
+    }
+}
+
+/// An agent session on the daemon, bound to a new connection.
+async fn session(
+    config: &Config,
+    agent: &str,
+) -> Result<(Mux, mpsc::UnboundedReceiver<Value>), RpcError> {
+    let (mux, notes) = Mux::connect(&config.agent_socket).await.map_err(|e| {
+        failure(
+            ErrorKind::RuntimeLost,
+            format!("cotab's daemon is not running ({e}): open the browser and share a tab"),
+        )
+    })?;
+    mux.hello(agent).await?;
+    Ok((mux, notes))
+}
+
+/// `/json/list`: the shared tabs' pages.
+pub(super) async fn list_json(config: &Config) -> Result<Value, RpcError> {
+    let (mux, _notes) = session(config, "CDP endpoint").await?;
+    let tabs = mux.call::<TabsList>(&Empty {}).await;
+    let _ = mux.call::<Bye>(&Empty {}).await;
+    let list: Vec<Value> = tabs?
+        .tabs
+        .iter()
+        .filter_map(|t| {
+            let id = target_id(t)?;
+            Some(json!({
+                "description": "",
+                "devtoolsFrontendUrl": "",
+                "id": id,
+                "title": t.title,
+                "type": "page",
+                "url": t.url,
+            }))
+        })
+        .collect();
+    Ok(Value::Array(list))
+}
+
+/// The target id of a tab a client may see: shared, not blocked, its
+/// page reported.
+fn target_id(t: &AgentTab) -> Option<&str> {
+    if t.blocked.is_some() {
+        return None;
+    }
+    t.target_id.as_deref()
+}
+
+/// The client's own session, opened before its WebSocket is, so that a
+/// refusal (no daemon, developer mode off) is the handshake's answer.
+pub(super) struct Opened {
+    mux: Mux,
+    notes: mpsc::UnboundedReceiver<Value>,
+}
+
+/// Opens the client's own session, if developer mode is on.
+pub(super) async fn open(config: &Config, agent: &str) -> Result<Opened, RpcError> {
+    let (mux, notes) = session(config, agent).await?;
+    let status = mux.call::<Status>(&Empty {}).await?;
+    if !status.developer_mode {
+        let _ = mux.call::<Bye>(&Empty {}).await;
+        return Err(failure(
+            ErrorKind::DeveloperModeOff,
+            "developer mode is off: the CDP endpoint is raw CDP, which the person allows by \
+             turning developer mode on in cotab's popup",
+        ));
+    }
+    Ok(Opened { mux, notes })
+}
+
+enum Out {
+    Text(String),
+    /// The close frame, with its code and reason; the writer ends after.
+    Close(CloseCode, String),
+}
+
+/// An attached tab.
+struct Page {
+    tab: TabId,
+    session_id: String,
+    target: Value,
+    mux: Mux,
+    /// Why the session may no longer act (the person took control): its
+    /// next command fails with it, and the session is detached.
+    revoked: Mutex<Option<String>>,
+    /// Held (shared) by every command in flight; `Runtime.enable` takes it
+    /// alone, so the contexts it reports again come after every answer
+    /// sent before it (the frame tree first).
+    order: RwLock<()>,
+}
+
+#[derive(Default)]
+struct State {
+    auto_attach: bool,
+    discover: bool,
+    pages: HashMap<String, Arc<Page>>,
+    next_session: u64,
+}
+
+struct Client {
+    config: Arc<Config>,
+    agent: String,
+    out: mpsc::UnboundedSender<Out>,
+    browser: Mux,
+    state: Mutex<State>,
+    /// Held while a tab is attached, so one tab gets one session.
+    attaching: tokio::sync::Mutex<()>,
+}
+
+/// Serves one client until its socket closes or developer mode turns off.
+pub(super) async fn run(
+    ws: WebSocketStream<TcpStream>,
+    config: Arc<Config>,
+    agent: String,
+    opened: Opened,
+) {
+    let (mut sink, mut stream) = ws.split();
+    let (out, mut out_rx) = mpsc::unbounded_channel::<Out>();
+    let writer = tokio::spawn(async move {
+        while let Some(o) = out_rx.recv().await {
+            let sent = match o {
+                Out::Text(t) => sink.send(Message::text(t)).await,
+                Out::Close(code, why) => {
+                    let frame = CloseFrame {
+                        code,
+                        reason: why.into(),
+                    };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    return;
+                }
+            };
+            if sent.is_err() {
+                return;
+            }
+        }
+    });
+    let client = Arc::new(Client {
+        config,
+        agent,
+        out,
+        browser: opened.mux,
+        state: Mutex::new(State::default()),
+        attaching: tokio::sync::Mutex::new(()),
+    });
+    let watcher = tokio::spawn(watch_browser(client.clone(), opened.notes));
+    while let Some(msg) = stream.next().await {
+        let text = match msg {
+            Ok(Message::Text(t)) => t.to_string(),
+            Ok(Message::Binary(b)) => String::from_utf8_lossy(&b).into_owned(),
+            Ok(Message::Close(_)) | Err(_) => break,
+            Ok(_) => continue,
+        };
+        let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&text) else {
+            client.send(
+                json!({"error": {"code": -32700, "message": "Message must be a valid JSON"}}),
+            );
+            continue;
+        };
+        let id = m.get("id").cloned().filter(Value::is_number);
+        let method = m.get("method").and_then(Value::as_str).map(str::to_owned);
+        let (Some(id), Some(method)) = (id, method) else {
+            client.send(json!({"error": {"code": -32600, "message": "Message must have integer 'id' and string 'method' properties"}}));
+            continue;
+        };
+        let params = m.get("params").cloned().unwrap_or_else(|| json!({}));
+        let session = m
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let client = client.clone();
+        tokio::spawn(async move {
+            let r = client.command(&method, params, session.as_deref()).await;
+            let mut answer = match r {
+                Ok(result) => json!({"id": id, "result": result}),
+                Err(e) => json!({"id": id, "error": {"code": e.code, "message": e.message}}),
+            };
+            if let Some(s) = &session {
+                answer["sessionId"] = json!(s);
+            }
+            client.send(answer);
+            if let Some(s) = &session {
+                client.detach_if_revoked(s).await;
+            }
+        });
+    }
+    watcher.abort();
+    // The close handshake ends here, whoever began it; the tabs' tasks
+    // still hold the client.
+    let _ = client
+        .out
+        .send(Out::Close(CloseCode::Normal, String::new()));
+    let _ = writer.await;
+    client.end().await;
+}
+
+/// The client's own session's notifications: developer mode turning off
+/// ends the client.
+async fn watch_browser(client: Arc<Client>, mut notes: mpsc::UnboundedReceiver<Value>) {
+    while let Some(n) = notes.recv().await {
+        if n.get("method").and_then(Value::as_str) == Some("developerMode.changed")
+            && n.pointer("/params/enabled") == Some(&Value::Bool(false))
+        {
+            client.close("developer mode was turned off");
+            return;
+        }
+    }
+    client.close("the connection to cotab's daemon closed");
+}
+
+fn params_str<'a>(params: &'a Value, key: &str) -> Option<&'a str> {
+    params.get(key).and_then(Value::as_str)
+}
+
+impl Client {
+    fn send(&self, v: Value) {
+        let _ = self.out.send(Out::Text(v.to_string()));
+    }
+
+    fn close(&self, why: &str) {
+        tracing::info!(why, "closing a CDP client");
+        let _ = self.out.send(Out::Close(CloseCode::Policy, why.to_owned()));
+    }
+
+    fn page(&self, session: &str) -> Option<Arc<Page>> {
+        self.lock().pages.get(session).cloned()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every session's agent session ends, so its lease goes at once.
+    async fn end(&self) {
+        let pages: Vec<Arc<Page>> = self.lock().pages.drain().map(|(_, p)| p).collect();
+        for p in pages {
+            let _ = p.mux.call::<Bye>(&Empty {}).await;
+        }
+        let _ = self.browser.call::<Bye>(&Empty {}).await;
+    }
+
+    async fn command(
+        self: &Arc<Self>,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+    ) -> Result<Value, RpcError> {
+        match session {
+            None => self.browser_command(method, params).await,
+            Some(s) => {
+                let Some(page) = self.page(s) else {
+                    return Err(RpcError {
+                        code: -32001,
+                        message: "Session with given id not found.".into(),
+                        data: ErrorData {
+                            kind: ErrorKind::InvalidRequest,
+                            dialog: None,
+                        },
+                    });
+                };
+                self.page_command(&page, method, params).await
+            }
+        }
+    }
+
+    async fn tabs(&self) -> Result<Vec<AgentTab>, RpcError> {
+        Ok(self.browser.call::<TabsList>(&Empty {}).await?.tabs)
+    }
+
+    fn info(&self, t: &AgentTab, attached: bool) -> Option<Value> {
+        let id = target_id(t)?;
+        Some(json!({
+            "targetId": id,
+            "type": "page",
+            "title": t.title,
+            "url": t.url,
+            "attached": attached,
+            "canAccessOpener": false,
+            "browserContextId": CONTEXT,
+        }))
+    }
+
+    fn attached_tab(&self, tab: TabId) -> Option<Arc<Page>> {
+        self.lock().pages.values().find(|p| p.tab == tab).cloned()
+    }
+}

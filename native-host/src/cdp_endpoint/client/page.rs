@@ -1,0 +1,181 @@
+//! Commands on an attached tab's session, and what its agent session
+//! hears: its events, the person's takeover, the tab's end.
+
+use super::{failure, Client, Page};
+use cotab_shared::controller::RpcError;
+use cotab_shared::{ErrorKind, TabId};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+impl Client {
+    pub(super) async fn page_command(
+        &self,
+        page: &Page,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, RpcError> {
+        let revoked = page
+            .revoked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(why) = revoked {
+            return in_page(method, failure(ErrorKind::HumanHasControl, why));
+        }
+        let r = match method {
+            // No child targets (frames in other processes, workers) are
+            // attached; the page is not waiting for a debugger.
+            "Target.setAutoAttach"
+            | "Target.setDiscoverTargets"
+            | "Runtime.runIfWaitingForDebugger" => return Ok(json!({})),
+            "Runtime.enable" => {
+                let _alone = page.order.write().await;
+                send(page, method, params).await
+            }
+            _ => {
+                let _shared = page.order.read().await;
+                send(page, method, params).await
+            }
+        };
+        match r {
+            Err(e)
+                if matches!(
+                    e.data.kind,
+                    ErrorKind::HumanHasControl | ErrorKind::NoControl
+                ) =>
+            {
+                let why = took_control(page.tab);
+                page.revoke(&why);
+                in_page(method, failure(e.data.kind, why))
+            }
+            r => r,
+        }
+    }
+
+    pub(super) async fn detach_if_revoked(&self, s: &str) {
+        let revoked = self.page(s).is_some_and(|p| {
+            p.revoked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some()
+        });
+        if revoked {
+            self.detach(s, None).await;
+        }
+    }
+}
+
+impl Page {
+    pub(super) fn revoke(&self, why: &str) {
+        let mut r = self.revoked.lock().unwrap_or_else(|e| e.into_inner());
+        if r.is_none() {
+            *r = Some(why.to_owned());
+        }
+    }
+}
+
+/// The failure of a command the person's takeover refused. Clients turn
+/// every protocol error of an evaluation into one of their own
+/// (Playwright: "Execution context was destroyed"), so an evaluation is
+/// answered with an exception that carries the reason instead; it did
+/// not run.
+fn in_page(method: &str, e: RpcError) -> Result<Value, RpcError> {
+    if !matches!(method, "Runtime.evaluate" | "Runtime.callFunctionOn") {
+        return Err(e);
+    }
+    let description = format!("Error: {}", e.message);
+    Ok(json!({
+        "result": {"type": "undefined"},
+        "exceptionDetails": {
+            "exceptionId": 0,
+            "text": "Uncaught",
+            "lineNumber": 0,
+            "columnNumber": 0,
+            "exception": {
+                "type": "object",
+                "subtype": "error",
+                "className": "Error",
+                "description": description,
+            },
+        },
+    }))
+}
+
+fn took_control(tab: TabId) -> String {
+    format!(
+        "the person took control of tab {tab} in cotab: this session can no longer act on it \
+         and is detached; ask them to hand control back, then attach again"
+    )
+}
+
+/// `cdp.send` of `method` to the page's tab.
+async fn send(page: &Page, method: &str, params: Value) -> Result<Value, RpcError> {
+    let params = match params {
+        Value::Object(m) => Value::Object(m),
+        Value::Null => Value::Object(Map::new()),
+        _ => {
+            return Err(failure(
+                ErrorKind::InvalidRequest,
+                "params must be an object",
+            ));
+        }
+    };
+    page.mux
+        .call_raw("cdp.send", &json!({"method": method, "params": params}))
+        .await
+}
+
+/// A tab's session's notifications: its events go to the client with the
+/// session id; the person's takeover, the tab's end and developer mode
+/// turning off end the session.
+pub(super) async fn watch_page(
+    client: Arc<Client>,
+    page: Arc<Page>,
+    mut notes: mpsc::UnboundedReceiver<Value>,
+) {
+    let s = page.session_id.clone();
+    while let Some(n) = notes.recv().await {
+        let method = n.get("method").and_then(Value::as_str).unwrap_or("");
+        match method {
+            "cdp.event" => {
+                let Some(params) = n.get("params") else {
+                    continue;
+                };
+                client.send(json!({
+                    "method": params.get("method"),
+                    "params": params.get("params"),
+                    "sessionId": s,
+                }));
+            }
+            "control.revoked" => match n.pointer("/params/reason").and_then(Value::as_str) {
+                Some("human") => page.revoke(&took_control(page.tab)),
+                Some("tabClosed" | "unshared" | "blockedTarget") => {
+                    client.detach(&s, Some("the tab went")).await;
+                    return;
+                }
+                _ => page.revoke("cotab ended this session's control of the tab"),
+            },
+            "tab.closed" => {
+                client.detach(&s, Some("the tab closed")).await;
+                return;
+            }
+            "tab.opened" => {
+                if let Some(tab) = n.pointer("/params/id").and_then(Value::as_i64) {
+                    let Ok(tab) = i32::try_from(tab) else {
+                        continue;
+                    };
+                    tokio::spawn(client.opened(TabId(tab), page.clone()));
+                }
+            }
+            "developerMode.changed"
+                if n.pointer("/params/enabled") == Some(&Value::Bool(false)) =>
+            {
+                client.close("developer mode was turned off");
+                return;
+            }
+            _ => {}
+        }
+    }
+    client.detach(&s, None).await;
+}

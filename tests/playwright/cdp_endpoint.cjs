@@ -1,0 +1,142 @@
+// Drives cotab's CDP endpoint with a real client, as a script of the
+// person's would: `node cdp_endpoint.cjs playwright|puppeteer STEP…`.
+// The endpoint and its token come in COTAB_CDP_ENDPOINT and
+// COTAB_CDP_TOKEN; FIXTURE is the fixture server's origin. Each step
+// prints one JSON line ({step, ok, value} or {step, ok: false, error}),
+// so the end-to-end test sees what worked and what failed, and why.
+'use strict';
+
+const [client, ...steps] = process.argv.slice(2);
+const endpoint = process.env.COTAB_CDP_ENDPOINT;
+const token = process.env.COTAB_CDP_TOKEN;
+const fixture = process.env.FIXTURE;
+const headers = { Authorization: `Bearer ${token}` };
+
+const say = (v) => process.stdout.write(JSON.stringify(v) + '\n');
+
+async function connect() {
+  if (client === 'playwright') {
+    const { chromium } = require('playwright-core');
+    const browser = await chromium.connectOverCDP(endpoint, { headers, timeout: 15000 });
+    const context = browser.contexts()[0];
+    return { browser, context, pages: () => context.pages(), newPage: () => context.newPage() };
+  }
+  const puppeteer = require('puppeteer-core');
+  const version = await (await fetch(`${endpoint}/json/version`, { headers })).json();
+  const browser = await puppeteer.connect({
+    browserWSEndpoint: version.webSocketDebuggerUrl,
+    headers,
+    defaultViewport: null,
+    protocolTimeout: 15000,
+  });
+  return { browser, pages: () => browser.pages(), newPage: () => browser.newPage() };
+}
+
+// A page whose url starts with the fixture's and has `path`.
+async function pageAt(b, path) {
+  const pages = await b.pages();
+  const p = pages.find((p) => p.url().startsWith(fixture + path));
+  if (!p) throw new Error(`no page at ${path}: ${pages.map((p) => p.url()).join(', ')}`);
+  return p;
+}
+
+const STEPS = {
+  // The shared tab is there, at the fixture's root.
+  pages: async (b) => (await b.pages()).map((p) => p.url()),
+  evaluate: async (b) => (await pageAt(b, '/')).evaluate(() => 6 * 7),
+  click: async (b) => {
+    const p = await pageAt(b, '/');
+    await p.click('#btn');
+    return p.evaluate(() => document.title);
+  },
+  fill: async (b) => {
+    const p = await pageAt(b, '/');
+    if (client === 'playwright') await p.fill('#name', 'Ada');
+    else await p.type('#name', 'Ada');
+    return p.evaluate(() => document.getElementById('name').value);
+  },
+  screenshot: async (b) => {
+    const shot = await (await pageAt(b, '/')).screenshot();
+    return { bytes: shot.length, png: shot.subarray(1, 4).toString() };
+  },
+  goto: async (b) => {
+    const p = await pageAt(b, '/');
+    await p.goto(`${fixture}/delayed`);
+    return p.url();
+  },
+  waitForSelector: async (b) => {
+    const p = await pageAt(b, '/delayed');
+    const h = await p.waitForSelector('text=Ready now', { timeout: 10000 });
+    return h ? 'found' : 'missing';
+  },
+  dialog: async (b) => {
+    const p = await pageAt(b, '/delayed');
+    await p.goto(`${fixture}/dialogs`);
+    p.once('dialog', (d) => d.accept());
+    await p.click('#confirm');
+    return p.evaluate(() => document.getElementById('out').textContent);
+  },
+  // A link with a target opens a tab, which cotab shares: the client
+  // gets it as the page's popup.
+  popup: async (b) => {
+    const p = await pageAt(b, '/second');
+    await p.goto(`${fixture}/opener`);
+    const [popup] = await Promise.all([
+      client === 'playwright'
+        ? p.waitForEvent('popup')
+        : new Promise((resolve) => p.once('popup', resolve)),
+      p.click('a[target=_blank]'),
+    ]);
+    await popup.waitForFunction(() => document.title === 'Second page');
+    return popup.url();
+  },
+  newPage: async (b) => {
+    const p = await b.newPage();
+    await p.goto(`${fixture}/second`);
+    return p.evaluate(() => document.title);
+  },
+  // Waits for a line on stdin (the test has taken control meanwhile),
+  // then acts once more.
+  afterTakeover: async (b) => {
+    const p = await pageAt(b, '/');
+    await p.evaluate(() => 1);
+    say({ step: 'ready' });
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    await p.evaluate(() => 1);
+    return 'acted';
+  },
+  // Until the endpoint closes the connection (developer mode off).
+  untilDisconnected: async (b) => {
+    const gone = new Promise((resolve) => b.browser.once('disconnected', resolve));
+    say({ step: 'ready' });
+    await gone;
+    return 'disconnected';
+  },
+};
+
+(async () => {
+  let b;
+  const t0 = Date.now();
+  try {
+    b = await connect();
+  } catch (e) {
+    say({ step: 'connect', ok: false, error: String(e.message || e) });
+    process.exit(0);
+  }
+  say({ step: 'connect', ok: true, ms: Date.now() - t0 });
+  for (const step of steps) {
+    const t0 = Date.now();
+    try {
+      const value = await STEPS[step](b);
+      say({ step, ok: true, value, ms: Date.now() - t0 });
+    } catch (e) {
+      say({ step, ok: false, error: String(e.message || e), ms: Date.now() - t0 });
+    }
+  }
+  // Disconnects, leaving the person's browser and tabs as they are.
+  const t1 = Date.now();
+  if (client === 'playwright') await b.browser.close();
+  else if (b.browser.connected) await b.browser.disconnect();
+  process.stderr.write(`closed in ${Date.now() - t1} ms\n`);
+  process.exit(0);
+})();

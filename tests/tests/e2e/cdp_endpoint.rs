@@ -1,0 +1,289 @@
+//! `cotab cdp-endpoint` driven by the real clients of npm
+//! (`playwright-core`'s `connectOverCDP`, `puppeteer-core`'s `connect`,
+//! locked in `tests/playwright`, installed by `cargo xtask test` under
+//! `<target>/playwright`) running `tests/playwright/cdp_endpoint.cjs`
+//! against the real daemon and a shared fixture tab. What the page did is
+//! checked through the harness's CDP oracle.
+
+use cotab_e2e::browser::{Browser, LaunchOptions};
+use cotab_e2e::{binary, target_dir};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt as _, BufReader};
+use tokio::process::{Child, ChildStdout, Command};
+
+/// How long one client script may take.
+const SCRIPT_DEADLINE: Duration = Duration::from_secs(90);
+
+/// The node modules `cargo xtask test` installs from `tests/playwright`.
+fn node_modules() -> anyhow::Result<PathBuf> {
+    let dir = target_dir().join("playwright").join("node_modules");
+    anyhow::ensure!(
+        dir.join("playwright-core").is_dir() && dir.join("puppeteer-core").is_dir(),
+        "{} lacks playwright-core or puppeteer-core: run `cargo xtask test`, which installs them",
+        dir.display()
+    );
+    Ok(dir)
+}
+
+/// A running `cotab cdp-endpoint`: the process, its url and its token.
+struct Endpoint {
+    _process: Child,
+    url: String,
+    token: String,
+}
+
+async fn endpoint(browser: &Browser) -> anyhow::Result<Endpoint> {
+    let mut process = Command::new(binary("cotab")?)
+        .arg("--runtime-dir")
+        .arg(&browser.runtime_dir)
+        .arg("--json")
+        .arg("cdp-endpoint")
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let stdout = process.stdout.take().expect("piped");
+    let mut line = String::new();
+    let mut stdout = BufReader::new(stdout);
+    tokio::time::timeout(Duration::from_secs(10), stdout.read_line(&mut line)).await??;
+    let v: Value = serde_json::from_str(&line)?;
+    Ok(Endpoint {
+        _process: process,
+        url: v["endpoint"].as_str().unwrap_or_default().to_owned(),
+        token: v["token"].as_str().unwrap_or_default().to_owned(),
+    })
+}
+
+/// Starts the client script with `steps`; its stdin stays open (the
+/// `afterTakeover` step waits for a line on it).
+fn script(
+    browser: &Browser,
+    e: &Endpoint,
+    client: &str,
+    steps: &[&str],
+) -> anyhow::Result<(Child, BufReader<ChildStdout>)> {
+    let js = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("playwright")
+        .join("cdp_endpoint.cjs");
+    let mut child = Command::new("node")
+        .arg(js)
+        .arg(client)
+        .args(steps)
+        .env("NODE_PATH", node_modules()?)
+        .env("COTAB_CDP_ENDPOINT", &e.url)
+        .env("COTAB_CDP_TOKEN", &e.token)
+        .env("FIXTURE", browser.fixture.url("").trim_end_matches('/'))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let out = BufReader::new(child.stdout.take().expect("piped"));
+    Ok((child, out))
+}
+
+/// The next step line the script prints.
+async fn next_step(out: &mut BufReader<ChildStdout>) -> anyhow::Result<Value> {
+    let mut line = String::new();
+    let n = tokio::time::timeout(SCRIPT_DEADLINE, out.read_line(&mut line)).await??;
+    anyhow::ensure!(n > 0, "the client script ended early");
+    Ok(serde_json::from_str(&line)?)
+}
+
+/// Runs the script to its end; each step's line by name.
+async fn run(
+    browser: &Browser,
+    e: &Endpoint,
+    client: &str,
+    steps: &[&str],
+) -> anyhow::Result<Vec<Value>> {
+    let (mut child, mut out) = script(browser, e, client, steps)?;
+    let mut lines = Vec::new();
+    for _ in 0..=steps.len() {
+        lines.push(next_step(&mut out).await?);
+    }
+    tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
+    eprintln!("{client}: {lines:?}");
+    Ok(lines)
+}
+
+fn step<'a>(lines: &'a [Value], name: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| l["step"] == name)
+        .unwrap_or_else(|| panic!("no step {name} in {lines:?}"))
+}
+
+fn ok<'a>(lines: &'a [Value], name: &str) -> &'a Value {
+    let l = step(lines, name);
+    assert_eq!(l["ok"], true, "step {name} failed: {l}");
+    &l["value"]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn playwright_drives_the_shared_tab_through_connect_over_cdp() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let _tab = browser.share(&page, &url).await?;
+    // A tab the person did not share.
+    let _other = browser.open_tab(&browser.fixture.url("/second")).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    let lines = run(
+        &browser,
+        &e,
+        "playwright",
+        &[
+            "pages",
+            "evaluate",
+            "click",
+            "fill",
+            "screenshot",
+            "goto",
+            "waitForSelector",
+            "dialog",
+            "newPage",
+            "popup",
+        ],
+    )
+    .await?;
+    ok(&lines, "connect");
+    assert_eq!(ok(&lines, "pages"), &serde_json::json!([url]));
+    assert_eq!(ok(&lines, "evaluate"), 42);
+    assert_eq!(ok(&lines, "click"), "Clicked");
+    assert_eq!(ok(&lines, "fill"), "Ada");
+    let shot = ok(&lines, "screenshot");
+    assert_eq!(shot["png"], "PNG", "{shot}");
+    assert!(shot["bytes"].as_u64() > Some(1000), "{shot}");
+    assert_eq!(
+        ok(&lines, "popup"),
+        &Value::from(browser.fixture.url("/second?from=link"))
+    );
+    assert_eq!(
+        ok(&lines, "goto"),
+        &Value::from(browser.fixture.url("/delayed"))
+    );
+    assert_eq!(ok(&lines, "waitForSelector"), "found");
+    assert_eq!(ok(&lines, "dialog"), "confirmed");
+    assert_eq!(ok(&lines, "newPage"), "Second page");
+    // What the page shows, read by the harness's own CDP.
+    let title = browser.eval(&page, "document.title").await?;
+    assert_eq!(title, "Dialogs");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn puppeteer_drives_the_shared_tab_through_connect() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let _tab = browser.share(&page, &url).await?;
+    let _other = browser.open_tab(&browser.fixture.url("/second")).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    let lines = run(
+        &browser,
+        &e,
+        "puppeteer",
+        &[
+            "pages",
+            "evaluate",
+            "click",
+            "fill",
+            "screenshot",
+            "goto",
+            "waitForSelector",
+            "dialog",
+            "newPage",
+            "popup",
+        ],
+    )
+    .await?;
+    ok(&lines, "connect");
+    assert_eq!(ok(&lines, "pages"), &serde_json::json!([url]));
+    assert_eq!(ok(&lines, "evaluate"), 42);
+    assert_eq!(ok(&lines, "click"), "Clicked");
+    assert_eq!(ok(&lines, "fill"), "Ada");
+    let shot = ok(&lines, "screenshot");
+    assert_eq!(shot["png"], "PNG", "{shot}");
+    assert_eq!(
+        ok(&lines, "goto"),
+        &Value::from(browser.fixture.url("/delayed"))
+    );
+    assert_eq!(ok(&lines, "waitForSelector"), "found");
+    assert_eq!(ok(&lines, "dialog"), "confirmed");
+    assert_eq!(ok(&lines, "newPage"), "Second page");
+    assert_eq!(
+        ok(&lines, "popup"),
+        &Value::from(browser.fixture.url("/second?from=link"))
+    );
+    Ok(())
+}
+
+/// Until the script connected and said `ready`.
+async fn when_ready(out: &mut BufReader<ChildStdout>) -> anyhow::Result<()> {
+    let connected = next_step(out).await?;
+    assert_eq!(connected["ok"], true, "{connected}");
+    let ready = next_step(out).await?;
+    assert_eq!(ready["step"], "ready", "{ready}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::Result<()> {
+    use tokio::io::AsyncWriteExt as _;
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    let (mut child, mut out) = script(&browser, &e, "playwright", &["afterTakeover"])?;
+    when_ready(&mut out).await?;
+    browser.take_control(&page, tab).await?;
+    child
+        .stdin
+        .as_mut()
+        .expect("piped")
+        .write_all(b"go\n")
+        .await?;
+    let acted = next_step(&mut out).await?;
+    assert_eq!(acted["ok"], false, "{acted}");
+    let error = acted["error"].as_str().unwrap_or_default();
+    assert!(error.contains("the person took control"), "{error}");
+    tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
+    // The person holds the tab; the page is as it was.
+    assert_eq!(browser.eval(&page, "document.title").await?, "Fixture");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turning_developer_mode_off_closes_the_client_and_a_new_one_is_refused(
+) -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let _tab = browser.share(&page, &url).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    let (mut child, mut out) = script(&browser, &e, "playwright", &["untilDisconnected"])?;
+    when_ready(&mut out).await?;
+    browser.set_developer_mode(&page, false).await?;
+    let gone = next_step(&mut out).await?;
+    assert_eq!(gone["value"], "disconnected", "{gone}");
+    tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
+    // Off, a client is refused at connect, saying why.
+    let lines = run(&browser, &e, "playwright", &[]).await?;
+    let connect = step(&lines, "connect");
+    assert_eq!(connect["ok"], false, "{connect}");
+    assert!(
+        connect["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("403"),
+        "{connect}"
+    );
+    Ok(())
+}
