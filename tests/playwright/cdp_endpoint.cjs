@@ -95,6 +95,36 @@ const STEPS = {
     await p.goto(`${fixture}/second`);
     return p.evaluate(() => document.title);
   },
+  // What a hostile script tries beyond the shared tabs, each refused
+  // (its first line), and a second session of its own on the shared tab.
+  probe: async (b) => {
+    const out = {};
+    const tryIt = async (name, f) => {
+      try {
+        await f();
+        out[name] = 'allowed';
+      } catch (e) {
+        out[name] = String(e.message || e).split('\n')[0];
+      }
+    };
+    const bs = await b.browser.newBrowserCDPSession();
+    out.targets = (await bs.send('Target.getTargets')).targetInfos.map((t) => t.url);
+    await tryIt('attachOther', () => bs.send('Target.attachToTarget', { targetId: process.env.PROBE_TARGET, flatten: true }));
+    await tryIt('createChrome', () => bs.send('Target.createTarget', { url: 'chrome://settings' }));
+    await tryIt('createFile', () => bs.send('Target.createTarget', { url: 'file:///etc/passwd' }));
+    await tryIt('storage', () => bs.send('Storage.getCookies', {}));
+    await tryIt('browserClose', () => bs.send('Browser.close'));
+    await tryIt('newContext', () => bs.send('Target.createBrowserContext', {}));
+    const p = await pageAt(b, '/');
+    const ps = await b.context.newCDPSession(p);
+    await tryIt('pageTarget', () => ps.send('Target.createTarget', { url: 'about:blank' }));
+    await tryIt('pageNavigateChrome', () => ps.send('Page.navigate', { url: 'chrome://settings' }));
+    await tryIt('pageScript', () => ps.send('Page.addScriptToEvaluateOnNewDocument', { source: 'window.x = 1' }));
+    await tryIt('ignoreInput', () => ps.send('Input.setIgnoreInputEvents', { ignore: true }));
+    out.second = (await ps.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true })).result.value;
+    await ps.detach();
+    return out;
+  },
   // Waits for a line on stdin (the test has taken control meanwhile),
   // then acts once more.
   afterTakeover: async (b) => {

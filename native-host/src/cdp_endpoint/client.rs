@@ -148,10 +148,14 @@ enum Out {
     Close(CloseCode, String),
 }
 
-/// An attached tab.
+/// An attached tab: one agent session, and the client's CDP sessions on
+/// it (the first from auto-attach; each `Target.attachToTarget` adds one,
+/// as the browser would), which all get its events.
 struct Page {
     tab: TabId,
-    session_id: String,
+    /// Its CDP session ids, each with the browser session it was
+    /// announced on (none: the client's root), where its detach goes too.
+    ids: Mutex<Vec<(String, Option<String>)>>,
     target: Value,
     mux: Mux,
     /// Why the session may no longer act (the person took control): its
@@ -167,7 +171,10 @@ struct Page {
 struct State {
     auto_attach: bool,
     discover: bool,
+    /// Each CDP session id's tab.
     pages: HashMap<String, Arc<Page>>,
+    /// Sessions on the browser itself (`Target.attachToBrowserTarget`).
+    browser_sessions: Vec<String>,
     next_session: u64,
 }
 
@@ -299,13 +306,28 @@ impl Client {
         self.lock().pages.get(session).cloned()
     }
 
+    fn new_session_id(&self) -> String {
+        let mut s = self.lock();
+        s.next_session += 1;
+        format!(
+            "{}{:08X}",
+            self.config.browser_id[..16].to_ascii_uppercase(),
+            s.next_session
+        )
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Every session's agent session ends, so its lease goes at once.
     async fn end(&self) {
-        let pages: Vec<Arc<Page>> = self.lock().pages.drain().map(|(_, p)| p).collect();
+        let mut pages: Vec<Arc<Page>> = Vec::new();
+        for (_, p) in self.lock().pages.drain() {
+            if !pages.iter().any(|q| Arc::ptr_eq(q, &p)) {
+                pages.push(p);
+            }
+        }
         for p in pages {
             let _ = p.mux.call::<Bye>(&Empty {}).await;
         }
@@ -318,8 +340,10 @@ impl Client {
         params: Value,
         session: Option<&str>,
     ) -> Result<Value, RpcError> {
+        let browser = session.is_none_or(|s| self.lock().browser_sessions.iter().any(|b| b == s));
         match session {
-            None => self.browser_command(method, params).await,
+            _ if browser => self.browser_command(method, params, session).await,
+            None => unreachable!("no session is the browser's"),
             Some(s) => {
                 let Some(page) = self.page(s) else {
                     return Err(RpcError {

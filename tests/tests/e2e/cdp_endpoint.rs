@@ -64,6 +64,17 @@ fn script(
     client: &str,
     steps: &[&str],
 ) -> anyhow::Result<(Child, BufReader<ChildStdout>)> {
+    script_with(browser, e, client, steps, &[])
+}
+
+/// [`script`] with more environment for the steps.
+fn script_with(
+    browser: &Browser,
+    e: &Endpoint,
+    client: &str,
+    steps: &[&str],
+    env: &[(&str, &str)],
+) -> anyhow::Result<(Child, BufReader<ChildStdout>)> {
     let js = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("playwright")
         .join("cdp_endpoint.cjs");
@@ -75,6 +86,7 @@ fn script(
         .env("COTAB_CDP_ENDPOINT", &e.url)
         .env("COTAB_CDP_TOKEN", &e.token)
         .env("FIXTURE", browser.fixture.url("").trim_end_matches('/'))
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .kill_on_drop(true)
@@ -98,7 +110,18 @@ async fn run(
     client: &str,
     steps: &[&str],
 ) -> anyhow::Result<Vec<Value>> {
-    let (mut child, mut out) = script(browser, e, client, steps)?;
+    run_with(browser, e, client, steps, &[]).await
+}
+
+/// [`run`] with more environment for the steps.
+async fn run_with(
+    browser: &Browser,
+    e: &Endpoint,
+    client: &str,
+    steps: &[&str],
+    env: &[(&str, &str)],
+) -> anyhow::Result<Vec<Value>> {
+    let (mut child, mut out) = script_with(browser, e, client, steps, env)?;
     let mut lines = Vec::new();
     for _ in 0..=steps.len() {
         lines.push(next_step(&mut out).await?);
@@ -285,5 +308,52 @@ async fn turning_developer_mode_off_closes_the_client_and_a_new_one_is_refused(
             .contains("403"),
         "{connect}"
     );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_reaches_nothing_the_person_did_not_share() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let _tab = browser.share(&page, &url).await?;
+    let other = browser.open_tab(&browser.fixture.url("/other")).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    let lines = run_with(
+        &browser,
+        &e,
+        "playwright",
+        &["probe", "evaluate"],
+        &[("PROBE_TARGET", other.target_id.as_str())],
+    )
+    .await?;
+    let probe = ok(&lines, "probe");
+    // The browser's own view holds the shared tab's page only.
+    assert_eq!(probe["targets"], serde_json::json!([url]), "{probe}");
+    for refused in [
+        "attachOther",
+        "createChrome",
+        "createFile",
+        "storage",
+        "browserClose",
+        "newContext",
+        "pageTarget",
+        "pageNavigateChrome",
+        "pageScript",
+        "ignoreInput",
+    ] {
+        let why = probe[refused].as_str().unwrap_or_default();
+        assert!(
+            !why.is_empty() && why != "allowed",
+            "{refused} was allowed: {probe}"
+        );
+    }
+    // A second session on the shared tab (`newCDPSession`) works, and the
+    // page's own still does.
+    assert_eq!(probe["second"], 42, "{probe}");
+    assert_eq!(ok(&lines, "evaluate"), 42);
+    // The tab nobody shared was not touched.
+    assert_eq!(browser.eval(&other, "document.title").await?, "Not shared");
     Ok(())
 }

@@ -54,14 +54,16 @@ impl Client {
     }
 
     pub(super) async fn detach_if_revoked(&self, s: &str) {
-        let revoked = self.page(s).is_some_and(|p| {
-            p.revoked
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .is_some()
-        });
+        let Some(page) = self.page(s) else {
+            return;
+        };
+        let revoked = page
+            .revoked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some();
         if revoked {
-            self.detach(s, None).await;
+            self.detach_page(&page, None).await;
         }
     }
 }
@@ -134,7 +136,6 @@ pub(super) async fn watch_page(
     page: Arc<Page>,
     mut notes: mpsc::UnboundedReceiver<Value>,
 ) {
-    let s = page.session_id.clone();
     while let Some(n) = notes.recv().await {
         let method = n.get("method").and_then(Value::as_str).unwrap_or("");
         match method {
@@ -142,22 +143,25 @@ pub(super) async fn watch_page(
                 let Some(params) = n.get("params") else {
                     continue;
                 };
-                client.send(json!({
-                    "method": params.get("method"),
-                    "params": params.get("params"),
-                    "sessionId": s,
-                }));
+                let ids = page.ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                for (id, _) in ids {
+                    client.send(json!({
+                        "method": params.get("method"),
+                        "params": params.get("params"),
+                        "sessionId": id,
+                    }));
+                }
             }
             "control.revoked" => match n.pointer("/params/reason").and_then(Value::as_str) {
                 Some("human") => page.revoke(&took_control(page.tab)),
                 Some("tabClosed" | "unshared" | "blockedTarget") => {
-                    client.detach(&s, Some("the tab went")).await;
+                    client.detach_page(&page, Some("the tab went")).await;
                     return;
                 }
                 _ => page.revoke("cotab ended this session's control of the tab"),
             },
             "tab.closed" => {
-                client.detach(&s, Some("the tab closed")).await;
+                client.detach_page(&page, Some("the tab closed")).await;
                 return;
             }
             "tab.opened" => {
@@ -177,5 +181,5 @@ pub(super) async fn watch_page(
             _ => {}
         }
     }
-    client.detach(&s, None).await;
+    client.detach_page(&page, None).await;
 }

@@ -16,10 +16,14 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::RwLock;
 
 impl Client {
+    /// A command on the browser: without a session, or on one of
+    /// `Target.attachToBrowserTarget` (`on`), which gets the events the
+    /// command causes.
     pub(super) async fn browser_command(
         self: &Arc<Self>,
         method: &str,
         params: Value,
+        on: Option<&str>,
     ) -> Result<Value, RpcError> {
         match method {
             "Browser.getVersion" => Ok(json!({
@@ -102,12 +106,26 @@ impl Client {
                     .iter()
                     .find(|t| target_id(t) == Some(id))
                     .ok_or_else(no_target)?;
-                let session = self.attach(t).await?;
+                let session = self.attach_fresh(t, on).await?;
                 Ok(json!({"sessionId": session}))
+            }
+            "Target.attachToBrowserTarget" => {
+                let id = self.new_session_id();
+                self.lock().browser_sessions.push(id.clone());
+                Ok(json!({"sessionId": id}))
             }
             "Target.detachFromTarget" => {
                 let s = params_str(&params, "sessionId").unwrap_or("");
-                if !self.detach(s, None).await {
+                let browser = {
+                    let mut st = self.lock();
+                    let before = st.browser_sessions.len();
+                    st.browser_sessions.retain(|b| b != s);
+                    before != st.browser_sessions.len()
+                };
+                if browser {
+                    return Ok(json!({}));
+                }
+                if !self.detach(s).await {
                     return Err(failure(
                         ErrorKind::InvalidRequest,
                         "No session with given id",
@@ -176,6 +194,16 @@ impl Client {
         self.attach_opened(t, None).await
     }
 
+    /// `Target.attachToTarget`: one more CDP session on `t`, announced on
+    /// the browser session that asked (`on`, or none).
+    async fn attach_fresh(
+        self: &Arc<Self>,
+        t: &AgentTab,
+        on: Option<&str>,
+    ) -> Result<String, RpcError> {
+        self.attach_on(t, None, true, on).await
+    }
+
     /// [`Client::attach`] of a tab the page of `opener` (a target id)
     /// opened.
     pub(super) async fn attach_opened(
@@ -183,9 +211,31 @@ impl Client {
         t: &AgentTab,
         opener: Option<&str>,
     ) -> Result<String, RpcError> {
+        self.attach_on(t, opener, false, None).await
+    }
+
+    /// Attaches `t` (opened by `opener`'s page, if given), or with `fresh`
+    /// adds one more CDP session to it if it is attached, announcing the
+    /// session on browser session `on` (none: the client's root).
+    async fn attach_on(
+        self: &Arc<Self>,
+        t: &AgentTab,
+        opener: Option<&str>,
+        fresh: bool,
+        on: Option<&str>,
+    ) -> Result<String, RpcError> {
         let _one = self.attaching.lock().await;
         if let Some(p) = self.attached_tab(t.id) {
-            return Ok(p.session_id.clone());
+            let mut ids = p.ids.lock().unwrap_or_else(|e| e.into_inner());
+            if let (false, Some((first, _))) = (fresh, ids.first()) {
+                return Ok(first.clone());
+            }
+            let id = self.new_session_id();
+            ids.push((id.clone(), on.map(str::to_owned)));
+            drop(ids);
+            self.lock().pages.insert(id.clone(), p.clone());
+            self.announce(&id, &p.target, on);
+            return Ok(id);
         }
         let mut info = self.info(t, true).ok_or_else(no_target)?;
         if let Some(opener) = opener {
@@ -205,47 +255,72 @@ impl Client {
             let _ = mux.call::<Bye>(&Empty {}).await;
             return Err(e);
         }
-        let session_id = {
-            let mut s = self.lock();
-            s.next_session += 1;
-            format!(
-                "{}{:08X}",
-                self.config.browser_id[..16].to_ascii_uppercase(),
-                s.next_session
-            )
-        };
+        let id = self.new_session_id();
         let page = Arc::new(Page {
             tab: t.id,
-            session_id: session_id.clone(),
-            target: info.clone(),
+            ids: Mutex::new(vec![(id.clone(), on.map(str::to_owned))]),
+            target: info,
             mux,
             revoked: Mutex::new(None),
             order: RwLock::new(()),
         });
-        self.lock().pages.insert(session_id.clone(), page.clone());
-        self.send(json!({"method": "Target.attachedToTarget", "params": {
-            "sessionId": session_id,
-            "targetInfo": info,
-            "waitingForDebugger": false,
-        }}));
+        self.lock().pages.insert(id.clone(), page.clone());
+        self.announce(&id, &page.target, on);
         tokio::spawn(watch_page(self.clone(), page, notes));
-        Ok(session_id)
+        Ok(id)
     }
 
-    /// Detaches session `s` (`Target.detachedFromTarget`), with
-    /// `Target.targetDestroyed` when its tab went. Whether it was attached.
-    pub(super) async fn detach(&self, s: &str, destroyed: Option<&str>) -> bool {
+    fn announce(&self, id: &str, target: &Value, on: Option<&str>) {
+        let mut event = json!({"method": "Target.attachedToTarget", "params": {
+            "sessionId": id,
+            "targetInfo": target,
+            "waitingForDebugger": false,
+        }});
+        if let Some(on) = on {
+            event["sessionId"] = json!(on);
+        }
+        self.send(event);
+    }
+
+    /// Detaches CDP session `s` (`Target.detachedFromTarget`); the tab's
+    /// agent session ends with its last. Whether it was attached.
+    pub(super) async fn detach(&self, s: &str) -> bool {
         let Some(page) = self.lock().pages.remove(s) else {
             return false;
         };
         let target = page.target.get("targetId").cloned().unwrap_or(Value::Null);
-        self.send(json!({"method": "Target.detachedFromTarget", "params": {"sessionId": s, "targetId": target}}));
+        let (on, last) = {
+            let mut ids = page.ids.lock().unwrap_or_else(|e| e.into_inner());
+            let on = ids
+                .iter()
+                .find(|(i, _)| i == s)
+                .and_then(|(_, on)| on.clone());
+            ids.retain(|(i, _)| i != s);
+            (on, ids.is_empty())
+        };
+        let mut event = json!({"method": "Target.detachedFromTarget", "params": {"sessionId": s, "targetId": target}});
+        if let Some(on) = on {
+            event["sessionId"] = json!(on);
+        }
+        self.send(event);
+        if last {
+            let _ = page.mux.call::<Bye>(&Empty {}).await;
+        }
+        true
+    }
+
+    /// Detaches every CDP session on `page`, with `Target.targetDestroyed`
+    /// when its tab went.
+    pub(super) async fn detach_page(&self, page: &Page, destroyed: Option<&str>) {
+        let ids = page.ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for (id, _) in ids {
+            self.detach(&id).await;
+        }
         if let Some(why) = destroyed {
             tracing::debug!(why, "a CDP client's target went");
+            let target = page.target.get("targetId").cloned().unwrap_or(Value::Null);
             self.send(json!({"method": "Target.targetDestroyed", "params": {"targetId": target}}));
         }
-        let _ = page.mux.call::<Bye>(&Empty {}).await;
-        true
     }
 }
 
