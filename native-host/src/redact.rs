@@ -236,6 +236,40 @@ pub fn redact_url(url: &str) -> String {
     out
 }
 
+/// Whether the answer of CDP `method` can hold no text of the page: ids,
+/// numbers, an image, or nothing (input, emulation, layout, screenshots,
+/// enabling domains, navigating). A developer-mode call of one goes
+/// without the scan for the page's own secrets (which would cost a second
+/// trip through the page per command, as a CDP client's every command
+/// would pay); its answer still goes through the key and shape rules.
+pub fn answer_holds_no_page_text(method: &str) -> bool {
+    const NONE: &[&str] = &[
+        "Page.captureScreenshot",
+        "Page.getLayoutMetrics",
+        "Page.navigate",
+        "Page.reload",
+        "Page.stopLoading",
+        "Page.bringToFront",
+        "Page.enable",
+        "Page.setLifecycleEventsEnabled",
+        "Page.setFontFamilies",
+        "Page.createIsolatedWorld",
+        "Page.addScriptToEvaluateOnNewDocument",
+        "Page.removeScriptToEvaluateOnNewDocument",
+        "Page.handleJavaScriptDialog",
+        "Runtime.enable",
+        "Runtime.releaseObject",
+        "Runtime.releaseObjectGroup",
+        "Runtime.runIfWaitingForDebugger",
+        "Network.enable",
+        "Log.enable",
+        "DOM.scrollIntoViewIfNeeded",
+        "DOM.getContentQuads",
+        "DOM.getBoxModel",
+    ];
+    method.starts_with("Input.") || method.starts_with("Emulation.") || NONE.contains(&method)
+}
+
 /// Whether a key or a header/field name names a secret.
 pub fn is_secret_key(key: &str) -> bool {
     const CONTAINS: &[&str] = &[
@@ -421,6 +455,33 @@ mod tests {
             redact_url("http://a/cb#access_token=xyz&token_type=bearer"),
             "http://a/cb#access_token=[redacted]&token_type=[redacted]"
         );
+    }
+
+    #[test]
+    fn only_answers_without_page_text_go_without_the_scan() {
+        for m in [
+            "Input.dispatchMouseEvent",
+            "Emulation.setEmulatedMedia",
+            "Page.captureScreenshot",
+            "DOM.getContentQuads",
+        ] {
+            assert!(super::answer_holds_no_page_text(m), "{m}");
+        }
+        for m in [
+            "Runtime.evaluate",
+            "Runtime.callFunctionOn",
+            "DOM.getOuterHTML",
+            "DOM.getDocument",
+            "Network.getResponseBody",
+            "Network.getCookies",
+            "Page.getFrameTree",
+            "Accessibility.getFullAXTree",
+            "DOMSnapshot.captureSnapshot",
+            "Input",
+            "Inputx.dispatch",
+        ] {
+            assert!(!super::answer_holds_no_page_text(m), "{m}");
+        }
     }
 
     #[test]

@@ -378,6 +378,16 @@ impl Browser {
             .ok()
     }
 
+    /// The browser's own DevTools endpoint, `http://127.0.0.1:PORT`, for a
+    /// client measured beside cotab's.
+    pub fn devtools_http(&self) -> Result<String> {
+        let text =
+            fs::read_to_string(self._root.path().join("profile").join("DevToolsActivePort"))?;
+        let port = text.lines().next().unwrap_or_default().trim();
+        anyhow::ensure!(!port.is_empty(), "DevToolsActivePort names no port");
+        Ok(format!("http://127.0.0.1:{port}"))
+    }
+
     /// Evaluates `expression` (awaiting a promise) in the extension's
     /// service worker, then detaches again: a CDP session on the worker
     /// would keep it alive.

@@ -24,6 +24,7 @@
 mod background;
 mod browser;
 mod captures;
+mod cdp_endpoint;
 mod daemon;
 mod relay;
 mod snapshots;

@@ -103,12 +103,22 @@ pub(super) async fn scanned(
     params: Value,
     through_dialogs: bool,
 ) -> Result<(Value, redact::Known), RpcError> {
+    if redact::answer_holds_no_page_text(method) {
+        let step = cx.step(fence, method, params, CommandClass::Privileged);
+        let step = if through_dialogs {
+            step.through_dialogs()
+        } else {
+            step
+        };
+        return Ok((step.await?, redact::Known::default()));
+    }
     let scan = FollowUp {
         method: Evaluate::METHOD.into(),
         params: Evaluate::by_value(redact::PAGE_SECRETS_EXPRESSION).params(),
-        // An evaluation runs on the page's main thread in order with the
-        // scan, so the scan may ride right behind it.
-        overlap: method == Evaluate::METHOD,
+        // An evaluation (a function called on an object too, as
+        // Playwright's and Puppeteer's are) runs on the page's main thread
+        // in order with the scan, so the scan may ride right behind it.
+        overlap: matches!(method, Evaluate::METHOD | "Runtime.callFunctionOn"),
     };
     let step = cx
         .step(fence, method, params, CommandClass::Privileged)

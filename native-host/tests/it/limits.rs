@@ -32,7 +32,7 @@ fn holding(tabs: i32) -> (Script, Arc<Semaphore>) {
 
 /// A session on its own connection that selected `tab_id` and holds its
 /// lease.
-async fn controller(d: &Daemon, tab_id: i32) -> Client {
+pub(crate) async fn controller(d: &Daemon, tab_id: i32) -> Client {
     let mut c = d.agent().await;
     c.call::<TabsSelect>(&SelectParams {
         tab_id: TabId(tab_id),

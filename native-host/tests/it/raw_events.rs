@@ -3,10 +3,9 @@
 //! tab, after it selects another tab, or once developer mode turns off.
 
 use crate::harness::{notification, tab, Daemon, FakeExt, Script, WAIT};
+use crate::limits::controller;
 use cotab_host::client::Client;
-use cotab_shared::controller::{
-    Acquire, CdpEvents, CdpEventsParams, Empty, SelectParams, TabsSelect,
-};
+use cotab_shared::controller::{CdpEvents, CdpEventsParams, SelectParams, TabsSelect};
 use cotab_shared::native::{Command, Event};
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Value};
@@ -33,17 +32,6 @@ async fn next_event(c: &mut Client) -> Option<Value> {
     }
 }
 
-async fn holding(d: &Daemon, tab_id: i32) -> Client {
-    let mut c = d.agent().await;
-    c.call::<TabsSelect>(&SelectParams {
-        tab_id: TabId(tab_id),
-    })
-    .await
-    .expect("select");
-    c.call::<Acquire>(&Empty {}).await.expect("acquire");
-    c
-}
-
 #[tokio::test]
 async fn a_session_gets_its_tabs_events_while_developer_mode_holds() {
     let d = Daemon::start().await;
@@ -52,8 +40,8 @@ async fn a_session_gets_its_tabs_events_while_developer_mode_holds() {
         ..Script::default()
     };
     let mut ext = FakeExt::connect(&d.host_sock(), script).await;
-    let mut a = holding(&d, 7).await;
-    let mut b = holding(&d, 8).await;
+    let mut a = controller(&d, 7).await;
+    let mut b = controller(&d, 8).await;
     let on = CdpEventsParams { enabled: true };
 
     // Raw CDP: refused with developer mode off, nothing asked of the

@@ -228,6 +228,35 @@ async fn the_page_scan_rides_with_the_call() {
     }
 }
 
+/// A call whose answer holds no page text (input, layout, a screenshot)
+/// goes alone; one that may (the DOM's HTML) takes the scan along.
+#[tokio::test]
+async fn calls_that_answer_no_page_text_go_without_the_scan() {
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(&d.host_sock(), secret_page()).await;
+    let mut a = developer(&d.agent_sock(), &ext).await;
+    for (method, scanned) in [("Page.getLayoutMetrics", false), ("DOM.getOuterHTML", true)] {
+        a.call::<CdpSend>(&cdp(method, json!({})))
+            .await
+            .expect("cdp.send");
+        loop {
+            if let NativeCommand::Cdp {
+                class,
+                then,
+                method: m,
+                ..
+            } = ext.next_command().await
+            {
+                if class == CommandClass::Privileged {
+                    assert_eq!(m, method);
+                    assert_eq!(then.is_some(), scanned, "{method}");
+                    break;
+                }
+            }
+        }
+    }
+}
+
 /// A scan that fails (the page went away between the call and the scan)
 /// still lets the call's result through the key and shape rules; an
 /// answer that lacks the scan altogether is withheld, typed.

@@ -144,20 +144,21 @@ fn ok<'a>(lines: &'a [Value], name: &str) -> &'a Value {
     &l["value"]
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn playwright_drives_the_shared_tab_through_connect_over_cdp() -> anyhow::Result<()> {
+/// A client's script of what a person's automation does, on a shared
+/// tab beside one the person did not share; what the page did is read by
+/// the harness.
+async fn drives_the_shared_tab(client: &str) -> anyhow::Result<()> {
     let browser = Browser::launch(LaunchOptions::default()).await?;
     let url = browser.fixture.url("/");
     let page = browser.open_tab(&url).await?;
     let _tab = browser.share(&page, &url).await?;
-    // A tab the person did not share.
     let _other = browser.open_tab(&browser.fixture.url("/second")).await?;
     browser.set_developer_mode(&page, true).await?;
     let e = endpoint(&browser).await?;
     let lines = run(
         &browser,
         &e,
-        "playwright",
+        client,
         &[
             "pages",
             "evaluate",
@@ -173,6 +174,7 @@ async fn playwright_drives_the_shared_tab_through_connect_over_cdp() -> anyhow::
     )
     .await?;
     ok(&lines, "connect");
+    // The shared tab only.
     assert_eq!(ok(&lines, "pages"), &serde_json::json!([url]));
     assert_eq!(ok(&lines, "evaluate"), 42);
     assert_eq!(ok(&lines, "click"), "Clicked");
@@ -180,69 +182,24 @@ async fn playwright_drives_the_shared_tab_through_connect_over_cdp() -> anyhow::
     let shot = ok(&lines, "screenshot");
     assert_eq!(shot["png"], "PNG", "{shot}");
     assert!(shot["bytes"].as_u64() > Some(1000), "{shot}");
-    assert_eq!(
-        ok(&lines, "popup"),
-        &Value::from(browser.fixture.url("/second?from=link"))
-    );
-    assert_eq!(
-        ok(&lines, "goto"),
-        &Value::from(browser.fixture.url("/delayed"))
-    );
+    let at = |path: &str| Value::from(browser.fixture.url(path));
+    assert_eq!(ok(&lines, "goto"), &at("/delayed"));
     assert_eq!(ok(&lines, "waitForSelector"), "found");
     assert_eq!(ok(&lines, "dialog"), "confirmed");
     assert_eq!(ok(&lines, "newPage"), "Second page");
-    // What the page shows, read by the harness's own CDP.
-    let title = browser.eval(&page, "document.title").await?;
-    assert_eq!(title, "Dialogs");
+    assert_eq!(ok(&lines, "popup"), &at("/second?from=link"));
+    assert_eq!(browser.eval(&page, "document.title").await?, "Dialogs");
     Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn playwright_drives_the_shared_tab_through_connect_over_cdp() -> anyhow::Result<()> {
+    drives_the_shared_tab("playwright").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn puppeteer_drives_the_shared_tab_through_connect() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
-    let page = browser.open_tab(&url).await?;
-    let _tab = browser.share(&page, &url).await?;
-    let _other = browser.open_tab(&browser.fixture.url("/second")).await?;
-    browser.set_developer_mode(&page, true).await?;
-    let e = endpoint(&browser).await?;
-    let lines = run(
-        &browser,
-        &e,
-        "puppeteer",
-        &[
-            "pages",
-            "evaluate",
-            "click",
-            "fill",
-            "screenshot",
-            "goto",
-            "waitForSelector",
-            "dialog",
-            "newPage",
-            "popup",
-        ],
-    )
-    .await?;
-    ok(&lines, "connect");
-    assert_eq!(ok(&lines, "pages"), &serde_json::json!([url]));
-    assert_eq!(ok(&lines, "evaluate"), 42);
-    assert_eq!(ok(&lines, "click"), "Clicked");
-    assert_eq!(ok(&lines, "fill"), "Ada");
-    let shot = ok(&lines, "screenshot");
-    assert_eq!(shot["png"], "PNG", "{shot}");
-    assert_eq!(
-        ok(&lines, "goto"),
-        &Value::from(browser.fixture.url("/delayed"))
-    );
-    assert_eq!(ok(&lines, "waitForSelector"), "found");
-    assert_eq!(ok(&lines, "dialog"), "confirmed");
-    assert_eq!(ok(&lines, "newPage"), "Second page");
-    assert_eq!(
-        ok(&lines, "popup"),
-        &Value::from(browser.fixture.url("/second?from=link"))
-    );
-    Ok(())
+    drives_the_shared_tab("puppeteer").await
 }
 
 /// Until the script connected and said `ready`.

@@ -107,6 +107,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         super::captures::captures(&browser, &page, &mut agent).await?;
     rows.extend(capture_rows);
     rows.extend(super::captures::large_captures(&browser, &page, &mut agent).await?);
+    rows.extend(super::cdp_endpoint::cdp_endpoint(&browser, &page, &mut agent).await?);
     rows.extend(restarts(&browser, &page, &mut agent).await?);
     Ok(BrowserFigures {
         rows,
