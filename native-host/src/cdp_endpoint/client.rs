@@ -24,14 +24,26 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, RwLock};
+use tokio::sync::{mpsc, RwLock, Semaphore};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
+use tokio_util::sync::CancellationToken;
 
 /// What `Browser.getVersion` and `/json/version` name the browser.
 const PRODUCT: &str = concat!("Chrome/cotab-", env!("CARGO_PKG_VERSION"));
+
+/// Messages queued to a client that does not read them, past which it is
+/// dropped: its events must not pile up without bound.
+const OUT_QUEUE: usize = 8192;
+
+/// A client's commands in flight at once; past them its socket is not
+/// read until one answers.
+const IN_FLIGHT: usize = 64;
+
+/// How long the close frame may take to reach a client.
+const CLOSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The one browser context a client sees: the person's own.
 const CONTEXT: &str = "cotab-person";
@@ -181,11 +193,14 @@ struct State {
 struct Client {
     config: Arc<Config>,
     agent: String,
-    out: mpsc::UnboundedSender<Out>,
+    out: mpsc::Sender<Out>,
     browser: Mux,
     state: Mutex<State>,
     /// Held while a tab is attached, so one tab gets one session.
     attaching: tokio::sync::Mutex<()>,
+    /// Cancelled when the client is to go: closed by the endpoint, or too
+    /// slow to read what it is sent.
+    gone: CancellationToken,
 }
 
 /// Serves one client until its socket closes or developer mode turns off.
@@ -196,7 +211,7 @@ pub(super) async fn run(
     opened: Opened,
 ) {
     let (mut sink, mut stream) = ws.split();
-    let (out, mut out_rx) = mpsc::unbounded_channel::<Out>();
+    let (out, mut out_rx) = mpsc::channel::<Out>(OUT_QUEUE);
     let writer = tokio::spawn(async move {
         while let Some(o) = out_rx.recv().await {
             let sent = match o {
@@ -222,9 +237,16 @@ pub(super) async fn run(
         browser: opened.mux,
         state: Mutex::new(State::default()),
         attaching: tokio::sync::Mutex::new(()),
+        gone: CancellationToken::new(),
     });
     let watcher = tokio::spawn(watch_browser(client.clone(), opened.notes));
-    while let Some(msg) = stream.next().await {
+    let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
+    loop {
+        let msg = tokio::select! {
+            _ = client.gone.cancelled() => break,
+            m = stream.next() => m,
+        };
+        let Some(msg) = msg else { break };
         let text = match msg {
             Ok(Message::Text(t)) => t.to_string(),
             Ok(Message::Binary(b)) => String::from_utf8_lossy(&b).into_owned(),
@@ -249,7 +271,11 @@ pub(super) async fn run(
             .and_then(Value::as_str)
             .map(str::to_owned);
         let client = client.clone();
+        let Ok(permit) = in_flight.clone().acquire_owned().await else {
+            break;
+        };
         tokio::spawn(async move {
+            let _permit = permit;
             let r = client.command(&method, params, session.as_deref()).await;
             let mut answer = match r {
                 Ok(result) => json!({"id": id, "result": result}),
@@ -269,8 +295,13 @@ pub(super) async fn run(
     // still hold the client.
     let _ = client
         .out
-        .send(Out::Close(CloseCode::Normal, String::new()));
-    let _ = writer.await;
+        .try_send(Out::Close(CloseCode::Normal, String::new()));
+    // A client that reads nothing does not hold its sessions up.
+    let stop = writer.abort_handle();
+    if tokio::time::timeout(CLOSE_TIMEOUT, writer).await.is_err() {
+        tracing::info!("a CDP client did not take its close frame in time");
+        stop.abort();
+    }
     client.end().await;
 }
 
@@ -294,12 +325,20 @@ fn params_str<'a>(params: &'a Value, key: &str) -> Option<&'a str> {
 
 impl Client {
     fn send(&self, v: Value) {
-        let _ = self.out.send(Out::Text(v.to_string()));
+        if self.out.try_send(Out::Text(v.to_string())).is_err() && !self.gone.is_cancelled() {
+            tracing::warn!("a CDP client does not read what it is sent; dropping it");
+            self.gone.cancel();
+        }
     }
 
+    /// Sends the close frame, and stops reading the client: its sessions
+    /// end once the close went.
     fn close(&self, why: &str) {
         tracing::info!(why, "closing a CDP client");
-        let _ = self.out.send(Out::Close(CloseCode::Policy, why.to_owned()));
+        let _ = self
+            .out
+            .try_send(Out::Close(CloseCode::Policy, why.to_owned()));
+        self.gone.cancel();
     }
 
     fn page(&self, session: &str) -> Option<Arc<Page>> {
