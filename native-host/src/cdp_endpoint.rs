@@ -7,7 +7,7 @@
 //! name, `tabs.select`, `control.acquire`, `cdp.events`), so leases, the
 //! person's takeover, developer mode, blocked pages and the raw-CDP rules
 //! hold for it as for `cdp.send`. Browser-level domains (`Target`,
-//! `Browser`) are emulated over the shared tabs here ([`client`]); every
+//! `Browser`) are emulated over the shared tabs here (module `client`); every
 //! other command of an attached session goes to its tab as `cdp.send`,
 //! and the tab's events come back as `cdp.event` notifications.
 //!

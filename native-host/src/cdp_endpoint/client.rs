@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, RwLock, Semaphore};
+use tokio::sync::{mpsc, Semaphore};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
@@ -173,10 +173,10 @@ struct Page {
     /// Why the session may no longer act (the person took control): its
     /// next command fails with it, and the session is detached.
     revoked: Mutex<Option<String>>,
-    /// Held (shared) by every command in flight; `Runtime.enable` takes it
-    /// alone, so the contexts it reports again come after every answer
-    /// sent before it (the frame tree first).
-    order: RwLock<()>,
+    /// Its commands in the order the client sent them: `Runtime.enable`
+    /// waits for those before it, so the contexts it reports again come
+    /// after every answer sent before it (the frame tree first).
+    order: Arc<page::Order>,
 }
 
 #[derive(Default)]
@@ -274,9 +274,16 @@ pub(super) async fn run(
         let Ok(permit) = in_flight.clone().acquire_owned().await else {
             break;
         };
+        // Its place among the tab's commands, taken as it is read.
+        let turn = session
+            .as_deref()
+            .and_then(|s| client.page(s))
+            .map(|p| p.order.enter());
         tokio::spawn(async move {
             let _permit = permit;
-            let r = client.command(&method, params, session.as_deref()).await;
+            let r = client
+                .command(&method, params, session.as_deref(), turn)
+                .await;
             let mut answer = match r {
                 Ok(result) => json!({"id": id, "result": result}),
                 Err(e) => json!({"id": id, "error": {"code": e.code, "message": e.message}}),
@@ -378,6 +385,7 @@ impl Client {
         method: &str,
         params: Value,
         session: Option<&str>,
+        turn: Option<page::Turn>,
     ) -> Result<Value, RpcError> {
         let browser = session.is_none_or(|s| self.lock().browser_sessions.iter().any(|b| b == s));
         match session {
@@ -394,7 +402,7 @@ impl Client {
                         },
                     });
                 };
-                self.page_command(&page, method, params).await
+                self.page_command(&page, method, params, turn).await
             }
         }
     }

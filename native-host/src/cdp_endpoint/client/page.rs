@@ -5,8 +5,64 @@ use super::{failure, Client, Page};
 use cotab_shared::controller::RpcError;
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
+
+/// The commands on a tab's sessions, numbered as the client sent them,
+/// that have not answered yet.
+#[derive(Debug, Default)]
+pub(super) struct Order {
+    state: std::sync::Mutex<(u64, BTreeSet<u64>)>,
+    done: Notify,
+}
+
+/// A command's place in its tab's [`Order`], given up when dropped.
+#[derive(Debug)]
+pub(super) struct Turn {
+    order: Arc<Order>,
+    n: u64,
+}
+
+impl Order {
+    /// The next command's place.
+    pub(super) fn enter(self: &Arc<Self>) -> Turn {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        let n = s.0;
+        s.1.insert(n);
+        Turn {
+            order: self.clone(),
+            n,
+        }
+    }
+
+    /// Until every command before place `n` has answered.
+    async fn wait_before(&self, n: u64) {
+        loop {
+            // Made before the look, so a command that answers in between
+            // still wakes it.
+            let answered = self.done.notified();
+            let earlier = {
+                let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                s.1.first().is_some_and(|first| *first < n)
+            };
+            if !earlier {
+                return;
+            }
+            answered.await;
+        }
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut s = self.order.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.1.remove(&self.n);
+        drop(s);
+        self.order.done.notify_waiters();
+    }
+}
 
 impl Client {
     pub(super) async fn page_command(
@@ -14,6 +70,7 @@ impl Client {
         page: &Page,
         method: &str,
         params: Value,
+        turn: Option<Turn>,
     ) -> Result<Value, RpcError> {
         let revoked = page
             .revoked
@@ -30,14 +87,14 @@ impl Client {
             | "Target.setDiscoverTargets"
             | "Runtime.runIfWaitingForDebugger" => return Ok(json!({})),
             "Runtime.enable" => {
-                let _alone = page.order.write().await;
+                if let Some(turn) = &turn {
+                    page.order.wait_before(turn.n).await;
+                }
                 send(page, method, params).await
             }
-            _ => {
-                let _shared = page.order.read().await;
-                send(page, method, params).await
-            }
+            _ => send(page, method, params).await,
         };
+        drop(turn);
         match r {
             Err(e)
                 if matches!(
@@ -182,4 +239,37 @@ pub(super) async fn watch_page(
         }
     }
     client.detach_page(&page, None).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Order;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn an_enable_waits_for_the_commands_sent_before_it_only() {
+        let order = Arc::new(Order::default());
+        let first = order.enter();
+        let second = order.enter();
+        let enable = order.enter();
+        let later = order.enter();
+        let waiting = {
+            let order = order.clone();
+            let n = enable.n;
+            tokio::spawn(async move { order.wait_before(n).await })
+        };
+        drop(second);
+        // The runtime is this thread's: the waiting task runs meanwhile.
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert!(!waiting.is_finished(), "the first has not answered");
+        drop(first);
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("free once both answered, the later one still out")
+            .expect("task");
+        drop(later);
+    }
 }

@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use tokio::sync::RwLock;
 
 impl Client {
     /// A command on the browser: without a session, or on one of
@@ -262,7 +261,7 @@ impl Client {
             target: info,
             mux,
             revoked: Mutex::new(None),
-            order: RwLock::new(()),
+            order: Arc::default(),
         });
         self.lock().pages.insert(id.clone(), page.clone());
         self.announce(&id, &page.target, on);
