@@ -15,6 +15,8 @@ const headers = { Authorization: `Bearer ${token}` };
 const say = (v) => process.stdout.write(JSON.stringify(v) + '\n');
 
 async function connect() {
+  // No client library: steps open their own sockets.
+  if (client === 'raw') return { browser: null };
   if (client === 'playwright') {
     const { chromium } = require('playwright-core');
     const browser = await chromium.connectOverCDP(endpoint, { headers, timeout: 15000 });
@@ -125,6 +127,29 @@ const STEPS = {
     await ps.detach();
     return out;
   },
+  // A raw client that attaches, then sends and never reads: the endpoint
+  // drops it rather than queue its answers without bound.
+  flood: async () => {
+    const WebSocket = require('ws');
+    const version = await (await fetch(`${endpoint}/json/version`, { headers })).json();
+    const ws = new WebSocket(version.webSocketDebuggerUrl, { headers });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    const attached = new Promise((resolve) => ws.on('message', (m) => {
+      const v = JSON.parse(m);
+      if (v.method === 'Target.attachedToTarget') resolve(v.params.sessionId);
+    }));
+    ws.send(JSON.stringify({ id: 1, method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true, waitForDebuggerOnStart: false } }));
+    const sessionId = await attached;
+    ws._socket.pause();
+    const frame = (id) => JSON.stringify({ id, method: 'Runtime.runIfWaitingForDebugger', sessionId });
+    for (let i = 0; i < 100000; i++) ws.send(frame(10 + i));
+    // A paused socket sees no end: it reads again once the endpoint had
+    // time to give up, and then ends if the endpoint closed it.
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    const closed = new Promise((resolve) => ws.once('close', () => resolve('dropped')));
+    ws._socket.resume();
+    return Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 30000))]);
+  },
   // Waits for a line on stdin (the test has taken control meanwhile),
   // then acts once more.
   afterTakeover: async (b) => {
@@ -166,7 +191,7 @@ const STEPS = {
   // Disconnects, leaving the person's browser and tabs as they are.
   const t1 = Date.now();
   if (client === 'playwright') await b.browser.close();
-  else if (b.browser.connected) await b.browser.disconnect();
+  else if (b.browser && b.browser.connected) await b.browser.disconnect();
   process.stderr.write(`closed in ${Date.now() - t1} ms\n`);
   process.exit(0);
 })();

@@ -314,3 +314,19 @@ async fn a_client_reaches_nothing_the_person_did_not_share() -> anyhow::Result<(
     assert_eq!(browser.eval(&other, "document.title").await?, "Not shared");
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_reads_nothing_is_dropped_and_the_tab_freed() -> anyhow::Result<()> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let _tab = browser.share(&page, &url).await?;
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    let lines = run(&browser, &e, "raw", &["flood"]).await?;
+    assert_eq!(ok(&lines, "flood"), "dropped");
+    // Its session and lease went with it: the next client takes the tab.
+    let lines = run(&browser, &e, "playwright", &["evaluate"]).await?;
+    assert_eq!(ok(&lines, "evaluate"), 42);
+    Ok(())
+}
