@@ -299,6 +299,9 @@ async fn refuse(stream: &mut TcpStream, (status, why): Refusal) {
 }
 
 async fn connection(mut stream: TcpStream, config: Arc<Config>) {
+    // Each message is a small frame answered at once: none waits for the
+    // one before it to be acknowledged.
+    let _ = stream.set_nodelay(true);
     let head = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)).await {
         Ok(Ok(head)) => head,
         Ok(Err(refusal)) => return refuse(&mut stream, refusal).await,

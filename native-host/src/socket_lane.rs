@@ -142,6 +142,9 @@ async fn serve_socket(shell: Arc<Shell>, stream: TcpStream, shutdown: Cancellati
     let Some(socket) = shell.socket_offers() else {
         return;
     };
+    // The lane's frames are small and each is waited for: none waits for
+    // the one before it to be acknowledged.
+    let _ = stream.set_nodelay(true);
     let mut generation = None;
     // The callback's error type is tungstenite's (an HTTP response).
     #[allow(clippy::result_large_err)]
