@@ -5,8 +5,9 @@
 //! against the real daemon and a shared fixture tab. What the page did is
 //! checked through the harness's CDP oracle.
 
-use cotab_e2e::browser::{Browser, LaunchOptions};
+use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_e2e::{binary, target_dir};
+use cotab_shared::TabId;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -144,17 +145,49 @@ fn ok<'a>(lines: &'a [Value], name: &str) -> &'a Value {
     &l["value"]
 }
 
+/// A browser whose fixture tab is shared with developer mode on, a tab
+/// at `unshared` beside it that nobody shared, and a running endpoint.
+struct Setup {
+    browser: Browser,
+    page: Page,
+    tab: TabId,
+    url: String,
+    other: Option<Page>,
+    e: Endpoint,
+}
+
+async fn setup(unshared: Option<&str>) -> anyhow::Result<Setup> {
+    let browser = Browser::launch(LaunchOptions::default()).await?;
+    let url = browser.fixture.url("/");
+    let page = browser.open_tab(&url).await?;
+    let tab = browser.share(&page, &url).await?;
+    let other = match unshared {
+        Some(path) => Some(browser.open_tab(&browser.fixture.url(path)).await?),
+        None => None,
+    };
+    browser.set_developer_mode(&page, true).await?;
+    let e = endpoint(&browser).await?;
+    Ok(Setup {
+        browser,
+        page,
+        tab,
+        url,
+        other,
+        e,
+    })
+}
+
 /// A client's script of what a person's automation does, on a shared
 /// tab beside one the person did not share; what the page did is read by
 /// the harness.
 async fn drives_the_shared_tab(client: &str) -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
-    let page = browser.open_tab(&url).await?;
-    let _tab = browser.share(&page, &url).await?;
-    let _other = browser.open_tab(&browser.fixture.url("/second")).await?;
-    browser.set_developer_mode(&page, true).await?;
-    let e = endpoint(&browser).await?;
+    let Setup {
+        browser,
+        page,
+        url,
+        e,
+        ..
+    } = setup(Some("/second")).await?;
     let lines = run(
         &browser,
         &e,
@@ -214,12 +247,13 @@ async fn when_ready(out: &mut BufReader<ChildStdout>) -> anyhow::Result<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::Result<()> {
     use tokio::io::AsyncWriteExt as _;
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
-    let page = browser.open_tab(&url).await?;
-    let tab = browser.share(&page, &url).await?;
-    browser.set_developer_mode(&page, true).await?;
-    let e = endpoint(&browser).await?;
+    let Setup {
+        browser,
+        page,
+        tab,
+        e,
+        ..
+    } = setup(None).await?;
     let (mut child, mut out) = script(&browser, &e, "playwright", &["afterTakeover"])?;
     when_ready(&mut out).await?;
     browser.take_control(&page, tab).await?;
@@ -242,12 +276,9 @@ async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::R
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn turning_developer_mode_off_closes_the_client_and_a_new_one_is_refused(
 ) -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
-    let page = browser.open_tab(&url).await?;
-    let _tab = browser.share(&page, &url).await?;
-    browser.set_developer_mode(&page, true).await?;
-    let e = endpoint(&browser).await?;
+    let Setup {
+        browser, page, e, ..
+    } = setup(None).await?;
     let (mut child, mut out) = script(&browser, &e, "playwright", &["untilDisconnected"])?;
     when_ready(&mut out).await?;
     browser.set_developer_mode(&page, false).await?;
@@ -270,13 +301,14 @@ async fn turning_developer_mode_off_closes_the_client_and_a_new_one_is_refused(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_reaches_nothing_the_person_did_not_share() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
-    let page = browser.open_tab(&url).await?;
-    let _tab = browser.share(&page, &url).await?;
-    let other = browser.open_tab(&browser.fixture.url("/other")).await?;
-    browser.set_developer_mode(&page, true).await?;
-    let e = endpoint(&browser).await?;
+    let Setup {
+        browser,
+        url,
+        other,
+        e,
+        ..
+    } = setup(Some("/other")).await?;
+    let other = other.expect("opened");
     let lines = run_with(
         &browser,
         &e,
@@ -317,12 +349,7 @@ async fn a_client_reaches_nothing_the_person_did_not_share() -> anyhow::Result<(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_reads_nothing_is_dropped_and_the_tab_freed() -> anyhow::Result<()> {
-    let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
-    let page = browser.open_tab(&url).await?;
-    let _tab = browser.share(&page, &url).await?;
-    browser.set_developer_mode(&page, true).await?;
-    let e = endpoint(&browser).await?;
+    let Setup { browser, e, .. } = setup(None).await?;
     let lines = run(&browser, &e, "raw", &["flood"]).await?;
     assert_eq!(ok(&lines, "flood"), "dropped");
     // Its session and lease went with it: the next client takes the tab.
