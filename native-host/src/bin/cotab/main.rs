@@ -98,6 +98,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
 /// with `--json`), and serves until the process is stopped.
 async fn cdp_endpoint(sock: std::path::PathBuf, port: u16, json: bool) -> Result<(), Failure> {
     use cotab_host::cdp_endpoint as cdp;
+    // What it refuses and why, and each client's coming and going, go to
+    // stderr (`COTAB_LOG` filters them); stdout holds what it printed.
+    cotab_host::init_logging();
     let (listener, port) = cdp::bind(port)
         .await
         .map_err(|e| Failure::Other(anyhow::anyhow!("cannot listen on 127.0.0.1: {e}")))?;

@@ -43,7 +43,7 @@ impl Client {
                             continue;
                         }
                         if let Err(e) = self.attach(&t).await {
-                            tracing::info!(tab = %t.id, kind = %e.data.kind, "a CDP client could not attach a shared tab");
+                            tracing::warn!(tab = %t.id, kind = %e.data.kind, "a CDP client could not attach a shared tab (another agent or the person controls it?); the client does not see it");
                         }
                     }
                 }
