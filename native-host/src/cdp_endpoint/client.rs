@@ -332,7 +332,12 @@ fn params_str<'a>(params: &'a Value, key: &str) -> Option<&'a str> {
 
 impl Client {
     fn send(&self, v: Value) {
-        if self.out.try_send(Out::Text(v.to_string())).is_err() && !self.gone.is_cancelled() {
+        // Closed: the close frame went, and nothing more goes.
+        let full = matches!(
+            self.out.try_send(Out::Text(v.to_string())),
+            Err(mpsc::error::TrySendError::Full(_))
+        );
+        if full && !self.gone.is_cancelled() {
             tracing::warn!("a CDP client does not read what it is sent; dropping it");
             self.gone.cancel();
         }
