@@ -27,7 +27,6 @@ use crate::accept::{Accepted, Acceptor};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use subtle::ConstantTimeEq as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
@@ -174,11 +173,10 @@ pub(crate) type Refusal = (u16, &'static str);
 /// The checks every request passes before it is answered: a loopback
 /// `Host` with this port, no `Origin`, the token.
 pub(crate) fn check_head(head: &Head, config: &Config) -> Result<(), Refusal> {
-    let host_ok = head.host.as_deref().is_some_and(|host| {
-        ["127.0.0.1", "localhost"]
-            .iter()
-            .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{}", config.port)))
-    });
+    let host_ok = head
+        .host
+        .as_deref()
+        .is_some_and(|host| crate::socket_lane::is_loopback_host(host, config.port));
     if !host_ok {
         return Err((403, "the Host header is not this loopback port"));
     }
@@ -190,8 +188,7 @@ pub(crate) fn check_head(head: &Head, config: &Config) -> Result<(), Refusal> {
         .as_deref()
         .and_then(|a| a.strip_prefix("Bearer "))
         .unwrap_or("");
-    let good = given.len() == config.token.len()
-        && bool::from(given.as_bytes().ct_eq(config.token.as_bytes()));
+    let good = crate::session::constant_time_eq(given.as_bytes(), config.token.as_bytes());
     if !good {
         return Err((
             401,

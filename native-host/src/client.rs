@@ -26,7 +26,7 @@ use tokio_util::codec::FramedRead;
 /// Longest line the client accepts from the daemon. A capture result
 /// carries a base64 image the extension sent, which may be as large as the
 /// extension → host limit, plus the envelope.
-const MAX_RESPONSE_LINE: usize = MAX_EXTENSION_TO_HOST + 64 * 1024;
+pub(crate) const MAX_RESPONSE_LINE: usize = MAX_EXTENSION_TO_HOST + 64 * 1024;
 
 /// What can go wrong for a client.
 #[derive(Debug, thiserror::Error)]

@@ -101,14 +101,18 @@ pub async fn serve(shell: Arc<Shell>, listener: TcpListener, shutdown: Cancellat
     }
 }
 
+/// Whether a `Host` header names this loopback port (`127.0.0.1:PORT` or
+/// `localhost:PORT`): a DNS-rebound name never does.
+pub(crate) fn is_loopback_host(host: &str, port: u16) -> bool {
+    ["127.0.0.1", "localhost"]
+        .iter()
+        .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
+}
+
 /// What the handshake's request must carry, checked before the token.
 fn check_request(request: &Request, port: u16) -> Result<&str, (StatusCode, &'static str)> {
     let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
-    let host_ok = header("host").is_some_and(|host| {
-        ["127.0.0.1", "localhost"]
-            .iter()
-            .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
-    });
+    let host_ok = header("host").is_some_and(|host| is_loopback_host(host, port));
     if !host_ok {
         return Err((
             StatusCode::FORBIDDEN,

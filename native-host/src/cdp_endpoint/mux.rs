@@ -8,7 +8,6 @@ use crate::codec::{LineCodec, LineCodecError};
 use cotab_shared::controller::{
     ErrorData, HelloParams, HelloResult, Method, OutgoingRequest, Response, RpcError, RpcOutcome,
 };
-use cotab_shared::limits::MAX_EXTENSION_TO_HOST;
 use cotab_shared::{ErrorKind, RequestId};
 use futures_util::StreamExt;
 use serde::Serialize;
@@ -21,10 +20,6 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::codec::FramedRead;
-
-/// Longest line taken from the daemon (a capture's base64 and its
-/// envelope).
-const MAX_LINE: usize = MAX_EXTENSION_TO_HOST + 64 * 1024;
 
 type Waiting = Arc<Mutex<Option<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>>>;
 
@@ -66,7 +61,7 @@ impl Mux {
         });
         let pending = waiting.clone();
         tokio::spawn(async move {
-            let mut reader = FramedRead::new(r, LineCodec::new(MAX_LINE));
+            let mut reader = FramedRead::new(r, LineCodec::new(crate::client::MAX_RESPONSE_LINE));
             while let Some(line) = reader.next().await {
                 let line = match line {
                     Ok(l) => l,
