@@ -8,7 +8,7 @@ use super::*;
 use cotab_shared::controller::RevokeReason as R;
 use cotab_shared::native::Holder;
 use cotab_shared::Ticket;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[test]
 fn the_shared_list_and_the_lane_are_announced_to_every_session() {
@@ -229,6 +229,51 @@ fn the_connected_agents_are_told_when_they_change_and_on_hello() {
         agents_told(&c.take_effects()),
         vec![vec!["beta".to_owned()]]
     );
+}
+
+#[test]
+fn the_sessions_of_one_group_are_one_agent_to_the_person() {
+    let mut c = Core::default();
+    c.on_lane_online();
+    let pw = "Playwright (CDP)";
+    let group = |g: &str| Some(g.to_owned());
+    let own = c.hello_keeping(
+        A,
+        pw.into(),
+        Ticket("t1".into()),
+        Duration::ZERO,
+        group("c1"),
+    );
+    let _tab = c.hello_keeping(
+        B,
+        pw.into(),
+        Ticket("t2".into()),
+        Duration::ZERO,
+        group("c1"),
+    );
+    // A second client is a second agent; so is a session without a group,
+    // and another agent's session of the same group.
+    let _other = c.hello_keeping(
+        ConnId(3),
+        pw.into(),
+        Ticket("t3".into()),
+        Duration::ZERO,
+        group("c2"),
+    );
+    let _alone = c.hello(ConnId(4), pw.into(), Ticket("t4".into()));
+    let _cli = c.hello_keeping(
+        ConnId(5),
+        "cli".into(),
+        Ticket("t5".into()),
+        Duration::ZERO,
+        group("c1"),
+    );
+    let mut want = vec![pw.to_owned(); 3];
+    want.push("cli".to_owned());
+    assert_eq!(c.connected_agents(), want);
+    // The group's first session gone, its other one still names it.
+    assert!(c.bye(own, A));
+    assert_eq!(c.connected_agents(), want);
 }
 
 #[test]

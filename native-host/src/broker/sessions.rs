@@ -36,6 +36,9 @@ pub(super) enum Lapsed {
 pub(super) struct Session {
     pub(super) ticket: Ticket,
     pub(super) agent: String,
+    /// The agent's word that its sessions are one program
+    /// (`session.hello`'s `group`).
+    pub(super) group: Option<String>,
     pub(super) connection: Connection,
     /// How long its leases outlive its connection (at least the resume
     /// grace).
@@ -57,17 +60,20 @@ impl Core {
     /// `session.hello`: a new session bound to `conn`, whose leases
     /// outlive its connection for the resume grace.
     pub fn hello(&mut self, conn: ConnId, agent: String, ticket: Ticket) -> SessionId {
-        self.hello_keeping(conn, agent, ticket, Duration::ZERO)
+        self.hello_keeping(conn, agent, ticket, Duration::ZERO, None)
     }
 
     /// [`Core::hello`] of a session whose leases outlive its connection for
     /// `keep_control` (the resume grace if that is longer).
+    /// `group`: sessions of one agent with the same group are named once
+    /// to the person ([`Core::connected_agents`]).
     pub fn hello_keeping(
         &mut self,
         conn: ConnId,
         agent: String,
         ticket: Ticket,
         keep_control: Duration,
+        group: Option<String>,
     ) -> SessionId {
         let id = SessionId(self.next_session);
         self.next_session += 1;
@@ -76,6 +82,7 @@ impl Core {
             Session {
                 ticket,
                 agent,
+                group,
                 connection: Connection::Bound(conn),
                 keep_control,
                 selected: None,
@@ -233,14 +240,23 @@ impl Core {
     }
 
     /// The names of the agents connected now (sessions bound to a
-    /// connection), sorted, one per session.
+    /// connection), sorted, one per session, but one for the sessions of
+    /// an agent that share a group.
     pub fn connected_agents(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .sessions
-            .values()
-            .filter(|s| matches!(s.connection, Connection::Bound(_)))
-            .map(|s| s.agent.clone())
-            .collect();
+        let mut seen: Vec<(&str, &str)> = Vec::new();
+        let mut names: Vec<String> = Vec::new();
+        for s in self.sessions.values() {
+            if !matches!(s.connection, Connection::Bound(_)) {
+                continue;
+            }
+            if let Some(group) = &s.group {
+                if seen.contains(&(s.agent.as_str(), group.as_str())) {
+                    continue;
+                }
+                seen.push((&s.agent, group));
+            }
+            names.push(s.agent.clone());
+        }
         names.sort();
         names
     }

@@ -181,7 +181,7 @@ fn a_session_that_keeps_control_loses_its_input_at_the_grace_and_its_lease_later
     c.on_lane_online();
     c.on_shared(&[tab(1, false)]);
     let keep = Duration::from_secs(120);
-    let s = c.hello_keeping(A, "cli".into(), Ticket("ta".into()), keep);
+    let s = c.hello_keeping(A, "cli".into(), Ticket("ta".into()), keep, None);
     c.select(s, A, TabId(1)).expect("select");
     c.acquire(s, A).expect("acquire");
     let k = held_key(&mut c, s, A, "a");
@@ -235,7 +235,13 @@ fn keeping_control_for_less_than_the_grace_is_the_grace() {
     let mut c = Core::default();
     c.on_lane_online();
     c.on_shared(&[tab(1, false)]);
-    let s = c.hello_keeping(A, "cli".into(), Ticket("ta".into()), Duration::from_secs(1));
+    let s = c.hello_keeping(
+        A,
+        "cli".into(),
+        Ticket("ta".into()),
+        Duration::from_secs(1),
+        None,
+    );
     c.select(s, A, TabId(1)).expect("select");
     c.acquire(s, A).expect("acquire");
     c.take_effects();

@@ -85,10 +85,12 @@ fn failure(kind: ErrorKind, message: impl Into<String>) -> RpcError {
     }
 }
 
-/// An agent session on the daemon, bound to a new connection.
+/// An agent session on the daemon, bound to a new connection, one of
+/// `group`'s (a client's sessions are one agent to the person).
 async fn session(
     config: &Config,
     agent: &str,
+    group: Option<&str>,
 ) -> Result<(Mux, mpsc::UnboundedReceiver<Value>), RpcError> {
     let (mux, notes) = Mux::connect(&config.agent_socket).await.map_err(|e| {
         failure(
@@ -96,13 +98,13 @@ async fn session(
             format!("cotab's daemon is not running ({e}): open the browser and share a tab"),
         )
     })?;
-    mux.hello(agent).await?;
+    mux.hello(agent, group).await?;
     Ok((mux, notes))
 }
 
 /// `/json/list`: the shared tabs' pages.
 pub(super) async fn list_json(config: &Config) -> Result<Value, RpcError> {
-    let (mux, _notes) = session(config, "CDP endpoint").await?;
+    let (mux, _notes) = session(config, "CDP endpoint", None).await?;
     let tabs = mux.call::<TabsList>(&Empty {}).await;
     let _ = mux.call::<Bye>(&Empty {}).await;
     let list: Vec<Value> = tabs?
@@ -137,11 +139,16 @@ fn target_id(t: &AgentTab) -> Option<&str> {
 pub(super) struct Opened {
     mux: Mux,
     notes: mpsc::UnboundedReceiver<Value>,
+    /// The group of all its sessions: unique to the client.
+    group: String,
 }
 
 /// Opens the client's own session, if developer mode is on.
 pub(super) async fn open(config: &Config, agent: &str) -> Result<Opened, RpcError> {
-    let (mux, notes) = session(config, agent).await?;
+    static CLIENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CLIENTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let group = format!("cdp-endpoint {} {n}", std::process::id());
+    let (mux, notes) = session(config, agent, Some(&group)).await?;
     let status = mux.call::<Status>(&Empty {}).await?;
     if !status.developer_mode {
         let _ = mux.call::<Bye>(&Empty {}).await;
@@ -151,7 +158,7 @@ pub(super) async fn open(config: &Config, agent: &str) -> Result<Opened, RpcErro
              turning developer mode on in cotab's popup",
         ));
     }
-    Ok(Opened { mux, notes })
+    Ok(Opened { mux, notes, group })
 }
 
 enum Out {
@@ -193,6 +200,8 @@ struct State {
 struct Client {
     config: Arc<Config>,
     agent: String,
+    /// [`Opened`]'s group, which each tab's session joins.
+    group: String,
     out: mpsc::Sender<Out>,
     browser: Mux,
     state: Mutex<State>,
@@ -233,6 +242,7 @@ pub(super) async fn run(
     let client = Arc::new(Client {
         config,
         agent,
+        group: opened.group,
         out,
         browser: opened.mux,
         state: Mutex::new(State::default()),

@@ -143,9 +143,13 @@ impl Mux {
         })
     }
 
-    /// `session.hello` as `agent`.
-    pub async fn hello(&self, agent: &str) -> Result<HelloResult, RpcError> {
-        self.call::<cotab_shared::controller::Hello>(&HelloParams::new(agent))
-            .await
+    /// `session.hello` as `agent`, one of the sessions of `group`
+    /// (`None`: a session of its own).
+    pub async fn hello(&self, agent: &str, group: Option<&str>) -> Result<HelloResult, RpcError> {
+        self.call::<cotab_shared::controller::Hello>(&HelloParams {
+            group: group.map(str::to_owned),
+            ..HelloParams::new(agent)
+        })
+        .await
     }
 }

@@ -28,11 +28,16 @@ pub(super) fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError
             )))
         }
     };
+    if p.group.as_ref().is_some_and(|g| g.len() > MAX_AGENT_NAME) {
+        return Err(invalid_params(format!(
+            "invalid params: `params.group` must be at most {MAX_AGENT_NAME} bytes"
+        )));
+    }
     let ticket =
         mint_ticket().map_err(|_| wire(ErrorKind::CommandFailed, "no randomness available"))?;
     let conn = cx.conn.id;
     let t = ticket.clone();
-    let sid = cx.core(|c| c.hello_keeping(conn, p.agent, t, keep_control));
+    let sid = cx.core(|c| c.hello_keeping(conn, p.agent, t, keep_control, p.group));
     cx.attach(sid);
     tracing::info!(conn = conn.0, "session opened");
     Ok(HelloResult {

@@ -257,6 +257,39 @@ async fn a_request_with_a_null_id_is_answered_and_a_notification_is_not() {
 }
 
 #[tokio::test]
+async fn a_group_longer_than_an_agent_name_is_refused_and_opens_no_session() {
+    let d = Daemon::start().await;
+    let mut c = d.client().await;
+    let long = "g".repeat(cotab_shared::limits::MAX_AGENT_NAME + 1);
+    for group in [format!("\"{long}\""), "7".into(), "[\"g\"]".into()] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"session.hello","params":{{"agent":"a","protocolVersion":1,"group":{group}}}}}"#
+        );
+        let r = c.call_raw(&line).await.expect("an answer");
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert_eq!(r["error"]["data"]["kind"], "INVALID_REQUEST", "{r}");
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("group"), "{r}");
+        assert!(!message.contains(&long), "the value is not echoed: {r}");
+    }
+    let r = c.call::<Status>(&Empty {}).await;
+    assert_eq!(
+        r.map(drop).map_err(|e| e.kind()),
+        Err(Some(cotab_shared::ErrorKind::AuthenticationFailed)),
+        "no session was opened"
+    );
+    let at_limit = "g".repeat(cotab_shared::limits::MAX_AGENT_NAME);
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"session.hello","params":{{"agent":"a","protocolVersion":1,"group":"{at_limit}"}}}}"#
+    );
+    let r = c.call_raw(&line).await.expect("an answer");
+    assert!(
+        r["result"]["ticket"].is_string(),
+        "the limit itself is allowed: {r}"
+    );
+}
+
+#[tokio::test]
 async fn keeping_control_longer_than_the_limit_is_refused_and_opens_no_session() {
     let d = Daemon::start().await;
     let mut c = d.client().await;

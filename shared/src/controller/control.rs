@@ -25,6 +25,13 @@ pub struct HelloParams {
     /// stay. For agents that connect per command, like the CLI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_control_ms: Option<u64>,
+    /// Sessions of one agent program that say the same `group` (any
+    /// string it picks, at most [`crate::limits::MAX_AGENT_NAME`] bytes)
+    /// and the same `agent` are one agent to the person: the popup names
+    /// them once. A client of `cotab cdp-endpoint` opens one session per
+    /// tab it attaches and one of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 impl HelloParams {
@@ -34,6 +41,7 @@ impl HelloParams {
             protocol_version: crate::PROTOCOL_VERSION,
             agent: agent.into(),
             keep_control_ms: None,
+            group: None,
         }
     }
 }

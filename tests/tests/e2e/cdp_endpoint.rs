@@ -256,6 +256,17 @@ async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::R
     } = setup(None).await?;
     let (mut child, mut out) = script(&browser, &e, "playwright", &["afterTakeover"])?;
     when_ready(&mut out).await?;
+    // The client's own session and the tab's are one agent to the person.
+    let popup = browser.open_popup().await?;
+    let agents = "document.getElementById('agents').textContent";
+    let clock = cotab_e2e::Deadline::new("the popup's agents", Duration::from_secs(15));
+    loop {
+        let now = browser.eval(&popup, agents).await?;
+        if now == "Agent connected: Playwright (CDP)" {
+            break;
+        }
+        clock.next(now).await?;
+    }
     browser.take_control(&page, tab).await?;
     child
         .stdin

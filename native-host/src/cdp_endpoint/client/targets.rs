@@ -241,7 +241,7 @@ impl Client {
             info["openerId"] = json!(opener);
             info["canAccessOpener"] = json!(true);
         }
-        let (mux, notes) = session(&self.config, &self.agent).await?;
+        let (mux, notes) = session(&self.config, &self.agent, Some(&self.group)).await?;
         let opened = async {
             mux.call::<TabsSelect>(&SelectParams { tab_id: t.id })
                 .await?;
