@@ -184,6 +184,11 @@ fn embed_module(wasm: &[u8]) -> String {
 
 /// Installs the wasm32 target with rustup when it is missing.
 pub(crate) fn ensure_wasm_target() -> Result<()> {
+    ensure_target(WASM_TARGET)
+}
+
+/// Installs `target`'s standard library with rustup when it is missing.
+pub(crate) fn ensure_target(target: &str) -> Result<()> {
     let out = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
@@ -193,16 +198,16 @@ pub(crate) fn ensure_wasm_target() -> Result<()> {
     }
     if String::from_utf8_lossy(&out.stdout)
         .lines()
-        .any(|l| l.trim() == WASM_TARGET)
+        .any(|l| l.trim() == target)
     {
         return Ok(());
     }
     let status = Command::new("rustup")
-        .args(["target", "add", WASM_TARGET])
+        .args(["target", "add", target])
         .status()
         .context("running `rustup target add`")?;
     if !status.success() {
-        bail!("`rustup target add {WASM_TARGET}` failed");
+        bail!("`rustup target add {target}` failed");
     }
     Ok(())
 }

@@ -16,8 +16,9 @@
 //!   alone, the extension's size and start-up ([`mod@bench`]).
 //! - `completions [DIR]`, `man [DIR]`: the `cotab` CLI's shell completions
 //!   and man pages ([`docs_cli`]).
-//! - `dist`: the release archive of this machine's target, the
-//!   extension's zip and their checksums in `target/dist` ([`release`]).
+//! - `dist [--target TRIPLE]...`: the release archive of each target (this
+//!   machine's by default), the extension's zip and their checksums in
+//!   `target/dist` ([`release`]).
 //! - `record-outlines`: Playwright's aria snapshots of the fixture pages,
 //!   for the golden test of `page.snapshot` ([`outlines`]).
 
@@ -39,7 +40,7 @@ use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR] | record-outlines | dist>";
+const USAGE: &str = "usage: cargo xtask <build-extension | test | demo | load | load-browser [--secs N] | soak [--minutes N] | bench [daemon | browser] | completions [DIR] | man [DIR] | record-outlines | dist [--target TRIPLE]...>";
 
 fn main() -> ExitCode {
     match run() {
@@ -83,7 +84,7 @@ fn run() -> Result<()> {
             Ok(())
         }
         Some("record-outlines") => outlines::record(&root),
-        Some("dist") => release::run(&root),
+        Some("dist") => release::run(&root, &args[1..]),
         Some("man") => {
             let dir = docs_cli::out_dir(&root, &args[1..], "man");
             for path in docs_cli::man_pages(&dir)? {

@@ -1,17 +1,22 @@
-//! `cargo xtask dist`: the release archive of this machine's target.
+//! `cargo xtask dist [--target TRIPLE]...`: the release archives.
 //!
-//! It builds `cotab` and `cotab-host` in release mode and the extension,
-//! then writes into `target/dist/`:
+//! It builds the extension, then `cotab` and `cotab-host` in release mode
+//! for each target (the host's when none is named), then writes into
+//! `target/dist/`:
 //!
-//! - `cotab-VERSION-TARGET.tar.gz`: `bin/cotab`, `bin/cotab-host`,
-//!   `extension/` (load it unpacked), the extension's zip, `install.sh`,
-//!   shell completions, man pages and the README, under one top folder;
+//! - `cotab-VERSION-TARGET.tar.gz` for each target: `bin/cotab`,
+//!   `bin/cotab-host`, `extension/` (load it unpacked), the extension's
+//!   zip, `install.sh`, shell completions, man pages and the README,
+//!   under one top folder;
 //! - `cotab-extension-VERSION.zip`: the extension, `manifest.json` at its
 //!   root (its `key` fixes the extension's id wherever it is loaded);
-//! - `SHA256SUMS`: both files' SHA-256, as `sha256sum -c` reads it.
+//! - `SHA256SUMS`: every file's SHA-256, as `sha256sum -c` reads it.
 //!
-//! Only the host's own target is built: the others need their linkers and
-//! system libraries, which this machine has not.
+//! A target other than the host's needs its Rust standard library (added
+//! with rustup when missing) and a C compiler for it (mimalloc is C), which
+//! [`CROSS`] names for the targets a Linux machine builds with its
+//! distribution's packages; cotab runs on Unix only (Unix sockets), so no
+//! Windows target builds.
 
 use anyhow::{bail, Context, Result};
 use sha2::{Digest, Sha256};
@@ -41,7 +46,80 @@ pub(crate) struct Inputs<'a> {
 pub(crate) struct Made {
     pub(crate) archive: PathBuf,
     pub(crate) extension_zip: PathBuf,
-    pub(crate) sums: PathBuf,
+}
+
+/// Cross targets and what builds them here: the C compiler for the `cc`
+/// crate, the linker (none: rustc's default works), and the package that
+/// brings them (Debian's).
+pub(crate) const CROSS: &[Cross] = &[
+    Cross {
+        target: "x86_64-unknown-linux-musl",
+        cc: "musl-gcc",
+        linker: None,
+        package: "musl-tools",
+    },
+    Cross {
+        target: "aarch64-unknown-linux-gnu",
+        cc: "aarch64-linux-gnu-gcc",
+        linker: Some("aarch64-linux-gnu-gcc"),
+        package: "gcc-aarch64-linux-gnu",
+    },
+];
+
+/// A target [`CROSS`] knows how to build.
+pub(crate) struct Cross {
+    pub(crate) target: &'static str,
+    pub(crate) cc: &'static str,
+    pub(crate) linker: Option<&'static str>,
+    pub(crate) package: &'static str,
+}
+
+impl Cross {
+    /// The environment cargo needs for it, but what is set already: the
+    /// caller's choice wins.
+    pub(crate) fn env(&self, set: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+        let under = self.target.replace('-', "_");
+        let mut env = vec![(format!("CC_{under}"), self.cc.to_owned())];
+        if let Some(linker) = self.linker {
+            env.push((
+                format!("CARGO_TARGET_{}_LINKER", under.to_uppercase()),
+                linker.to_owned(),
+            ));
+        }
+        env.retain(|(k, _)| !set(k));
+        env
+    }
+}
+
+/// The targets `args` names (`--target T`, `--target=T`, repeatable, each
+/// once), or the host's when it names none.
+pub(crate) fn targets_of(args: &[String], host: &str) -> Result<Vec<String>> {
+    let mut targets: Vec<String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let t = match a.strip_prefix("--target=") {
+            Some(t) => t.to_owned(),
+            None if a == "--target" => it
+                .next()
+                .context("`--target` needs a target triple")?
+                .clone(),
+            None => bail!("unknown argument `{a}` (usage: cargo xtask dist [--target TRIPLE]...)"),
+        };
+        if t.is_empty()
+            || !t
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        {
+            bail!("`{t}` is not a target triple");
+        }
+        if !targets.contains(&t) {
+            targets.push(t);
+        }
+    }
+    if targets.is_empty() {
+        targets.push(host.to_owned());
+    }
+    Ok(targets)
 }
 
 /// The binaries of the archive.
@@ -74,32 +152,76 @@ case ":$PATH:" in
 esac
 "#;
 
-/// `cargo xtask dist`.
-pub(crate) fn run(root: &Path) -> Result<()> {
-    crate::setup::run(crate::setup::cargo(root).args([
-        "build",
-        "--release",
-        "-p",
-        "cotab-host",
-        "--bins",
-    ]))?;
+/// `cargo xtask dist [--target TRIPLE]...`.
+pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
+    let host = host_target()?;
+    let targets = targets_of(args, &host)?;
     let extension = crate::build_extension::run(root)?;
     let target_dir = cotab_e2e::target_dir();
-    let made = package(
-        &Inputs {
-            version: env!("CARGO_PKG_VERSION"),
-            target: &host_target()?,
-            bin_dir: &target_dir.join("release"),
-            extension: &extension,
-            readme: &root.join("README.md"),
-            level: 9,
-        },
-        &target_dir.join("dist"),
-    )?;
-    for p in [&made.archive, &made.extension_zip, &made.sums] {
+    let out = target_dir.join("dist");
+    let mut written = Vec::new();
+    for target in &targets {
+        let bin_dir = build(root, target, &host)?;
+        let made = package(
+            &Inputs {
+                version: env!("CARGO_PKG_VERSION"),
+                target,
+                bin_dir: &bin_dir,
+                extension: &extension,
+                readme: &root.join("README.md"),
+                level: 9,
+            },
+            &out,
+        )?;
+        written.push(made.archive);
+        if !written.contains(&made.extension_zip) {
+            written.push(made.extension_zip);
+        }
+    }
+    let sums = write_sums(&out, &written)?;
+    for p in written.iter().chain([&sums]) {
         println!("{}", p.display());
     }
     Ok(())
+}
+
+/// Builds the binaries for `target` in release mode and returns where they
+/// are (`target/release` for the host's, else `target/TARGET/release`).
+fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf> {
+    let mut cargo = crate::setup::cargo(root);
+    cargo.args(["build", "--release", "-p", "cotab-host", "--bins"]);
+    let target_dir = cotab_e2e::target_dir();
+    if target == host {
+        crate::setup::run(&mut cargo)?;
+        return Ok(target_dir.join("release"));
+    }
+    crate::build_extension::ensure_target(target)?;
+    if let Some(cross) = CROSS.iter().find(|c| c.target == target) {
+        let on_path = |tool: &str| {
+            std::env::var_os("PATH")
+                .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        };
+        let env = cross.env(|k| std::env::var_os(k).is_some());
+        for (_, tool) in &env {
+            if !on_path(tool) {
+                bail!(
+                    "building for {target} needs `{tool}`: apt-get install {} (or set the \
+                     variables {} yourself)",
+                    cross.package,
+                    env.iter()
+                        .map(|(k, _)| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                );
+            }
+        }
+        cargo.envs(env);
+    }
+    cargo.args(["--target", target]);
+    crate::setup::run(&mut cargo).with_context(|| {
+        format!("building for {target} (its C compiler and linker may be missing)")
+    })?;
+    Ok(target_dir.join(target).join("release"))
 }
 
 /// The target triple rustc builds for by default (`rustc -vV`'s `host`).
@@ -142,19 +264,23 @@ pub(crate) fn package(inputs: &Inputs<'_>, out: &Path) -> Result<Made> {
 
     let archive = out.join(format!("{name}.tar.gz"));
     tar_tree(&stage, &name, &archive, inputs.level)?;
-    let sums = out.join("SHA256SUMS");
-    let mut text = String::new();
-    for f in [&archive, &extension_zip] {
-        let bytes = fs::read(f)?;
-        let file = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        text.push_str(&format!("{}  {file}\n", hex(&Sha256::digest(&bytes))));
-    }
-    fs::write(&sums, text)?;
     Ok(Made {
         archive,
         extension_zip,
-        sums,
     })
+}
+
+/// Writes `SHA256SUMS` into `out`: each of `files`' SHA-256 and name.
+pub(crate) fn write_sums(out: &Path, files: &[PathBuf]) -> Result<PathBuf> {
+    let sums = out.join("SHA256SUMS");
+    let mut text = String::new();
+    for f in files {
+        let bytes = fs::read(f).with_context(|| format!("reading {}", f.display()))?;
+        let file = f.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        text.push_str(&format!("{}  {file}\n", hex(&Sha256::digest(&bytes))));
+    }
+    fs::write(&sums, text).with_context(|| format!("writing {}", sums.display()))?;
+    Ok(sums)
 }
 
 fn hex(bytes: &[u8]) -> String {

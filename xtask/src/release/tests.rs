@@ -39,7 +39,9 @@ fn the_archive_unpacks_and_installs_for_every_browser_of_a_user() {
     assert_eq!(made.extension_zip, out.join("cotab-extension-9.9.9.zip"));
 
     // The checksums are those of the files, as sha256sum writes them.
-    let sums = fs::read_to_string(&made.sums).expect("sums");
+    let sums = write_sums(&out, &[made.archive.clone(), made.extension_zip.clone()]).expect("sums");
+    assert_eq!(sums, out.join("SHA256SUMS"));
+    let sums = fs::read_to_string(&sums).expect("sums");
     for f in [&made.archive, &made.extension_zip] {
         let line = format!(
             "{}  {}",
@@ -139,4 +141,66 @@ fn a_symbolic_link_in_the_extension_is_refused() {
     std::os::unix::fs::symlink("/etc/passwd", ext.join("passwd")).expect("link");
     let err = files_under(&ext).expect_err("a link");
     assert!(err.to_string().contains("symbolic link"), "{err}");
+}
+
+#[test]
+fn dist_takes_each_target_once_and_the_hosts_by_default() {
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let host = "x86_64-unknown-linux-gnu";
+    assert_eq!(targets_of(&[], host).expect("default"), vec![host]);
+    assert_eq!(
+        targets_of(
+            &args(&[
+                "--target",
+                "aarch64-unknown-linux-gnu",
+                "--target=x86_64-unknown-linux-musl",
+                "--target",
+                "aarch64-unknown-linux-gnu",
+            ]),
+            host
+        )
+        .expect("two"),
+        vec!["aarch64-unknown-linux-gnu", "x86_64-unknown-linux-musl"]
+    );
+    for bad in [
+        &["--target"][..],
+        &["--target", "a b"],
+        &["--target="],
+        &["--release"],
+    ] {
+        assert!(targets_of(&args(bad), host).is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn a_cross_target_gets_its_c_compiler_and_linker_unless_they_are_set() {
+    let aarch64 = CROSS
+        .iter()
+        .find(|c| c.target == "aarch64-unknown-linux-gnu")
+        .expect("known");
+    let pairs = |env: Vec<(String, String)>| {
+        env.into_iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        pairs(aarch64.env(|_| false)),
+        vec![
+            "CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc",
+            "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc",
+        ]
+    );
+    // What the caller set stays theirs.
+    assert_eq!(
+        pairs(aarch64.env(|k| k.starts_with("CC_"))),
+        vec!["CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc"]
+    );
+    let musl = CROSS
+        .iter()
+        .find(|c| c.target == "x86_64-unknown-linux-musl")
+        .expect("known");
+    assert_eq!(
+        pairs(musl.env(|_| false)),
+        vec!["CC_x86_64_unknown_linux_musl=musl-gcc"]
+    );
 }
