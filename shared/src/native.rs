@@ -411,6 +411,17 @@ pub struct FollowUp {
     /// command means running after its result was settled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overlap: bool,
+    /// The follow-up is not needed when the command is a
+    /// `Runtime.evaluate` whose answer holds no text: no exception, and a
+    /// value that is a number, a boolean, null or undefined. The extension
+    /// then answers without waiting for it (or sending it), its outcome an
+    /// error that says so.
+    #[serde(
+        default,
+        rename = "unlessScalar",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub unless_scalar: bool,
 }
 
 /// The expression of the trip through the page that a settled

@@ -590,6 +590,21 @@ async fn settled(
     }
 }
 
+/// Whether a `Runtime.evaluate` answer holds no text: no exception, and
+/// a value that is a number, a boolean, null or undefined
+/// ([`FollowUp::unless_scalar`]).
+fn holds_no_text(answer: &JsValue) -> bool {
+    let get = |o: &JsValue, k: &str| {
+        js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
+    };
+    let value = get(&get(answer, "result"), "value");
+    get(answer, "exceptionDetails").is_undefined()
+        && (value.is_undefined()
+            || value.is_null()
+            || value.as_f64().is_some()
+            || value.as_bool().is_some())
+}
+
 /// Runs `first`, then `then` (class observe, on the same tab), and wraps
 /// both in a [`cotab_shared::native::ThenResult`]; a failure of `first` is the answer at once and
 /// the follow-up's outcome is dropped. The follow-up passes the same checks
@@ -602,7 +617,9 @@ async fn settled(
 /// first command's answer is seen while the follow-up's is not yet there,
 /// the follow-up was answered, and (on the page's main thread) run, after
 /// the first was settled, and its answer stands. If the follow-up answered
-/// first, or both are seen at once, it is sent again.
+/// first, or both are seen at once, it is sent again. A follow-up not
+/// needed ([`FollowUp::unless_scalar`]) is neither waited for nor sent
+/// again.
 async fn with_follow_up(
     worker: &Worker,
     link: u64,
@@ -617,13 +634,16 @@ async fn with_follow_up(
         params: &then.params,
         class: CommandClass::Observe,
     };
+    let unneeded = |r: &JsValue| then.unless_scalar && holds_no_text(r);
     let (result, early) = if then.overlap {
         let a = pin!(cdp_command(worker, link, &first, marks));
         let b = pin!(cdp_command(worker, link, &follow, &mut scratch));
         match select(a, b).await {
             // A failed first command is answered at once; the follow-up,
-            // if already sent, is dropped and its answer ignored.
+            // if already sent, is dropped and its answer ignored (so is
+            // one not needed).
             Either::Left((Err(e), _)) => return Err(e),
+            Either::Left((Ok(r), _)) if unneeded(&r) => (Ok(r), None),
             Either::Left((result, mut b)) => match b.as_mut().now_or_never() {
                 Some(_) => (result, None),
                 None => (result, Some(b.await)),
@@ -636,6 +656,10 @@ async fn with_follow_up(
     let result = result?;
     let second = match early {
         Some(second) => second,
+        None if unneeded(&result) => Err(WireError::new(
+            ErrorKind::CommandFailed,
+            "not sent: the value holds no text",
+        )),
         None => cdp_command(worker, link, &follow, &mut scratch).await,
     };
     marks.answered = marks.answered.max(scratch.answered);

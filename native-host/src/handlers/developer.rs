@@ -28,7 +28,14 @@ pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateR
         await_promise: p.await_promise.unwrap_or(true),
         object_group: None,
     };
-    let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params(), false).await?;
+    let (mut r, known) = scanned(
+        cx,
+        &fence,
+        Evaluate::METHOD,
+        evaluate.params(),
+        Via::Evaluate,
+    )
+    .await?;
     let exception = r.get("exceptionDetails").map(|d| {
         let text = d
             .pointer("/exception/description")
@@ -85,6 +92,19 @@ pub(super) fn text_len_over(value: &Value, limit: usize) -> bool {
     walk(value, &mut left)
 }
 
+/// How a developer-mode call came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    /// `page.evaluate`: the agent gets the value (returned by value) and
+    /// an exception's text, nothing else of the answer.
+    Evaluate,
+    /// A read the daemon makes for the agent (a response body).
+    Read,
+    /// Raw CDP: the agent gets the whole answer, and a dialog does not cut
+    /// the call short ([`super::cx::Step::through_dialogs`]).
+    Raw,
+}
+
 /// A developer-mode (class privileged) call, with the page's secrets read
 /// right after it for [`redact`] (password field values, cookie values
 /// scripts can read): the extension sends the scan as the call's
@@ -93,16 +113,18 @@ pub(super) fn text_len_over(value: &Value, limit: usize) -> bool {
 /// the call waited for it. A scan that fails (the page navigated away or
 /// closed, a dialog opened) yields nothing and the result still goes
 /// through the key and shape rules: the call has already acted, and
-/// failing it now would hide that outcome. With `through_dialogs` (raw
-/// CDP) a dialog does not cut the call short
-/// ([`super::cx::Step::through_dialogs`]).
+/// failing it now would hide that outcome. A `page.evaluate` whose value
+/// holds no text (a number, a boolean, null) goes without the scan
+/// ([`FollowUp::unless_scalar`]): no page text can be in it, and its
+/// answer does not wait for the page a second time.
 pub(super) async fn scanned(
     cx: &Cx<'_>,
     fence: &Fence,
     method: &str,
     params: Value,
-    through_dialogs: bool,
+    via: Via,
 ) -> Result<(Value, redact::Known), RpcError> {
+    let through_dialogs = via == Via::Raw;
     if redact::answer_holds_no_page_text(method) {
         let step = cx.step(fence, method, params, CommandClass::Privileged);
         let step = if through_dialogs {
@@ -119,6 +141,7 @@ pub(super) async fn scanned(
         // Playwright's and Puppeteer's are) runs on the page's main thread
         // in order with the scan, so the scan may ride right behind it.
         overlap: matches!(method, Evaluate::METHOD | "Runtime.callFunctionOn"),
+        unless_scalar: via == Via::Evaluate,
     };
     let step = cx
         .step(fence, method, params, CommandClass::Privileged)
@@ -170,7 +193,7 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     // the answer comes before anything is sent.
     check_raw_cdp(&p.method, &params, &cx.broker.local_files())?;
     cx.core(|c| c.input(&fence))?;
-    let (r, known) = scanned(cx, &fence, &p.method, params, true).await?;
+    let (r, known) = scanned(cx, &fence, &p.method, params, Via::Raw).await?;
     redacted(r, known).await
 }
 

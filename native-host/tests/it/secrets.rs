@@ -223,6 +223,9 @@ async fn the_page_scan_rides_with_the_call() {
             assert_eq!(then.method, "Runtime.evaluate");
             assert_eq!(then.params["expression"], PAGE_SECRETS_EXPRESSION);
             assert_eq!(then.params["returnByValue"], true);
+            // `page.evaluate` hands over the value only: one with no text
+            // needs no scan.
+            assert!(then.unless_scalar);
             break;
         }
     }
@@ -250,6 +253,9 @@ async fn calls_that_answer_no_page_text_go_without_the_scan() {
                 if class == CommandClass::Privileged {
                     assert_eq!(m, method);
                     assert_eq!(then.is_some(), scanned, "{method}");
+                    // Raw CDP hands over the whole answer (descriptions,
+                    // previews): the scan is always waited for.
+                    assert!(then.is_none_or(|t| !t.unless_scalar), "{method}");
                     break;
                 }
             }

@@ -83,6 +83,7 @@ fn request_golden() {
                     method: "Runtime.evaluate".into(),
                     params: json!({"expression":"scan()"}),
                     overlap: true,
+                    unless_scalar: true,
                 }),
                 if_viewport: None,
             },
@@ -90,7 +91,7 @@ fn request_golden() {
         json!({"type":"request","id":8,"command":{"op":"cdp","tabId":3,
                "method":"Runtime.evaluate","params":{"expression":"1+1"},"class":"privileged",
                "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"},
-                       "overlap":true}}}),
+                       "overlap":true,"unlessScalar":true}}}),
     );
     // Input aimed at a capture's frame names the frame's viewport.
     round_trip(

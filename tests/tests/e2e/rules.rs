@@ -304,6 +304,26 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         json!([3]),
         "the scan is sent again after a call that waited"
     );
+    // A value with no text (a number, a boolean, null) needs no scan: after
+    // a call that waited it is not sent again, and the answer does not
+    // wait for one.
+    for (expression, want) in [
+        (
+            "new Promise(done => setTimeout(() => done(7), 50))",
+            json!(7),
+        ),
+        (
+            "new Promise(done => setTimeout(() => done(null), 50))",
+            json!(null),
+        ),
+    ] {
+        let r = agent.call::<Evaluate>(&eval(expression)).await?;
+        assert_eq!(r.value, want);
+    }
+    let sends = browser
+        .in_worker("self.cotabTrace().filter(r => r.what === 'Runtime.evaluate').map(r => r.sends)")
+        .await?;
+    assert_eq!(sends, json!([2, 2]), "no scan after a value with no text");
 
     // Issue 15: a password field inside open shadow roots, nested, is
     // scanned too.
