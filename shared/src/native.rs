@@ -412,10 +412,11 @@ pub struct FollowUp {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub overlap: bool,
     /// The follow-up is not needed when the command is a
-    /// `Runtime.evaluate` whose answer holds no text: no exception, and a
-    /// value that is a number, a boolean, null or undefined. The extension
-    /// then answers without waiting for it (or sending it), its outcome an
-    /// error that says so.
+    /// `Runtime.evaluate` or `Runtime.callFunctionOn` whose answer holds
+    /// no text: no exception, and a result whose `type` is `number`,
+    /// `boolean`, `bigint` or `undefined`, or `object` with the `subtype`
+    /// `null`. The extension then answers without waiting for it (or
+    /// sending it), its outcome an error that says so.
     #[serde(
         default,
         rename = "unlessScalar",

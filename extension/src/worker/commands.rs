@@ -590,19 +590,22 @@ async fn settled(
     }
 }
 
-/// Whether a `Runtime.evaluate` answer holds no text: no exception, and
-/// a value that is a number, a boolean, null or undefined
-/// ([`FollowUp::unless_scalar`]).
+/// Whether a `Runtime.evaluate` or `Runtime.callFunctionOn` answer holds
+/// no text: no exception, and a result that is a number, a boolean, a
+/// bigint, undefined or null ([`FollowUp::unless_scalar`]), whose
+/// description, if any, is its own value written out.
 fn holds_no_text(answer: &JsValue) -> bool {
     let get = |o: &JsValue, k: &str| {
         js_sys::Reflect::get(o, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED)
     };
-    let value = get(&get(answer, "result"), "value");
+    let result = get(answer, "result");
+    let text = |k: &str| get(&result, k).as_string().unwrap_or_default();
     get(answer, "exceptionDetails").is_undefined()
-        && (value.is_undefined()
-            || value.is_null()
-            || value.as_f64().is_some()
-            || value.as_bool().is_some())
+        && match text("type").as_str() {
+            "number" | "boolean" | "bigint" | "undefined" => true,
+            "object" => text("subtype") == "null",
+            _ => false,
+        }
 }
 
 /// Runs `first`, then `then` (class observe, on the same tab), and wraps

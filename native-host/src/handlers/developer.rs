@@ -28,14 +28,7 @@ pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateR
         await_promise: p.await_promise.unwrap_or(true),
         object_group: None,
     };
-    let (mut r, known) = scanned(
-        cx,
-        &fence,
-        Evaluate::METHOD,
-        evaluate.params(),
-        Via::Evaluate,
-    )
-    .await?;
+    let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params(), false).await?;
     let exception = r.get("exceptionDetails").map(|d| {
         let text = d
             .pointer("/exception/description")
@@ -92,19 +85,6 @@ pub(super) fn text_len_over(value: &Value, limit: usize) -> bool {
     walk(value, &mut left)
 }
 
-/// How a developer-mode call came.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Via {
-    /// `page.evaluate`: the agent gets the value (returned by value) and
-    /// an exception's text, nothing else of the answer.
-    Evaluate,
-    /// A read the daemon makes for the agent (a response body).
-    Read,
-    /// Raw CDP: the agent gets the whole answer, and a dialog does not cut
-    /// the call short ([`super::cx::Step::through_dialogs`]).
-    Raw,
-}
-
 /// A developer-mode (class privileged) call, with the page's secrets read
 /// right after it for [`redact`] (password field values, cookie values
 /// scripts can read): the extension sends the scan as the call's
@@ -113,18 +93,19 @@ pub(super) enum Via {
 /// the call waited for it. A scan that fails (the page navigated away or
 /// closed, a dialog opened) yields nothing and the result still goes
 /// through the key and shape rules: the call has already acted, and
-/// failing it now would hide that outcome. A `page.evaluate` whose value
+/// failing it now would hide that outcome. An evaluation whose result
 /// holds no text (a number, a boolean, null) goes without the scan
 /// ([`FollowUp::unless_scalar`]): no page text can be in it, and its
-/// answer does not wait for the page a second time.
+/// answer does not wait for the page a second time. With
+/// `through_dialogs` (raw CDP) a dialog does not cut the call short
+/// ([`super::cx::Step::through_dialogs`]).
 pub(super) async fn scanned(
     cx: &Cx<'_>,
     fence: &Fence,
     method: &str,
     params: Value,
-    via: Via,
+    through_dialogs: bool,
 ) -> Result<(Value, redact::Known), RpcError> {
-    let through_dialogs = via == Via::Raw;
     if redact::answer_holds_no_page_text(method) {
         let step = cx.step(fence, method, params, CommandClass::Privileged);
         let step = if through_dialogs {
@@ -134,14 +115,16 @@ pub(super) async fn scanned(
         };
         return Ok((step.await?, redact::Known::default()));
     }
+    // An evaluation (a function called on an object too, as Playwright's
+    // and Puppeteer's are) runs on the page's main thread in order with
+    // the scan, so the scan may ride right behind it; and one whose
+    // result holds no text needs none.
+    let evaluation = matches!(method, Evaluate::METHOD | "Runtime.callFunctionOn");
     let scan = FollowUp {
         method: Evaluate::METHOD.into(),
         params: Evaluate::by_value(redact::PAGE_SECRETS_EXPRESSION).params(),
-        // An evaluation (a function called on an object too, as
-        // Playwright's and Puppeteer's are) runs on the page's main thread
-        // in order with the scan, so the scan may ride right behind it.
-        overlap: matches!(method, Evaluate::METHOD | "Runtime.callFunctionOn"),
-        unless_scalar: via == Via::Evaluate,
+        overlap: evaluation,
+        unless_scalar: evaluation,
     };
     let step = cx
         .step(fence, method, params, CommandClass::Privileged)
@@ -193,7 +176,7 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     // the answer comes before anything is sent.
     check_raw_cdp(&p.method, &params, &cx.broker.local_files())?;
     cx.core(|c| c.input(&fence))?;
-    let (r, known) = scanned(cx, &fence, &p.method, params, Via::Raw).await?;
+    let (r, known) = scanned(cx, &fence, &p.method, params, true).await?;
     redacted(r, known).await
 }
 

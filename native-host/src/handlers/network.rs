@@ -5,7 +5,7 @@
 //! reach agents without developer mode: their secret query values and
 //! secret shapes are redacted ([`redact::redact_url`]).
 
-use super::developer::{redacted, scanned, Via};
+use super::developer::{redacted, scanned};
 use super::{invalid_params, Cx};
 use crate::broker::Need;
 use crate::redact;
@@ -84,15 +84,7 @@ pub(super) async fn network_request(
         let read = GetResponseBody {
             request_id: &entry.request_id,
         };
-        match scanned(
-            cx,
-            &fence,
-            GetResponseBody::METHOD,
-            read.params(),
-            Via::Read,
-        )
-        .await
-        {
+        match scanned(cx, &fence, GetResponseBody::METHOD, read.params(), false).await {
             Ok((v, known)) => (Some(v), known),
             Err(e) if e.kind() == ErrorKind::CommandFailed => (None, Default::default()),
             Err(e) => return Err(e),

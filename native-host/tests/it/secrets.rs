@@ -223,8 +223,7 @@ async fn the_page_scan_rides_with_the_call() {
             assert_eq!(then.method, "Runtime.evaluate");
             assert_eq!(then.params["expression"], PAGE_SECRETS_EXPRESSION);
             assert_eq!(then.params["returnByValue"], true);
-            // `page.evaluate` hands over the value only: one with no text
-            // needs no scan.
+            // An evaluation whose result holds no text needs no scan.
             assert!(then.unless_scalar);
             break;
         }
@@ -238,7 +237,11 @@ async fn calls_that_answer_no_page_text_go_without_the_scan() {
     let d = Daemon::start().await;
     let mut ext = FakeExt::connect(&d.host_sock(), secret_page()).await;
     let mut a = developer(&d.agent_sock(), &ext).await;
-    for (method, scanned) in [("Page.getLayoutMetrics", false), ("DOM.getOuterHTML", true)] {
+    for (method, scanned) in [
+        ("Page.getLayoutMetrics", false),
+        ("DOM.getOuterHTML", true),
+        ("Runtime.evaluate", true),
+    ] {
         a.call::<CdpSend>(&cdp(method, json!({})))
             .await
             .expect("cdp.send");
@@ -253,9 +256,13 @@ async fn calls_that_answer_no_page_text_go_without_the_scan() {
                 if class == CommandClass::Privileged {
                     assert_eq!(m, method);
                     assert_eq!(then.is_some(), scanned, "{method}");
-                    // Raw CDP hands over the whole answer (descriptions,
-                    // previews): the scan is always waited for.
-                    assert!(then.is_none_or(|t| !t.unless_scalar), "{method}");
+                    // Only an evaluation's answer may hold no text, which
+                    // the extension sees once it answered.
+                    assert_eq!(
+                        then.is_some_and(|t| t.unless_scalar),
+                        method == "Runtime.evaluate",
+                        "{method}"
+                    );
                     break;
                 }
             }

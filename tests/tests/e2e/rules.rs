@@ -324,6 +324,35 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         .in_worker("self.cotabTrace().filter(r => r.what === 'Runtime.evaluate').map(r => r.sends)")
         .await?;
     assert_eq!(sends, json!([2, 2]), "no scan after a value with no text");
+    // So for raw CDP: a number waits for no scan, but an object's
+    // description is text (an error's message here), and waits for it.
+    let r = agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Runtime.evaluate".into(),
+            params: Some(json!({"expression":
+                "new Promise(done => setTimeout(() => done(6 * 7), 50))", "awaitPromise": true})),
+        })
+        .await?;
+    assert_eq!(r["result"]["value"], 42, "{r}");
+    let r = agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Runtime.evaluate".into(),
+            params: Some(json!({"expression":
+                "new Promise(done => setTimeout(() => \
+                   done(new Error('pw ' + document.getElementById('pw').value)), 50))",
+                "awaitPromise": true})),
+        })
+        .await?;
+    let description = r["result"]["description"].as_str().unwrap_or_default();
+    assert!(description.starts_with("Error: pw [redacted]"), "{r}");
+    let sends = browser
+        .in_worker("self.cotabTrace().filter(r => r.what === 'Runtime.evaluate').map(r => r.sends)")
+        .await?;
+    assert_eq!(
+        sends,
+        json!([2, 3]),
+        "raw: no scan after a number, one after an object"
+    );
 
     // Issue 15: a password field inside open shadow roots, nested, is
     // scanned too.
