@@ -40,6 +40,9 @@ pub struct LaunchOptions {
     /// profile's `extensions.pinned_extensions`); a new profile has it in
     /// the Extensions menu.
     pub pinned: bool,
+    /// More unpacked extensions loaded beside cotab (a peer's, to measure
+    /// both in one browser).
+    pub extra_extensions: Vec<PathBuf>,
 }
 
 /// The Chromium executable: `COTAB_CHROMIUM` when set, else Debian's real
@@ -165,7 +168,14 @@ async fn start_chromium(
         "--window-size=1280,900",
     ])
     .arg(format!("--user-data-dir={}", profile.display()))
-    .arg(format!("--load-extension={}", extension.display()))
+    .arg(format!(
+        "--load-extension={}",
+        std::iter::once(extension)
+            .chain(options.extra_extensions.iter().map(PathBuf::as_path))
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    ))
     .arg("about:blank")
     // The browser passes its environment to the native host it starts,
     // so the relay and the daemon use this test's runtime directory.

@@ -15,8 +15,10 @@
 //! - item 6: a shared tab in front and behind the person's tab, the same
 //!   requests timed in both places ([`background`]).
 //!
-//! It prints a markdown table and the targets of issue 6 with the measured
-//! value and whether each is met, and writes the same as JSON to
+//! It prints a markdown table and the targets of issues 17 and 19 that it
+//! can judge (the peer bench, `../shared/peers`, judges those against the
+//! peers) with the measured value and whether each is met, and writes the
+//! same as JSON to
 //! `target/bench/bench.json`. A missed target is reported, never an
 //! error; a failure to measure is. It is never part of `cargo xtask test`.
 //! See `docs/benchmarks.md`.
@@ -43,9 +45,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-/// The open-loop rate of the daemon run with 64 agents: issue 6's
-/// throughput target.
-const DAEMON_RATE: u32 = 50_000;
+/// The open-loop rate of the daemon run with 64 agents, at which its p99
+/// is judged (issue 19; its throughput is judged back to back).
+const DAEMON_RATE: u32 = 25_000;
 
 /// What one row measured.
 pub(crate) enum Sample {
@@ -267,24 +269,45 @@ fn gzip_len(bytes: &[u8]) -> Result<usize> {
 fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Target> {
     let find = |what: &str, path: &str| browser::summary_of(rows, what, path);
     let mut t = Vec::new();
-    let direct = find("`Runtime.evaluate` `1+1`", "direct CDP");
-    let cotab = find("`page.evaluate` `1+1`", "cotab");
-    if let (Some(d), Some(c)) = (&direct, &cotab) {
+    if let Some(c) = find("`page.evaluate` `1+1`", "cotab") {
         t.push(Target {
-            what: "`page.evaluate` p50 ≤ direct CDP p50 + 1.0 ms",
+            what: "`page.evaluate` p99 ≤ 3 ms",
+            measured: format!("{} (p50 {})", ms(c.p99), ms(c.median)),
+            met: c.p99 <= 3.0,
+        });
+    }
+    if let (Some(d), Some(c)) = (
+        find(
+            "`Input.dispatchMouseEvent` moved, pressed, released (a click)",
+            "direct CDP",
+        ),
+        find("`input.click` at a capture's point", "cotab"),
+    ) {
+        t.push(Target {
+            what: "click at a point p50 ≤ 1.5 × direct CDP's",
             measured: format!(
-                "{} vs {} + 1.0 ms (+{})",
+                "{} vs {} ({:.2} ×)",
                 ms(c.median),
                 ms(d.median),
-                ms(c.median - d.median)
+                c.median / d.median
             ),
-            met: c.median <= d.median + 1.0,
+            met: c.median <= 1.5 * d.median,
         });
-        t.push(Target {
-            what: "`page.evaluate` p99 ≤ 3 × its p50",
-            measured: format!("{} vs 3 × {}", ms(c.p99), ms(c.median)),
-            met: c.p99 <= 3.0 * c.median,
-        });
+    }
+    for page in ["the fixture page", "the 4953-element catalogue"] {
+        if let (Some(c), Some(p)) = (
+            find(&format!("`page.snapshot` of {page}"), "cotab"),
+            find(
+                &format!("Playwright's `ariaSnapshot({{mode: 'ai'}})` of {page} (its own browser)"),
+                "Playwright",
+            ),
+        ) {
+            t.push(Target {
+                what: "snapshot p50 ≤ Playwright's `ariaSnapshot`",
+                measured: format!("{page}: {} vs {}", ms(c.median), ms(p.median)),
+                met: c.median <= p.median,
+            });
+        }
     }
     let frames = |what: &str, path: &str| {
         rows.iter()
@@ -318,18 +341,22 @@ fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Ta
         }
     }
     let unchanged_what = "`page.capture` with `knownFrameId`, page unchanged";
-    if let (Some(s), Some((_, bytes))) = (
+    if let (Some(s), Some(capture), Some((_, bytes))) = (
         find(unchanged_what, "cotab"),
+        find("`page.capture` jpeg q80", "cotab"),
         frames(unchanged_what, "cotab"),
     ) {
         let (u, n) = figures.unchanged;
+        // Within the run's spread of a capture: both wait for the same
+        // frames; the unchanged one only sends no image.
         t.push(Target {
-            what: "unchanged capture ≤ 5 ms p50 and no image bytes",
+            what: "unchanged capture no slower than a capture (p50, within 5 %), no image bytes",
             measured: format!(
-                "{} p50, {u} of {n} unchanged, {bytes:.0} bytes/frame",
-                ms(s.median)
+                "{} vs {} p50, {u} of {n} unchanged, {bytes:.0} bytes/frame",
+                ms(s.median),
+                ms(capture.median)
             ),
-            met: s.median <= 5.0 && u == n && bytes == 0.0,
+            met: s.median <= 1.05 * capture.median && u == n && bytes == 0.0,
         });
     }
     for r in rows.iter().filter(|r| r.path == "daemon + fake extension") {
@@ -361,7 +388,7 @@ fn judge(rows: &[Row], wasm: usize, figures: &browser::BrowserFigures) -> Vec<Ta
                     });
                 }
                 (_, Load::Rate(_)) => t.push(Target {
-                    what: "daemon alone p99 < 1 ms (64 agents, 50,000 requests/s offered)",
+                    what: "daemon alone p99 < 1 ms (64 agents, 25,000 requests/s offered)",
                     measured: format!(
                         "{} at {:.0} requests/s served",
                         ms(f.latency.p99),
