@@ -184,32 +184,7 @@ fn embed_module(wasm: &[u8]) -> String {
 
 /// Installs the wasm32 target with rustup when it is missing.
 pub(crate) fn ensure_wasm_target() -> Result<()> {
-    ensure_target(WASM_TARGET)
-}
-
-/// Installs `target`'s standard library with rustup when it is missing.
-pub(crate) fn ensure_target(target: &str) -> Result<()> {
-    let out = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output()
-        .context("running `rustup target list --installed`")?;
-    if !out.status.success() {
-        bail!("`rustup target list --installed` failed");
-    }
-    if String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .any(|l| l.trim() == target)
-    {
-        return Ok(());
-    }
-    let status = Command::new("rustup")
-        .args(["target", "add", target])
-        .status()
-        .context("running `rustup target add`")?;
-    if !status.success() {
-        bail!("`rustup target add {target}` failed");
-    }
-    Ok(())
+    crate::setup::ensure_target(WASM_TARGET)
 }
 
 /// Builds the extension crate with [`PROFILE`] and only `feature`, and

@@ -195,7 +195,7 @@ fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf> {
         crate::setup::run(&mut cargo)?;
         return Ok(target_dir.join("release"));
     }
-    crate::build_extension::ensure_target(target)?;
+    crate::setup::ensure_target(target)?;
     if let Some(cross) = CROSS.iter().find(|c| c.target == target) {
         let on_path = |tool: &str| {
             std::env::var_os("PATH")

@@ -3,8 +3,9 @@
 //! the exact command is printed), the MCP clients the `cotab mcp`
 //! end-to-end test drives (the MCP Inspector through npm, the MCP Python
 //! SDK through pip in a virtual environment), and binaryen's `wasm-opt`
-//! for the extension build, through npm. The wasm32 target is the extension build's
-//! business ([`crate::build_extension`]).
+//! for the extension build, through npm; and a target's Rust standard
+//! library through rustup (the extension's wasm32, a release's cross
+//! targets), which the extension build and `dist` ask for.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,31 @@ pub(crate) fn run(cmd: &mut Command) -> Result<()> {
     let status = cmd.status().with_context(|| format!("starting {shown}"))?;
     if !status.success() {
         bail!("{shown} failed: {status}");
+    }
+    Ok(())
+}
+
+/// Installs `target`'s standard library with rustup when it is missing.
+pub(crate) fn ensure_target(target: &str) -> Result<()> {
+    let out = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .context("running `rustup target list --installed`")?;
+    if !out.status.success() {
+        bail!("`rustup target list --installed` failed");
+    }
+    if String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.trim() == target)
+    {
+        return Ok(());
+    }
+    let status = Command::new("rustup")
+        .args(["target", "add", target])
+        .status()
+        .context("running `rustup target add`")?;
+    if !status.success() {
+        bail!("`rustup target add {target}` failed");
     }
     Ok(())
 }

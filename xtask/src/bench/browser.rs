@@ -79,8 +79,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
 
     // The same viewport for both CDP clients: whichever override the page
     // applies, both capture the same pixels.
-    let metrics = json!({"width": VIEWPORT.0, "height": VIEWPORT.1,
-        "deviceScaleFactor": 1, "mobile": false});
+    let metrics = viewport();
     direct(
         &browser,
         &page,
@@ -133,6 +132,12 @@ async fn lane_transport(agent: &mut Client) -> Result<String> {
     };
     cotab_e2e::browser::carried_by(agent, want, Duration::from_secs(5)).await?;
     Ok(want.as_str().to_owned())
+}
+
+/// `Emulation.setDeviceMetricsOverride`'s params for [`VIEWPORT`] at
+/// device scale 1.
+pub(super) fn viewport() -> Value {
+    json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false})
 }
 
 /// One direct CDP command on the page's flat session.

@@ -8,7 +8,7 @@
 //! MCP bridge, interleaved with the others. The Playwright Extension is
 //! loaded in that browser only, so the other items run without it.
 
-use super::browser::{direct, VIEWPORT};
+use super::browser::{direct, viewport};
 use super::{Row, Sample};
 use anyhow::{bail, Context, Result};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
@@ -115,56 +115,30 @@ pub(super) async fn cdp_endpoint(relay: Option<&PeerRelay>) -> Result<Vec<Row>> 
             .map(|a| a.iter().filter_map(Value::as_f64).collect())
             .unwrap_or_default()
     };
-    Ok(vec![
-        Row::new(
-            "2",
-            "Playwright `page.evaluate('1+1')`",
-            "the browser's own endpoint",
-            Sample::Millis(ms("direct", "evaluate")),
-        ),
-        Row::new(
-            "2",
-            "Playwright `page.evaluate('1+1')`",
-            "`cotab cdp-endpoint`",
-            Sample::Millis(ms("cotab", "evaluate")),
-        ),
-        Row::new(
-            "2",
-            "Playwright `page.screenshot` (JPEG q80)",
-            "the browser's own endpoint",
-            Sample::Millis(ms("direct", "screenshot")),
-        ),
-        Row::new(
-            "2",
-            "Playwright `page.screenshot` (JPEG q80)",
-            "`cotab cdp-endpoint`",
-            Sample::Millis(ms("cotab", "screenshot")),
-        ),
-    ]
-    .into_iter()
-    .chain(
-        v.get("relay")
-            .map(|_| {
-                [
-                    Row::new(
-                        "2",
-                        "Playwright `page.evaluate('1+1')`",
-                        "Playwright MCP bridge's relay (another tab)",
-                        Sample::Millis(ms("relay", "evaluate")),
-                    ),
-                    Row::new(
-                        "2",
-                        "Playwright `page.screenshot` (JPEG q80)",
-                        "Playwright MCP bridge's relay (another tab)",
-                        Sample::Millis(ms("relay", "screenshot")),
-                    ),
-                ]
-            })
-            .into_iter()
-            .flatten(),
-    )
-    .collect())
+    let mut rows = Vec::new();
+    for (op, what) in OPS {
+        for (way, path) in WAYS {
+            if v.get(way).is_some() {
+                rows.push(Row::new("2", what, path, Sample::Millis(ms(way, op))));
+            }
+        }
+    }
+    Ok(rows)
 }
+
+/// The operations the script times, with their rows' names.
+const OPS: [(&str, &str); 2] = [
+    ("evaluate", "Playwright `page.evaluate('1+1')`"),
+    ("screenshot", "Playwright `page.screenshot` (JPEG q80)"),
+];
+
+/// The ways the script reaches the page (the relay's only when it ran),
+/// with their rows' paths.
+const WAYS: [(&str, &str); 3] = [
+    ("direct", "the browser's own endpoint"),
+    ("cotab", "`cotab cdp-endpoint`"),
+    ("relay", "Playwright MCP bridge's relay (another tab)"),
+];
 
 /// The bench's viewport on `page`, set by the harness's own session, so
 /// each way captures the same pixels.
@@ -173,7 +147,7 @@ async fn sized(browser: &Browser, page: &Page) -> Result<()> {
         browser,
         page,
         "Emulation.setDeviceMetricsOverride",
-        json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false}),
+        viewport(),
     )
     .await?;
     Ok(())
