@@ -168,12 +168,21 @@ impl Machine {
         let blocked = self.pages.blocked(tab).is_some();
         if let (true, false, Some(params)) = (forwarded, blocked, params) {
             out.push(Effect::Send(Event::Cdp {
+                session: None,
                 tab_id: tab,
                 method,
                 params,
             }));
         }
         out
+    }
+
+    /// Whether the events of `tab`'s child sessions (frames in other
+    /// processes, workers) go to the host: only while the daemon asked for
+    /// every event of the tab, and not from a blocked page. The tab's page
+    /// state follows its own session's events alone.
+    pub fn forwards_child_events(&self, tab: TabId) -> bool {
+        self.shared.contains(tab) && self.pages.all_events(tab) && self.pages.blocked(tab).is_none()
     }
 
     /// Whether the CDP event `method` from `tab` goes to the host: one of

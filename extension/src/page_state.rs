@@ -118,7 +118,14 @@ pub struct Pages {
 }
 
 fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+    at(v, pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `Value::pointer` for cotab's own pointers, which name object keys only
+/// and hold no `~` escapes: without the unescaping, which would cost the
+/// worker's wasm the two-way string searcher (kilobytes).
+pub(crate) fn at<'a>(v: &'a Value, pointer: &str) -> Option<&'a Value> {
+    pointer.split('/').skip(1).try_fold(v, |v, key| v.get(key))
 }
 
 impl Pages {
@@ -228,7 +235,7 @@ impl Pages {
                 };
                 page.starting = Some((seen, text(params, "/loaderId").to_owned()));
             }
-            "Page.frameNavigated" if params.pointer("/frame/parentId").is_none() => {
+            "Page.frameNavigated" if at(params, "/frame/parentId").is_none() => {
                 let frame = text(params, "/frame/id");
                 if !frame.is_empty() {
                     page.main_frame = Some(frame.to_owned());
@@ -238,8 +245,7 @@ impl Pages {
                     text(params, "/frame/url"),
                     text(params, "/frame/urlFragment")
                 );
-                let unreachable = params
-                    .pointer("/frame/unreachableUrl")
+                let unreachable = at(params, "/frame/unreachableUrl")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
                 page.committed = Some(Seen { url, unreachable });
@@ -256,15 +262,14 @@ impl Pages {
                 }
             }
             "Runtime.executionContextCreated" => {
-                if let Some(id) = params.pointer("/context/id").and_then(Value::as_i64) {
+                if let Some(id) = at(params, "/context/id").and_then(Value::as_i64) {
                     page.contexts.retain(|(i, _)| *i != id);
                     page.contexts.push((
                         id,
                         Context {
                             unique: text(params, "/context/uniqueId").to_owned(),
                             frame: text(params, "/context/auxData/frameId").to_owned(),
-                            default: params
-                                .pointer("/context/auxData/isDefault")
+                            default: at(params, "/context/auxData/isDefault")
                                 .and_then(Value::as_bool)
                                 .unwrap_or(false),
                         },
@@ -374,6 +379,21 @@ mod tests {
 
     const T: TabId = TabId(7);
     const MAIN: &str = "F0";
+
+    #[test]
+    fn at_reads_object_paths_as_a_json_pointer_does() {
+        let v = json!({"frame": {"id": "F1", "parentId": null}, "n": [1]});
+        for p in [
+            "/frame/id",
+            "/frame",
+            "/frame/parentId",
+            "/x",
+            "/frame/id/more",
+            "",
+        ] {
+            assert_eq!(at(&v, p), v.pointer(p), "{p}");
+        }
+    }
 
     fn start(url: &str, loader: &str) -> Value {
         json!({"frameId": MAIN, "url": url, "loaderId": loader, "navigationType": "differentDocument"})

@@ -469,7 +469,18 @@ pub fn cdp_error_message(raw: &str) -> String {
 
 /// Whether an attach failure means a debugger session already exists.
 pub fn is_already_attached(message: &str) -> bool {
-    message.contains("Another debugger is already attached")
+    holds(message, "Another debugger is already attached")
+}
+
+/// Whether `text` holds `part`: `str::contains` by plain comparison at
+/// each place, which spares the worker's wasm the two-way searcher
+/// (kilobytes) for the short messages it looks into.
+pub fn holds(text: &str, part: &str) -> bool {
+    part.is_empty()
+        || text
+            .as_bytes()
+            .windows(part.len())
+            .any(|w| w == part.as_bytes())
 }
 
 /// A one-way gate: futures from [`Gate::wait`] complete once [`Gate::open`]

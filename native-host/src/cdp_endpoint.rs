@@ -9,7 +9,9 @@
 //! hold for it as for `cdp.send`. Browser-level domains (`Target`,
 //! `Browser`) are emulated over the shared tabs here (module `client`); every
 //! other command of an attached session goes to its tab as `cdp.send`,
-//! and the tab's events come back as `cdp.event` notifications.
+//! and the tab's events come back as `cdp.event` notifications; so do a
+//! child session's (a frame in another process, a worker), with its
+//! `sessionId`.
 //!
 //! What a connection must carry (checked before anything is answered):
 //! `Host` a loopback name with this port, no `Origin` (a web page's

@@ -711,6 +711,7 @@ mod tests {
         let (generation, _rx) = online(&lane);
         lane.detach(generation);
         let cdp = |class| Command::Cdp {
+            session: None,
             tab_id: TabId(1),
             method: "Input.dispatchKeyEvent".into(),
             params: json!({"type": "keyDown"}),
@@ -749,6 +750,7 @@ mod tests {
         let lane = Lane::new(100);
         let (_generation, mut rx) = online(&lane);
         let cmd = Command::Cdp {
+            session: None,
             tab_id: TabId(1),
             method: "Input.insertText".into(),
             params: json!({"text": "x".repeat(200)}),

@@ -238,10 +238,13 @@ pub fn redact_url(url: &str) -> String {
 
 /// Whether the answer of CDP `method` can hold no text of the page: ids,
 /// numbers, an image, or nothing (input, emulation, layout, screenshots,
-/// enabling domains, navigating). A developer-mode call of one goes
-/// without the scan for the page's own secrets (which would cost a second
-/// trip through the page per command, as a CDP client's every command
-/// would pay); its answer still goes through the key and shape rules.
+/// enabling domains, navigating), or only the frames' urls, origins and
+/// names (`Page.getFrameTree`, whose answer a CDP client expects before
+/// the events that follow it: Playwright reads a frame's document from
+/// it). A developer-mode call of one goes without the scan for the
+/// page's own secrets (which would cost a second trip through the page
+/// per command, as a CDP client's every command would pay); its answer
+/// still goes through the key and shape rules.
 pub fn answer_holds_no_page_text(method: &str) -> bool {
     const NONE: &[&str] = &[
         "Page.captureScreenshot",
@@ -261,6 +264,8 @@ pub fn answer_holds_no_page_text(method: &str) -> bool {
         "Runtime.releaseObject",
         "Runtime.releaseObjectGroup",
         "Runtime.runIfWaitingForDebugger",
+        "Target.setAutoAttach",
+        "Page.getFrameTree",
         "Network.enable",
         "Log.enable",
         "DOM.scrollIntoViewIfNeeded",
@@ -464,6 +469,8 @@ mod tests {
             "Emulation.setEmulatedMedia",
             "Page.captureScreenshot",
             "DOM.getContentQuads",
+            "Page.getFrameTree",
+            "Target.setAutoAttach",
         ] {
             assert!(super::answer_holds_no_page_text(m), "{m}");
         }
@@ -474,7 +481,7 @@ mod tests {
             "DOM.getDocument",
             "Network.getResponseBody",
             "Network.getCookies",
-            "Page.getFrameTree",
+            "Page.getResourceContent",
             "Accessibility.getFullAXTree",
             "DOMSnapshot.captureSnapshot",
             "Input",

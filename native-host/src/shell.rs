@@ -251,6 +251,7 @@ impl Shell {
             let r = lane
                 .call(
                     Command::Cdp {
+                        session: None,
                         tab_id: cmd.tab,
                         method: cmd.method.into(),
                         params: cmd.params,
@@ -276,26 +277,38 @@ impl Shell {
     }
 
     /// [`Shell::send_detached`] of a command already encoded.
+    ///
+    /// With the browser connected it goes out now, ahead of whatever is
+    /// sent after it: the commands of the next session on the tab, which
+    /// may set up again what it undoes, come after it. Otherwise it waits
+    /// for the browser, as a release does.
     fn send_undo(&self, tab: TabId, method: &'static str, params: Value) {
+        let command = Command::Cdp {
+            tab_id: tab,
+            method: method.into(),
+            params,
+            class: CommandClass::Release,
+            then: None,
+            if_viewport: None,
+            session: None,
+        };
+        let failed = move |e: WireError| {
+            tracing::warn!(%tab, method, kind = %e.kind, "an undo command failed");
+        };
+        if let Some(answer) = self.lane.send_now(&command) {
+            drop(tokio::spawn(async move {
+                if let Ok(Err(e)) = answer.await {
+                    failed(e);
+                }
+            }));
+            return;
+        }
         let lane = self.lane.clone();
         let deadline = Instant::now() + self.default_deadline;
         // Detached on purpose: it must run even if the request is gone.
         drop(tokio::spawn(async move {
-            let r = lane
-                .call(
-                    Command::Cdp {
-                        tab_id: tab,
-                        method: method.into(),
-                        params,
-                        class: CommandClass::Release,
-                        then: None,
-                        if_viewport: None,
-                    },
-                    deadline,
-                )
-                .await;
-            if let Err(e) = r {
-                tracing::warn!(%tab, method, kind = %e.kind, "an undo command failed");
+            if let Err(e) = lane.call(command, deadline).await {
+                failed(e);
             }
         }));
     }
@@ -326,10 +339,13 @@ impl Shell {
             Event::DeveloperMode { enabled } => {
                 self.with_core(|c| c.on_developer_mode(*enabled));
             }
+            // A child session's events (frames in other processes,
+            // workers) only go to the agents that asked for every event.
             Event::Cdp {
                 tab_id,
                 method,
                 params,
+                session: None,
             } => {
                 let tab = *tab_id;
                 match method.as_str() {
@@ -408,11 +424,13 @@ impl Shell {
                     _ => {}
                 }
             }
+            Event::Cdp { .. } => {}
         }
         if let Event::Cdp {
             tab_id,
             method,
             params,
+            session,
         } = event
         {
             let conns = self.with_core(|c| c.cdp_event_conns(tab_id));
@@ -421,14 +439,31 @@ impl Shell {
                 // (the page's own secrets would need a scan per event).
                 let mut redacted = params.clone();
                 crate::redact::redact(&mut redacted, &crate::redact::Known::default());
+                // The id of a child session of the tab, which the agent
+                // names in its commands there: the browser's, no web
+                // session's.
+                if matches!(
+                    method.as_str(),
+                    "Target.attachedToTarget" | "Target.detachedFromTarget"
+                ) {
+                    if let (Some(id), Some(slot)) =
+                        (params.get("sessionId"), redacted.get_mut("sessionId"))
+                    {
+                        slot.clone_from(id);
+                    }
+                }
                 self.notify(
                     &conns,
                     AgentEvent::CdpEvent {
                         tab_id,
                         method: method.clone(),
                         params: redacted,
+                        session_id: session.clone(),
                     },
                 );
+            }
+            if session.is_some() {
+                return;
             }
             self.lane.publish_cdp(CdpEvent {
                 tab_id,

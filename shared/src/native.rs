@@ -168,6 +168,13 @@ pub enum Command {
             skip_serializing_if = "Option::is_none"
         )]
         if_viewport: Option<FrameGeometry>,
+        /// A child session of the tab's debugger session (a frame in
+        /// another process, a worker) that a `Target.attachedToTarget`
+        /// event of the tab named: the command (and its follow-up) goes
+        /// there. Raw CDP only ([`CommandClass::Privileged`]), checked as
+        /// [`crate::reach::check_raw_cdp`] says for a child.
+        #[serde(default, rename = "sessionId", skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
     },
     /// Input events for a shared tab, in one trip over the native link:
     /// a click's move, press and release. The extension checks them first
@@ -333,6 +340,7 @@ impl<'de> Deserialize<'de> for Command {
                 class: t.field_or_default("class")?,
                 then: t.field_or_default("then")?,
                 if_viewport: t.field_or_default("ifViewport")?,
+                session: t.field_or_default("sessionId")?,
             },
             "input" => Command::Input {
                 tab_id: t.field("tabId")?,
@@ -666,6 +674,11 @@ pub enum Event {
         /// CDP event params.
         #[serde(default)]
         params: Value,
+        /// The child session it came from (see [`Command::Cdp`]'s), none
+        /// for the tab's own. A child's events are forwarded only while
+        /// the daemon asked for every event of the tab.
+        #[serde(default, rename = "sessionId", skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
     },
 }
 

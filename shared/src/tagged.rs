@@ -106,6 +106,7 @@ mod tests {
         assert_eq!(
             cmd,
             Command::Cdp {
+                session: None,
                 tab_id: TabId(3),
                 method: "Page.reload".into(),
                 params: serde_json::Value::Null,

@@ -92,6 +92,37 @@ const STEPS = {
     await popup.waitForFunction(() => document.title === 'Second page');
     return popup.url();
   },
+  // A form in a frame of another site (a process of its own) and a
+  // dedicated worker: the client drives them through their own sessions.
+  // A second client on the same page, not navigating, finds them too.
+  checkout: async (b) => {
+    const p = await pageAt(b, '/');
+    if (!p.url().endsWith('/checkout')) await p.goto(`${fixture}/checkout`);
+    let frame;
+    if (client === 'playwright') {
+      const form = p.frameLocator('#pay');
+      await form.locator('#card').fill('4242');
+      await form.locator('#submit').click();
+      frame = p.frames().find((f) => f.url().includes('//localhost:'));
+      if (!frame) throw new Error(`frames: ${p.frames().map((f) => f.url()).join(', ')}`);
+    } else {
+      frame = await (await p.waitForSelector('#pay')).contentFrame();
+      await frame.waitForSelector('#card');
+      await frame.$eval('#card', (e) => { e.value = ''; });
+      await frame.type('#card', '4242');
+      await frame.click('#submit');
+    }
+    const worker = p.workers()[0] || await (client === 'playwright'
+      ? p.waitForEvent('worker')
+      : new Promise((resolve) => p.once('workercreated', resolve)));
+    await p.waitForFunction(() => document.title === 'Paid');
+    return {
+      frame: frame.url().replace(/:\d+/, ''),
+      card: await frame.evaluate(() => document.getElementById('card').value),
+      button: await frame.evaluate(() => document.getElementById('submit').textContent),
+      worker: await worker.evaluate(() => self.answer),
+    };
+  },
   newPage: async (b) => {
     const p = await b.newPage();
     await p.goto(`${fixture}/second`);
@@ -149,6 +180,31 @@ const STEPS = {
     const closed = new Promise((resolve) => ws.once('close', () => resolve('dropped')));
     ws._socket.resume();
     return Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 30000))]);
+  },
+  // A raw client that asks for the page's new frames held until it runs
+  // them, opens the checkout, and goes away with its form still held.
+  holdFrames: async () => {
+    const WebSocket = require('ws');
+    const version = await (await fetch(`${endpoint}/json/version`, { headers })).json();
+    const ws = new WebSocket(version.webSocketDebuggerUrl, { headers });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    let id = 0;
+    const send = (method, params, sessionId) => ws.send(JSON.stringify({ id: ++id, method, params, sessionId }));
+    const event = (pred) => new Promise((resolve) => ws.on('message', (m) => {
+      const v = JSON.parse(m);
+      if (pred(v)) resolve(v);
+    }));
+    const page = event((v) => v.method === 'Target.attachedToTarget' && v.params.targetInfo.type === 'page');
+    send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: false });
+    const sessionId = (await page).params.sessionId;
+    const held = event((v) => v.method === 'Target.attachedToTarget' && v.params.targetInfo.type === 'iframe');
+    send('Target.setAutoAttach', { autoAttach: true, flatten: true, waitForDebuggerOnStart: true }, sessionId);
+    send('Page.navigate', { url: `${fixture}/checkout` }, sessionId);
+    const frame = (await held).params;
+    say({ step: 'ready', waiting: frame.waitingForDebugger });
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    ws.terminate();
+    return 'gone';
   },
   // Waits for a line on stdin (the test has taken control meanwhile),
   // then acts once more.

@@ -96,6 +96,35 @@ pub const OPENER: &str = r#"<!doctype html>
  <button onclick="window.open('/second?from=popup', 'pop', 'popup,width=400,height=300')">Open a popup</button>
 </body></html>
 "#;
+/// A checkout page that embeds its payment form from another site
+/// (`localhost` beside the fixture's `127.0.0.1`), which the browser runs
+/// in a process of its own, and runs a dedicated worker. The form tells
+/// the page when it runs (`data-pay="ready"` on the body) and when it
+/// paid (the title).
+pub const CHECKOUT: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Checkout</title></head>
+<body>
+ <h1>Checkout</h1>
+ <iframe id="pay" title="Payment" style="width:400px;height:160px"></iframe>
+ <script>
+  document.getElementById('pay').src = 'http://localhost:' + location.port + '/pay';
+  addEventListener('message', (e) => {
+    if (e.data === 'paid') document.title = 'Paid';
+    if (e.data === 'ready') document.body.dataset.pay = 'ready';
+  });
+  new Worker(URL.createObjectURL(new Blob(['self.answer = 42;'])), { name: 'calc' });
+ </script>
+</body></html>
+"#;
+/// The payment form [`CHECKOUT`] embeds.
+const PAY: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Pay</title></head>
+<body>
+ <input id="card" placeholder="Card number">
+ <button id="submit" onclick="parent.postMessage('paid', '*'); this.textContent = 'Paid'">Pay</button>
+ <script>parent.postMessage('ready', '*');</script>
+</body></html>
+"#;
 const OTHER: &str =
     "<!doctype html><html><head><title>Not shared</title></head><body><p>Private.</p></body></html>";
 
@@ -458,6 +487,8 @@ impl Fixture {
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),
                         "/opener" => (200, OPENER),
+                        "/checkout" => (200, CHECKOUT),
+                        "/pay" => (200, PAY),
                         "/coform" => (200, COFORM),
                         "/navigates" => (200, NAVIGATES),
                         "/console" => (200, CONSOLE),

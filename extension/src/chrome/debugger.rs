@@ -33,16 +33,35 @@ extern "C" {
     ) -> Result<js_sys::Promise, JsValue>;
 }
 
-/// A `chrome.debugger.Debuggee` naming a tab.
+/// A `chrome.debugger.DebuggerSession` naming a tab, or a child session
+/// of the tab's.
 #[derive(Serialize)]
-struct Debuggee {
+struct Debuggee<'a> {
     #[serde(rename = "tabId")]
     tab_id: TabId,
+    #[serde(rename = "sessionId", skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
 }
 
 /// The debuggee `{tabId}` for `tab`.
 pub(crate) fn debuggee(tab: TabId) -> Result<JsValue, JsValue> {
-    to_js(&Debuggee { tab_id: tab })
+    child(tab, None)
+}
+
+/// The debuggee `{tabId, sessionId}` for a child session of `tab`
+/// (`{tabId}` for none).
+pub(crate) fn child(tab: TabId, session: Option<&str>) -> Result<JsValue, JsValue> {
+    to_js(&Debuggee {
+        tab_id: tab,
+        session_id: session,
+    })
+}
+
+/// The child session an event came from (`source.sessionId`), if any.
+pub(crate) fn source_session(source: &JsValue) -> Option<String> {
+    js_sys::Reflect::get(source, &JsValue::from_str("sessionId"))
+        .ok()?
+        .as_string()
 }
 
 /// The tab of a debuggee (`source.tabId`), if it names one.

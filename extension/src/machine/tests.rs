@@ -181,6 +181,7 @@ fn a_forwarded_event_of_a_shared_web_page_goes_to_the_host() {
             Some(params.clone())
         ),
         vec![Effect::Send(Event::Cdp {
+            session: None,
             tab_id: T,
             method: "Runtime.consoleAPICalled".to_owned(),
             params

@@ -365,3 +365,22 @@ fn gate_releases_waiters_when_opened() {
     assert_eq!(wait.as_mut().poll(&mut cx), Poll::Ready(()));
     assert_eq!(std::pin::pin!(gate.wait()).poll(&mut cx), Poll::Ready(()));
 }
+
+#[test]
+fn holds_answers_as_contains_does() {
+    let cases = [
+        ("abc", "b"),
+        ("abc", ""),
+        ("", ""),
+        ("", "a"),
+        ("abc", "abcd"),
+        (
+            "x Not attached to an active page",
+            "Not attached to an active page",
+        ),
+        ("Not attached", "attached to"),
+    ];
+    for (text, part) in cases {
+        assert_eq!(holds(text, part), text.contains(part), "{text:?} {part:?}");
+    }
+}

@@ -9,7 +9,9 @@ use super::cells::Worker;
 use super::listen::listen;
 use super::{announce, group_moves};
 use crate::chrome::{debugger, error_message, from_js, tabs};
+use crate::effect::Effect;
 use crate::log;
+use cotab_shared::native::Event;
 use cotab_shared::TabId;
 use serde_json::Value;
 use std::rc::Rc;
@@ -125,7 +127,12 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
     let Some(tab) = debugger::source_tab(source) else {
         return;
     };
-    if !worker.state.borrow().wants_cdp_event(tab, &method) {
+    let session = debugger::source_session(source);
+    let wanted = match session {
+        Some(_) => worker.state.borrow().forwards_child_events(tab),
+        None => worker.state.borrow().wants_cdp_event(tab, &method),
+    };
+    if !wanted {
         return;
     }
     let params = match from_js::<Value>(params) {
@@ -138,6 +145,15 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
             None
         }
     };
-    let effects = worker.state.borrow_mut().cdp_event(tab, method, params);
+    let effects = match (session, params) {
+        (None, params) => worker.state.borrow_mut().cdp_event(tab, method, params),
+        (Some(session), Some(params)) => vec![Effect::Send(Event::Cdp {
+            tab_id: tab,
+            method,
+            params,
+            session: Some(session),
+        })],
+        (Some(_), None) => return,
+    };
     announce::apply(worker, effects);
 }

@@ -18,7 +18,7 @@
 //! key or button held.
 
 use crate::chrome::{debugger, error_message, to_js};
-use crate::state::{cdp_error_message, PendingPresses};
+use crate::state::{cdp_error_message, holds, PendingPresses};
 use cotab_shared::input::{input_role, InputRole};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{select, Either};
@@ -104,6 +104,19 @@ pub(crate) fn send(
     params: &Value,
     deadline_ms: u64,
 ) -> impl Future<Output = Result<JsValue, WireError>> {
+    send_to(tab, None, method, params, deadline_ms)
+}
+
+/// [`send`] to a child session of `tab`'s (a frame in another process, a
+/// worker), or to the tab's own for none.
+pub(crate) fn send_to(
+    tab: TabId,
+    session: Option<&str>,
+    method: &str,
+    params: &Value,
+    deadline_ms: u64,
+) -> impl Future<Output = Result<JsValue, WireError>> {
+    let session = session.map(str::to_owned);
     let start = js_sys::Date::now();
     let press = match input_role(method, params) {
         InputRole::Press(input) => Some(input),
@@ -116,9 +129,16 @@ pub(crate) fn send(
     } else {
         to_js(params).map_err(failed)
     };
-    let first = params
-        .clone()
-        .and_then(|p| send_once(tab, &method, &p, press.clone(), deadline_ms));
+    let first = params.clone().and_then(|p| {
+        send_once(
+            tab,
+            session.as_deref(),
+            &method,
+            &p,
+            press.clone(),
+            deadline_ms,
+        )
+    });
     async move {
         let mut attempt = first;
         let mut pauses = RETRY_PAUSES_MS.iter();
@@ -129,9 +149,7 @@ pub(crate) fn send(
             };
             let left = || deadline_ms.saturating_sub((js_sys::Date::now() - start).max(0.0) as u64);
             match result {
-                Err(e)
-                    if e.kind == ErrorKind::CommandFailed && e.message.contains(NOT_ATTACHED) =>
-                {
+                Err(e) if e.kind == ErrorKind::CommandFailed && holds(&e.message, NOT_ATTACHED) => {
                     match pauses.next() {
                         Some(pause) if u64::from(*pause) < left() => {
                             TimeoutFuture::new(*pause).await
@@ -141,9 +159,9 @@ pub(crate) fn send(
                 }
                 other => return other,
             }
-            attempt = params
-                .clone()
-                .and_then(|p| send_once(tab, &method, &p, press.clone(), left()));
+            attempt = params.clone().and_then(|p| {
+                send_once(tab, session.as_deref(), &method, &p, press.clone(), left())
+            });
         }
     }
 }
@@ -161,12 +179,13 @@ fn failed(e: JsValue) -> WireError {
 /// presses, if it is a press.
 fn send_once(
     tab: TabId,
+    session: Option<&str>,
     method: &str,
     params: &JsValue,
     press: Option<String>,
     deadline_ms: u64,
 ) -> Result<impl Future<Output = Result<JsValue, WireError>>, WireError> {
-    let target = debugger::debuggee(tab).map_err(failed)?;
+    let target = debugger::child(tab, session).map_err(failed)?;
     let promise = debugger::send_command(&target, method, params).map_err(failed)?;
     let call = JsFuture::from(promise);
     let call = match press {

@@ -24,7 +24,7 @@ use cotab_shared::native::{
     check_viewport, Command, CommandClass, ExtensionToHost, FollowUp, InputEvent, Outcome,
     SETTLE_EXPRESSION,
 };
-use cotab_shared::reach::{check_driveable, check_raw_cdp, RawCdp};
+use cotab_shared::reach::{check_child_cdp, check_driveable, check_raw_cdp, RawCdp};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{maybe_done, poll_fn, select, Either, MaybeDone};
 use futures_util::FutureExt as _;
@@ -51,12 +51,14 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
             class,
             then,
             if_viewport,
+            session,
         } => {
             let call = Call {
                 tab: tab_id,
                 method: &method,
                 params: &params,
                 class,
+                session: session.as_deref(),
             };
             let checked = match &if_viewport {
                 Some(frame) => viewport_check(&worker, link, &call, frame, &mut marks).await,
@@ -186,6 +188,7 @@ async fn cdp_command_once(
         method,
         params,
         class,
+        session,
     } = call;
     // A release waits, before anything else, for the presses of its input
     // still waiting for the browser (see `cdp`): registered or noted in the
@@ -207,14 +210,17 @@ async fn cdp_command_once(
         worker.state.borrow().admit(tab, class)?;
     }
     // Raw CDP (developer mode) reaches the tab's own page only; a history
-    // entry is looked up before it is gone to.
-    let rule = match class {
-        CommandClass::Privileged => Some(check_raw_cdp(
-            method,
-            params,
-            worker.state.borrow().pages.files(),
-        )?),
-        _ => None,
+    // entry is looked up before it is gone to. A child session's commands
+    // (developer mode's, and the follow-ups that scan them) are checked
+    // whatever their class.
+    let rule = {
+        let state = worker.state.borrow();
+        let files = state.pages.files();
+        match (session, class) {
+            (Some(_), _) => Some(check_child_cdp(method, params, files)?),
+            (None, CommandClass::Privileged) => Some(check_raw_cdp(method, params, files)?),
+            _ => None,
+        }
     };
     if let Some(RawCdp::HistoryEntry(entry)) = rule {
         history_entry_allowed(worker, tab, entry).await?;
@@ -241,6 +247,7 @@ fn dispatch<'a>(
         method,
         params,
         class,
+        session,
     } = call;
     // Awaited since the first check: the tab may have gone to a blocked
     // page, or the person taken control, meanwhile.
@@ -277,7 +284,7 @@ fn dispatch<'a>(
         marks.sent = trace::now();
     }
     marks.sends += 1;
-    if class == CommandClass::Privileged && method == "Runtime.enable" {
+    if class == CommandClass::Privileged && method == "Runtime.enable" && session.is_none() {
         // Runtime is on since the attach, and the browser answers another
         // enable without reporting the live contexts again; a raw client
         // (Playwright on the CDP endpoint) needs them, so Runtime goes off
@@ -289,7 +296,7 @@ fn dispatch<'a>(
             DEFAULT_DEADLINE_MS,
         ));
     }
-    let sent = cdp::send(tab, method, sent_params, DEFAULT_DEADLINE_MS);
+    let sent = cdp::send_to(tab, session, method, sent_params, DEFAULT_DEADLINE_MS);
     Ok(Dispatched {
         tab,
         method,
@@ -386,6 +393,7 @@ async fn viewport_check(
         method: "Page.getLayoutMetrics",
         params: &Value::Null,
         class: CommandClass::Observe,
+        session: None,
     };
     let metrics = cdp_command(worker, link, &read, marks).await?;
     check_viewport(frame, live_viewport(&metrics))
@@ -541,6 +549,7 @@ fn input_call(tab: TabId, event: &InputEvent) -> Call<'_> {
         method: &event.method,
         params: &event.params,
         class: event.class(),
+        session: None,
     }
 }
 
@@ -562,6 +571,8 @@ struct Call<'a> {
     method: &'a str,
     params: &'a Value,
     class: CommandClass,
+    /// A child session of the tab's, for raw CDP there.
+    session: Option<&'a str>,
 }
 
 /// The trip through `tab`'s page after a settled input
@@ -579,6 +590,7 @@ async fn settled(
         method: "Runtime.evaluate",
         params: &params,
         class: CommandClass::Observe,
+        session: None,
     };
     let mut scratch = Marks::new(String::new(), marks.received);
     let r = cdp_command(worker, link, &probe, &mut scratch).await;
@@ -636,6 +648,7 @@ async fn with_follow_up(
         method: &then.method,
         params: &then.params,
         class: CommandClass::Observe,
+        session: first.session,
     };
     let unneeded = |r: &JsValue| then.unless_scalar && holds_no_text(r);
     let (result, early) = if then.overlap {

@@ -8,7 +8,7 @@ use super::cdp;
 use super::cells::Worker;
 use crate::chrome::{debugger, error_message, from_js};
 use crate::log;
-use crate::page_state::Change;
+use crate::page_state::{at, Change};
 use crate::state::{enable_commands, is_already_attached};
 use cotab_shared::cdp::BEST_EFFORT_CDP;
 use cotab_shared::TabId;
@@ -69,7 +69,7 @@ pub(super) async fn enable(worker: &Worker, tab: TabId) -> Result<Option<Change>
         .await
         .map_err(|e| format!("could not read the page of tab {tab}: {}", e.message))?;
     let tree: Value = from_js(tree).map_err(|e| error_message(&e))?;
-    let text = |p: &str| tree.pointer(p).and_then(Value::as_str);
+    let text = |p: &str| at(&tree, p).and_then(Value::as_str);
     let url = format!(
         "{}{}",
         text("/frameTree/frame/url").unwrap_or_default(),

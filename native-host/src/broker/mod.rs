@@ -323,6 +323,7 @@ impl Core {
             if let Some(tab) = self.tabs.get_mut(t) {
                 tab.lease = None;
             }
+            self.undo_auto_attach(*t);
         }
         self.release_where(|p| p.session == sid, false);
         for t in leased {
@@ -342,6 +343,7 @@ impl Core {
             .get_mut(&tab_id)
             .and_then(|t| t.lease.take())
             .map(|(s, _)| s);
+        self.undo_auto_attach(tab_id);
         // Input of every session on the tab is released, not only the
         // holder's: no other session can hold input there, but a record
         // left by an earlier lease must not outlive the tab.

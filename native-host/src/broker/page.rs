@@ -265,6 +265,10 @@ pub(super) struct PageState {
     media: MediaEmulation,
     /// The viewport `page.resize` set.
     viewport: Option<(u32, u32)>,
+    /// Raw CDP asked the browser to hold the tab's new frames in other
+    /// processes and workers until a debugger runs them
+    /// (`Target.setAutoAttach` with `waitForDebuggerOnStart`).
+    children_wait: bool,
     /// The requests since the tab was shared.
     pub(super) network: super::network::NetworkLog,
     /// Its file choosers.
@@ -454,6 +458,34 @@ impl Core {
                 tab,
                 method,
                 params,
+            }));
+        }
+    }
+
+    /// Raw CDP set the fence's tab's auto-attach: `waits` when new
+    /// children are held for a debugger.
+    pub fn auto_attach_set(&mut self, fence: &Fence, waits: bool) -> Result<(), WireError> {
+        self.check(fence)?;
+        self.page_mut(fence.tab).children_wait = waits;
+        Ok(())
+    }
+
+    /// The lease on `tab` ended: children held for a debugger (an agent's
+    /// raw CDP asked for it) would hang the page with nobody left to run
+    /// them, so auto-attach goes off, which lets them run.
+    pub(super) fn undo_auto_attach(&mut self, tab: TabId) {
+        let Some(page) = self.pages.get_mut(&tab) else {
+            return;
+        };
+        if std::mem::take(&mut page.children_wait) {
+            self.effects.push(Effect::Undo(UndoCmd {
+                tab,
+                method: "Target.setAutoAttach",
+                params: serde_json::json!({
+                    "autoAttach": false,
+                    "waitForDebuggerOnStart": false,
+                    "flatten": true,
+                }),
             }));
         }
     }

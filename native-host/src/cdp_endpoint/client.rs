@@ -8,6 +8,10 @@
 //!   takes control of it and asks for its CDP events. Its flat CDP
 //!   session id names that agent session; commands on it go to the tab as
 //!   `cdp.send`, its `cdp.event`s come back with the session id.
+//! - The tab's frames in other processes and its dedicated workers are
+//!   child sessions of its own (`Target.setAutoAttach` on it), named as
+//!   the browser names them; their commands are `cdp.send` with their
+//!   `sessionId` through the tab's agent session, under its rules.
 //! - When the person takes control, the tab's next command fails with an
 //!   error that says so, and the session is detached
 //!   (`Target.detachedFromTarget`); a closed or unshared tab detaches at
@@ -184,6 +188,19 @@ struct Page {
     /// waits for those before it, so the contexts it reports again come
     /// after every answer sent before it (the frame tree first).
     order: Arc<page::Order>,
+    /// The daemon's limit of requests in flight on one connection: the
+    /// commands of the tab and its children past it wait their turn, in
+    /// order, instead of failing.
+    slots: Semaphore,
+}
+
+/// A child session of an attached tab: its tab, and its own commands in
+/// the order the client sent them (its `Runtime.enable` waits for those
+/// only: a frame's contexts come after its frame tree, and never wait
+/// for the page's own long waits).
+struct Child {
+    page: Arc<Page>,
+    order: Arc<page::Order>,
 }
 
 #[derive(Default)]
@@ -192,6 +209,10 @@ struct State {
     discover: bool,
     /// Each CDP session id's tab.
     pages: HashMap<String, Arc<Page>>,
+    /// The child sessions of the attached tabs (frames in other
+    /// processes, dedicated workers), as the browser named them in
+    /// `Target.attachedToTarget`, each with its tab.
+    children: HashMap<String, Child>,
     /// Sessions on the browser itself (`Target.attachToBrowserTarget`).
     browser_sessions: Vec<String>,
     next_session: u64,
@@ -284,16 +305,19 @@ pub(super) async fn run(
         let Ok(permit) = in_flight.clone().acquire_owned().await else {
             break;
         };
-        // Its place among the tab's commands, taken as it is read.
+        // Its place among its session's commands, taken as it is read.
         let turn = session
             .as_deref()
-            .and_then(|s| client.page(s))
-            .map(|p| p.order.enter());
+            .and_then(|s| client.order(s))
+            .map(|o| o.enter());
         tokio::spawn(async move {
             let _permit = permit;
             let r = client
                 .command(&method, params, session.as_deref(), turn)
                 .await;
+            if let Err(e) = &r {
+                tracing::debug!(method, kind = %e.data.kind, "a CDP client's command failed");
+            }
             let mut answer = match r {
                 Ok(result) => json!({"id": id, "result": result}),
                 Err(e) => json!({"id": id, "error": {"code": e.code, "message": e.message}}),
@@ -367,6 +391,20 @@ impl Client {
         self.lock().pages.get(session).cloned()
     }
 
+    /// The tab of a child session the client heard of.
+    fn child_page(&self, session: &str) -> Option<Arc<Page>> {
+        self.lock().children.get(session).map(|c| c.page.clone())
+    }
+
+    /// The order of a session's commands: its tab's, or the child's own.
+    fn order(&self, session: &str) -> Option<Arc<page::Order>> {
+        let s = self.lock();
+        match s.pages.get(session) {
+            Some(page) => Some(page.order.clone()),
+            None => s.children.get(session).map(|c| c.order.clone()),
+        }
+    }
+
     fn new_session_id(&self) -> String {
         let mut s = self.lock();
         s.next_session += 1;
@@ -407,7 +445,11 @@ impl Client {
             _ if browser => self.browser_command(method, params, session).await,
             None => unreachable!("no session is the browser's"),
             Some(s) => {
-                let Some(page) = self.page(s) else {
+                let (page, child) = match self.page(s) {
+                    Some(page) => (Some(page), None),
+                    None => (self.child_page(s), Some(s)),
+                };
+                let Some(page) = page else {
                     return Err(RpcError {
                         code: -32001,
                         message: "Session with given id not found.".into(),
@@ -417,7 +459,7 @@ impl Client {
                         },
                     });
                 };
-                self.page_command(&page, method, params, turn).await
+                self.page_command(&page, child, method, params, turn).await
             }
         }
     }

@@ -15,6 +15,7 @@ use std::sync::PoisonError;
 /// the person has control).
 pub(crate) fn intercept(tab: TabId, enabled: bool) -> Command {
     Command::Cdp {
+        session: None,
         tab_id: tab,
         method: SetInterceptFileChooserDialog::METHOD.into(),
         params: SetInterceptFileChooserDialog { enabled }.params(),

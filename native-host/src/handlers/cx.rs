@@ -347,6 +347,7 @@ impl Cx<'_> {
             then: None,
             viewport: None,
             through_dialogs: false,
+            session: None,
         }
     }
 
@@ -668,6 +669,7 @@ pub(super) struct Step<'s> {
     then: Option<FollowUp>,
     viewport: Option<&'s FrameGeometry>,
     through_dialogs: bool,
+    session: Option<String>,
 }
 
 impl<'s> Step<'s> {
@@ -676,6 +678,13 @@ impl<'s> Step<'s> {
     /// the dialog is (within the request's deadline).
     pub(super) fn through_dialogs(mut self) -> Self {
         self.through_dialogs = true;
+        self
+    }
+
+    /// Raw CDP for a child session of the tab (`cdp.send`'s `sessionId`);
+    /// its follow-up goes there too.
+    pub(super) fn in_session(mut self, session: Option<String>) -> Self {
+        self.session = session;
         self
     }
 
@@ -711,6 +720,7 @@ impl<'s> std::future::IntoFuture for Step<'s> {
                 then,
                 viewport,
                 through_dialogs,
+                session,
             } = self;
             let tab_id = fence.tab;
             tracing::debug!(tab = %tab_id, method, ?class, "cdp");
@@ -721,6 +731,7 @@ impl<'s> std::future::IntoFuture for Step<'s> {
                 class,
                 then,
                 if_viewport: viewport.cloned(),
+                session,
             });
             // Answering a dialog is the one step a dialog must not cut short.
             let r = if through_dialogs || method == HandleJavaScriptDialog::METHOD {

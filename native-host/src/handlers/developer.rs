@@ -10,7 +10,7 @@ use cotab_shared::controller::{
 };
 use cotab_shared::limits::MAX_EXPRESSION;
 use cotab_shared::native::{Command, CommandClass, FollowUp, Outcome, ThenResult};
-use cotab_shared::reach::check_raw_cdp;
+use cotab_shared::reach::{check_child_cdp, check_raw_cdp};
 use cotab_shared::ErrorKind;
 use serde_json::{json, Value};
 
@@ -28,7 +28,8 @@ pub(super) async fn evaluate(cx: &Cx<'_>, p: EvaluateParams) -> Result<EvaluateR
         await_promise: p.await_promise.unwrap_or(true),
         object_group: None,
     };
-    let (mut r, known) = scanned(cx, &fence, Evaluate::METHOD, evaluate.params(), false).await?;
+    let (mut r, known) =
+        scanned(cx, &fence, Evaluate::METHOD, evaluate.params(), false, None).await?;
     let exception = r.get("exceptionDetails").map(|d| {
         let text = d
             .pointer("/exception/description")
@@ -105,9 +106,12 @@ pub(super) async fn scanned(
     method: &str,
     params: Value,
     through_dialogs: bool,
+    session: Option<String>,
 ) -> Result<(Value, redact::Known), RpcError> {
     if redact::answer_holds_no_page_text(method) {
-        let step = cx.step(fence, method, params, CommandClass::Privileged);
+        let step = cx
+            .step(fence, method, params, CommandClass::Privileged)
+            .in_session(session);
         let step = if through_dialogs {
             step.through_dialogs()
         } else {
@@ -128,6 +132,7 @@ pub(super) async fn scanned(
     };
     let step = cx
         .step(fence, method, params, CommandClass::Privileged)
+        .in_session(session)
         .then(scan);
     let step = if through_dialogs {
         step.through_dialogs()
@@ -159,6 +164,12 @@ pub(super) fn valid_cdp_method(m: &str) -> bool {
     m.len() <= 128 && ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
 }
 
+/// Whether `s` may be a child session id: the browser's are 32 hex
+/// digits.
+fn valid_session_id(s: &str) -> bool {
+    (1..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
 pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, RpcError> {
     if !valid_cdp_method(&p.method) {
         return Err(invalid_params(
@@ -174,9 +185,26 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     let fence = cx.fence(Need::Privileged)?;
     // The extension enforces this on every command; refused here too, so
     // the answer comes before anything is sent.
-    check_raw_cdp(&p.method, &params, &cx.broker.local_files())?;
+    let files = cx.broker.local_files();
+    match &p.session_id {
+        None => check_raw_cdp(&p.method, &params, &files)?,
+        Some(s) if valid_session_id(s) => check_child_cdp(&p.method, &params, &files)?,
+        Some(_) => {
+            return Err(invalid_params(
+                "invalid params: `params.sessionId` must be a child session id of the tab \
+                 (1 to 64 letters and digits, as `Target.attachedToTarget` gives it)",
+            ))
+        }
+    };
     cx.core(|c| c.input(&fence))?;
-    let (r, known) = scanned(cx, &fence, &p.method, params, true).await?;
+    // Set before it is sent: a lease that ends meanwhile still undoes it.
+    let waits = p.method == "Target.setAutoAttach"
+        && params.get("autoAttach") == Some(&Value::Bool(true))
+        && params.get("waitForDebuggerOnStart") == Some(&Value::Bool(true));
+    if p.method == "Target.setAutoAttach" && (waits || p.session_id.is_none()) {
+        cx.core(|c| c.auto_attach_set(&fence, waits))?;
+    }
+    let (r, known) = scanned(cx, &fence, &p.method, params, true, p.session_id).await?;
     redacted(r, known).await
 }
 

@@ -207,6 +207,7 @@ impl Cx<'_> {
     async fn settle(&self, tab: cotab_shared::TabId) -> Result<(), RpcError> {
         let probe = Evaluate::by_value(SETTLE);
         let call = self.extension(Command::Cdp {
+            session: None,
             tab_id: tab,
             method: Evaluate::METHOD.into(),
             params: probe.params(),
@@ -226,6 +227,7 @@ impl Cx<'_> {
     async fn main_frame(&self, tab: cotab_shared::TabId) -> Result<String, RpcError> {
         let tree = self
             .extension(Command::Cdp {
+                session: None,
                 tab_id: tab,
                 method: GetFrameTree::METHOD.into(),
                 params: GetFrameTree {}.params(),

@@ -84,7 +84,16 @@ pub(super) async fn network_request(
         let read = GetResponseBody {
             request_id: &entry.request_id,
         };
-        match scanned(cx, &fence, GetResponseBody::METHOD, read.params(), false).await {
+        match scanned(
+            cx,
+            &fence,
+            GetResponseBody::METHOD,
+            read.params(),
+            false,
+            None,
+        )
+        .await
+        {
             Ok((v, known)) => (Some(v), known),
             Err(e) if e.kind() == ErrorKind::CommandFailed => (None, Default::default()),
             Err(e) => return Err(e),

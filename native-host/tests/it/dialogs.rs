@@ -36,6 +36,7 @@ async fn dialogs_are_announced_block_calls_and_are_answered() {
     });
     ext.next_cdp("Input.insertText").await;
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Page.javascriptDialogOpening".into(),
         params: json!({"url": "http://example.test/", "message": "Sure?", "type": "confirm",
@@ -146,6 +147,7 @@ async fn a_key_press_cut_short_by_a_dialog_leaves_its_release_to_the_extension()
         ]
     );
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Page.javascriptDialogOpening".into(),
         params: json!({"message": "hi", "type": "alert"}),
@@ -161,6 +163,7 @@ async fn a_key_press_cut_short_by_a_dialog_leaves_its_release_to_the_extension()
         Some("hi".to_string())
     );
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Page.javascriptDialogClosed".into(),
         params: json!({"result": true}),
@@ -186,6 +189,7 @@ async fn a_key_press_cut_short_by_a_dialog_leaves_its_release_to_the_extension()
 /// A `Page.javascriptDialogOpening` of tab 7.
 fn opening(kind: &str, message: &str) -> Event {
     Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Page.javascriptDialogOpening".into(),
         params: json!({"type": kind, "message": message, "defaultPrompt": "draft"}),
@@ -195,6 +199,7 @@ fn opening(kind: &str, message: &str) -> Event {
 /// A `Page.javascriptDialogClosed` of tab 7.
 fn closed() -> Event {
     Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Page.javascriptDialogClosed".into(),
         params: json!({"result": true}),

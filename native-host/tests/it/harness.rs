@@ -532,6 +532,7 @@ async fn serve(
                             let probe = json!({"expression": SETTLE_EXPRESSION,
                                                "returnByValue": true});
                             let _ = tx.send(Command::Cdp {
+                                session: None,
                                 tab_id: *tab_id,
                                 method: "Runtime.evaluate".into(),
                                 params: probe.clone(),
@@ -566,6 +567,7 @@ async fn serve(
                 class,
                 then,
                 if_viewport,
+                session,
             } => {
                 let Some(checked) =
                     viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
@@ -584,6 +586,7 @@ async fn serve(
                         // The follow-up is a command of its own to the
                         // tests that watch what the extension is asked.
                         let _ = tx.send(Command::Cdp {
+                            session: session.clone(),
                             tab_id: *tab_id,
                             method: then.method.clone(),
                             params: then.params.clone(),

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 fn page_event(tab: i32, method: &str, n: i64) -> Event {
     Event::Cdp {
+        session: None,
         tab_id: TabId(tab),
         method: method.into(),
         params: json!({"n": n}),
@@ -77,6 +78,7 @@ async fn a_session_gets_its_tabs_events_while_developer_mode_holds() {
     assert_eq!(next_event(&mut b).await, None, "b did not ask");
     // Redacted as a developer-mode result is.
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Network.requestWillBeSent".into(),
         params: json!({"request": {"headers": {"Cookie": "sid=CanaryCookie1234", "Accept": "*/*"}}}),

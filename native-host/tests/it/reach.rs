@@ -34,6 +34,23 @@ fn blocked(id: i32, why: Blocked) -> TabInfo {
     }
 }
 
+/// The extension of one tab with developer mode on, and an agent that
+/// controls the tab; what the extension was asked until then is dropped.
+async fn developer_mode_on(d: &Daemon) -> (FakeExt, Client) {
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script::one_tab(1, std::sync::Arc::new(|_, _, _| None)),
+    )
+    .await;
+    let mut a = controller(d).await;
+    ext.event(Event::DeveloperMode { enabled: true });
+    notification(&mut a, "developerMode.changed").await;
+    while let Ok(c) = ext.received.try_recv() {
+        drop(c);
+    }
+    (ext, a)
+}
+
 /// The next command the extension received, skipping nothing: the test
 /// sends a `tabs.list` after the refused requests, so a request that did
 /// reach the extension would come first.
@@ -108,17 +125,7 @@ async fn a_tab_on_a_blocked_page_is_suspended_until_it_shows_a_web_page_again() 
 #[tokio::test]
 async fn raw_cdp_beyond_the_tab_and_blocked_navigations_are_refused_before_they_are_sent() {
     let d = Daemon::start().await;
-    let mut ext = FakeExt::connect(
-        &d.host_sock(),
-        Script::one_tab(1, std::sync::Arc::new(|_, _, _| None)),
-    )
-    .await;
-    let mut a = controller(&d).await;
-    ext.event(Event::DeveloperMode { enabled: true });
-    notification(&mut a, "developerMode.changed").await;
-    while let Ok(c) = ext.received.try_recv() {
-        drop(c);
-    }
+    let (mut ext, mut a) = developer_mode_on(&d).await;
     for (method, params) in [
         (
             "Target.createTarget",
@@ -148,6 +155,7 @@ async fn raw_cdp_beyond_the_tab_and_blocked_navigations_are_refused_before_they_
     ] {
         let err = a
             .call::<CdpSend>(&CdpSendParams {
+                session_id: None,
                 method: method.into(),
                 params: Some(params),
             })
@@ -169,4 +177,96 @@ async fn raw_cdp_beyond_the_tab_and_blocked_navigations_are_refused_before_they_
         .expect_err("the web store");
     assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{err}");
     next_is_list_shared(&mut ext, &mut a).await;
+}
+
+/// Raw CDP for a child session of the tab (a frame in another process, a
+/// dedicated worker): its id is checked, input and the tab's exceptions
+/// are refused before anything is sent, and what passes goes to the
+/// extension naming the child, its redaction scan too.
+#[tokio::test]
+async fn raw_cdp_for_a_child_session_goes_there_under_the_tabs_rules() {
+    let d = Daemon::start().await;
+    let (mut ext, mut a) = developer_mode_on(&d).await;
+    let send = |method: &str, params: serde_json::Value, session: Option<&str>| CdpSendParams {
+        method: method.into(),
+        params: Some(params),
+        session_id: session.map(str::to_owned),
+    };
+    let child = Some("3D541C72A1AB10AD29DDE2615DC55CEF");
+    let refused = [
+        send(
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyDown", "key": "a"}),
+            child,
+        ),
+        send("Network.getAllCookies", json!({}), child),
+        send("Target.attachToTarget", json!({"targetId": "T"}), child),
+        // Every kind of target, paused: Playwright's own form.
+        send(
+            "Target.setAutoAttach",
+            json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+            None,
+        ),
+        send(
+            "Target.setAutoAttach",
+            json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true,
+                   "filter": [{"type": "service_worker"}, {"type": "worker"}]}),
+            child,
+        ),
+    ];
+    for p in refused {
+        let err = a.call::<CdpSend>(&p).await.expect_err(&p.method);
+        assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{p:?}: {err}");
+    }
+    let long = "A".repeat(65);
+    for bad in ["", "a/b", "x y", long.as_str()] {
+        let err = a
+            .call::<CdpSend>(&send("DOM.getDocument", json!({}), Some(bad)))
+            .await
+            .expect_err(bad);
+        assert_eq!(
+            err.kind(),
+            Some(ErrorKind::InvalidRequest),
+            "{bad:?}: {err}"
+        );
+    }
+    next_is_list_shared(&mut ext, &mut a).await;
+    // Allowed: the command and its scan go to the child.
+    let frames_and_workers = json!({"autoAttach": true, "waitForDebuggerOnStart": false,
+        "flatten": true, "filter": [{"type": "iframe"}, {"type": "worker"}]});
+    a.call::<CdpSend>(&send("Target.setAutoAttach", frames_and_workers, None))
+        .await
+        .expect("auto-attach to frames and workers");
+    match ext.next_command().await {
+        Command::Cdp {
+            method, session, ..
+        } => assert_eq!((method.as_str(), session), ("Target.setAutoAttach", None)),
+        other => panic!("{other:?}"),
+    }
+    let evaluate = send(
+        "Runtime.evaluate",
+        json!({"expression": "document.title"}),
+        child,
+    );
+    let call = a.call::<CdpSend>(&evaluate);
+    let (_, seen) = tokio::join!(call, ext.next_command());
+    match seen {
+        Command::Cdp {
+            method,
+            session,
+            then,
+            ..
+        } => {
+            assert_eq!(method, "Runtime.evaluate");
+            assert_eq!(session.as_deref(), child);
+            assert!(then.is_some(), "the redaction scan rides along");
+        }
+        other => panic!("{other:?}"),
+    }
+    match ext.next_command().await {
+        Command::Cdp { session, .. } => {
+            assert_eq!(session.as_deref(), child, "the scan reads the child's page")
+        }
+        other => panic!("{other:?}"),
+    }
 }

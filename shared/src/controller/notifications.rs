@@ -72,6 +72,10 @@ pub enum AgentEvent {
         method: String,
         /// Its params, as the browser sent them.
         params: serde_json::Value,
+        /// The child session of the tab it came from (see `cdp.send`'s
+        /// `sessionId`); none for the tab's own page.
+        #[serde(default, rename = "sessionId", skip_serializing_if = "Option::is_none")]
+        session_id: Option<String>,
     },
     /// The browser lane dropped.
     #[serde(rename = "lane.offline")]

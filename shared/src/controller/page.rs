@@ -188,6 +188,12 @@ pub struct CdpSendParams {
     /// CDP params object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub params: Option<Value>,
+    /// A child session of the tab (a frame in another process, a
+    /// dedicated worker), as a `Target.attachedToTarget` event of the tab
+    /// named it once `Target.setAutoAttach` asked for them; none for the
+    /// tab's own page. Input goes to the page, never to a child.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// Params of `cdp.events`.

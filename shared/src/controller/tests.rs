@@ -186,6 +186,7 @@ fn new_rule_messages_golden() {
     assert_eq!(
         parse(r#"{"jsonrpc":"2.0","id":1,"method":"cdp.send","params":{"method":"Page.reload"}}"#),
         Ok(Call::CdpSend(CdpSendParams {
+            session_id: None,
             method: "Page.reload".into(),
             params: None
         }))

@@ -32,6 +32,7 @@ fn hello_golden() {
 #[test]
 fn command_names_are_the_method_or_the_op() {
     let cdp = Command::Cdp {
+        session: None,
         tab_id: TabId(1),
         method: "Page.reload".into(),
         params: Value::Null,
@@ -58,6 +59,7 @@ fn request_golden() {
         &HostToExtension::Request {
             id: 7,
             command: Command::Cdp {
+                session: None,
                 tab_id: TabId(3),
                 method: "Page.navigate".into(),
                 params: json!({"url":"http://127.0.0.1/"}),
@@ -75,6 +77,7 @@ fn request_golden() {
         &HostToExtension::Request {
             id: 8,
             command: Command::Cdp {
+                session: None,
                 tab_id: TabId(3),
                 method: "Runtime.evaluate".into(),
                 params: json!({"expression":"1+1"}),
@@ -93,11 +96,30 @@ fn request_golden() {
                "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"},
                        "overlap":true,"unlessScalar":true}}}),
     );
+    // Raw CDP for a child session of the tab.
+    round_trip(
+        &HostToExtension::Request {
+            id: 11,
+            command: Command::Cdp {
+                tab_id: TabId(3),
+                method: "DOM.getDocument".into(),
+                params: json!({}),
+                class: CommandClass::Privileged,
+                then: None,
+                if_viewport: None,
+                session: Some("3D541C72A1AB".into()),
+            },
+        },
+        json!({"type":"request","id":11,"command":{"op":"cdp","tabId":3,
+               "method":"DOM.getDocument","params":{},"class":"privileged",
+               "sessionId":"3D541C72A1AB"}}),
+    );
     // Input aimed at a capture's frame names the frame's viewport.
     round_trip(
         &HostToExtension::Request {
             id: 9,
             command: Command::Cdp {
+                session: None,
                 tab_id: TabId(3),
                 method: "Input.dispatchMouseEvent".into(),
                 params: json!({"type":"mouseMoved","x":10,"y":20}),
@@ -375,6 +397,7 @@ fn event_golden() {
     round_trip(
         &ExtensionToHost::Event {
             event: Event::Cdp {
+                session: None,
                 tab_id: TabId(2),
                 method: "Page.loadEventFired".into(),
                 params: json!({"timestamp":1.5}),
@@ -382,6 +405,19 @@ fn event_golden() {
         },
         json!({"type":"event","event":{"kind":"cdp","tabId":2,
                "method":"Page.loadEventFired","params":{"timestamp":1.5}}}),
+    );
+    round_trip(
+        &ExtensionToHost::Event {
+            event: Event::Cdp {
+                tab_id: TabId(2),
+                method: "Runtime.executionContextCreated".into(),
+                params: json!({"context":{"id":1}}),
+                session: Some("9E41".into()),
+            },
+        },
+        json!({"type":"event","event":{"kind":"cdp","tabId":2,
+               "method":"Runtime.executionContextCreated","params":{"context":{"id":1}},
+               "sessionId":"9E41"}}),
     );
 }
 

@@ -89,6 +89,7 @@ fn eval(expression: &str) -> EvaluateParams {
 
 fn cdp(method: &str, params: Value) -> CdpSendParams {
     CdpSendParams {
+        session_id: None,
         method: method.into(),
         params: Some(params),
     }

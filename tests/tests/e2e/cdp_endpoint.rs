@@ -235,6 +235,74 @@ async fn puppeteer_drives_the_shared_tab_through_connect() -> anyhow::Result<()>
     drives_the_shared_tab("puppeteer").await
 }
 
+/// A page with a form in a frame of another site and a dedicated worker:
+/// Playwright fills and submits the form and evaluates in the worker,
+/// through their own sessions; then Puppeteer, connecting to the page as
+/// it is, finds both again. The page heard of each payment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_of_other_sites_and_workers_are_driven_through_their_own_sessions(
+) -> anyhow::Result<()> {
+    let Setup {
+        browser, page, e, ..
+    } = setup(None).await?;
+    let expected = serde_json::json!({
+        "frame": "http://localhost/pay",
+        "card": "4242",
+        "button": "Paid",
+        "worker": 42,
+    });
+    let lines = run(&browser, &e, "playwright", &["checkout"]).await?;
+    assert_eq!(ok(&lines, "checkout"), &expected);
+    assert_eq!(browser.eval(&page, "document.title").await?, "Paid");
+    browser
+        .eval(&page, "document.title = 'Checkout'; 'reset'")
+        .await?;
+    let lines = run(&browser, &e, "puppeteer", &["checkout"]).await?;
+    assert_eq!(ok(&lines, "checkout"), &expected);
+    assert_eq!(browser.eval(&page, "document.title").await?, "Paid");
+    Ok(())
+}
+
+/// A client that has the page's new frames held for it and goes away
+/// without running them does not leave the person's page hanging: the
+/// end of its lease lets them run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn frames_held_for_a_client_that_went_away_run() -> anyhow::Result<()> {
+    use tokio::io::AsyncWriteExt as _;
+    let Setup {
+        browser, page, e, ..
+    } = setup(None).await?;
+    let (mut child, mut out) = script(&browser, &e, "raw", &["holdFrames"])?;
+    let connected = next_step(&mut out).await?;
+    assert_eq!(connected["ok"], true, "{connected}");
+    let ready = next_step(&mut out).await?;
+    assert_eq!(ready["waiting"], true, "{ready}");
+    let pay = "document.body.dataset.pay ?? 'held'";
+    // Held while the client is there: the form has not run.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(browser.eval(&page, pay).await?, "held");
+    child
+        .stdin
+        .as_mut()
+        .expect("piped")
+        .write_all(b"go\n")
+        .await?;
+    tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
+    until(&browser, &page, pay, "ready").await
+}
+
+/// Until `expression` on `page` gives `want`, within 15 s.
+async fn until(browser: &Browser, page: &Page, expression: &str, want: &str) -> anyhow::Result<()> {
+    let clock = cotab_e2e::Deadline::new(expression, Duration::from_secs(15));
+    loop {
+        let now = browser.eval(page, expression).await?;
+        if now == want {
+            return Ok(());
+        }
+        clock.next(now).await?;
+    }
+}
+
 /// Until the script connected and said `ready`.
 async fn when_ready(out: &mut BufReader<ChildStdout>) -> anyhow::Result<()> {
     let connected = next_step(out).await?;
@@ -259,14 +327,13 @@ async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::R
     // The client's own session and the tab's are one agent to the person.
     let popup = browser.open_popup().await?;
     let agents = "document.getElementById('agents').textContent";
-    let clock = cotab_e2e::Deadline::new("the popup's agents", Duration::from_secs(15));
-    loop {
-        let now = browser.eval(&popup, agents).await?;
-        if now == "Agent connected: Playwright (CDP)" {
-            break;
-        }
-        clock.next(now).await?;
-    }
+    until(
+        &browser,
+        &popup,
+        agents,
+        "Agent connected: Playwright (CDP)",
+    )
+    .await?;
     browser.take_control(&page, tab).await?;
     child
         .stdin

@@ -193,12 +193,14 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
     // pages agents may not use.)
     agent
         .call::<CdpSend>(&CdpSendParams {
+            session_id: None,
             method: "Runtime.addBinding".into(),
             params: Some(json!({"name": "__probe"})),
         })
         .await?;
     let err = agent
         .call::<CdpSend>(&CdpSendParams {
+            session_id: None,
             method: "Page.addScriptToEvaluateOnNewDocument".into(),
             params: Some(json!({"source": "window.__probe = 42"})),
         })
@@ -232,6 +234,7 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
     assert_eq!(err.kind(), Some(ErrorKind::DeveloperModeOff), "{err}");
     let err = agent
         .call::<CdpSend>(&CdpSendParams {
+            session_id: None,
             method: "Runtime.evaluate".into(),
             params: Some(json!({"expression": "1"})),
         })
@@ -328,6 +331,7 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
     // description is text (an error's message here), and waits for it.
     let r = agent
         .call::<CdpSend>(&CdpSendParams {
+            session_id: None,
             method: "Runtime.evaluate".into(),
             params: Some(json!({"expression":
                 "new Promise(done => setTimeout(() => done(6 * 7), 50))", "awaitPromise": true})),
@@ -336,6 +340,7 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
     assert_eq!(r["result"]["value"], 42, "{r}");
     let r = agent
         .call::<CdpSend>(&CdpSendParams {
+            session_id: None,
             method: "Runtime.evaluate".into(),
             params: Some(json!({"expression":
                 "new Promise(done => setTimeout(() => \
@@ -644,6 +649,7 @@ async fn a_takeover_clears_what_raw_cdp_set_up_in_the_tab() -> anyhow::Result<()
     ] {
         agent
             .call::<CdpSend>(&CdpSendParams {
+                session_id: None,
                 method: method.into(),
                 params: Some(params),
             })

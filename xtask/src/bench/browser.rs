@@ -89,6 +89,7 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     .await?;
     agent
         .call::<CdpSend>(&CdpSendParams {
+            session_id: None,
             method: "Emulation.setDeviceMetricsOverride".into(),
             params: Some(metrics),
         })

@@ -67,7 +67,13 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
                 ),
                 None => None,
             };
-            let r = cx.act::<CdpSend>(&CdpSendParams { method, params }).await?;
+            let r = cx
+                .act::<CdpSend>(&CdpSendParams {
+                    method,
+                    params,
+                    session_id: None,
+                })
+                .await?;
             let text = serde_json::to_string_pretty(&r).map_err(anyhow::Error::from)?;
             println!("{text}");
             Ok(())

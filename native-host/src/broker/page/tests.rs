@@ -461,3 +461,38 @@ fn the_person_taking_control_gets_the_pages_own_viewport_and_media_back() {
     c.on_shared(&[tab(1, true), tab(2, false)]);
     assert!(undone(&c.take_effects()).is_empty());
 }
+
+#[test]
+fn children_held_for_a_debugger_are_let_run_when_the_lease_ends() {
+    let (mut c, s) = setup();
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.acquire(s, A).expect("acquire");
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    // Auto-attach that runs its children at once leaves nothing to undo.
+    c.auto_attach_set(&f, false).expect("set");
+    c.take_effects();
+    c.on_shared(&[tab(1, true), tab(2, false)]);
+    assert!(undone(&c.take_effects()).is_empty());
+    // Held children: the person's takeover turns auto-attach off.
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.acquire(s, A).expect("acquire again");
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    c.auto_attach_set(&f, true).expect("set");
+    c.take_effects();
+    c.on_shared(&[tab(1, true), tab(2, false)]);
+    assert_eq!(
+        undone(&c.take_effects()),
+        vec![(TabId(1), "Target.setAutoAttach")]
+    );
+    // So does the session's end, once.
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    c.acquire(s, A).expect("acquire a third time");
+    let f = c.fence(s, A, Need::Act).expect("fence");
+    c.auto_attach_set(&f, true).expect("set");
+    c.take_effects();
+    assert!(c.bye(s, A));
+    assert_eq!(
+        undone(&c.take_effects()),
+        vec![(TabId(1), "Target.setAutoAttach")]
+    );
+}

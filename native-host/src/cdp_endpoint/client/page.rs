@@ -65,9 +65,11 @@ impl Drop for Turn {
 }
 
 impl Client {
+    /// A command on `page`'s session, or on one of its `child` sessions.
     pub(super) async fn page_command(
         &self,
-        page: &Page,
+        page: &Arc<Page>,
+        child: Option<&str>,
         method: &str,
         params: Value,
         turn: Option<Turn>,
@@ -81,18 +83,26 @@ impl Client {
             return in_page(method, failure(ErrorKind::HumanHasControl, why));
         }
         let r = match method {
-            // No child targets (frames in other processes, workers) are
-            // attached; the page is not waiting for a debugger.
-            "Target.setAutoAttach"
-            | "Target.setDiscoverTargets"
-            | "Runtime.runIfWaitingForDebugger" => return Ok(json!({})),
+            "Target.setAutoAttach" => self.auto_attach(page, child, &params).await,
+            // The page itself never waits; other targets are not
+            // discovered from a page.
+            "Target.setDiscoverTargets" => return Ok(json!({})),
+            "Runtime.runIfWaitingForDebugger" if child.is_none() => return Ok(json!({})),
+            // The children stay attached for the tab's other clients;
+            // this client stops hearing of this one.
+            "Target.detachFromTarget" => {
+                if let Some(s) = params.get("sessionId").and_then(Value::as_str) {
+                    self.lock().children.remove(s);
+                }
+                return Ok(json!({}));
+            }
             "Runtime.enable" => {
                 if let Some(turn) = &turn {
-                    page.order.wait_before(turn.n).await;
+                    turn.order.wait_before(turn.n).await;
                 }
-                send(page, method, params).await
+                send(page, child, method, params).await
             }
-            _ => send(page, method, params).await,
+            _ => send(page, child, method, params).await,
         };
         drop(turn);
         match r {
@@ -168,8 +178,77 @@ fn took_control(tab: TabId) -> String {
     )
 }
 
-/// `cdp.send` of `method` to the page's tab.
-async fn send(page: &Page, method: &str, params: Value) -> Result<Value, RpcError> {
+impl Client {
+    /// `Target.setAutoAttach`: the tab's frames in other processes and its
+    /// dedicated workers, the only children raw CDP may reach, held for
+    /// the client if it asks. On the tab's own session it is turned off
+    /// first: the children another client asked for are attached again and
+    /// reported to this one too.
+    async fn auto_attach(
+        &self,
+        page: &Page,
+        child: Option<&str>,
+        params: &Value,
+    ) -> Result<Value, RpcError> {
+        if params.get("autoAttach").and_then(Value::as_bool) != Some(true) {
+            return Ok(json!({}));
+        }
+        let mut form = json!({
+            "autoAttach": false,
+            "waitForDebuggerOnStart": false,
+            "flatten": true,
+        });
+        if child.is_none() {
+            send(page, None, "Target.setAutoAttach", form.clone()).await?;
+        }
+        form["autoAttach"] = json!(true);
+        form["filter"] = json!([{"type": "iframe"}, {"type": "worker"}]);
+        // Held until the client runs them, so it sees their first
+        // document commit; cotab lets them run if the client's lease ends
+        // first.
+        let waits = params.get("waitForDebuggerOnStart") == Some(&Value::Bool(true));
+        form["waitForDebuggerOnStart"] = json!(waits);
+        send(page, child, "Target.setAutoAttach", form).await
+    }
+
+    /// A child session the tab's browser session (or one of its children)
+    /// attached or detached, from the event that says so.
+    fn child_event(&self, page: &Arc<Page>, method: &str, params: &Value) {
+        let Some(s) = params.get("sessionId").and_then(Value::as_str) else {
+            return;
+        };
+        let mut st = self.lock();
+        match method {
+            "Target.attachedToTarget" => {
+                let child = super::Child {
+                    page: page.clone(),
+                    order: Arc::default(),
+                };
+                st.children.insert(s.to_owned(), child);
+            }
+            "Target.detachedFromTarget" => {
+                st.children.remove(s);
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `s` is a child session of `page`'s this client heard of.
+    fn child_of(&self, s: &str, page: &Arc<Page>) -> bool {
+        self.lock()
+            .children
+            .get(s)
+            .is_some_and(|c| Arc::ptr_eq(&c.page, page))
+    }
+}
+
+/// `cdp.send` of `method` to the page's tab, or to a child session of it.
+async fn send(
+    page: &Page,
+    child: Option<&str>,
+    method: &str,
+    params: Value,
+) -> Result<Value, RpcError> {
     let params = match params {
         Value::Object(m) => Value::Object(m),
         Value::Null => Value::Object(Map::new()),
@@ -180,9 +259,16 @@ async fn send(page: &Page, method: &str, params: Value) -> Result<Value, RpcErro
             ));
         }
     };
-    page.mux
-        .call_raw("cdp.send", &json!({"method": method, "params": params}))
+    let mut call = json!({"method": method, "params": params});
+    if let Some(s) = child {
+        call["sessionId"] = json!(s);
+    }
+    let _slot = page
+        .slots
+        .acquire()
         .await
+        .map_err(|_| failure(ErrorKind::RuntimeLost, "the tab's session closed"))?;
+    page.mux.call_raw("cdp.send", &call).await
 }
 
 /// A tab's session's notifications: its events go to the client with the
@@ -200,13 +286,33 @@ pub(super) async fn watch_page(
                 let Some(params) = n.get("params") else {
                     continue;
                 };
-                let ids = page.ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                for (id, _) in ids {
-                    client.send(json!({
-                        "method": params.get("method"),
-                        "params": params.get("params"),
-                        "sessionId": id,
-                    }));
+                let method = params.get("method").and_then(Value::as_str).unwrap_or("");
+                let event = params.get("params").unwrap_or(&Value::Null);
+                match params.get("sessionId").and_then(Value::as_str) {
+                    // A child's: on its own session, if this client heard
+                    // of it.
+                    Some(child) => {
+                        if !client.child_of(child, &page) {
+                            continue;
+                        }
+                        client.child_event(&page, method, event);
+                        client.send(json!({
+                            "method": method,
+                            "params": event,
+                            "sessionId": child,
+                        }));
+                    }
+                    None => {
+                        client.child_event(&page, method, event);
+                        let ids = page.ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                        for (id, _) in ids {
+                            client.send(json!({
+                                "method": method,
+                                "params": event,
+                                "sessionId": id,
+                            }));
+                        }
+                    }
                 }
             }
             "control.revoked" => match n.pointer("/params/reason").and_then(Value::as_str) {

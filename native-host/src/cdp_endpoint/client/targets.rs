@@ -8,11 +8,13 @@ use cotab_shared::controller::{
     Acquire, AgentTab, Bye, CdpEvents, CdpEventsParams, CloseTabParams, CreateTabParams, Empty,
     ErrorData, RpcError, SelectParams, TabsClose, TabsCreate, TabsSelect,
 };
+use cotab_shared::limits::MAX_IN_FLIGHT_PER_CONNECTION;
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Value};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use tokio::sync::Semaphore;
 
 impl Client {
     /// A command on the browser: without a session, or on one of
@@ -121,7 +123,8 @@ impl Client {
                     st.browser_sessions.retain(|b| b != s);
                     before != st.browser_sessions.len()
                 };
-                if browser {
+                // A child stays attached for the tab's other clients.
+                if browser || self.lock().children.remove(s).is_some() {
                     return Ok(json!({}));
                 }
                 if !self.detach(s).await {
@@ -262,6 +265,8 @@ impl Client {
             mux,
             revoked: Mutex::new(None),
             order: Arc::default(),
+            // Room is left for the session's own calls (its release, its end).
+            slots: Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION - 2),
         });
         self.lock().pages.insert(id.clone(), page.clone());
         self.announce(&id, &page.target, on);
@@ -311,6 +316,9 @@ impl Client {
     /// Detaches every CDP session on `page`, with `Target.targetDestroyed`
     /// when its tab went.
     pub(super) async fn detach_page(&self, page: &Page, destroyed: Option<&str>) {
+        self.lock()
+            .children
+            .retain(|_, c| !std::ptr::eq(Arc::as_ptr(&c.page), page));
         let ids = page.ids.lock().unwrap_or_else(|e| e.into_inner()).clone();
         for (id, _) in ids {
             self.detach(&id).await;

@@ -61,6 +61,7 @@ pub(super) fn input_answer(
     while plan.begin_group(|| None) {
         while let Some(event) = plan.next_event() {
             let _ = tx.send(Command::Cdp {
+                session: None,
                 tab_id,
                 method: event.method.clone(),
                 params: event.params.clone(),
@@ -93,6 +94,7 @@ pub(super) fn input_answer(
 /// The `Page.getLayoutMetrics` read of the extension's viewport check.
 pub(super) fn layout_read(tab_id: TabId) -> Command {
     Command::Cdp {
+        session: None,
         tab_id,
         method: "Page.getLayoutMetrics".into(),
         params: json!({}),
@@ -150,6 +152,7 @@ pub(super) fn cdp_answer(
                 error_text: None,
             }),
             Some(Event::Cdp {
+                session: None,
                 tab_id,
                 method: LoadEventFired::METHOD.into(),
                 params: json!({"timestamp": 1.0}),
@@ -191,6 +194,7 @@ pub(super) fn cdp_answer(
         HandleJavaScriptDialog::METHOD => (
             json!({}),
             Some(Event::Cdp {
+                session: None,
                 tab_id,
                 method: JavascriptDialogClosed::METHOD.into(),
                 params: json!({"result": params["accept"]}),

@@ -275,6 +275,7 @@ fn page_responder(state: Arc<Mutex<PageState>>) -> Responder {
                     return Some(Reply::Ok(
                         json!({}),
                         vec![Event::Cdp {
+                            session: None,
                             tab_id: tab,
                             method: "Input.dragIntercepted".into(),
                             params: json!({"data": {"items": [{"mimeType": "text/plain", "data": "card"}],
@@ -330,6 +331,7 @@ fn page_responder(state: Arc<Mutex<PageState>>) -> Responder {
             "Page.navigateToHistoryEntry" | "Page.reload" => Some(Reply::Ok(
                 json!({}),
                 vec![Event::Cdp {
+                    session: None,
                     tab_id: tab,
                     method: "Page.loadEventFired".into(),
                     params: json!({"timestamp": 2.0}),
@@ -339,6 +341,7 @@ fn page_responder(state: Arc<Mutex<PageState>>) -> Responder {
                 ["commit", "load", "networkIdle"]
                     .into_iter()
                     .map(|name| Event::Cdp {
+                        session: None,
                         tab_id: tab,
                         method: "Page.lifecycleEvent".into(),
                         params: json!({"frameId": "MAIN", "loaderId": "L1", "name": name}),

@@ -97,6 +97,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     // A main-frame navigation since the snapshot: the next snapshot
     // numbers the new document afresh.
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Page.frameNavigated".into(),
         params: json!({"frame": {"id": "MAIN", "loaderId": "L2"}}),
@@ -140,6 +141,7 @@ async fn console_messages_are_buffered_per_tab_and_filtered() {
     let ext = FakeExt::connect(&d.host_sock(), script).await;
     let c = controller(&d).await;
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Runtime.consoleAPICalled".into(),
         params: json!({"type": "log", "args": [{"type": "string", "value": "hello"},
@@ -147,6 +149,7 @@ async fn console_messages_are_buffered_per_tab_and_filtered() {
                        "stackTrace": {"callFrames": [{"url": "http://example.test/a.js", "lineNumber": 4}]}}),
     });
     ext.event(Event::Cdp {
+        session: None,
         tab_id: TabId(7),
         method: "Runtime.exceptionThrown".into(),
         params: json!({"exceptionDetails": {"text": "Uncaught",
