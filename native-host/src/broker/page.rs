@@ -463,10 +463,12 @@ impl Core {
     }
 
     /// Raw CDP set the fence's tab's auto-attach: `waits` when new
-    /// children are held for a debugger.
+    /// children are held for a debugger. Once held, it stays so until the
+    /// lease ends: a later auto-attach that does not hold new children
+    /// does not run those already held.
     pub fn auto_attach_set(&mut self, fence: &Fence, waits: bool) -> Result<(), WireError> {
         self.check(fence)?;
-        self.page_mut(fence.tab).children_wait = waits;
+        self.page_mut(fence.tab).children_wait |= waits;
         Ok(())
     }
 

@@ -201,7 +201,7 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     let waits = p.method == "Target.setAutoAttach"
         && params.get("autoAttach") == Some(&Value::Bool(true))
         && params.get("waitForDebuggerOnStart") == Some(&Value::Bool(true));
-    if p.method == "Target.setAutoAttach" && (waits || p.session_id.is_none()) {
+    if waits {
         cx.core(|c| c.auto_attach_set(&fence, waits))?;
     }
     let (r, known) = scanned(cx, &fence, &p.method, params, true, p.session_id).await?;

@@ -478,6 +478,8 @@ fn children_held_for_a_debugger_are_let_run_when_the_lease_ends() {
     c.acquire(s, A).expect("acquire again");
     let f = c.fence(s, A, Need::Act).expect("fence");
     c.auto_attach_set(&f, true).expect("set");
+    // Asked again without holding: those already held still wait.
+    c.auto_attach_set(&f, false).expect("set again");
     c.take_effects();
     c.on_shared(&[tab(1, true), tab(2, false)]);
     assert_eq!(
