@@ -268,7 +268,6 @@ async fn frames_of_other_sites_and_workers_are_driven_through_their_own_sessions
 /// end of its lease lets them run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frames_held_for_a_client_that_went_away_run() -> anyhow::Result<()> {
-    use tokio::io::AsyncWriteExt as _;
     let Setup {
         browser, page, e, ..
     } = setup(None).await?;
@@ -278,15 +277,10 @@ async fn frames_held_for_a_client_that_went_away_run() -> anyhow::Result<()> {
     let ready = next_step(&mut out).await?;
     assert_eq!(ready["waiting"], true, "{ready}");
     let pay = "document.body.dataset.pay ?? 'held'";
-    // Held while the client is there: the form has not run.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Held while the client is there: the frame attached waiting, so the
+    // form has not run.
     assert_eq!(browser.eval(&page, pay).await?, "held");
-    child
-        .stdin
-        .as_mut()
-        .expect("piped")
-        .write_all(b"go\n")
-        .await?;
+    go_on(&mut child).await?;
     tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
     until(&browser, &page, pay, "ready").await
 }
@@ -303,6 +297,18 @@ async fn until(browser: &Browser, page: &Page, expression: &str, want: &str) -> 
     }
 }
 
+/// Tells a script waiting on its stdin (after `ready`) to go on.
+async fn go_on(child: &mut Child) -> anyhow::Result<()> {
+    use tokio::io::AsyncWriteExt as _;
+    child
+        .stdin
+        .as_mut()
+        .expect("piped")
+        .write_all(b"go\n")
+        .await?;
+    Ok(())
+}
+
 /// Until the script connected and said `ready`.
 async fn when_ready(out: &mut BufReader<ChildStdout>) -> anyhow::Result<()> {
     let connected = next_step(out).await?;
@@ -314,7 +320,6 @@ async fn when_ready(out: &mut BufReader<ChildStdout>) -> anyhow::Result<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::Result<()> {
-    use tokio::io::AsyncWriteExt as _;
     let Setup {
         browser,
         page,
@@ -335,12 +340,7 @@ async fn a_takeover_fails_the_scripts_next_action_with_the_reason() -> anyhow::R
     )
     .await?;
     browser.take_control(&page, tab).await?;
-    child
-        .stdin
-        .as_mut()
-        .expect("piped")
-        .write_all(b"go\n")
-        .await?;
+    go_on(&mut child).await?;
     let acted = next_step(&mut out).await?;
     assert_eq!(acted["ok"], false, "{acted}");
     let error = acted["error"].as_str().unwrap_or_default();

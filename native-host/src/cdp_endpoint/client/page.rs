@@ -214,6 +214,12 @@ impl Client {
     /// A child session the tab's browser session (or one of its children)
     /// attached or detached, from the event that says so.
     fn child_event(&self, page: &Arc<Page>, method: &str, params: &Value) {
+        if !matches!(
+            method,
+            "Target.attachedToTarget" | "Target.detachedFromTarget"
+        ) {
+            return;
+        }
         let Some(s) = params.get("sessionId").and_then(Value::as_str) else {
             return;
         };
