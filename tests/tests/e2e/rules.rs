@@ -378,6 +378,30 @@ async fn developer_mode_is_read_live() -> anyhow::Result<()> {
         ))
         .await?;
     assert_eq!(r.value, json!("[redacted]"), "{:?}", r.exception);
+    // And in a same-origin frame inside that shadow root, under a shadow
+    // root of the frame's own: roots and frames are followed both ways.
+    browser
+        .eval(
+            &page,
+            "new Promise(loaded => { const inner = document.getElementById('shadow-host')\
+               .shadowRoot.querySelector('span'); const frame = document.createElement('iframe'); \
+             frame.id = 'framed'; frame.srcdoc = '<div id=host></div>'; \
+             frame.onload = () => { const d = frame.contentDocument; \
+               d.getElementById('host').attachShadow({mode: 'open'}).innerHTML = \
+                 '<input type=password id=framed-pw>'; \
+               d.getElementById('host').shadowRoot.getElementById('framed-pw').value = \
+                 'Framed-Pw-83kd'; loaded('ok'); }; \
+             inner.shadowRoot.append(frame); })",
+        )
+        .await?;
+    let r = agent
+        .call::<Evaluate>(&eval(
+            "'framed ' + document.getElementById('shadow-host').shadowRoot.querySelector('span')\
+             .shadowRoot.getElementById('framed').contentDocument.getElementById('host')\
+             .shadowRoot.getElementById('framed-pw').value",
+        ))
+        .await?;
+    assert_eq!(r.value, json!("framed [redacted]"), "{:?}", r.exception);
     Ok(())
 }
 

@@ -5,7 +5,10 @@
 //! tiny fixture page and on the catalogue of about 5,000 elements
 //! (`/big`), with where cotab's time went: the worker's
 //! `chrome.debugger` call for the capture and its posting, the lane's
-//! transport, and the daemon (the outline, the agent socket).
+//! transport, and the daemon (the outline, the agent socket). On the same
+//! pages, an evaluation whose value is text (`document.title`), which
+//! waits for the redaction scan, against direct CDP's, and the scan on its
+//! own: what the scan costs grows with the page.
 
 use super::browser::{direct, timed};
 use super::worker_trace::{hop_split, trace_rows, worker_trace, TraceRecord};
@@ -13,8 +16,11 @@ use super::{Row, Sample};
 use anyhow::{bail, Result};
 use cotab_e2e::browser::{Browser, Page};
 use cotab_host::client::Client;
-use cotab_shared::controller::{Navigate, NavigateParams, Snapshot, SnapshotParams};
+use cotab_shared::controller::{
+    Evaluate, EvaluateParams, Navigate, NavigateParams, Snapshot, SnapshotParams,
+};
 use serde_json::json;
+use std::time::Duration;
 
 /// Warm-up rounds of each page, not measured.
 const WARM_UP: usize = 10;
@@ -98,8 +104,13 @@ async fn playwright(browser: &Browser, path: &str, label: &str, rounds: usize) -
     }
 }
 
+/// An evaluation whose value is text: `page.evaluate` waits for the
+/// redaction scan before it answers.
+const TITLE: &str = "document.title";
+
 /// Direct AX tree and `page.snapshot`, interleaved, on the page the tab
-/// shows, and the split of cotab's time.
+/// shows, and the split of cotab's time; then `document.title` through
+/// `page.evaluate` and directly, and the scan directly, interleaved.
 async fn one_page(
     browser: &Browser,
     page: &Page,
@@ -140,6 +151,7 @@ async fn one_page(
     eprintln!("note: {label}: {nodes} AX nodes, an outline of {chars} characters");
     let trace = worker_trace(browser).await?;
     let records: Vec<&TraceRecord> = trace.iter().filter(|r| r.what == CAPTURE).collect();
+    let evaluations = text_evaluations(browser, page, agent, rounds).await?;
     let split = hop_split(browser, CAPTURE, &records, &snapshot_times);
     let mut rows = vec![
         Row::new(
@@ -177,5 +189,63 @@ async fn one_page(
             Sample::Millis(transport),
         ));
     }
+    let [direct_title, cotab_title, scan] = evaluations;
+    rows.push(Row::new(
+        "2",
+        &format!("`Runtime.evaluate` `{TITLE}` on {label}"),
+        "direct CDP",
+        Sample::Latency(direct_title),
+    ));
+    rows.push(Row::new(
+        "2",
+        &format!("`page.evaluate` `{TITLE}` (text: it waits for the scan) on {label}"),
+        "cotab",
+        Sample::Latency(cotab_title),
+    ));
+    rows.push(Row::new(
+        "2",
+        &format!("`Runtime.evaluate` of the redaction scan on {label}"),
+        "direct CDP",
+        Sample::Latency(scan),
+    ));
     Ok(rows)
+}
+
+/// `document.title` directly and through `page.evaluate`, and the
+/// redaction scan directly, interleaved, after a warm-up.
+async fn text_evaluations(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+    rounds: usize,
+) -> Result<[Vec<Duration>; 3]> {
+    let params = EvaluateParams {
+        expression: TITLE.into(),
+        await_promise: None,
+    };
+    let raw = json!({"expression": TITLE, "returnByValue": true, "awaitPromise": true});
+    let scan = json!({"expression": cotab_host::redact::PAGE_SECRETS_EXPRESSION,
+        "returnByValue": true});
+    let mut out: [Vec<Duration>; 3] = Default::default();
+    for round in 0..WARM_UP + rounds {
+        let (d_direct, r) = timed(direct(browser, page, "Runtime.evaluate", raw.clone())).await?;
+        let title = r["result"]["value"].clone();
+        let (d_cotab, r) = timed(async { Ok(agent.call::<Evaluate>(&params).await?) }).await?;
+        if r.value != title || !title.is_string() {
+            bail!(
+                "page.evaluate of {TITLE} gave {:?}, direct CDP {title}",
+                r.value
+            );
+        }
+        let (d_scan, r) = timed(direct(browser, page, "Runtime.evaluate", scan.clone())).await?;
+        if !r["result"]["value"]["passwords"].is_array() {
+            bail!("the redaction scan gave {r}");
+        }
+        if round >= WARM_UP {
+            out[0].push(d_direct);
+            out[1].push(d_cotab);
+            out[2].push(d_scan);
+        }
+    }
+    Ok(out)
 }
