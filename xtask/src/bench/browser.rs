@@ -163,17 +163,27 @@ pub(super) async fn timed<T>(
     Ok((start.elapsed(), v))
 }
 
-/// Item 1: a trivial `Runtime.evaluate`, direct vs `page.evaluate`.
-async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
-    let expression = "1+1";
+/// `page.evaluate` of `expression`, and the `Runtime.evaluate` the
+/// daemon sends for it, minus the redaction scan.
+pub(super) fn evaluation(expression: &str) -> (EvaluateParams, Value) {
     let params = EvaluateParams {
         expression: expression.into(),
         await_promise: None,
     };
-    // What the daemon sends for `page.evaluate`, minus the redaction scan.
     let raw = json!({"expression": expression, "returnByValue": true, "awaitPromise": true});
-    let scan = json!({"expression": cotab_host::redact::PAGE_SECRETS_EXPRESSION,
-        "returnByValue": true});
+    (params, raw)
+}
+
+/// The redaction scan that follows a `page.evaluate` whose value may hold
+/// text, as a direct `Runtime.evaluate`.
+pub(super) fn scan() -> Value {
+    json!({"expression": cotab_host::redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true})
+}
+
+/// Item 1: a trivial `Runtime.evaluate`, direct vs `page.evaluate`.
+async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    let (params, raw) = evaluation("1+1");
+    let scan = scan();
     let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut e = Vec::new();
     for round in 0..WARM_UP + ROUNDS {

@@ -10,15 +10,13 @@
 //! waits for the redaction scan, against direct CDP's, and the scan on its
 //! own: what the scan costs grows with the page.
 
-use super::browser::{direct, timed};
+use super::browser::{direct, evaluation, scan, timed};
 use super::worker_trace::{hop_split, trace_rows, worker_trace, TraceRecord};
 use super::{Row, Sample};
 use anyhow::{bail, Result};
 use cotab_e2e::browser::{Browser, Page};
 use cotab_host::client::Client;
-use cotab_shared::controller::{
-    Evaluate, EvaluateParams, Navigate, NavigateParams, Snapshot, SnapshotParams,
-};
+use cotab_shared::controller::{Evaluate, Navigate, NavigateParams, Snapshot, SnapshotParams};
 use serde_json::json;
 use std::time::Duration;
 
@@ -190,24 +188,26 @@ async fn one_page(
         ));
     }
     let [direct_title, cotab_title, scan] = evaluations;
-    rows.push(Row::new(
-        "2",
-        &format!("`Runtime.evaluate` `{TITLE}` on {label}"),
-        "direct CDP",
-        Sample::Latency(direct_title),
-    ));
-    rows.push(Row::new(
-        "2",
-        &format!("`page.evaluate` `{TITLE}` (text: it waits for the scan) on {label}"),
-        "cotab",
-        Sample::Latency(cotab_title),
-    ));
-    rows.push(Row::new(
-        "2",
-        &format!("`Runtime.evaluate` of the redaction scan on {label}"),
-        "direct CDP",
-        Sample::Latency(scan),
-    ));
+    rows.extend(
+        [
+            (
+                format!("`Runtime.evaluate` `{TITLE}` on {label}"),
+                "direct CDP",
+                direct_title,
+            ),
+            (
+                format!("`page.evaluate` `{TITLE}` (text: it waits for the scan) on {label}"),
+                "cotab",
+                cotab_title,
+            ),
+            (
+                format!("`Runtime.evaluate` of the redaction scan on {label}"),
+                "direct CDP",
+                scan,
+            ),
+        ]
+        .map(|(what, path, times)| Row::new("2", &what, path, Sample::Latency(times))),
+    );
     Ok(rows)
 }
 
@@ -219,13 +219,8 @@ async fn text_evaluations(
     agent: &mut Client,
     rounds: usize,
 ) -> Result<[Vec<Duration>; 3]> {
-    let params = EvaluateParams {
-        expression: TITLE.into(),
-        await_promise: None,
-    };
-    let raw = json!({"expression": TITLE, "returnByValue": true, "awaitPromise": true});
-    let scan = json!({"expression": cotab_host::redact::PAGE_SECRETS_EXPRESSION,
-        "returnByValue": true});
+    let (params, raw) = evaluation(TITLE);
+    let scan = scan();
     let mut out: [Vec<Duration>; 3] = Default::default();
     for round in 0..WARM_UP + rounds {
         let (d_direct, r) = timed(direct(browser, page, "Runtime.evaluate", raw.clone())).await?;
