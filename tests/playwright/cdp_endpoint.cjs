@@ -175,8 +175,10 @@ const STEPS = {
     const frame = (id) => JSON.stringify({ id, method: 'Runtime.runIfWaitingForDebugger', sessionId });
     for (let i = 0; i < 100000; i++) ws.send(frame(10 + i));
     // A paused socket sees no end: it reads again once the endpoint had
-    // time to give up, and then ends if the endpoint closed it.
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // time to give up, and then ends if the endpoint closed it. The
+    // endpoint first reads the whole flood, which on a loaded machine
+    // takes seconds of its own before its writes stall.
+    await new Promise((resolve) => setTimeout(resolve, 15000));
     const closed = new Promise((resolve) => ws.once('close', () => resolve('dropped')));
     ws._socket.resume();
     return Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('still open'), 30000))]);
