@@ -59,7 +59,8 @@ mod tests;
 pub use chooser::{ChooserMark, WaitingChooser, INTERCEPT_GRACE};
 pub use network::NetworkEntry;
 pub use page::{
-    CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, CONSOLE_CAPACITY, MAX_ISSUED_REFS,
+    CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, Viewport, CONSOLE_CAPACITY,
+    MAX_ISSUED_REFS,
 };
 pub use presses::{AgentRelease, PressId, PressKind, ReleaseCmd, ReleaseTarget};
 use presses::{Press, PressState};

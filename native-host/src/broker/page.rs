@@ -249,6 +249,16 @@ struct Lifecycle {
     names: BTreeSet<String>,
 }
 
+/// A viewport `page.resize` set on a tab, in CSS pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Viewport {
+    /// The size it set.
+    pub set: (u32, u32),
+    /// The page's own size when the first of these was set: the size a
+    /// cleared override gives back, unless the window changed since.
+    pub own: (u32, u32),
+}
+
 /// What the daemon knows about one tab's page.
 #[derive(Debug, Default)]
 pub(super) struct PageState {
@@ -264,7 +274,7 @@ pub(super) struct PageState {
     /// The media features `page.emulateMedia` set.
     media: MediaEmulation,
     /// The viewport `page.resize` set.
-    viewport: Option<(u32, u32)>,
+    viewport: Option<Viewport>,
     /// Raw CDP asked the browser to hold the tab's new frames in other
     /// processes and workers until a debugger runs them
     /// (`Target.setAutoAttach` with `waitForDebuggerOnStart`).
@@ -423,18 +433,19 @@ impl Core {
     }
 
     /// The viewport `page.resize` set on `tab`, if it set one.
-    pub fn viewport(&self, tab: TabId) -> Option<(u32, u32)> {
+    pub fn viewport(&self, tab: TabId) -> Option<Viewport> {
         self.pages.get(&tab).and_then(|p| p.viewport)
     }
 
-    /// `page.resize` set `size` on the fence's tab (`None`: cleared it).
+    /// `page.resize` set `viewport` on the fence's tab (`None`: cleared
+    /// it).
     pub fn viewport_set(
         &mut self,
         fence: &Fence,
-        size: Option<(u32, u32)>,
+        viewport: Option<Viewport>,
     ) -> Result<(), WireError> {
         self.check(fence)?;
-        self.page_mut(fence.tab).viewport = size;
+        self.page_mut(fence.tab).viewport = viewport;
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 //! resized.
 
 use super::{invalid_params, wire, Cx};
-use crate::broker::{Fence, Need};
+use crate::broker::{Fence, Need, Viewport};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use cotab_shared::cdp::{
@@ -36,6 +36,15 @@ pub(super) async fn resize(cx: &Cx<'_>, p: ResizeParams) -> Result<ResizeResult,
     };
     let fence = cx.fence(Need::Act)?;
     cx.core(|c| c.input(&fence))?;
+    let before = cx.core(|c| c.viewport(fence.tab));
+    let viewport = match (size, before) {
+        (Some(set), Some(v)) => Some(Viewport { set, ..v }),
+        (Some(set), None) => Some(Viewport {
+            set,
+            own: page_size(cx, &fence).await?,
+        }),
+        (None, _) => None,
+    };
     match size {
         Some((width, height)) => {
             cx.send(&fence, &metrics(width, height), CommandClass::Act)
@@ -46,14 +55,15 @@ pub(super) async fn resize(cx: &Cx<'_>, p: ResizeParams) -> Result<ResizeResult,
                 .await?;
         }
     }
-    let before = cx.core(|c| c.viewport(fence.tab));
-    cx.core(|c| c.viewport_set(&fence, size))?;
+    cx.core(|c| c.viewport_set(&fence, viewport))?;
     // The page takes the size when its renderer next lays out, after the
     // browser answered: the answer waits for it, so what the agent reads
     // next is the new page.
     let (width, height) = match (size, before) {
         (Some(want), _) => until_size(cx, &fence, |s| s == want).await?,
-        (None, Some(old)) => until_size(cx, &fence, |s| s != old).await?,
+        // A cleared override can pass through a size set before it on
+        // its way back (the renderer's last size from the browser).
+        (None, Some(old)) => until_size(cx, &fence, cleared(old)).await?,
         (None, None) => page_size(cx, &fence).await?,
     };
     cx.check(&fence)?;
@@ -62,6 +72,21 @@ pub(super) async fn resize(cx: &Cx<'_>, p: ResizeParams) -> Result<ResizeResult,
         height: f64::from(height),
     })
 }
+
+/// Whether the page, read again and again, is done with the clearing of
+/// `old`: back at its own size, or at another that held for [`HOLDS`]
+/// reads in a row (the window changed while the override was set).
+fn cleared(old: Viewport) -> impl FnMut((u32, u32)) -> bool {
+    let mut held = (old.set, 0);
+    move |s| {
+        held = if s == held.0 { (s, held.1 + 1) } else { (s, 1) };
+        s == old.own || (s != old.set && held.1 >= HOLDS)
+    }
+}
+
+/// How many reads in a row a size other than the page's own must hold
+/// for [`resize`] to take it as the page's once an override is cleared.
+const HOLDS: u32 = 5;
 
 /// How long [`until_size`] waits for the page to lay out at a new size.
 const RELAYOUT: std::time::Duration = std::time::Duration::from_secs(2);
@@ -89,7 +114,7 @@ pub(super) async fn page_size(cx: &Cx<'_>, fence: &Fence) -> Result<(u32, u32), 
 async fn until_size(
     cx: &Cx<'_>,
     fence: &Fence,
-    done: impl Fn((u32, u32)) -> bool,
+    mut done: impl FnMut((u32, u32)) -> bool,
 ) -> Result<(u32, u32), RpcError> {
     let give_up = tokio::time::Instant::now() + RELAYOUT;
     loop {
@@ -125,7 +150,7 @@ pub(super) async fn settle_viewport(
     before: (u32, u32),
 ) -> Result<(), RpcError> {
     until_size(cx, fence, |s| s == before).await?;
-    let set = cx.core(|c| c.viewport(fence.tab));
+    let set = cx.core(|c| c.viewport(fence.tab)).map(|v| v.set);
     let (width, height) = before;
     let taller = (width, height + 1);
     for _ in 0..SETTLE_TRIES {
@@ -244,5 +269,27 @@ mod tests {
                 {"name": "prefers-contrast", "value": ""},
             ]})
         );
+    }
+
+    #[test]
+    fn a_cleared_override_waits_for_the_pages_own_size_not_an_earlier_one() {
+        let old = Viewport {
+            set: (900, 500),
+            own: (1280, 761),
+        };
+        // On its way back the page showed the one-pixel-taller size set
+        // before: not done until it is at its own.
+        let mut done = cleared(old);
+        let reads = [(900, 500), (900, 501), (900, 501), (1280, 761)];
+        let seen: Vec<bool> = reads.into_iter().map(&mut done).collect();
+        assert_eq!(seen, [false, false, false, true]);
+        // The window changed meanwhile: a new size is taken once it held.
+        let mut done = cleared(old);
+        let seen: Vec<bool> = (0..HOLDS).map(|_| done((1000, 700))).collect::<Vec<_>>();
+        assert_eq!(seen.iter().filter(|d| **d).count(), 1);
+        assert!(seen[HOLDS as usize - 1]);
+        // The override's own size never counts, however long it holds.
+        let mut done = cleared(old);
+        assert!((0..3 * HOLDS).all(|_| !done((900, 500))));
     }
 }

@@ -439,7 +439,14 @@ fn the_person_taking_control_gets_the_pages_own_viewport_and_media_back() {
     c.on_shared(&[tab(1, false), tab(2, false)]);
     c.acquire(s, A).expect("acquire");
     let f = c.fence(s, A, Need::Act).expect("fence");
-    c.viewport_set(&f, Some((640, 400))).expect("set");
+    c.viewport_set(
+        &f,
+        Some(crate::broker::Viewport {
+            set: (640, 400),
+            own: (1280, 720),
+        }),
+    )
+    .expect("set");
     let dark = MediaEmulation {
         color_scheme: Some(ColorScheme::Dark),
         ..MediaEmulation::default()
