@@ -143,6 +143,51 @@ async fn the_page_takes_a_bounded_size_and_media_features_the_window_does_not() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cleared_viewport_is_the_windows_even_if_it_changed_meanwhile() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/long", LaunchOptions::default()).await?;
+    let sizes = "[innerWidth, innerHeight]";
+    let own = browser.eval(&page, sizes).await?;
+    let small = ResizeParams {
+        width: Some(700),
+        height: Some(450),
+    };
+    agent.call::<Resize>(&small).await?;
+    // The person makes the window smaller while the page has the agent's
+    // size: the page keeps it until the agent clears it.
+    let window = browser
+        .cdp
+        .send(
+            "Browser.getWindowForTarget",
+            json!({"targetId": page.target_id}),
+        )
+        .await?["windowId"]
+        .clone();
+    browser
+        .cdp
+        .send(
+            "Browser.setWindowBounds",
+            json!({"windowId": window, "bounds": {"width": 1000, "height": 640}}),
+        )
+        .await?;
+    let _: Value = browser
+        .eval(&page, "new Promise(r => setTimeout(r, 200))")
+        .await?;
+    assert_eq!(browser.eval(&page, sizes).await?, json!([700, 450]));
+    // Cleared: the answer is the size the page has now, the window's new
+    // one, neither the agent's nor the page's before.
+    let cleared = agent.call::<Resize>(&ResizeParams::default()).await?;
+    let now = browser.eval(&page, sizes).await?;
+    let side = |i: usize| now[i].as_f64();
+    assert_eq!(
+        (side(0), side(1)),
+        (Some(cleared.width), Some(cleared.height))
+    );
+    assert_ne!(now, own);
+    assert_ne!(now, json!([700, 450]));
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_page_is_captured_whole_printed_and_outlined_in_parts() -> anyhow::Result<()> {
     let (browser, page, _tab, mut agent) = on_page("/long", LaunchOptions::default()).await?;
     let viewport = agent.call::<Capture>(&CaptureParams::default()).await?;
