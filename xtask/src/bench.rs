@@ -9,7 +9,8 @@
 //!   stand-in for the daemon ([`relay`]);
 //! - items 1, 2, 3 and 5: launches one headless Chromium with the
 //!   extension, shares one fixture page and compares round trips, captures
-//!   and worker restarts ([`browser`]);
+//!   and worker restarts ([`browser`]), and what CPU each thread spends on
+//!   a request ([`cpu`]);
 //! - item 5: reads the size of the built wasm modules, the worker's and
 //!   the popup's (raw and gzip);
 //! - item 6: a shared tab in front and behind the person's tab, the same
@@ -27,6 +28,7 @@ mod background;
 mod browser;
 mod captures;
 mod cdp_endpoint;
+mod cpu;
 mod daemon;
 mod relay;
 mod snapshots;
@@ -59,6 +61,8 @@ pub(crate) enum Sample {
     Frames(Vec<Duration>, Vec<usize>),
     /// A daemon run.
     Daemon(daemon::DaemonFigures),
+    /// Requests back to back and the CPU they cost each thread.
+    Cpu(cpu::CpuSplit),
 }
 
 /// One line of the table.
@@ -84,6 +88,7 @@ impl Row {
             Sample::Latency(d) | Sample::Frames(d, _) => Summary::of(d),
             Sample::Millis(v) => Summary::of_ms(v),
             Sample::Daemon(f) => Some(f.latency.clone()),
+            Sample::Cpu(c) => Summary::of(&c.latencies),
         }
     }
 
@@ -113,6 +118,7 @@ impl Row {
                     .unwrap_or_default(),
                 if f.pinned { "" } else { ", not pinned" }
             ),
+            Sample::Cpu(c) => c.describe(),
             _ => String::new(),
         }
     }
@@ -134,6 +140,14 @@ impl Row {
             v["daemonCpuMicrosPerRequest"] = json!(round3(f.cpu_us_per_request));
             v["benchCpuMicrosPerRequest"] = json!(f.bench_cpu_us_per_request.map(round3));
             v["pinned"] = json!(f.pinned);
+        }
+        if let Sample::Cpu(c) = &self.sample {
+            let split: serde_json::Map<String, Value> = c
+                .per_request
+                .iter()
+                .map(|(role, us)| (role.clone(), json!(round3(*us))))
+                .collect();
+            v["cpuMicrosPerRequest"] = Value::Object(split);
         }
         v
     }

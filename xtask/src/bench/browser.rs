@@ -19,9 +19,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{
-    Acquire, Capture, CaptureParams, CdpSend, CdpSendParams, Click, ClickParams, Empty, Evaluate,
-    EvaluateParams, LaneTransport, MouseMove, PointerParams, Press, PressParams, Ref, SelectParams,
-    Snapshot, SnapshotParams, Status, TabsList, TabsSelect, Type, TypeParams,
+    Acquire, Capture, CaptureParams, CdpEvents, CdpEventsParams, CdpSend, CdpSendParams, Click,
+    ClickParams, Empty, Evaluate, EvaluateParams, LaneTransport, MouseMove, PointerParams, Press,
+    PressParams, Ref, SelectParams, Snapshot, SnapshotParams, Status, TabsList, TabsSelect, Type,
+    TypeParams,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -95,19 +96,14 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         })
         .await?;
 
-    let mut rows = Vec::new();
-    rows.extend(evaluate(&browser, &page, &mut agent).await?);
-    rows.extend(mouse_move(&browser, &page, &mut agent).await?);
-    rows.extend(click(&browser, &page, &mut agent).await?);
-    rows.push(ref_click(&mut agent).await?);
-    rows.push(ref_type(&browser, &page, &mut agent).await?);
-    rows.extend(key_press(&browser, &page, &mut agent).await?);
-    rows.extend(super::snapshots::snapshots(&browser, &page, &mut agent).await?);
-    let (capture_rows, capture_size, unchanged) =
-        super::captures::captures(&browser, &page, &mut agent).await?;
-    rows.extend(capture_rows);
-    rows.extend(super::captures::large_captures(&browser, &page, &mut agent).await?);
-    rows.extend(restarts(&browser, &page, &mut agent).await?);
+    let (mut rows, capture_size, unchanged) = match items(&browser, &page, &mut agent).await {
+        Ok(items) => items,
+        Err(e) => {
+            // What the daemon saw goes with the browser's temporary files.
+            browser.print_daemon_log_tail(60);
+            return Err(e);
+        }
+    };
     drop(agent);
     drop(browser);
     let relay = super::cdp_endpoint::PeerRelay::find()
@@ -121,6 +117,32 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         unchanged,
         transport,
     })
+}
+
+/// Items 1, 2, 3 and 5 on the shared fixture tab, in order: their rows,
+/// the capture size and the unchanged captures.
+async fn items(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+) -> Result<(Vec<Row>, (u32, u32), (usize, usize))> {
+    let mut rows = Vec::new();
+    rows.extend(evaluate(browser, page, agent).await?);
+    rows.extend(mouse_move(browser, page, agent).await?);
+    rows.extend(click(browser, page, agent).await?);
+    rows.push(ref_click(agent).await?);
+    rows.push(ref_type(browser, page, agent).await?);
+    rows.extend(key_press(browser, page, agent).await?);
+    rows.extend(super::snapshots::snapshots(browser, page, agent).await?);
+    let (capture_rows, capture_size, unchanged) =
+        super::captures::captures(browser, page, agent).await?;
+    rows.extend(capture_rows);
+    rows.extend(super::captures::large_captures(browser, page, agent).await?);
+    rows.extend(restarts(browser, page, agent).await?);
+    // Last: its worker-only request makes the worker forward every event
+    // of the tab from then on.
+    rows.extend(cpu_split(browser, page, agent).await?);
+    Ok((rows, capture_size, unchanged))
 }
 
 /// What carries the lane once it settled: the WebSocket, unless the
@@ -267,6 +289,81 @@ async fn evaluate(browser: &Browser, page: &Page, agent: &mut Client) -> Result<
         "`page.evaluate` in the lane's transport (the WebSocket, or the relay and native messaging), both ways",
     ));
     Ok(rows)
+}
+
+/// Item 1's CPU split ([`super::cpu`]): a trivial evaluation over direct
+/// CDP, through `page.evaluate`, and a request the worker answers without
+/// the browser's APIs (`cdp.events` on: one trip over the lane, and no
+/// more), each [`super::cpu::REQUESTS`] times back to back.
+async fn cpu_split(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
+    use super::cpu::{Meter, REQUESTS, WARM_UP};
+    // The worker restarts before (item 5) lost the lane, and with it the
+    // lease.
+    agent.call::<Acquire>(&Empty {}).await?;
+    let (params, raw) = evaluation("1+1");
+    let mut rows = Vec::new();
+    for run in [CpuRun::Direct, CpuRun::Evaluate, CpuRun::WorkerTrip] {
+        for _ in 0..WARM_UP {
+            cpu_request(run, browser, page, agent, &raw, &params).await?;
+        }
+        let meter = Meter::start(browser);
+        let mut latencies = Vec::with_capacity(REQUESTS);
+        for _ in 0..REQUESTS {
+            let (d, ()) = timed(cpu_request(run, browser, page, agent, &raw, &params)).await?;
+            latencies.push(d);
+        }
+        rows.push(match run {
+            CpuRun::Direct => meter.row(
+                "CPU of `Runtime.evaluate` `1+1`, back to back",
+                "direct CDP",
+                latencies,
+            ),
+            CpuRun::Evaluate => meter.row(
+                "CPU of `page.evaluate` `1+1`, back to back",
+                "cotab",
+                latencies,
+            ),
+            CpuRun::WorkerTrip => meter.row(
+                "CPU of one trip to the worker and back (`cdp.events`), back to back",
+                "cotab",
+                latencies,
+            ),
+        });
+    }
+    Ok(rows)
+}
+
+/// One request of [`cpu_split`]'s `run`.
+async fn cpu_request(
+    run: CpuRun,
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+    raw: &Value,
+    params: &EvaluateParams,
+) -> Result<()> {
+    match run {
+        CpuRun::Direct => {
+            direct(browser, page, "Runtime.evaluate", raw.clone()).await?;
+        }
+        CpuRun::Evaluate => {
+            agent.call::<Evaluate>(params).await?;
+        }
+        CpuRun::WorkerTrip => {
+            agent
+                .call::<CdpEvents>(&CdpEventsParams { enabled: true })
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The requests of [`cpu_split`].
+#[derive(Clone, Copy)]
+enum CpuRun {
+    Direct,
+    Evaluate,
+    WorkerTrip,
 }
 
 /// The page's frame interval, in whole milliseconds: the pauses before
