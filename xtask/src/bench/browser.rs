@@ -312,23 +312,8 @@ async fn cpu_split(browser: &Browser, page: &Page, agent: &mut Client) -> Result
             let (d, ()) = timed(cpu_request(run, browser, page, agent, &raw, &params)).await?;
             latencies.push(d);
         }
-        rows.push(match run {
-            CpuRun::Direct => meter.row(
-                "CPU of `Runtime.evaluate` `1+1`, back to back",
-                "direct CDP",
-                latencies,
-            ),
-            CpuRun::Evaluate => meter.row(
-                "CPU of `page.evaluate` `1+1`, back to back",
-                "cotab",
-                latencies,
-            ),
-            CpuRun::WorkerTrip => meter.row(
-                "CPU of one trip to the worker and back (`cdp.events`), back to back",
-                "cotab",
-                latencies,
-            ),
-        });
+        let (what, path) = run.row();
+        rows.push(meter.row(what, path, latencies));
     }
     Ok(rows)
 }
@@ -364,6 +349,23 @@ enum CpuRun {
     Direct,
     Evaluate,
     WorkerTrip,
+}
+
+impl CpuRun {
+    /// Its row's description and path.
+    fn row(self) -> (&'static str, &'static str) {
+        match self {
+            CpuRun::Direct => (
+                "CPU of `Runtime.evaluate` `1+1`, back to back",
+                "direct CDP",
+            ),
+            CpuRun::Evaluate => ("CPU of `page.evaluate` `1+1`, back to back", "cotab"),
+            CpuRun::WorkerTrip => (
+                "CPU of one trip to the worker and back (`cdp.events`), back to back",
+                "cotab",
+            ),
+        }
+    }
 }
 
 /// The page's frame interval, in whole milliseconds: the pauses before

@@ -5,9 +5,9 @@
 //! says how long a request waits; this says whose work it waits for, and
 //! what the browser's own APIs cost against cotab's code.
 //!
-//! Linux only (`/proc/<pid>/task/<tid>/stat`, in clock ticks of 10 ms: a
-//! run of [`REQUESTS`] makes that 10 µs per request). Threads of one role
-//! in several processes of the same kind are added up.
+//! Linux only (each thread's `schedstat`, in nanoseconds, and its
+//! `comm`). Threads of one role in several processes of the same kind are
+//! added up.
 
 use super::{Row, Sample};
 use cotab_e2e::browser::Browser;
@@ -22,9 +22,6 @@ pub(super) const REQUESTS: usize = 1000;
 /// Requests sent first and not counted (a worker that just started, a
 /// function not yet optimised).
 pub(super) const WARM_UP: usize = 100;
-
-/// Clock ticks per second of `/proc`'s times (`USER_HZ`, 100 on Linux).
-const TICKS: f64 = 100.0;
 
 /// CPU microseconds per request by thread role, the largest first, and
 /// the requests' latencies.
@@ -51,7 +48,7 @@ impl CpuSplit {
 pub(super) struct Meter {
     profile: PathBuf,
     daemon: Option<i32>,
-    before: BTreeMap<String, f64>,
+    before: BTreeMap<String, u64>,
 }
 
 impl Meter {
@@ -73,9 +70,10 @@ impl Meter {
         let n = latencies.len().max(1) as f64;
         let mut per_request: Vec<(String, f64)> = after
             .iter()
-            .map(|(role, secs)| {
-                let spent = secs - self.before.get(role).copied().unwrap_or(0.0);
-                (role.clone(), spent * 1e6 / n)
+            .map(|(role, ns)| {
+                // A thread that ended during the run takes its time along.
+                let spent = ns.saturating_sub(self.before.get(role).copied().unwrap_or(0));
+                (role.clone(), spent as f64 / 1e3 / n)
             })
             .filter(|(_, us)| *us > 0.0)
             .collect();
@@ -92,10 +90,10 @@ impl Meter {
     }
 }
 
-/// CPU seconds so far of every thread of the browser running on
+/// CPU nanoseconds so far of every thread of the browser running on
 /// `profile` (its own process and every process under it) and of the
 /// daemon, by role.
-fn threads(profile: &Path, daemon: Option<i32>) -> BTreeMap<String, f64> {
+fn threads(profile: &Path, daemon: Option<i32>) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     let profile = format!("--user-data-dir={}", profile.display());
     let procs = processes();
@@ -115,13 +113,17 @@ fn threads(profile: &Path, daemon: Option<i32>) -> BTreeMap<String, f64> {
             continue;
         };
         for task in tasks.flatten() {
-            if let Some((comm, secs)) = fs::read_to_string(task.path().join("stat"))
-                .ok()
-                .as_deref()
-                .and_then(cpu_of)
-            {
-                *out.entry(kind.role(&comm)).or_insert(0.0) += secs;
-            }
+            // A thread that ended meanwhile has no files any more.
+            let (Ok(comm), Some(ns)) = (
+                fs::read_to_string(task.path().join("comm")),
+                fs::read_to_string(task.path().join("schedstat"))
+                    .ok()
+                    .as_deref()
+                    .and_then(schedstat_ns),
+            ) else {
+                continue;
+            };
+            *out.entry(kind.role(comm.trim_end())).or_insert(0) += ns;
         }
     }
     out
@@ -232,18 +234,10 @@ impl Kind {
     }
 }
 
-/// A thread's name and CPU seconds (user and system) from its
-/// `/proc/…/stat` line.
-fn cpu_of(stat: &str) -> Option<(String, f64)> {
-    // The name is in parentheses and may hold spaces and parentheses.
-    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
-    let comm = stat.get(open + 1..close)?.to_owned();
-    let fields: Vec<&str> = stat.get(close + 2..)?.split(' ').collect();
-    // After the name: state is field 3 of stat(5); utime and stime are 14
-    // and 15, so 11 and 12 here.
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((comm, (utime + stime) / TICKS))
+/// The CPU time a thread ran so far, in nanoseconds: the first field of
+/// its `/proc/<pid>/task/<tid>/schedstat`.
+pub(super) fn schedstat_ns(schedstat: &str) -> Option<u64> {
+    schedstat.split_whitespace().next()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -251,13 +245,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stat_line_gives_its_name_and_cpu_seconds() {
-        let line = "4321 (ServiceWorker t) S 1 2 3 0 -1 4194368 100 0 0 0 250 75 0 0 20 0 9 0";
-        assert_eq!(cpu_of(line), Some(("ServiceWorker t".to_owned(), 3.25)));
-        // A name with a space and a parenthesis.
-        let odd = "7 (a (b) c) R 1 2 3 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0";
-        assert_eq!(cpu_of(odd), Some(("a (b) c".to_owned(), 0.02)));
-        assert_eq!(cpu_of("7 (x) R 1"), None);
+    fn a_threads_cpu_time_is_the_first_field_of_its_schedstat() {
+        assert_eq!(schedstat_ns("123456789 2000 31\n"), Some(123_456_789));
+        assert_eq!(schedstat_ns(""), None);
+        assert_eq!(schedstat_ns("x 1 2"), None);
     }
 
     #[test]

@@ -236,10 +236,7 @@ fn cpu_ns(pid: u32) -> Result<u64> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        total += text
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse::<u64>().ok())
+        total += super::cpu::schedstat_ns(&text)
             .with_context(|| format!("no CPU time in {}", path.display()))?;
     }
     Ok(total)
