@@ -17,11 +17,13 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::tungstenite::Message;
 
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value>>>>>;
+type Listeners = Arc<Mutex<Vec<mpsc::UnboundedSender<Value>>>>;
 
 /// A connection to the browser endpoint.
 pub struct Cdp {
     next_id: AtomicU64,
     pending: Pending,
+    listeners: Listeners,
     out: mpsc::UnboundedSender<String>,
 }
 
@@ -45,6 +47,8 @@ impl Cdp {
             }
         });
         let reader_pending = pending.clone();
+        let listeners: Listeners = Arc::default();
+        let reader_listeners = listeners.clone();
         tokio::spawn(async move {
             while let Some(Ok(msg)) = stream.next().await {
                 let Message::Text(text) = msg else { continue };
@@ -52,7 +56,13 @@ impl Cdp {
                     continue;
                 };
                 let Some(id) = v.get("id").and_then(Value::as_u64) else {
-                    continue; // An event; the harness polls state instead.
+                    // An event: to whoever listens (most of the harness
+                    // polls state instead).
+                    reader_listeners
+                        .lock()
+                        .expect("lock poisoned")
+                        .retain(|l| l.send(v.clone()).is_ok());
+                    continue;
                 };
                 let sender = reader_pending.lock().expect("lock poisoned").remove(&id);
                 if let Some(sender) = sender {
@@ -72,8 +82,17 @@ impl Cdp {
         Ok(Cdp {
             next_id: AtomicU64::new(1),
             pending,
+            listeners,
             out,
         })
+    }
+
+    /// Every event the browser sends from now on, in order, until the
+    /// receiver is dropped.
+    pub fn events(&self) -> mpsc::UnboundedReceiver<Value> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.listeners.lock().expect("lock poisoned").push(tx);
+        rx
     }
 
     /// Sends a browser-level command.
