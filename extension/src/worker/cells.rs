@@ -46,6 +46,8 @@ pub(crate) struct Worker {
     pub(super) socket_declined_until: Cell<f64>,
     /// The toolbar badges last set, per shared tab.
     pub(super) badges: RefCell<Vec<(cotab_shared::TabId, crate::badge::Badge)>>,
+    /// What the last write to storage held ([`Worker::persist`]).
+    pub(super) written: RefCell<Option<Saved>>,
 }
 
 /// What the worker saves, in one write per storage area: the shared set
@@ -89,6 +91,7 @@ impl Worker {
             socket_ids: Cell::new(0),
             socket_declined_until: Cell::new(f64::NEG_INFINITY),
             badges: RefCell::new(Vec::new()),
+            written: RefCell::new(None),
         }
     }
 
@@ -111,6 +114,7 @@ impl Worker {
     /// order, so a later write always holds the later state.
     pub(super) fn persist(&self) {
         let saved = self.saved();
+        *self.written.borrow_mut() = Some(saved.clone());
         spawn_local(async move {
             let write = |area: Result<storage::StorageArea, wasm_bindgen::JsValue>| {
                 let saved = &saved;
@@ -135,6 +139,16 @@ impl Worker {
                 }
             }
         });
+    }
+}
+
+impl Worker {
+    /// [`Worker::persist`], unless the last write already holds what it
+    /// would write.
+    pub(super) fn persist_changes(&self) {
+        if self.written.borrow().as_ref() != Some(&self.saved()) {
+            self.persist();
+        }
     }
 }
 

@@ -28,11 +28,16 @@ use cotab_shared::reach::{check_child_cdp, check_driveable, check_raw_cdp, RawCd
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{maybe_done, poll_fn, select, Either, MaybeDone};
 use futures_util::FutureExt as _;
+use gloo_timers::future::TimeoutFuture;
 use serde_json::Value;
 use std::future::Future;
 use std::pin::{pin, Pin};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
+
+/// How long an `input` command runs before the ledger's entries for its
+/// presses are saved (see [`input`]).
+const PAIRED_SAVE_MS: u32 = 20;
 
 /// Runs one request (after the shared set is restored) and sends its
 /// response. `received` is when it came off the port ([`trace`]).
@@ -225,7 +230,7 @@ async fn cdp_command_once(
     if let Some(RawCdp::HistoryEntry(entry)) = rule {
         history_entry_allowed(worker, tab, entry).await?;
     }
-    let dispatched = dispatch(worker, link, call, rule, marks)?;
+    let dispatched = dispatch(worker, link, call, rule, false, marks)?;
     let result = dispatched.answer().await;
     marks.answered = trace::now();
     result
@@ -234,12 +239,14 @@ async fn cdp_command_once(
 /// The last checks of `call`, made with no await between them and its
 /// hand-over to `chrome.debugger`, which happens before this returns: a
 /// takeover, a developer-mode change or a link drop either came before
-/// (and fails the call here) or comes after and aborts it.
+/// (and fails the call here) or comes after and aborts it. `paired`: an
+/// event of an `input` command, whose presses it releases itself.
 fn dispatch<'a>(
     worker: &'a Worker,
     link: u64,
     call: &Call<'a>,
     rule: Option<RawCdp>,
+    paired: bool,
     marks: &mut Marks,
 ) -> Result<Dispatched<'a>, WireError> {
     let &Call {
@@ -279,7 +286,7 @@ fn dispatch<'a>(
     }
     // Leaves the registry however this ends, dropped half-way included.
     let registered = Registered { worker, key };
-    held_input::before_send(worker, tab, method, params);
+    held_input::before_send(worker, tab, method, params, paired);
     if marks.sends == 0 {
         marks.sent = trace::now();
     }
@@ -301,6 +308,7 @@ fn dispatch<'a>(
         tab,
         method,
         params,
+        paired,
         answer: Box::pin(async move {
             let sent = pin!(sent);
             let aborted = pin!(abort.wait());
@@ -319,6 +327,7 @@ struct Dispatched<'a> {
     tab: TabId,
     method: &'a str,
     params: &'a Value,
+    paired: bool,
     answer: Pin<Box<dyn Future<Output = Result<JsValue, WireError>> + 'a>>,
     registered: Registered<'a>,
 }
@@ -334,6 +343,7 @@ impl Dispatched<'_> {
             self.method,
             self.params,
             &result,
+            self.paired,
         );
         result
     }
@@ -457,8 +467,48 @@ async fn input(
             )
         })
     };
-    let mut answers = Vec::with_capacity(events.len());
-    while plan.begin_group(dialog_opened) {
+    // The ledger's entries for this command's presses are saved only if
+    // it is still running after PAIRED_SAVE_MS (a dialog a press opened
+    // is showing), and what is left held once it ends: a click's press
+    // and release take a few milliseconds, and writing both storage areas
+    // before the press and again after the release cost the browser more
+    // than the click.
+    let answers = {
+        let run = pin!(send_groups(
+            worker,
+            link,
+            tab,
+            &mut plan,
+            dialog_opened,
+            marks
+        ));
+        match select(run, pin!(TimeoutFuture::new(PAIRED_SAVE_MS))).await {
+            Either::Left((answers, _)) => answers,
+            Either::Right((_, run)) => {
+                worker.persist_changes();
+                run.await
+            }
+        }
+    };
+    worker.persist_changes();
+    marks.answered = trace::now();
+    plan.finish(answers)
+        .map(|last| last.unwrap_or(JsValue::UNDEFINED))
+}
+
+/// [`input`]'s groups, one after the other: what comes before a group's
+/// first release handed to `chrome.debugger` in one turn, the release
+/// once its press is answered, then the group's answers awaited.
+async fn send_groups<'a>(
+    worker: &'a Worker,
+    link: u64,
+    tab: TabId,
+    plan: &mut InputPlan<'a>,
+    dialog_opened: impl Fn() -> Option<WireError>,
+    marks: &mut Marks,
+) -> Vec<Result<JsValue, WireError>> {
+    let mut answers = Vec::new();
+    while plan.begin_group(&dialog_opened) {
         developer_mode::reattach_done(worker).await;
         // No await from here until the group's first release: what comes
         // before it goes to the browser in one turn.
@@ -480,7 +530,7 @@ async fn input(
                     Ok(true) => developer_mode::reattach_done(worker).await,
                 }
             }
-            match dispatch(worker, link, &input_call(tab, event), None, marks) {
+            match dispatch(worker, link, &input_call(tab, event), None, true, marks) {
                 Ok(d) => {
                     plan.handed(event, Ok(()));
                     group.push(d);
@@ -490,9 +540,7 @@ async fn input(
         }
         answers.extend(all_of(group.into_iter().map(Dispatched::answer)).await);
     }
-    marks.answered = trace::now();
-    plan.finish(answers)
-        .map(|last| last.unwrap_or(JsValue::UNDEFINED))
+    answers
 }
 
 /// Whether the release `method` with `params` is still due once every

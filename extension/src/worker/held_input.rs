@@ -17,27 +17,31 @@ use serde_json::Value;
 /// waits on it but the page's sake.
 const RELEASE_DEADLINE_MS: u64 = 2_000;
 
-/// Notes a command about to be sent to `tab`: a press is recorded (and
-/// saved) before it is sent.
-pub(super) fn before_send(worker: &Worker, tab: TabId, method: &str, params: &Value) {
+/// Notes a command about to be sent to `tab`: a press is recorded before
+/// it is sent, and saved then unless it is `paired` (its release goes in
+/// the same `input` command, which saves what is left held: see
+/// `commands::input`).
+pub(super) fn before_send(worker: &Worker, tab: TabId, method: &str, params: &Value, paired: bool) {
     if worker
         .state
         .borrow_mut()
         .held
         .before_send(tab, method, params)
+        && !paired
     {
         worker.persist();
     }
 }
 
 /// Notes how a command ended: a release that ran, or may have, forgets
-/// its press.
+/// its press (saved at once unless `paired`, as for [`before_send`]).
 pub(super) fn after_send<T>(
     worker: &Worker,
     tab: TabId,
     method: &str,
     params: &Value,
     result: &Result<T, WireError>,
+    paired: bool,
 ) {
     let sent = match result {
         Ok(_) => Sent::Accepted,
@@ -49,6 +53,7 @@ pub(super) fn after_send<T>(
         .borrow_mut()
         .held
         .after_send(tab, method, params, sent)
+        && !paired
     {
         worker.persist();
     }

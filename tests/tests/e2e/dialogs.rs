@@ -331,3 +331,41 @@ async fn a_chain_of_dialogs_is_followed_dialog_by_dialog() -> anyhow::Result<()>
     assert!(snapshot(&mut agent).await?.contains("kept"));
     Ok(())
 }
+
+/// The presses the ledger holds as saved in each storage area.
+const SAVED_PRESSES: &str = "Promise.all([chrome.storage.session, chrome.storage.local].map(\
+     a => a.get('heldInput').then(r => (r.heldInput || []).length)))";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_press_waiting_on_its_dialog_is_saved_and_forgotten_once_released() -> anyhow::Result<()>
+{
+    let (browser, _page, _tab, mut agent) = on_page("/dialogs", LaunchOptions::default()).await?;
+    let mut seen = agent.forward_notifications();
+    // A press whose handler opens an alert keeps its input waiting: the
+    // button it holds is saved in both areas, for a worker that would
+    // start again meanwhile (a click that ends within 20 ms is not), and
+    // forgotten once the release ran.
+    let outline = snapshot(&mut agent).await?;
+    let alert = find_ref(&outline, "button \"Alert on press\"")?;
+    let clicked =
+        tokio::time::timeout(DEADLINE, agent.call::<Click>(&ClickParams::on(alert))).await?;
+    if let Err(e) = clicked {
+        assert_eq!(e.kind(), Some(ErrorKind::DialogOpen), "{e}");
+    }
+    next_notification(&mut agent, &mut seen, "dialog.opened").await?;
+    wait_for("the held button saved", DEADLINE, || async {
+        Ok((browser.in_worker(SAVED_PRESSES).await? == json!([1, 1])).then_some(()))
+    })
+    .await?;
+    agent
+        .call::<Dialog>(&DialogParams {
+            accept: true,
+            prompt_text: None,
+        })
+        .await?;
+    wait_for("the release saved", DEADLINE, || async {
+        Ok((browser.in_worker(SAVED_PRESSES).await? == json!([0, 0])).then_some(()))
+    })
+    .await?;
+    Ok(())
+}
