@@ -2,7 +2,8 @@
 //! of the worker reads and changes, what it saves to `chrome.storage`
 //! ([`Saved`]), the open native port's handle, the WebSocket's and why the
 //! worker started
-//! ([`Start`]). Data only, and the one write of it (`persist`): the
+//! ([`Start`]). Data only, and the one write of it (`persist`, which
+//! `persist_changes` skips when it would write what is there): the
 //! decisions are [`Machine`]'s, and the modules above this one run them.
 
 use crate::chrome::runtime::Port;
@@ -140,9 +141,7 @@ impl Worker {
             }
         });
     }
-}
 
-impl Worker {
     /// [`Worker::persist`], unless the last write already holds what it
     /// would write.
     pub(super) fn persist_changes(&self) {
