@@ -6,10 +6,11 @@
 //! The output is what Chromium loads unpacked: for each module
 //! ([`MODULES`]) the generated bindings (`cotab_worker.js`,
 //! `cotab_worker_bg.wasm`; `cotab_popup.js`, `cotab_popup_bg.wasm`),
-//! shrunk by binaryen's `wasm-opt` (`--flatten --rereloop -Oz`) when node and npm are there to
-//! install it (≈ 10 % fewer bytes to compile at every start), and the wasm
-//! bytes embedded in an ES module (`cotab_worker_wasm.js`) so the service
-//! worker can instantiate synchronously in its first turn; the two loaders
+//! shrunk by binaryen's `wasm-opt` (`--flatten --rereloop -Oz`) when node
+//! and npm are there to install it (≈ 10 % fewer bytes to compile at
+//! every start), and the wasm bytes embedded in an ES module
+//! (`cotab_worker_wasm.js`) so the service worker can instantiate
+//! synchronously in its first turn; the two loaders
 //! and the popup page from `extension/static/`, and `manifest.json` from
 //! the root, and cotab's icon at each size ([`crate::icon`]). The worker's
 //! module holds none of the popup's code: the worker starts whenever the
