@@ -84,6 +84,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ("Developer mode", &["eval", "cdp"]),
     ("Serve", &["mcp", "cdp-endpoint"]),
     ("Diagnose", &["doctor", "logs"]),
+    ("Set up", &["completions"]),
 ];
 
 /// The top-level help: usage, the subcommands by group, the options.
@@ -179,6 +180,13 @@ pub enum Cmd {
         /// The relays' log instead of the daemon's.
         #[arg(long)]
         relay: bool,
+    },
+    /// Print the shell completions of `cotab` for SHELL, e.g.
+    /// `cotab completions bash > ~/.local/share/bash-completion/completions/cotab`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
     /// Serve a CDP endpoint on 127.0.0.1 for Playwright's
     /// `connectOverCDP` and Puppeteer's `connect`: the shared tabs only,

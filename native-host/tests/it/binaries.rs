@@ -271,6 +271,36 @@ async fn cli_without_a_daemon_exits_3() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("the cotab daemon is not running"));
 }
 
+/// Issue 36: `cargo install` users get completions from the binary itself,
+/// with no daemon and no runtime directory.
+#[tokio::test]
+async fn the_cli_prints_its_completions_for_each_shell() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let nowhere = tmp.path().join("absent");
+    for (shell, says) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef cotab"),
+        ("fish", "complete -c cotab"),
+        ("elvish", "edit:completion:arg-completer[cotab]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = cli(&nowhere, &["completions", shell]).await;
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(says), "{shell}: {script}");
+        for sub in ["navigate", "snapshot", "cdp-endpoint", "completions"] {
+            assert!(script.contains(sub), "{shell} lacks {sub}");
+        }
+    }
+    let out = cli(&nowhere, &["completions", "tcsh"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let out = cli(&nowhere, &["--json", "completions", "bash"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON value");
+    assert_eq!(v["error"]["kind"], "USAGE");
+}
+
 #[tokio::test]
 async fn cli_keeps_its_session_between_invocations() {
     let d = Daemon::start().await;

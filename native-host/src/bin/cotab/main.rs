@@ -22,6 +22,11 @@ use cotab_host::cli::{Cli, Cmd};
 use ctx::{Ctx, Failure};
 
 async fn run(cli: Cli) -> Result<(), Failure> {
+    if let Cmd::Completions { shell } = cli.command {
+        let mut cmd = cotab_host::cli::command();
+        clap_complete::generate(shell, &mut cmd, "cotab", &mut std::io::stdout());
+        return Ok(());
+    }
     let runtime_dir = cli
         .runtime_dir
         .clone()
@@ -89,7 +94,11 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         Cmd::Page(cmd) => page::run(&mut cx, cmd).await,
         Cmd::Input(cmd) => input::run(&mut cx, cmd).await,
         // Served above, before the CLI's session was opened.
-        Cmd::Mcp { .. } | Cmd::CdpEndpoint { .. } | Cmd::Doctor | Cmd::Logs { .. } => Ok(()),
+        Cmd::Mcp { .. }
+        | Cmd::CdpEndpoint { .. }
+        | Cmd::Doctor
+        | Cmd::Logs { .. }
+        | Cmd::Completions { .. } => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))
 }
@@ -172,6 +181,10 @@ fn check(cli: &Cli) -> Result<(), String> {
         Cmd::Mcp { .. } if cli.json || cli.take => {
             Err("`cotab mcp` speaks MCP on stdout: --json and --take do not apply to it".into())
         }
+        Cmd::Completions { .. } if cli.json || cli.take => Err(
+            "`cotab completions` prints a shell script: --json and --take do not apply to it"
+                .into(),
+        ),
         _ => Ok(()),
     }
 }
