@@ -109,6 +109,24 @@ pub fn input_role(method: &str, params: &Value) -> InputRole {
     role.unwrap_or(InputRole::Other)
 }
 
+/// The release that pairs the press `method` with `params` (a press by
+/// [`input_role`]): the same key up with no modifiers, the button up where
+/// it went down, the touch's end. `None` for anything but a press. The
+/// one statement of what releases a raw press, for the daemon's record of
+/// it and the extension's ledger alike.
+pub fn release_of(method: &str, params: &Value) -> Option<(&'static str, Value)> {
+    match (method, input_role(method, params)) {
+        (KEY_EVENT, InputRole::Press(_)) => Some((KEY_EVENT, key_up(params, None))),
+        (MOUSE_EVENT, InputRole::Press(_)) => {
+            let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            let up = mouse_up(at("x"), at("y"), mouse_button(params), None);
+            Some((MOUSE_EVENT, up))
+        }
+        (TOUCH_EVENT, InputRole::Press(_)) => Some((TOUCH_EVENT, touch_end())),
+        _ => None,
+    }
+}
+
 /// Checks the events of an `input` command before any is sent: 1 to
 /// [`MAX_INPUT_EVENTS`] of them, each a CDP input event, and paired: each
 /// press released by a later event of the list before the same input is
@@ -376,6 +394,42 @@ mod tests {
         assert_eq!(mouse("mouseReleased").class(), CommandClass::Release);
         assert_eq!(mouse("mousePressed").class(), CommandClass::Act);
         assert_eq!(mouse("mouseMoved").class(), CommandClass::Act);
+    }
+
+    #[test]
+    fn each_press_has_the_one_release_that_pairs_it() {
+        let down = json!({"type": "keyDown", "key": "q", "code": "KeyQ", "text": "q",
+                          "windowsVirtualKeyCode": 81, "modifiers": 8});
+        let (method, up) = release_of(KEY_EVENT, &down).expect("a press");
+        assert_eq!(method, KEY_EVENT);
+        assert_eq!(
+            up,
+            json!({"type": "keyUp", "key": "q", "code": "KeyQ", "windowsVirtualKeyCode": 81})
+        );
+        assert_eq!(
+            input_role(method, &up),
+            InputRole::Release("key:KeyQ".into())
+        );
+        let pressed = json!({"type": "mousePressed", "x": 10.5, "y": 20, "button": "middle"});
+        let (method, up) = release_of(MOUSE_EVENT, &pressed).expect("a press");
+        assert_eq!(up, mouse_up(10.5, 20.0, "middle", None));
+        assert_eq!(
+            input_role(method, &up),
+            InputRole::Release("button:middle".into())
+        );
+        let start = json!({"type": "touchStart", "touchPoints": [{"x": 1, "y": 1}]});
+        assert_eq!(
+            release_of(TOUCH_EVENT, &start),
+            Some((TOUCH_EVENT, touch_end()))
+        );
+        for not_a_press in [
+            (KEY_EVENT, json!({"type": "keyUp", "key": "q"})),
+            (KEY_EVENT, json!({"type": "char", "text": "q"})),
+            (MOUSE_EVENT, json!({"type": "mouseMoved", "x": 1, "y": 1})),
+            ("Runtime.evaluate", json!({"type": "mousePressed"})),
+        ] {
+            assert_eq!(release_of(not_a_press.0, &not_a_press.1), None);
+        }
     }
 
     #[test]

@@ -218,6 +218,20 @@ const STEPS = {
     await p.evaluate(() => 1);
     return 'acted';
   },
+  // Holds a key and a mouse button on the input recorder, mid-drag, then
+  // waits for a line on stdin (the test takes control, or not) and tries
+  // to move the mouse once more; its release is left to cotab.
+  holdInput: async (b) => {
+    const p = await pageAt(b, '/input');
+    await p.keyboard.down('q');
+    await p.mouse.move(40, 40);
+    await p.mouse.down();
+    await p.mouse.move(120, 90);
+    say({ step: 'ready' });
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    await p.mouse.move(150, 100);
+    return 'moved';
+  },
   // Until the endpoint closes the connection (developer mode off).
   untilDisconnected: async (b) => {
     const gone = new Promise((resolve) => b.browser.once('disconnected', resolve));

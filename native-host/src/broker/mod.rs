@@ -51,6 +51,8 @@ mod network;
 mod page;
 mod presses;
 #[cfg(test)]
+mod presses_tests;
+#[cfg(test)]
 mod proptests;
 mod sessions;
 #[cfg(test)]

@@ -3,12 +3,21 @@
 //! send until it is released once, by the agent or by the daemon; the
 //! pointer's position and the buttons held for coordinate input. Part of
 //! [`Core`], as sans-IO as the rest.
+//!
+//! A press reaches a page by two paths, and both are recorded here: the
+//! input methods (`input.keyDown`, `input.mouseDown`, …), whose presses
+//! the daemon builds, and raw CDP (`cdp.send`, so the CDP endpoint too),
+//! whose presses an agent builds itself ([`PressKind::Raw`]: the release
+//! is the one [`cotab_shared::input::release_of`] pairs with it). So
+//! every revocation releases both alike.
 
 use super::{err, Actor, Core, Effect, Fence};
 use crate::keys::{self, KeyInfo};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::controller::{FrameId, Modifier, MouseButton};
-use cotab_shared::input::{mouse_up, touch_end, KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
+use cotab_shared::input::{
+    input_role, mouse_up, release_of, touch_end, InputRole, KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT,
+};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 
@@ -45,6 +54,16 @@ pub enum PressKind {
         /// Image pixels per CSS pixel of the gesture's frame.
         dpr: f64,
     },
+    /// A press an agent sent as raw CDP, with the release that pairs it.
+    Raw {
+        /// What it holds, as [`cotab_shared::input::input_role`] names
+        /// it: `key:<code>`, `button:<name>` or `touch`.
+        id: String,
+        /// The release's CDP method.
+        method: &'static str,
+        /// The release's params (a button's follow the pointer).
+        params: Value,
+    },
 }
 
 /// Which held thing an agent releases.
@@ -57,6 +76,8 @@ pub enum ReleaseTarget {
     Mouse(MouseButton),
     /// The gesture in progress.
     Touch,
+    /// What a raw CDP press holds, by its [`PressKind::Raw`] id.
+    Raw(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +223,73 @@ impl Core {
         }
     }
 
+    /// Records a press an agent sends as raw CDP on the fence's tab
+    /// (`method` with `params`, a press by
+    /// [`cotab_shared::input::input_role`]) before it is sent. `None` when
+    /// the session holds that already on the tab (a key's auto-repeat, a
+    /// client that presses twice): the browser takes it as it comes, and
+    /// the one record is released once.
+    pub fn begin_raw_press(
+        &mut self,
+        fence: &Fence,
+        method: &str,
+        params: &Value,
+    ) -> Result<Option<PressId>, WireError> {
+        self.check(fence)?;
+        let (InputRole::Press(id), Some((release, release_params))) =
+            (input_role(method, params), release_of(method, params))
+        else {
+            return Err(err(ErrorKind::InvalidRequest, "that is no press"));
+        };
+        let target = ReleaseTarget::Raw(id.clone());
+        let held = self.presses.values().any(|p| {
+            p.session == fence.session
+                && p.tab == fence.tab
+                && p.state != PressState::ReleasedByDaemon
+                && matches_target(&p.kind, &target)
+        });
+        if held {
+            return Ok(None);
+        }
+        let press = PressId(self.next_press);
+        self.next_press += 1;
+        self.presses.insert(
+            press,
+            Press {
+                session: fence.session,
+                tab: fence.tab,
+                kind: PressKind::Raw {
+                    id,
+                    method: release,
+                    params: release_params,
+                },
+                state: PressState::Sending,
+            },
+        );
+        self.mark_input(fence.tab, Actor::Agent(fence.session));
+        Ok(Some(press))
+    }
+
+    /// An agent's raw release (`method` with `params`, a release by
+    /// [`cotab_shared::input::input_role`]) went to the fence's tab, and
+    /// the browser took it: the session's record of what it releases
+    /// goes, whichever path pressed it. A release the daemon sent
+    /// meanwhile is harmless: the extension sends a release only while
+    /// its ledger says the page still holds the press.
+    pub fn raw_released(&mut self, fence: &Fence, method: &str, params: &Value) {
+        let InputRole::Release(id) = input_role(method, params) else {
+            return;
+        };
+        let raw = ReleaseTarget::Raw(id.clone());
+        self.presses.retain(|_, p| {
+            let same = p.session == fence.session
+                && p.tab == fence.tab
+                && matches!(p.state, PressState::Held | PressState::ReleasedByDaemon)
+                && (matches_target(&p.kind, &raw) || raw_id(&p.kind) == id);
+            !same
+        });
+    }
+
     /// Takes the release of press `id` if it is still held (click and press
     /// send theirs at once). `None` when the daemon already released it.
     pub fn release_press(&mut self, id: PressId) -> Option<ReleaseCmd> {
@@ -271,10 +359,23 @@ impl Core {
                 && p.tab == fence.tab
                 && matches!(p.state, PressState::Held | PressState::Sending)
             {
-                if let PressKind::Mouse { x: px, y: py, .. } = &mut p.kind {
-                    was.push((*id, *px, *py));
-                    *px = x;
-                    *py = y;
+                match &mut p.kind {
+                    PressKind::Mouse { x: px, y: py, .. } => {
+                        was.push((*id, *px, *py));
+                        *px = x;
+                        *py = y;
+                    }
+                    PressKind::Raw {
+                        method: MOUSE_EVENT,
+                        params,
+                        ..
+                    } => {
+                        let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+                        was.push((*id, at("x"), at("y")));
+                        params["x"] = Value::from(x);
+                        params["y"] = Value::from(y);
+                    }
+                    _ => {}
                 }
             }
         }
@@ -285,11 +386,20 @@ impl Core {
     /// before it was sent) back where they were, those still recorded.
     pub fn pointer_back(&mut self, was: &[(PressId, f64, f64)]) {
         for &(id, x, y) in was {
-            if let Some(PressKind::Mouse { x: px, y: py, .. }) =
-                self.presses.get_mut(&id).map(|p| &mut p.kind)
-            {
-                *px = x;
-                *py = y;
+            match self.presses.get_mut(&id).map(|p| &mut p.kind) {
+                Some(PressKind::Mouse { x: px, y: py, .. }) => {
+                    *px = x;
+                    *py = y;
+                }
+                Some(PressKind::Raw {
+                    method: MOUSE_EVENT,
+                    params,
+                    ..
+                }) => {
+                    params["x"] = Value::from(x);
+                    params["y"] = Value::from(y);
+                }
+                _ => {}
             }
         }
     }
@@ -360,6 +470,7 @@ impl Core {
                 (MOUSE_EVENT, mouse_up(*x, *y, button.as_str(), Some(others)))
             }
             PressKind::Touch { .. } => (TOUCH_EVENT, touch_end()),
+            PressKind::Raw { method, params, .. } => (*method, params.clone()),
         };
         Some(ReleaseCmd {
             press: id,
@@ -421,9 +532,22 @@ fn target_of(kind: &PressKind) -> ReleaseTarget {
         PressKind::Key { key, .. } => ReleaseTarget::Key(key.key.clone()),
         PressKind::Mouse { button, .. } => ReleaseTarget::Mouse(*button),
         PressKind::Touch { .. } => ReleaseTarget::Touch,
+        PressKind::Raw { id, .. } => ReleaseTarget::Raw(id.clone()),
     }
 }
 
 fn matches_target(kind: &PressKind, target: &ReleaseTarget) -> bool {
     target_of(kind) == *target
+}
+
+/// What a press holds, in the words of [`input_role`], for any kind: an
+/// agent may release by raw CDP what it pressed with the input methods.
+fn raw_id(kind: &PressKind) -> String {
+    match kind {
+        PressKind::Key { key, .. } if key.code.is_empty() => format!("key:{}", key.key),
+        PressKind::Key { key, .. } => format!("key:{}", key.code),
+        PressKind::Mouse { button, .. } => format!("button:{}", button.as_str()),
+        PressKind::Touch { .. } => "touch".to_owned(),
+        PressKind::Raw { id, .. } => id.clone(),
+    }
 }

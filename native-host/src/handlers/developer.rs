@@ -1,6 +1,7 @@
 //! Developer mode: `page.evaluate` and `cdp.send`, each followed by the
 //! page scan, and the redaction of their results ([`crate::redact`]).
 
+use super::cx::PressGuard;
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::redact;
@@ -8,6 +9,7 @@ use cotab_shared::cdp::{CdpCommand as _, Evaluate};
 use cotab_shared::controller::{
     CdpEventsParams, CdpSendParams, Empty, EvaluateParams, EvaluateResult, RpcError,
 };
+use cotab_shared::input::{input_role, InputRole, MOUSE_EVENT};
 use cotab_shared::limits::MAX_EXPRESSION;
 use cotab_shared::native::{Command, CommandClass, FollowUp, Outcome, ThenResult};
 use cotab_shared::reach::{check_child_cdp, check_raw_cdp};
@@ -204,7 +206,42 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     if waits {
         cx.core(|c| c.auto_attach_set(&fence, waits))?;
     }
-    let (r, known) = scanned(cx, &fence, &p.method, params, true, p.session_id).await?;
+    // A press is recorded before it is sent, so every revocation releases
+    // it as it does the input methods' (the CDP endpoint's keyboard and
+    // mouse come this way); a release clears the record once the browser
+    // took it; a move carries a held button's release along. Input goes
+    // to the tab's own session only (`check_child_cdp`).
+    let role = input_role(&p.method, &params);
+    let press = match &role {
+        InputRole::Press(_) => cx
+            .core(|c| c.begin_raw_press(&fence, &p.method, &params))?
+            .map(|id| PressGuard {
+                broker: cx.broker,
+                id,
+                armed: true,
+            }),
+        InputRole::Release(_) | InputRole::Other => None,
+    };
+    let moved = (p.method == MOUSE_EVENT
+        && params.get("type").and_then(Value::as_str) == Some("mouseMoved"))
+    .then(|| {
+        let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        cx.core(|c| c.pointer_moved(&fence, at("x"), at("y")))
+    });
+    let released = matches!(role, InputRole::Release(_)).then(|| params.clone());
+    let sent = scanned(cx, &fence, &p.method, params, true, p.session_id).await;
+    if let Some(press) = press {
+        press.settle(sent.is_ok());
+    }
+    match (&sent, released, moved) {
+        (Ok(_), Some(release), _) => cx.core(|c| c.raw_released(&fence, &p.method, &release)),
+        // Refused before the page saw it: the buttons stay where they were.
+        (Err(e), _, Some(was)) if e.kind() == ErrorKind::CommandFailed => {
+            cx.core(|c| c.pointer_back(&was))
+        }
+        _ => {}
+    }
+    let (r, known) = sent?;
     redacted(r, known).await
 }
 

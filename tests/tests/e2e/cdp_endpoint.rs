@@ -157,8 +157,13 @@ struct Setup {
 }
 
 async fn setup(unshared: Option<&str>) -> anyhow::Result<Setup> {
+    setup_at("/", unshared).await
+}
+
+/// [`setup`] with the shared tab at `path`.
+async fn setup_at(path: &str, unshared: Option<&str>) -> anyhow::Result<Setup> {
     let browser = Browser::launch(LaunchOptions::default()).await?;
-    let url = browser.fixture.url("/");
+    let url = browser.fixture.url(path);
     let page = browser.open_tab(&url).await?;
     let tab = browser.share(&page, &url).await?;
     let other = match unshared {
@@ -434,4 +439,164 @@ async fn a_client_that_reads_nothing_is_dropped_and_the_tab_freed() -> anyhow::R
     let lines = run(&browser, &e, "playwright", &["evaluate"]).await?;
     assert_eq!(ok(&lines, "evaluate"), 42);
     Ok(())
+}
+
+/// What the input recorder's page holds: `(keys, buttons)` down.
+async fn held(browser: &Browser, page: &Page) -> anyhow::Result<(i64, i64)> {
+    let b = browser.eval(page, "balance()").await?;
+    Ok((
+        b["keys"].as_i64().unwrap_or(-1),
+        b["buttons"].as_i64().unwrap_or(-1),
+    ))
+}
+
+/// Until the page holds nothing, within 15 s; then each of the key up and
+/// the button up came once.
+async fn released_once(browser: &Browser, page: &Page) -> anyhow::Result<()> {
+    let clock = cotab_e2e::Deadline::new("the key and button released", Duration::from_secs(15));
+    loop {
+        let now = held(browser, page).await?;
+        if now == (0, 0) {
+            break;
+        }
+        clock.next(format!("{now:?}")).await?;
+    }
+    let ups = browser
+        .eval(
+            page,
+            "JSON.stringify(__events.filter(e => e.type.endsWith('up')).map(e => e.type + ':' + (e.key ?? e.button)).sort())",
+        )
+        .await?;
+    assert_eq!(ups, r#"["keyup:q","mouseup:0"]"#);
+    Ok(())
+}
+
+/// What takes a script's authority away while it holds a key and a
+/// button through the endpoint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Revocation {
+    /// The person presses Take control.
+    Takeover,
+    /// The script disconnects (after one more move of its own).
+    ClientGone,
+    /// The person turns developer mode off: the endpoint closes the
+    /// client.
+    DeveloperModeOff,
+    /// The person unshares the tab.
+    Unshare,
+    /// The person goes to a local file in the tab: agents are suspended
+    /// there.
+    BlockedPage,
+    /// The native-messaging relay dies: the lane drops.
+    LaneLost,
+}
+
+/// Issue 36: a key and a mouse button a Playwright script holds through
+/// the endpoint (mid-drag) are released once when `how` takes its
+/// authority away, as the agent protocol's are.
+async fn released_after(how: Revocation) -> anyhow::Result<()> {
+    let s = setup_at("/input", None).await?;
+    let r = released_after_in(how, &s).await;
+    if r.is_err() {
+        s.browser.print_daemon_log_tail(80);
+    }
+    r
+}
+
+async fn released_after_in(how: Revocation, s: &Setup) -> anyhow::Result<()> {
+    let Setup {
+        browser,
+        page,
+        tab,
+        e,
+        ..
+    } = s;
+    let (browser, page, tab) = (browser, page, *tab);
+    let (mut child, mut out) = script(browser, e, "playwright", &["holdInput"])?;
+    when_ready(&mut out).await?;
+    assert_eq!(held(browser, page).await?, (1, 1));
+    match how {
+        Revocation::Takeover => browser.take_control(page, tab).await?,
+        Revocation::ClientGone => {}
+        Revocation::DeveloperModeOff => browser.set_developer_mode(page, false).await?,
+        Revocation::Unshare => browser.unshare(page, tab).await?,
+        Revocation::BlockedPage => {
+            // The page goes with the navigation: the ledger says what the
+            // extension released.
+            let ledger =
+                "chrome.storage.local.get('heldInput').then(r => (r.heldInput || []).length)";
+            assert_eq!(
+                browser.in_worker(ledger).await?,
+                1,
+                "the extension's ledger has it"
+            );
+            browser
+                .cdp
+                .send_to(
+                    Some(&page.session),
+                    "Page.navigate",
+                    serde_json::json!({"url": "file:///etc/hostname"}),
+                )
+                .await?;
+            let clock = cotab_e2e::Deadline::new("the ledger emptied", Duration::from_secs(15));
+            loop {
+                let now = browser.in_worker(ledger).await?;
+                if now == 0 {
+                    break;
+                }
+                clock.next(now).await?;
+            }
+        }
+        Revocation::LaneLost => {
+            use nix::sys::signal::{kill, Signal};
+            use nix::unistd::Pid;
+            let relays = browser.relay_pids();
+            anyhow::ensure!(relays.len() == 1, "one relay: {relays:?}");
+            kill(Pid::from_raw(relays[0]), Signal::SIGKILL)?;
+        }
+    }
+    if !matches!(how, Revocation::BlockedPage | Revocation::ClientGone) {
+        released_once(browser, page).await?;
+    }
+    go_on(&mut child).await?;
+    let acted = next_step(&mut out).await?;
+    let may_act = how == Revocation::ClientGone;
+    assert_eq!(acted["ok"], may_act, "{how:?}: {acted}");
+    tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
+    if how != Revocation::BlockedPage {
+        // Nothing more came with the script's end.
+        released_once(browser, page).await?;
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_releases_what_a_script_holds_through_the_endpoint() -> anyhow::Result<()> {
+    released_after(Revocation::Takeover).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_that_disconnects_holding_input_leaves_nothing_held() -> anyhow::Result<()> {
+    released_after(Revocation::ClientGone).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn developer_mode_off_releases_what_a_script_holds_through_the_endpoint() -> anyhow::Result<()>
+{
+    released_after(Revocation::DeveloperModeOff).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unshare_releases_what_a_script_holds_through_the_endpoint() -> anyhow::Result<()> {
+    released_after(Revocation::Unshare).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocked_page_releases_what_a_script_holds_through_the_endpoint() -> anyhow::Result<()> {
+    released_after(Revocation::BlockedPage).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_lane_releases_what_a_script_holds_through_the_endpoint() -> anyhow::Result<()> {
+    released_after(Revocation::LaneLost).await
 }
