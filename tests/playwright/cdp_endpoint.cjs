@@ -128,6 +128,25 @@ const STEPS = {
     await p.goto(`${fixture}/second`);
     return p.evaluate(() => document.title);
   },
+  // Opens a page, then closes it, and the shared tab it attached too:
+  // each close answers (within 10 s) and the pages are gone.
+  closePages: async (b) => {
+    const within = (what, p) => Promise.race([p, new Promise((_, reject) =>
+      setTimeout(() => reject(new Error(`${what} did not return in 10 s`)), 10000))]);
+    const p = await b.newPage();
+    await p.goto(`${fixture}/second`);
+    await within('closing the new page', p.close());
+    // Through the page's own session (`Page.close`), as a script that
+    // lets the page's beforeunload handlers run closes it.
+    const q = await b.newPage();
+    await q.goto(`${fixture}/second`);
+    await within('closing a page after its beforeunload', q.close({ runBeforeUnload: true }));
+    // The promise may answer before the tab goes.
+    await within('the page to go', new Promise((resolve) => q.isClosed() ? resolve() : q.once('close', resolve)));
+    const left = (await b.pages()).map((p) => p.url());
+    await within('closing the shared tab', (await pageAt(b, '/')).close());
+    return { left, after: (await b.pages()).map((p) => p.url()) };
+  },
   // What a hostile script tries beyond the shared tabs, each refused
   // (its first line), and a second session of its own on the shared tab.
   probe: async (b) => {

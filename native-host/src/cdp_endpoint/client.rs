@@ -184,6 +184,10 @@ struct Page {
     /// Why the session may no longer act (the person took control): its
     /// next command fails with it, and the session is detached.
     revoked: Mutex<Option<String>>,
+    /// A `Page.close` of the client's in flight, and whether the tab went
+    /// meanwhile: the detach then waits for the close's answer, which
+    /// comes first, as the browser's does ([`Client::after_answer`]).
+    closing: Mutex<page::Closing>,
     /// Its commands in the order the client sent them: `Runtime.enable`
     /// waits for those before it, so the contexts it reports again come
     /// after every answer sent before it (the frame tree first).
@@ -327,7 +331,7 @@ pub(super) async fn run(
             }
             client.send(answer);
             if let Some(s) = &session {
-                client.detach_if_revoked(s).await;
+                client.after_answer(s).await;
             }
         });
     }

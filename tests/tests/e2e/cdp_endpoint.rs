@@ -240,6 +240,47 @@ async fn puppeteer_drives_the_shared_tab_through_connect() -> anyhow::Result<()>
     drives_the_shared_tab("puppeteer").await
 }
 
+/// Issue 36: a script closes the page it opened and the shared tab it
+/// attached (`page.close()`, which sends `Target.closeTarget` on the
+/// browser's session while the tab's own session holds the lease): each
+/// close answers and the tab is gone from the browser.
+async fn closes_the_tabs_it_controls(client: &str) -> anyhow::Result<()> {
+    let Setup {
+        browser, url, e, ..
+    } = setup(None).await?;
+    let lines = run(&browser, &e, client, &["closePages"]).await?;
+    let closed = ok(&lines, "closePages");
+    assert_eq!(closed["left"], serde_json::json!([url]), "{closed}");
+    assert_eq!(closed["after"], serde_json::json!([]), "{closed}");
+    let targets = browser
+        .cdp
+        .send("Target.getTargets", serde_json::json!({}))
+        .await?;
+    let pages: Vec<&str> = targets["targetInfos"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["type"] == "page")
+        .filter_map(|t| t["url"].as_str())
+        .collect();
+    let fixture = browser.fixture.url("");
+    assert!(
+        !pages.iter().any(|u| u.starts_with(fixture.as_str())),
+        "{pages:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn playwright_closes_the_tabs_it_controls() -> anyhow::Result<()> {
+    closes_the_tabs_it_controls("playwright").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn puppeteer_closes_the_tabs_it_controls() -> anyhow::Result<()> {
+    closes_the_tabs_it_controls("puppeteer").await
+}
+
 /// A page with a form in a frame of another site and a dedicated worker:
 /// Playwright fills and submits the form and evaluates in the worker,
 /// through their own sessions; then Puppeteer, connecting to the page as

@@ -2,7 +2,7 @@
 //! hears: its events, the person's takeover, the tab's end.
 
 use super::{failure, Client, Page};
-use cotab_shared::controller::RpcError;
+use cotab_shared::controller::{CloseTabParams, RpcError, TabsClose};
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
@@ -88,6 +88,16 @@ impl Client {
             // discovered from a page.
             "Target.setDiscoverTargets" => return Ok(json!({})),
             "Runtime.runIfWaitingForDebugger" if child.is_none() => return Ok(json!({})),
+            // The tab's own session closes it as `tabs.close` (which
+            // runs no beforeunload handler): the answer comes once the
+            // tab is gone, and the detach follows as for any closed tab.
+            "Page.close" if child.is_none() => {
+                page.closing().in_flight = true;
+                let close = CloseTabParams {
+                    tab_id: Some(page.tab),
+                };
+                page.mux.call::<TabsClose>(&close).await.map(|_| json!({}))
+            }
             // The children stay attached for the tab's other clients;
             // this client stops hearing of this one.
             "Target.detachFromTarget" => {
@@ -120,10 +130,22 @@ impl Client {
         }
     }
 
-    pub(super) async fn detach_if_revoked(&self, s: &str) {
+    /// After the answer to a command on session `s` went: a session the
+    /// person's takeover revoked is detached, and so is one whose tab a
+    /// `Page.close` of its own closed.
+    pub(super) async fn after_answer(&self, s: &str) {
         let Some(page) = self.page(s) else {
             return;
         };
+        let gone = {
+            let mut closing = page.closing();
+            std::mem::take(&mut closing.in_flight) && closing.gone
+        };
+        if gone {
+            self.detach_page(&page, Some("the client closed the tab"))
+                .await;
+            return;
+        }
         let revoked = page
             .revoked
             .lock()
@@ -133,9 +155,35 @@ impl Client {
             self.detach_page(&page, None).await;
         }
     }
+
+    /// `page`'s tab went (`why`): its sessions are detached now, unless a
+    /// `Page.close` of the client's is in flight, whose answer goes
+    /// first ([`Client::after_answer`]).
+    async fn tab_went(&self, page: &Page, why: &str) {
+        let now = {
+            let mut closing = page.closing();
+            closing.gone = true;
+            !closing.in_flight
+        };
+        if now {
+            self.detach_page(page, Some(why)).await;
+        }
+    }
+}
+
+/// Whether a `Page.close` of the client's is in flight on a tab, and
+/// whether the tab went meanwhile.
+#[derive(Debug, Default)]
+pub(super) struct Closing {
+    in_flight: bool,
+    gone: bool,
 }
 
 impl Page {
+    fn closing(&self) -> std::sync::MutexGuard<'_, Closing> {
+        self.closing.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub(super) fn revoke(&self, why: &str) {
         let mut r = self.revoked.lock().unwrap_or_else(|e| e.into_inner());
         if r.is_none() {
@@ -324,13 +372,17 @@ pub(super) async fn watch_page(
             "control.revoked" => match n.pointer("/params/reason").and_then(Value::as_str) {
                 Some("human") => page.revoke(&took_control(page.tab)),
                 Some("tabClosed" | "unshared" | "blockedTarget") => {
-                    client.detach_page(&page, Some("the tab went")).await;
+                    client.tab_went(&page, "the tab went").await;
                     return;
                 }
                 _ => page.revoke("cotab ended this session's control of the tab"),
             },
-            "tab.closed" => {
-                client.detach_page(&page, Some("the tab closed")).await;
+            // Every session hears of every shared tab that closes.
+            "tab.closed"
+                if n.pointer("/params/tabId").and_then(Value::as_i64)
+                    == Some(i64::from(page.tab.0)) =>
+            {
+                client.tab_went(&page, "the tab closed").await;
                 return;
             }
             "tab.opened" => {

@@ -170,9 +170,13 @@ impl Client {
                     .iter()
                     .find(|t| target_id(t) == Some(id))
                     .ok_or_else(no_target)?;
-                self.browser
-                    .call::<TabsClose>(&CloseTabParams { tab_id: Some(t.id) })
-                    .await?;
+                // An attached tab's own agent session holds its lease:
+                // it closes the tab (the browser's session could not).
+                let close = CloseTabParams { tab_id: Some(t.id) };
+                match self.attached_tab(t.id) {
+                    Some(page) => page.mux.call::<TabsClose>(&close).await?,
+                    None => self.browser.call::<TabsClose>(&close).await?,
+                };
                 Ok(json!({"success": true}))
             }
             "Target.createBrowserContext" | "Target.disposeBrowserContext" => Err(no_context()),
@@ -264,6 +268,7 @@ impl Client {
             target: info,
             mux,
             revoked: Mutex::new(None),
+            closing: Mutex::default(),
             order: Arc::default(),
             // Room is left for the session's own calls (its release, its end).
             slots: Semaphore::new(MAX_IN_FLIGHT_PER_CONNECTION - 2),
