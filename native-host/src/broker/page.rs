@@ -247,6 +247,12 @@ fn cut(mut s: String) -> String {
 struct Lifecycle {
     loader: String,
     names: BTreeSet<String>,
+    /// Whether the daemon heard the loader from its `init`: only then does
+    /// an event missing from `names` mean the page has not reached it. A
+    /// tab shared after it loaded reports its later events first (a tab
+    /// loaded behind the person's paints only when it is shown: its
+    /// `firstPaint` comes long after its `networkIdle`).
+    from_start: bool,
 }
 
 /// A viewport `page.resize` set on a tab, in CSS pixels.
@@ -607,6 +613,7 @@ impl Core {
                 Lifecycle {
                     loader: loader.to_string(),
                     names: BTreeSet::new(),
+                    from_start: name == "init",
                 },
             );
         }
@@ -615,11 +622,18 @@ impl Core {
         }
     }
 
-    /// Whether `frame`'s current loader reached lifecycle event `name`
-    /// (`None`: nothing is known about the frame).
+    /// Whether `frame`'s current loader reached lifecycle event `name`:
+    /// `Some(true)` once it was heard, `Some(false)` when the loader was
+    /// followed from its start and it was not, `None` when that cannot be
+    /// told (nothing is known of the frame, or only what came after the
+    /// daemon began to listen).
     pub fn lifecycle_reached(&self, tab: TabId, frame: &str, name: &str) -> Option<bool> {
         let l = self.pages.get(&tab)?.lifecycle.get(frame)?;
-        Some(l.names.contains(name))
+        match l.names.contains(name) {
+            true => Some(true),
+            false if l.from_start => Some(false),
+            false => None,
+        }
     }
 
     /// The loader the daemon last saw for `frame`.

@@ -396,16 +396,17 @@ async fn network_idle(cx: &Cx<'_>, fence: &Fence, until: Instant) -> Result<(), 
     let reached = match known(cx) {
         Some(r) => r,
         None => {
-            // Nothing known of this loader (the daemon started after the
-            // page loaded): enabling lifecycle events again makes the
-            // browser report the ones already reached, before it answers.
+            // Not known of this loader (the tab was shared, or the daemon
+            // started, after the page loaded): enabling lifecycle events
+            // again makes the browser report the ones already reached,
+            // before it answers.
             cx.send(
                 fence,
                 &SetLifecycleEventsEnabled { enabled: true },
                 CommandClass::Observe,
             )
             .await?;
-            known(cx).unwrap_or(false)
+            known(cx) == Some(true)
         }
     };
     if reached {

@@ -141,3 +141,84 @@ async fn a_tab_shared_long_after_it_loaded_is_network_idle_in_front_and_behind(
     network_idle(&mut agent).await?;
     Ok(())
 }
+
+/// Issue 36: five tabs that loaded in the background, each shared and
+/// brought to the front in turn, are network idle at once: the page
+/// reached it before cotab's session, which must learn it from the
+/// browser.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tabs_that_loaded_in_the_background_are_network_idle_once_shared() -> anyhow::Result<()> {
+    let browser = cotab_e2e::browser::Browser::launch(LaunchOptions::default()).await?;
+    let mut events = browser.cdp.events();
+    let mut pages = Vec::new();
+    for i in 0..5 {
+        let url = browser.fixture.url(&format!("/second?n={i}"));
+        // A session of the harness's own on a blank background tab hears
+        // the page's lifecycle from its start.
+        let r = browser
+            .cdp
+            .send(
+                "Target.createTarget",
+                serde_json::json!({"url": "about:blank", "background": true}),
+            )
+            .await?;
+        let target = r["targetId"].as_str().unwrap_or_default().to_owned();
+        let page = browser.attach_page(&target).await?;
+        browser
+            .cdp
+            .send_to(Some(&page.session), "Page.enable", serde_json::json!({}))
+            .await?;
+        browser
+            .cdp
+            .send_to(
+                Some(&page.session),
+                "Page.setLifecycleEventsEnabled",
+                serde_json::json!({"enabled": true}),
+            )
+            .await?;
+        browser
+            .cdp
+            .send_to(
+                Some(&page.session),
+                "Page.navigate",
+                serde_json::json!({"url": url}),
+            )
+            .await?;
+        pages.push((url, page));
+    }
+    // Each reached network idle in the background.
+    let mut idle: Vec<String> = Vec::new();
+    let clock = cotab_e2e::Deadline::new(
+        "network idle in five tabs",
+        std::time::Duration::from_secs(30),
+    );
+    while idle.len() < pages.len() {
+        match tokio::time::timeout(std::time::Duration::from_millis(100), events.recv()).await {
+            Ok(Some(e)) => {
+                let session = e["sessionId"].as_str().unwrap_or_default();
+                let is_page = pages.iter().any(|(_, p)| p.session == session);
+                if is_page
+                    && e["method"] == "Page.lifecycleEvent"
+                    && e["params"]["name"] == "networkIdle"
+                    && !idle.iter().any(|s| s == session)
+                {
+                    idle.push(session.to_owned());
+                }
+            }
+            Ok(None) => anyhow::bail!("the harness's events ended"),
+            Err(_) => clock.next(idle.len()).await?,
+        }
+    }
+    let mut agent = browser.agent("idle").await?;
+    for (url, page) in &pages {
+        let tab = browser.share(page, url).await?;
+        agent
+            .call::<TabsSelect>(&SelectParams { tab_id: tab })
+            .await?;
+        if let Err(e) = network_idle(&mut agent).await {
+            browser.print_daemon_log_tail(60);
+            return Err(e);
+        }
+    }
+    Ok(())
+}

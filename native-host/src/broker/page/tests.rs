@@ -345,6 +345,21 @@ fn lifecycle_follows_the_current_loader() {
     assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), None);
 }
 
+/// Issue 36: a tab shared after it loaded behind the person's reports its
+/// first paint when it is shown, long after its network idle: what came
+/// before is not known to be missing.
+#[test]
+fn a_loader_heard_from_its_middle_says_nothing_of_what_came_before() {
+    let (mut c, _) = setup();
+    let t = TabId(1);
+    c.on_lifecycle(t, "M", "L1", "firstPaint");
+    assert_eq!(c.lifecycle_reached(t, "M", "firstPaint"), Some(true));
+    assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), None);
+    // The browser's report of what the loader reached, on a new enable.
+    c.on_lifecycle(t, "M", "L1", "networkIdle");
+    assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), Some(true));
+}
+
 #[test]
 fn an_unchanged_capture_reuses_a_still_valid_frame() {
     let (mut c, s) = setup();
