@@ -93,12 +93,13 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// `chrome.tabs.onRemoved`: the tab's commands fail, what its page held
-    /// is gone with it, and a shared tab's share ends.
-    pub fn tab_removed(&mut self, tab: TabId) -> Vec<Effect> {
+    /// `chrome.tabs.onRemoved` (`with_window`: it closed with its
+    /// window): the tab's commands fail, what its page held is gone with
+    /// it, and a shared tab's share ends.
+    pub fn tab_removed(&mut self, tab: TabId, with_window: bool) -> Vec<Effect> {
         self.unshared.retain(|(t, _)| *t != tab);
         self.fronts.closed(tab);
-        let shared = self.shared.on_removed(tab);
+        let shared = self.shared.on_removed(tab, with_window);
         self.pages.forget(tab);
         let mut out = Vec::new();
         self.page_gone(tab, "the tab closed", &mut out);

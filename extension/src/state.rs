@@ -425,8 +425,9 @@ impl SharedSet {
         ]
     }
 
-    /// `chrome.tabs.onRemoved` for `tab`.
-    pub fn on_removed(&mut self, tab: TabId) -> Vec<Effect> {
+    /// `chrome.tabs.onRemoved` for `tab` (`with_window`: it closed with
+    /// its window).
+    pub fn on_removed(&mut self, tab: TabId, with_window: bool) -> Vec<Effect> {
         if !self.restored {
             self.gone_early.insert(tab);
             return Vec::new();
@@ -436,7 +437,10 @@ impl SharedSet {
         }
         vec![
             Effect::Persist,
-            Effect::Send(Event::TabClosed { tab_id: tab }),
+            Effect::Send(Event::TabClosed {
+                tab_id: tab,
+                with_window,
+            }),
             Effect::SendShared,
         ]
     }

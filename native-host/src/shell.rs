@@ -6,7 +6,7 @@
 //! ([`ConnState`]). The handlers ([`crate::handlers`]) work over it; the
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
 
-use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, ReleaseCmd};
+use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, Gone, ReleaseCmd};
 use crate::config;
 use crate::lane::{CdpEvent, Lane};
 use crate::session::{ConnId, SessionId};
@@ -327,13 +327,25 @@ impl Shell {
                 self.with_core(|c| c.on_shared(&list.tabs));
                 self.blockers.send_modify(|n| *n += 1);
             }
-            Event::TabClosed { tab_id } => {
-                self.with_core(|c| c.on_tab_gone(*tab_id, true));
+            Event::TabClosed {
+                tab_id,
+                with_window,
+            } => {
+                let gone = if *with_window {
+                    Gone::ClosedWithWindow
+                } else {
+                    Gone::Closed
+                };
+                self.with_core(|c| c.on_tab_gone(*tab_id, gone));
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::Detached { tab_id, reason } => {
-                let closed = reason == "target_closed";
-                self.with_core(|c| c.on_tab_gone(*tab_id, closed));
+                let gone = if reason == "target_closed" {
+                    Gone::Closed
+                } else {
+                    Gone::Unshared
+                };
+                self.with_core(|c| c.on_tab_gone(*tab_id, gone));
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::DeveloperMode { enabled } => {

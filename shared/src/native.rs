@@ -646,6 +646,14 @@ pub enum Event {
         /// The closed tab.
         #[serde(rename = "tabId")]
         tab_id: TabId,
+        /// Whether it closed with its window (`removeInfo.isWindowClosing`):
+        /// the person closed the window, or the browser is quitting.
+        #[serde(
+            default,
+            rename = "withWindow",
+            skip_serializing_if = "std::ops::Not::not"
+        )]
+        with_window: bool,
     },
     /// The debugger detached from a shared tab, which is no longer shared.
     Detached {

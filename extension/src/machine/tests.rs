@@ -56,7 +56,7 @@ fn a_closed_tab_fails_its_commands_forgets_what_it_held_and_ends_its_share() {
     let (_, on_u) = m.in_flight.register(U, CommandClass::Act);
     assert!(m.held.before_send(T, KEY_EVENT, &key_down()));
     m.facts.dialog_opened(T);
-    let effects = m.tab_removed(T);
+    let effects = m.tab_removed(T, true);
     assert_eq!(fired(&on_t), Some(ErrorKind::UnknownOutcome));
     assert_eq!(fired(&on_u), None, "only that tab's commands");
     assert!(m.held.tabs().is_empty(), "its held input is gone with it");
@@ -65,9 +65,10 @@ fn a_closed_tab_fails_its_commands_forgets_what_it_held_and_ends_its_share() {
     assert!(!m.shared.contains(T) && m.shared.contains(U));
     assert_eq!(effects[..2], [Effect::PressesGone(T), Effect::Persist]);
     assert!(effects.contains(&Effect::SendShared), "{effects:?}");
-    assert!(effects
-        .iter()
-        .any(|e| matches!(e, Effect::Send(Event::TabClosed { tab_id }) if *tab_id == T)));
+    assert!(effects.iter().any(
+        |e| matches!(e, Effect::Send(Event::TabClosed { tab_id, with_window: true })
+            if *tab_id == T)
+    ));
 }
 
 #[test]
@@ -345,7 +346,7 @@ fn a_tab_is_listed_with_its_shared_opener_and_without_a_blocked_pages_url() {
         ),
         ("https://example.com/new", "New", Some(T), None)
     );
-    m.tab_removed(T);
+    m.tab_removed(T, false);
     assert_eq!(
         m.tab_info(U, "https://e/", None).opener,
         None,
@@ -422,7 +423,7 @@ fn a_tab_the_browser_unshared_says_why_until_it_closes_or_is_shared_again() {
     m.shared.begin_share(T).expect("room");
     m.shared.finish_share(T, true);
     assert_eq!(m.popup_state(false).unshared.len(), 1);
-    m.tab_removed(U);
+    m.tab_removed(U, false);
     assert!(m.popup_state(false).unshared.is_empty());
     // A detach of a tab that was not shared says nothing.
     m.detached(TabId(9), "canceled_by_user");

@@ -187,10 +187,13 @@ fn detach_and_close_drop_shared_tabs_only() {
         ]
     );
     assert_eq!(
-        set.on_removed(TabId(2)),
+        set.on_removed(TabId(2), false),
         vec![
             Effect::Persist,
-            Effect::Send(Event::TabClosed { tab_id: TabId(2) }),
+            Effect::Send(Event::TabClosed {
+                tab_id: TabId(2),
+                with_window: false
+            }),
             Effect::SendShared
         ]
     );
@@ -220,7 +223,7 @@ fn updates_and_cdp_events_concern_shared_tabs() {
 #[test]
 fn tabs_gone_during_restore_are_not_kept() {
     let mut set = SharedSet::default();
-    assert!(set.on_removed(TabId(1)).is_empty());
+    assert!(set.on_removed(TabId(1), false).is_empty());
     assert!(set.on_detach(TabId(2), "canceled_by_user").is_empty());
     assert!(!set.restore_wanted(TabId(1)));
     assert!(set.restore_wanted(TabId(3)));
@@ -262,7 +265,7 @@ fn unsharing_ends_human_control() {
     }
     assert_eq!(set.unshare(TabId(1)), Ok(true));
     set.on_detach(TabId(2), "target_closed");
-    set.on_removed(TabId(3));
+    set.on_removed(TabId(3), false);
     assert!(set.human_ids().is_empty());
     // Sharing again starts without human control.
     assert_eq!(set.begin_share(TabId(1)), Ok(ShareStart::Proceed));
@@ -276,7 +279,7 @@ fn human_control_survives_a_restore() {
         serde_json::from_value(serde_json::json!({"sharedTabs":[4,5,6],"humanControl":[5,6]}))
             .expect("parses");
     let mut set = SharedSet::default();
-    set.on_removed(TabId(6));
+    set.on_removed(TabId(6), false);
     let human: Vec<TabId> = saved.human_control.iter().copied().map(TabId).collect();
     let kept = saved.shared_tabs.iter().copied().map(TabId).collect();
     assert_eq!(set.finish_restore(kept, &human), vec![TabId(6)]);

@@ -43,8 +43,13 @@ pub(super) fn register(worker: &Rc<Worker>) {
     listen(
         "chrome.tabs.onRemoved",
         tabs::on_removed(),
-        Closure::<dyn FnMut(i32, JsValue)>::new(move |tab_id: i32, _info: JsValue| {
-            let effects = w.state.borrow_mut().tab_removed(TabId(tab_id));
+        Closure::<dyn FnMut(i32, JsValue)>::new(move |tab_id: i32, info: JsValue| {
+            // With its window: the person closed the window, or the
+            // browser is quitting (the daemon tells the two apart by
+            // whether the lane goes too).
+            let with_window = js_sys::Reflect::get(&info, &JsValue::from_str("isWindowClosing"))
+                .is_ok_and(|v| v.is_truthy());
+            let effects = w.state.borrow_mut().tab_removed(TabId(tab_id), with_window);
             announce::apply(&w, effects);
         }),
     );

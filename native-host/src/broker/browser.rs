@@ -13,6 +13,22 @@ use cotab_shared::controller::AgentEvent;
 use cotab_shared::native::{Holder, TabControl, TabInfo};
 use cotab_shared::TabId;
 
+/// How many departures [`Core::gone`] remembers.
+pub(super) const DEPARTED: usize = 64;
+
+/// Why a tab left the shared list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gone {
+    /// The tab was closed.
+    Closed,
+    /// The tab was closed with its window: the person closed the window,
+    /// or the browser is quitting (then the lane goes too).
+    ClosedWithWindow,
+    /// The person unshared it (the popup, a drag out of the group, the
+    /// debugging bar cancelled).
+    Unshared,
+}
+
 impl Core {
     /// The shared tabs as the extension reports them (event or live list).
     /// A tab now under human control revokes the agent lease there
@@ -40,6 +56,7 @@ impl Core {
         for id in gone {
             self.revoke_tab(id, RevokeReason::Unshared, false, true);
             self.tabs.remove(&id);
+            self.departed(id, Gone::Unshared);
         }
         self.pages.retain(|id, _| tabs.iter().any(|t| t.id == *id));
         for info in tabs {
@@ -82,23 +99,60 @@ impl Core {
         self.publish_controllers(false);
     }
 
-    /// The tab closed (`closed`) or its debugger detached: its lease is
-    /// revoked and its held input dropped (no debugger to send through).
-    pub fn on_tab_gone(&mut self, tab: TabId, closed: bool) {
+    /// The tab closed or its debugger detached (`gone` says which): its
+    /// lease is revoked and its held input dropped (no debugger to send
+    /// through).
+    pub fn on_tab_gone(&mut self, tab: TabId, gone: Gone) {
         self.pages.remove(&tab);
         self.shared.retain(|t| t.id != tab);
+        self.departed(tab, gone);
         if self.tabs.contains_key(&tab) {
-            self.tab_gone(tab, closed);
+            self.tab_gone(tab, gone);
         }
         self.effects
             .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: tab }));
     }
 
-    fn tab_gone(&mut self, tab: TabId, closed: bool) {
-        let reason = if closed {
-            RevokeReason::TabClosed
-        } else {
-            RevokeReason::Unshared
+    /// Notes why `tab` left the shared list.
+    fn departed(&mut self, tab: TabId, gone: Gone) {
+        self.departed.retain(|(t, _)| *t != tab);
+        if self.departed.len() >= DEPARTED {
+            self.departed.pop_front();
+        }
+        self.departed.push_back((tab, gone));
+    }
+
+    /// Why `tab` left the shared list, if it did lately.
+    pub fn gone(&self, tab: TabId) -> Option<Gone> {
+        if self.tabs.contains_key(&tab) {
+            return None;
+        }
+        self.departed
+            .iter()
+            .rev()
+            .find(|(t, _)| *t == tab)
+            .map(|(_, g)| *g)
+    }
+
+    /// `TAB_NOT_SHARED` for the selected tab `tab`, which left the shared
+    /// list: the message says why, as far as the daemon heard.
+    pub fn gone_error(&self, tab: TabId) -> cotab_shared::WireError {
+        let why = match self.gone(tab) {
+            Some(Gone::Closed) => "the selected tab was closed",
+            Some(Gone::ClosedWithWindow) => {
+                "the selected tab was closed with its window (the person closed the window, or \
+                 the browser quit)"
+            }
+            Some(Gone::Unshared) => "the selected tab is no longer shared: the person unshared it",
+            None => "the selected tab is no longer shared",
+        };
+        cotab_shared::WireError::new(cotab_shared::ErrorKind::TabNotShared, why)
+    }
+
+    fn tab_gone(&mut self, tab: TabId, gone: Gone) {
+        let reason = match gone {
+            Gone::Closed | Gone::ClosedWithWindow => RevokeReason::TabClosed,
+            Gone::Unshared => RevokeReason::Unshared,
         };
         self.revoke_tab(tab, reason, true, true);
         self.tabs.remove(&tab);

@@ -39,7 +39,7 @@ fn the_shared_list_and_the_lane_are_announced_to_every_session() {
     assert_eq!(c.shared(), [t(1, "a2"), t(3, "c")]);
     c.on_shared(&[t(1, "a2"), t(3, "c")]);
     assert!(to_all(&c.take_effects()).is_empty(), "nothing changed");
-    c.on_tab_gone(TabId(3), true);
+    c.on_tab_gone(TabId(3), Gone::Closed);
     assert_eq!(
         to_all(&c.take_effects()),
         vec![AgentEvent::TabClosed { tab_id: TabId(3) }]
@@ -301,4 +301,37 @@ fn controllers_are_published_on_every_change_and_on_hello() {
     ));
     c.release_control(s, A).expect("release");
     assert!(matches!(&c.take_effects()[..], [Effect::Controllers(_)]));
+}
+
+/// Issue 36: an agent whose tab went is told why, as far as the daemon
+/// heard: closed, closed with its window, or unshared.
+#[test]
+fn a_tab_that_went_says_why() {
+    let (mut c, s) = setup();
+    let why = |c: &Core| {
+        c.fence(s, A, Need::Observe)
+            .expect_err("gone")
+            .message
+            .clone()
+    };
+    c.on_tab_gone(TabId(1), Gone::ClosedWithWindow);
+    assert_eq!(c.gone(TabId(1)), Some(Gone::ClosedWithWindow));
+    assert!(why(&c).contains("closed with its window"), "{}", why(&c));
+    assert_eq!(kind(c.fence(s, A, Need::Observe)), ErrorKind::TabNotShared);
+    // Shared again, then gone from the list: unshared.
+    c.on_shared(&[tab(1, false), tab(2, false)]);
+    assert_eq!(c.gone(TabId(1)), None);
+    c.on_shared(&[tab(2, false)]);
+    assert_eq!(c.gone(TabId(1)), Some(Gone::Unshared));
+    assert!(why(&c).contains("unshared"), "{}", why(&c));
+    // The close that follows a list without the tab is what happened.
+    c.on_tab_gone(TabId(1), Gone::Closed);
+    assert_eq!(c.gone(TabId(1)), Some(Gone::Closed));
+    assert!(why(&c).contains("was closed"), "{}", why(&c));
+    // Only the latest departures are kept.
+    for t in 100..100 + super::browser::DEPARTED as i32 {
+        c.on_tab_gone(TabId(t), Gone::Closed);
+    }
+    assert_eq!(c.gone(TabId(1)), None);
+    assert!(why(&c).contains("no longer shared"), "{}", why(&c));
 }

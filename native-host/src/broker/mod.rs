@@ -58,6 +58,7 @@ mod sessions;
 #[cfg(test)]
 mod tests;
 
+pub use browser::Gone;
 pub use chooser::{ChooserMark, WaitingChooser, INTERCEPT_GRACE};
 pub use network::NetworkEntry;
 pub use page::{
@@ -239,6 +240,10 @@ pub struct Core {
     /// The shared tabs as the extension last reported them, in the order
     /// the person shared them: the daemon's one copy of the list.
     shared: Vec<TabInfo>,
+    /// Why the tabs that left the shared list lately left, newest last
+    /// (at most [`browser::DEPARTED`]): an agent whose tab went is told
+    /// the cause.
+    departed: std::collections::VecDeque<(TabId, Gone)>,
     next_session: u64,
     next_press: u64,
     next_epoch: u64,
@@ -269,6 +274,7 @@ impl Core {
             dev_epoch: 0,
             lane_online: false,
             shared: Vec::new(),
+            departed: std::collections::VecDeque::new(),
             next_session: 1,
             next_press: 1,
             next_epoch: 1,
@@ -419,10 +425,7 @@ impl Core {
 
     fn control_error(&self, tab: TabId) -> WireError {
         match self.tabs.get(&tab) {
-            None => err(
-                ErrorKind::TabNotShared,
-                "the selected tab is no longer shared",
-            ),
+            None => self.gone_error(tab),
             Some(Tab {
                 blocked: Some(b), ..
             }) => b.suspended(tab),

@@ -15,7 +15,7 @@
 //! Like the rest of the core it does no I/O and never awaits.
 
 use super::{err, Core, Fence, Frame};
-use super::{Effect, UndoCmd};
+use super::{Effect, Gone, UndoCmd};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::cdp::{
     CdpCommand as _, ClearDeviceMetricsOverride, ConsoleApiCalled, ExceptionThrown, RemoteObject,
@@ -719,7 +719,7 @@ impl Core {
     /// session that had it selected has no selection any more (its
     /// revision bumps).
     pub fn tab_closed(&mut self, tab: TabId) {
-        self.on_tab_gone(tab, true);
+        self.on_tab_gone(tab, Gone::Closed);
         for s in self.sessions.values_mut() {
             if s.selected == Some(tab) {
                 s.selected = None;

@@ -687,7 +687,7 @@ impl World {
                 self.shared.retain(|(id, _)| *id != tab);
                 self.blocked.retain(|id| *id != tab);
                 self.closed.push(tab);
-                self.core.on_tab_gone(tab, true);
+                self.core.on_tab_gone(tab, Gone::Closed);
             }
             Op::Developer(on) => {
                 if self.dev && !on {

@@ -386,7 +386,7 @@ fn unshare_and_close_revoke_with_their_reasons() {
 
     let (mut c, a) = setup();
     let k = held_key(&mut c, a, A, "a");
-    c.on_tab_gone(TabId(1), true);
+    c.on_tab_gone(TabId(1), Gone::Closed);
     let fx = c.take_effects();
     assert_eq!(revoked(&fx), vec![(a, TabId(1), R::TabClosed)]);
     assert!(releases(&fx).is_empty(), "nothing to send to a closed tab");

@@ -5,7 +5,7 @@
 
 use super::{dialog_open, first_button, wire};
 use crate::broker::{
-    AgentRelease, ChooserMark, Core, Fence, Frame, Need, PressId, PressKind, ReleaseCmd,
+    AgentRelease, ChooserMark, Core, Fence, Frame, Gone, Need, PressId, PressKind, ReleaseCmd,
     ReleaseTarget,
 };
 use crate::lane::{CallResult, CdpEvent};
@@ -15,7 +15,7 @@ use cotab_shared::cdp::{
     CdpCommand, Evaluate, GetLayoutMetrics, HandleJavaScriptDialog, LayoutMetrics, MouseEvent,
 };
 use cotab_shared::controller::{
-    Acted, DialogInfo, Expect, FrameGeometry, FrameId, ReleaseResult, RpcError,
+    Acted, DialogInfo, Expect, FrameGeometry, FrameId, LaneState, ReleaseResult, RpcError,
 };
 use cotab_shared::input::{check_input_events, InputEvent};
 use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
@@ -25,6 +25,11 @@ use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{broadcast, oneshot};
 use tokio::time::Instant;
+
+/// How long a request on a tab closed with its window waits for the
+/// lane to go, which tells a browser that quits (it closes its windows,
+/// then its extension's port) from a person who closed one window.
+const WINDOW_TO_LANE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Settles a recorded press when the handler is done with it, or — if the
 /// handler is dropped midway (its connection aborted) — as failed, which
@@ -208,6 +213,44 @@ impl Cx<'_> {
         }
     }
 
+    /// `outcome`, unless it says the selected tab is no longer shared
+    /// while the browser is going away: then the lane's answer, as every
+    /// other method gets it (`RUNTIME_LOST` once the browser did not come
+    /// back in its grace), so that an agent is not told its tab was
+    /// unshared when the browser quit. A tab closed with its window waits
+    /// up to [`WINDOW_TO_LANE`] for the lane to go (a browser that quits
+    /// closes its windows first).
+    pub(super) async fn lane_said<T>(&self, outcome: Result<T, RpcError>) -> Result<T, RpcError> {
+        let Err(e) = &outcome else {
+            return outcome;
+        };
+        if e.kind() != ErrorKind::TabNotShared {
+            return outcome;
+        }
+        let with_window = self.sid().ok().is_some_and(|sid| {
+            self.core(|c| {
+                let tab = c.selection(sid, self.conn.id).ok().and_then(|(t, _)| t);
+                tab.and_then(|t| c.gone(t)) == Some(Gone::ClosedWithWindow)
+            })
+        });
+        let online = self.broker.lane.status().0 == LaneState::Online;
+        if online && !with_window {
+            return outcome;
+        }
+        let within = if with_window {
+            WINDOW_TO_LANE
+        } else {
+            std::time::Duration::ZERO
+        };
+        if self.broker.lane.gone_for_good(within, self.deadline).await {
+            return Err(wire(
+                ErrorKind::RuntimeLost,
+                "the browser went away (it quit, or the extension stopped) and did not come back",
+            ));
+        }
+        outcome
+    }
+
     pub(super) async fn extension(&self, command: Command) -> Result<Value, RpcError> {
         self.broker
             .lane
@@ -220,12 +263,12 @@ impl Cx<'_> {
     /// begun, that dialog is the one that cut it short); `TAB_NOT_SHARED`
     /// if the tab closed or is no longer shared.
     pub(super) fn unblocked(&self, tab: TabId) -> Result<(), RpcError> {
-        let (dialog, shared) = self.core(|c| (c.dialog(tab).cloned(), c.is_shared(tab)));
-        if !shared {
-            return Err(wire(
-                ErrorKind::TabNotShared,
-                "the tab closed, or is no longer shared",
-            ));
+        let (dialog, gone) = self.core(|c| {
+            let gone = (!c.is_shared(tab)).then(|| c.gone_error(tab));
+            (c.dialog(tab).cloned(), gone)
+        });
+        if let Some(gone) = gone {
+            return Err(gone.into());
         }
         match dialog {
             None => Ok(()),

@@ -76,13 +76,16 @@ pub async fn dispatch(
     let method = call.method();
     macro_rules! answer {
         ($outcome:expr) => {
-            response_line(id, logged(&cx, method, $outcome))
+            response_line(id, logged(&cx, method, cx.lane_said($outcome).await))
         };
     }
     // An acting method that a dialog it opened cut short ([`Cx::acted`]).
     macro_rules! acted {
         ($outcome:expr) => {
-            response_line(id, logged(&cx, method, cx.acted($outcome)))
+            response_line(
+                id,
+                logged(&cx, method, cx.lane_said(cx.acted($outcome)).await),
+            )
         };
     }
     // An action that may lead to another page, which it then waits for

@@ -111,7 +111,10 @@ async fn a_navigation_on_a_tab_that_closes_fails_at_once() {
     let d = Daemon::start_with_deadline(Duration::from_secs(60)).await;
     let (ext, _gate, call) = held_navigation(&d).await;
     // The person closes the tab while its page loads.
-    ext.event(cotab_shared::native::Event::TabClosed { tab_id: TabId(7) });
+    ext.event(cotab_shared::native::Event::TabClosed {
+        tab_id: TabId(7),
+        with_window: false,
+    });
     let err = tokio::time::timeout(WAIT, call)
         .await
         .expect("failed at once, not at the deadline")

@@ -499,9 +499,13 @@ async fn serve(
                 };
                 (Ok(json!(info)), Vec::new())
             }
-            Command::CloseTab { tab_id } => {
-                (Ok(json!({})), vec![Event::TabClosed { tab_id: *tab_id }])
-            }
+            Command::CloseTab { tab_id } => (
+                Ok(json!({})),
+                vec![Event::TabClosed {
+                    tab_id: *tab_id,
+                    with_window: false,
+                }],
+            ),
             Command::ForwardEvents { .. } => (Ok(json!({})), Vec::new()),
             Command::Input {
                 tab_id,

@@ -381,6 +381,24 @@ fn event_golden() {
     );
     round_trip(
         &ExtensionToHost::Event {
+            event: Event::TabClosed {
+                tab_id: TabId(2),
+                with_window: false,
+            },
+        },
+        json!({"type":"event","event":{"kind":"tabClosed","tabId":2}}),
+    );
+    round_trip(
+        &ExtensionToHost::Event {
+            event: Event::TabClosed {
+                tab_id: TabId(2),
+                with_window: true,
+            },
+        },
+        json!({"type":"event","event":{"kind":"tabClosed","tabId":2,"withWindow":true}}),
+    );
+    round_trip(
+        &ExtensionToHost::Event {
             event: Event::DeveloperMode { enabled: false },
         },
         json!({"type":"event","event":{"kind":"developerMode","enabled":false}}),

@@ -402,6 +402,38 @@ async fn the_tab_closed() -> anyhow::Result<()> {
         .await
         .expect_err("the tab is gone");
     assert_eq!(err.kind(), Some(ErrorKind::TabNotShared), "{err}");
+    // It says what happened: the tab was closed, not unshared (issue 36).
+    assert!(err.to_string().contains("was closed"), "{err}");
+    Ok(())
+}
+
+/// Issue 36: the person quits the browser from its menu (it closes its
+/// windows, then the extension goes): a call on the selected tab gets
+/// the lane's answer, as `tabs.list` does, not `TAB_NOT_SHARED` as if the
+/// person had unshared the tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_quits_the_browser() -> anyhow::Result<()> {
+    let mut s = holding().await?;
+    // `Browser.close` is the menu's Exit: windows first, gracefully.
+    let _ = s.browser.cdp.send("Browser.close", json!({})).await;
+    let started = Instant::now();
+    let err = s
+        .agent
+        .call::<Capture>(&CaptureParams::default())
+        .await
+        .expect_err("the browser is gone");
+    assert_eq!(err.kind(), Some(ErrorKind::RuntimeLost), "{err}");
+    let err = s
+        .agent
+        .call::<TabsList>(&Empty {})
+        .await
+        .expect_err("the browser is gone");
+    assert_eq!(err.kind(), Some(ErrorKind::RuntimeLost), "{err}");
+    eprintln!("both failed after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(cotab_shared::limits::DEFAULT_DEADLINE_MS),
+        "waited out the deadline"
+    );
     Ok(())
 }
 
@@ -686,8 +718,15 @@ async fn the_browser_quit() -> anyhow::Result<()> {
         LaneState::Offline
     );
     // …and what needs the browser fails once the short grace for a
-    // returning browser is over, not at the request's deadline.
+    // returning browser is over, not at the request's deadline: on the
+    // selected tab too, which the browser's going did not unshare (issue
+    // 36: it said `TAB_NOT_SHARED` at once).
     let started = Instant::now();
+    let err = agent
+        .call::<Capture>(&CaptureParams::default())
+        .await
+        .expect_err("the browser is gone");
+    assert_eq!(err.kind(), Some(ErrorKind::RuntimeLost), "{err}");
     let err = agent
         .call::<TabsList>(&Empty {})
         .await

@@ -341,7 +341,7 @@ fn lifecycle_follows_the_current_loader() {
     c.on_lifecycle(t, "M", "L2", "init");
     assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), Some(false));
     assert_eq!(c.lifecycle_loader(t, "M"), Some("L2"));
-    c.on_tab_gone(t, true);
+    c.on_tab_gone(t, Gone::Closed);
     assert_eq!(c.lifecycle_reached(t, "M", "networkIdle"), None);
 }
 
