@@ -95,6 +95,15 @@ impl ClientError {
         }
     }
 
+    /// Whether the connection itself failed (nothing listens, or the
+    /// daemon went away), rather than the daemon answering.
+    pub fn is_transport(&self) -> bool {
+        matches!(
+            self,
+            ClientError::Connect { .. } | ClientError::Io(_) | ClientError::Closed
+        )
+    }
+
     /// The JSON-RPC error, when the daemon sent one.
     pub fn rpc(&self) -> Option<&RpcError> {
         match self {

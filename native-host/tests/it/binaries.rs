@@ -271,6 +271,83 @@ async fn cli_without_a_daemon_exits_3() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("the cotab daemon is not running"));
 }
 
+/// A private runtime directory whose agent socket is a listener of the
+/// test's: it takes the CLI's first connection and closes it unanswered,
+/// as a daemon that crashes at that moment does (its socket file stays).
+async fn a_daemon_that_dies_under_the_cli(args: &[&str]) -> (tempfile::TempDir, Child) {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).expect("chmod");
+    let listener = UnixListener::bind(tmp.path().join(AGENT_SOCKET)).expect("bind");
+    let cli = Command::new(CLI)
+        .arg("--runtime-dir")
+        .arg(tmp.path())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn cli");
+    let (conn, _) = tokio::time::timeout(WAIT, listener.accept())
+        .await
+        .expect("the CLI connects")
+        .expect("accept");
+    drop(conn);
+    drop(listener);
+    (tmp, cli)
+}
+
+/// Issue 36: a command in the moment the daemon is restarted after a
+/// crash waits for the new daemon instead of failing on the broken
+/// connection.
+#[tokio::test]
+async fn a_command_while_the_daemon_restarts_waits_for_the_new_one() {
+    let (tmp, cli) = a_daemon_that_dies_under_the_cli(&["--json", "status"]).await;
+    let mut daemon = Command::new(HOST)
+        .args(["daemon", "--foreground"])
+        .env("COTAB_RUNTIME_DIR", tmp.path())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn daemon");
+    let out = tokio::time::timeout(WAIT, cli.wait_with_output())
+        .await
+        .expect("the CLI ends")
+        .expect("output");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["lane"], "absent", "{v}");
+    stop_daemon(tmp.path()).await;
+    let _ = daemon.wait().await;
+}
+
+/// Issue 36: a daemon that died and is not restarted is "not running"
+/// (exit 3, with what to do) after a bounded wait, never a bare transport
+/// error.
+#[tokio::test]
+async fn a_command_whose_daemon_died_for_good_says_it_is_not_running() {
+    let started = std::time::Instant::now();
+    let (_tmp, cli) = a_daemon_that_dies_under_the_cli(&["tabs"]).await;
+    let out = tokio::time::timeout(WAIT, cli.wait_with_output())
+        .await
+        .expect("the CLI ends")
+        .expect("output");
+    let waited = started.elapsed();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing answers") && err.contains("cotab doctor"),
+        "{err}"
+    );
+    assert!(!err.contains("connection"), "{err}");
+    assert!(waited >= Duration::from_secs(5), "waited {waited:?}");
+}
+
 /// Issue 36: `cargo install` users get completions from the binary itself,
 /// with no daemon and no runtime directory.
 #[tokio::test]

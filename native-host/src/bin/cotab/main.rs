@@ -7,7 +7,9 @@
 
 use cotab_host::client::{Client, ClientError};
 use cotab_host::runtime::AGENT_SOCKET;
+use std::path::Path;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 mod ctx;
 mod input;
@@ -83,12 +85,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     if let Cmd::CdpEndpoint { port } = &cli.command {
         return cdp_endpoint(sock, *port, cli.json).await;
     }
-    let client = match Client::connect(&sock).await {
-        Ok(c) => c,
-        Err(ClientError::Connect { .. }) => return Err(Failure::NotRunning(sock)),
-        Err(e) => return Err(e.into()),
-    };
-    let mut cx = Ctx::open(client, &runtime_dir, cli.json, cli.take).await?;
+    let mut cx = open(&sock, &runtime_dir, cli.json, cli.take).await?;
     let done = match cli.command {
         Cmd::Tabs(cmd) => tabs::run(&mut cx, cmd).await,
         Cmd::Page(cmd) => page::run(&mut cx, cmd).await,
@@ -101,6 +98,38 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         | Cmd::Completions { .. } => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))
+}
+
+/// How long the CLI waits for a daemon whose socket is there but does
+/// not answer: the one that made it died (a crash leaves the socket
+/// behind), and the browser's native host starts a new one when the
+/// extension reconnects, within a second or two.
+const RESTART_WAIT: Duration = Duration::from_secs(5);
+
+/// Connects to the daemon and opens the CLI's session. A connection that
+/// fails before the session is open (nothing listens, or the daemon goes
+/// away at that moment) is tried again every 100 ms for [`RESTART_WAIT`]
+/// while the socket is there; then, or at once when it is not, the
+/// daemon is not running (exit 3). Resuming the session again is safe,
+/// and a hello whose answer was lost leaves only an unbound session that
+/// expires by itself.
+async fn open(sock: &Path, runtime_dir: &Path, json: bool, take: bool) -> Result<Ctx, Failure> {
+    let started = Instant::now();
+    loop {
+        let opened = match Client::connect(sock).await {
+            Ok(client) => Ctx::open(client, runtime_dir, json, take).await,
+            Err(e) => Err(e.into()),
+        };
+        match opened {
+            Err(Failure::Rpc(e)) if e.is_transport() => {
+                if !sock.exists() || started.elapsed() >= RESTART_WAIT {
+                    return Err(Failure::NotRunning(sock.to_owned()));
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            opened => return opened,
+        }
+    }
 }
 
 /// `cotab cdp-endpoint`: binds, prints how to connect (one JSON object

@@ -1,7 +1,8 @@
 //! How a `cotab` failure reads and exits: `error: KIND: message` on stderr,
 //! or with `--json` one object `{"error": {"kind", "message", …}}` on
 //! stdout; exit 1 for an error the daemon answered (or any other failure),
-//! 2 for a usage error, 3 when no daemon runs. The daemon's messages are
+//! 2 for a usage error, 3 when no daemon runs (or it went away during the
+//! command: never a bare transport error). The daemon's messages are
 //! put in the CLI's terms: they name `cotab` commands, not protocol
 //! methods.
 
@@ -18,8 +19,8 @@ pub(crate) const USAGE: &str = "USAGE";
 /// The kind of "no daemon runs" (exit 3) in `--json` output.
 pub(crate) const NOT_RUNNING: &str = "DAEMON_NOT_RUNNING";
 
-/// The kind of a failure on the CLI's side (a file it could not write, a
-/// connection that broke) in `--json` output.
+/// The kind of a failure on the CLI's side (a file it could not write) in
+/// `--json` output.
 pub(crate) const FAILED: &str = "FAILED";
 
 /// What the daemon's hints name, and the `cotab` command that does it.
@@ -35,13 +36,33 @@ const COMMANDS: &[(&str, &str)] = &[
 pub(crate) fn report(failure: Failure, json: bool) -> ExitCode {
     let (kind, message, code, dialog) = match &failure {
         Failure::Usage(m) => (USAGE.to_owned(), m.clone(), 2, None),
-        Failure::NotRunning(sock) => (
+        Failure::NotRunning(sock) if !sock.exists() => (
             NOT_RUNNING.to_owned(),
             format!(
                 "the cotab daemon is not running (no socket at {}); open the browser with the \
                  cotab extension and share a tab",
                 sock.display()
             ),
+            3,
+            None,
+        ),
+        Failure::NotRunning(sock) => (
+            NOT_RUNNING.to_owned(),
+            format!(
+                "the cotab daemon is not running: nothing answers at {} (it stopped, and no new \
+                 one started within 5 s); open the browser with the cotab extension, whose \
+                 native host starts it, or run `cotab doctor`",
+                sock.display()
+            ),
+            3,
+            None,
+        ),
+        // The daemon went away while the command ran.
+        Failure::Rpc(e) if e.is_transport() => (
+            NOT_RUNNING.to_owned(),
+            "the cotab daemon went away while the command ran (it may or may not have \
+             acted); run `cotab status` to see whether a new one runs"
+                .to_owned(),
             3,
             None,
         ),
