@@ -1,5 +1,6 @@
 //! Checks on values agents submit and on what the browser returns, with no
-//! I/O: url checks for `page.navigate` and image geometry for `page.capture`.
+//! I/O: url checks for `page.navigate`, image geometry for `page.capture`,
+//! and the browser's refusals that mean a page keeps extensions out.
 //!
 //! Error messages never contain the submitted value.
 
@@ -131,6 +132,30 @@ fn jpeg_size(b: &[u8]) -> Option<(u32, u32)> {
     }
 }
 
+/// What `chrome.debugger` answers every command on a tab while one of its
+/// frames holds a `chrome-extension://` page the browser refused to load
+/// (its error page stands for `chrome-extension://invalid/`).
+const REFUSED_EXTENSION_FRAME: &str =
+    "Cannot access a chrome-extension:// URL of different extension";
+
+/// The extension's error `e` in the agent's terms: a command refused
+/// because the page embeds a frame of an extension the browser would not
+/// load (a page can do that on purpose to keep extensions out: the
+/// browser then refuses every debugger command on the whole tab, cotab's
+/// included) is `BLOCKED_TARGET` saying so, not a bare browser refusal.
+pub fn browser_refusal(e: WireError) -> WireError {
+    if e.kind == ErrorKind::CommandFailed && e.message.contains(REFUSED_EXTENSION_FRAME) {
+        return WireError::new(
+            ErrorKind::BlockedTarget,
+            "the page embeds a frame of a browser extension that the browser refused to \
+             load, and while that frame is there the browser refuses every debugger command on \
+             the tab (a page can do this to keep extensions out): nothing can be read from or \
+             done in this tab until the page removes the frame or navigates",
+        );
+    }
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,5 +237,20 @@ mod tests {
         assert_eq!(image_size(&b), Some((800, 600)));
         assert_eq!(image_size(&b[..12]), None);
         assert_eq!(image_size(b"GIF89a"), None);
+    }
+
+    #[test]
+    fn a_frame_that_keeps_extensions_out_is_a_blocked_target() {
+        let refused = WireError::new(
+            ErrorKind::CommandFailed,
+            "Cannot access a chrome-extension:// URL of different extension",
+        );
+        let e = browser_refusal(refused);
+        assert_eq!(e.kind, ErrorKind::BlockedTarget);
+        assert!(e.message.contains("removes the frame"), "{}", e.message);
+        let other = WireError::new(ErrorKind::CommandFailed, "No node with given id found");
+        assert_eq!(browser_refusal(other.clone()), other);
+        let timeout = WireError::new(ErrorKind::Timeout, REFUSED_EXTENSION_FRAME);
+        assert_eq!(browser_refusal(timeout.clone()), timeout);
     }
 }

@@ -203,6 +203,20 @@ pub const FRAMED: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A hostile page that embeds frames the browser refuses to load or
+/// keeps from extensions: cotab's own popup (a `chrome-extension://` page
+/// not meant for the web) and a browser page. The page's own content must
+/// still reach the agent.
+pub const REFUSED_FRAMES: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Refused frames</title></head>
+<body><h1>Page with refused frames</h1>
+<button id="go" onclick="document.title = 'Went'">Go on</button>
+<iframe id="popup" src="chrome-extension://njcapokbkdmpnkpmgflbgjlehbglmgck/popup.html" title="cotab popup"></iframe>
+<iframe id="settings" src="chrome://settings" title="browser settings"></iframe>
+<p>After the frames</p>
+</body></html>
+"#;
+
 /// A long page with a button far below the fold.
 pub const LONG: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Long page</title></head>
@@ -483,6 +497,7 @@ impl Fixture {
                         "/focus-thief" => (200, FOCUS_THIEF),
                         "/long" => (200, LONG),
                         "/framed" => (200, FRAMED),
+                        "/refused-frames" => (200, REFUSED_FRAMES),
                         "/drag" => (200, DRAG),
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),

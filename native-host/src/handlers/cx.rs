@@ -256,7 +256,7 @@ impl Cx<'_> {
             .lane
             .call(command, self.deadline)
             .await
-            .map_err(RpcError::from)
+            .map_err(|e| RpcError::from(crate::validate::browser_refusal(e)))
     }
 
     /// `DIALOG_OPEN` if a dialog is open on `tab` (once the request has

@@ -13,7 +13,8 @@
 use crate::toolset::on_page;
 use cotab_e2e::browser::LaunchOptions;
 use cotab_e2e::workspace_root;
-use cotab_shared::controller::{Snapshot, SnapshotParams};
+use cotab_shared::controller::{Click, ClickParams, Snapshot, SnapshotParams};
+use cotab_shared::ErrorKind;
 
 /// What one outline line shows, refs and Playwright's own marks left out;
 /// `None` for a line that shows nothing of the page's content.
@@ -88,5 +89,56 @@ async fn the_outline_shows_what_playwrights_aria_snapshot_shows() -> anyhow::Res
             "{name}: cotab's outline\n{ours}\n\nPlaywright's\n{recorded}"
         );
     }
+    Ok(())
+}
+
+/// Issue 36: a page that embeds a frame of an extension the browser
+/// refuses to load (cotab's own popup here) makes the browser refuse
+/// every debugger command on the tab, cotab's included: the agent is told
+/// so (`BLOCKED_TARGET`, saying why), not a bare browser refusal, and the
+/// tab works again, snapshot and refs, once the page drops the frame.
+/// A browser page in a frame changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_the_browser_keeps_from_extensions_is_explained() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/second", LaunchOptions::default()).await?;
+    // The person goes there in the shared tab.
+    browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "Page.navigate",
+            serde_json::json!({"url": browser.fixture.url("/refused-frames")}),
+        )
+        .await?;
+    let clock = cotab_e2e::Deadline::new("the page", std::time::Duration::from_secs(15));
+    loop {
+        let state = browser
+            .eval(&page, "document.readyState + document.title")
+            .await?;
+        if state == "completeRefused frames" {
+            break;
+        }
+        clock.next(state).await?;
+    }
+    let err = agent
+        .call::<Snapshot>(&SnapshotParams::default())
+        .await
+        .expect_err("the browser refuses the tab");
+    assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{err}");
+    assert!(err.to_string().contains("removes the frame"), "{err}");
+    // The page drops the extension's frame; the browser page's stays.
+    browser
+        .eval(&page, "document.getElementById('popup').remove(); 1")
+        .await?;
+    let snap = agent.call::<Snapshot>(&SnapshotParams::default()).await?;
+    assert!(
+        snap.text.contains("heading \"Page with refused frames\""),
+        "{}",
+        snap.text
+    );
+    assert!(snap.text.contains("After the frames"), "{}", snap.text);
+    let go = crate::toolset::find_ref(&snap.text, "button \"Go on\"")?;
+    agent.call::<Click>(&ClickParams::on(go)).await?;
+    assert_eq!(browser.eval(&page, "document.title").await?, "Went");
     Ok(())
 }
