@@ -305,7 +305,9 @@ pub const RAW_CDP_DOMAINS: &[&str] = &[
 ///   `Network.clearBrowserCookies`, `Network.clearBrowserCache`,
 ///   `Network.setCookieControls`, `Page.deleteCookie`);
 /// - input the person would no longer get through:
-///   `Input.setIgnoreInputEvents`.
+///   `Input.setIgnoreInputEvents`;
+/// - a press no release of cotab's pairs:
+///   `Input.emulateTouchFromMouseEvent`.
 pub fn check_raw_cdp(
     method: &str,
     params: &Value,
@@ -402,6 +404,11 @@ pub fn check_raw_cdp(
         }
         ("Input", "setIgnoreInputEvents") => {
             deny("the person's own input to the tab would be ignored")
+        }
+        // Its press holds a touch no release of cotab's pairs: a
+        // takeover would leave the page touched.
+        ("Input", "emulateTouchFromMouseEvent") => {
+            deny("use Input.dispatchTouchEvent, whose touches cotab releases")
         }
         ("Network", "getCookies") if has("urls") => deny("it reads other origins' cookies"),
         (

@@ -269,6 +269,10 @@ fn raw_cdp_reaches_the_tabs_own_page_only() {
             json!({"type": "drop", "data": {"files": ["/etc/passwd"]}}),
         ),
         ("Input.setIgnoreInputEvents", json!({"ignore": true})),
+        (
+            "Input.emulateTouchFromMouseEvent",
+            json!({"type": "mousePressed", "x": 1, "y": 1, "button": "left"}),
+        ),
         ("Network.getAllCookies", json!({})),
         (
             "Network.getCookies",
