@@ -603,6 +603,13 @@ async fn released_after_in(how: Revocation, s: &Setup) -> anyhow::Result<()> {
     let acted = next_step(&mut out).await?;
     let may_act = how == Revocation::ClientGone;
     assert_eq!(acted["ok"], may_act, "{how:?}: {acted}");
+    // It is never told the person took control when something else
+    // ended its control.
+    let said = acted["error"].as_str().unwrap_or_default();
+    assert!(
+        how == Revocation::Takeover || !said.contains("the person took control"),
+        "{how:?}: {said}"
+    );
     tokio::time::timeout(SCRIPT_DEADLINE, child.wait()).await??;
     if how != Revocation::BlockedPage {
         // Nothing more came with the script's end.

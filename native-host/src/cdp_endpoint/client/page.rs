@@ -116,13 +116,17 @@ impl Client {
         };
         drop(turn);
         match r {
+            // The session lost its lease: it is detached, and says why —
+            // the person's takeover, or what else ended it (the lane
+            // dropped, developer mode went off), never the one for the
+            // other.
             Err(e)
                 if matches!(
                     e.data.kind,
                     ErrorKind::HumanHasControl | ErrorKind::NoControl
                 ) =>
             {
-                let why = took_control(page.tab);
+                let why = lost_control(page.tab, &e);
                 page.revoke(&why);
                 in_page(method, failure(e.data.kind, why))
             }
@@ -217,6 +221,19 @@ fn in_page(method: &str, e: RpcError) -> Result<Value, RpcError> {
             },
         },
     }))
+}
+
+/// Why a session that lost its lease (`e`, `HUMAN_HAS_CONTROL` or
+/// `NO_CONTROL`) can no longer act: the person's takeover only when it
+/// was that.
+fn lost_control(tab: TabId, e: &RpcError) -> String {
+    match e.data.kind {
+        ErrorKind::HumanHasControl => took_control(tab),
+        _ => format!(
+            "this session no longer controls tab {tab} in cotab ({}); attach again",
+            e.message
+        ),
+    }
 }
 
 fn took_control(tab: TabId) -> String {
@@ -407,7 +424,29 @@ pub(super) async fn watch_page(
 
 #[cfg(test)]
 mod tests {
-    use super::Order;
+    use super::{lost_control, Order};
+    use cotab_shared::controller::RpcError;
+    use cotab_shared::{ErrorKind, TabId, WireError};
+
+    #[test]
+    fn a_lost_lease_names_the_person_only_when_they_took_control() {
+        let e = |kind, m: &str| RpcError::from(WireError::new(kind, m));
+        let human = lost_control(TabId(3), &e(ErrorKind::HumanHasControl, "x"));
+        assert!(
+            human.contains("the person took control of tab 3"),
+            "{human}"
+        );
+        let lane = lost_control(
+            TabId(3),
+            &e(
+                ErrorKind::NoControl,
+                "this session does not hold control of the tab",
+            ),
+        );
+        assert!(!lane.contains("the person"), "{lane}");
+        assert!(lane.contains("does not hold control"), "{lane}");
+    }
+
     use std::sync::Arc;
     use std::time::Duration;
 
