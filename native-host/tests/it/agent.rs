@@ -121,7 +121,7 @@ async fn a_navigation_on_a_tab_that_closes_fails_at_once() {
         .expect("task")
         .expect_err("the tab is gone");
     assert_eq!(err.kind(), Some(ErrorKind::TabNotShared), "{err}");
-    assert!(err.to_string().contains("the tab closed"), "{err}");
+    assert!(err.to_string().contains("was closed"), "{err}");
 }
 
 #[tokio::test]
