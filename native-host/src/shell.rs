@@ -14,7 +14,7 @@ use crate::socket_offers::SocketOffers;
 use cotab_shared::cdp::{
     CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened,
     FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
-    RequestWillBeSent, ResponseReceived,
+    RequestWillBeSent, ResponseReceived, SetInterceptFileChooserDialog,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
@@ -391,8 +391,7 @@ impl Shell {
                             let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
                             if !self.with_core(|c| c.on_file_chooser(tab, &e)) {
                                 tracing::warn!(%tab, "a file chooser opened with nobody to answer it");
-                                self.lane
-                                    .send_unanswered(&crate::handlers::intercept(tab, false));
+                                self.lane.send_unanswered(&intercept(tab, false));
                             }
                         }
                     }
@@ -507,10 +506,7 @@ impl Shell {
         self.with_core(|c| c.tick(now));
         let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
         for tab in self.with_core(|c| c.choosers_due(now)) {
-            if !self
-                .lane
-                .send_unanswered(&crate::handlers::intercept(tab, false))
-            {
+            if !self.lane.send_unanswered(&intercept(tab, false)) {
                 tracing::debug!(%tab, "file choosers not shown again yet: the browser link is busy or gone");
                 self.with_core(|c| c.intercept_off_failed(tab, now));
             }
@@ -576,5 +572,24 @@ impl ConnState {
         if let Some(sid) = sid {
             broker.with_core(|c| c.unbind(sid, self.id, std::time::Instant::now()));
         }
+    }
+}
+
+/// `Page.setInterceptFileChooserDialog` for `tab`: on (class `act`, as
+/// the input it comes before) or off (class `release`: it goes even while
+/// the person has control).
+pub(crate) fn intercept(tab: TabId, enabled: bool) -> Command {
+    Command::Cdp {
+        session: None,
+        tab_id: tab,
+        method: SetInterceptFileChooserDialog::METHOD.into(),
+        params: SetInterceptFileChooserDialog { enabled }.params(),
+        class: if enabled {
+            CommandClass::Act
+        } else {
+            CommandClass::Release
+        },
+        then: None,
+        if_viewport: None,
     }
 }

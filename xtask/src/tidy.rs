@@ -1,8 +1,9 @@
 //! Repository-wide checks run as plain tests (`cargo test -p xtask`): every
 //! Rust module documents what it owns, no source file grows past what one
-//! can hold in one's head, the broker core stays sans-IO, the shared
-//! crate's and the extension's modules form no circle (the worker's form
-//! layers), the extension's policy modules name no browser API, the protocol
+//! can hold in one's head, the broker core stays sans-IO, no folder of any
+//! crate (shared, extension, native-host, tests, xtask) holds modules on a
+//! circle (the worker's form layers), the extension's policy modules name
+//! no browser API, the protocol
 //! document names every method, and the manifest's key yields the
 //! extension id the host allows.
 
@@ -274,6 +275,54 @@ mod tests {
         assert!(
             left.is_empty(),
             "extension modules on a circle (each with what it uses): {left:#?}"
+        );
+    }
+
+    /// Every directory of `src` whose modules see each other, with the
+    /// prefix they name each other by: the crate's root (`crate::`), a
+    /// binary's own root under `bin/` (`crate::`), and every folder of
+    /// modules below (`super::`).
+    fn module_folders(src: &Path, out: &mut Vec<(PathBuf, &'static str)>) {
+        let root = src.ends_with("src") || src.parent().is_some_and(|p| p.ends_with("bin"));
+        out.push((src.to_path_buf(), if root { "crate::" } else { "super::" }));
+        let Ok(entries) = fs::read_dir(src) else {
+            return;
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        for dir in dirs {
+            if dir.ends_with("tests") {
+                continue;
+            }
+            module_folders(&dir, out);
+        }
+    }
+
+    #[test]
+    fn no_folder_of_any_crate_holds_modules_on_a_circle() {
+        let mut folders = Vec::new();
+        for krate in ["shared", "extension", "native-host", "tests", "xtask"] {
+            module_folders(&root().join(krate).join("src"), &mut folders);
+        }
+        assert!(folders.len() > 15, "found only {} folders", folders.len());
+        let mut seen_a_use = false;
+        let mut circles = Vec::new();
+        for (dir, prefix) in &folders {
+            let uses = module_uses(dir, prefix);
+            seen_a_use |= uses.iter().any(|(_, u)| !u.is_empty());
+            let left = on_a_circle(&uses);
+            if !left.is_empty() {
+                circles.push((dir.strip_prefix(root()).unwrap_or(dir).to_owned(), left));
+            }
+        }
+        assert!(seen_a_use, "the scan sees no use at all");
+        assert!(
+            circles.is_empty(),
+            "modules on a circle, by folder (each with what it uses): {circles:#?}"
         );
     }
 

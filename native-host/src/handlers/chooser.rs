@@ -4,30 +4,10 @@
 
 use super::Cx;
 use crate::broker::{ChooserMark, Fence, NodeRef, WaitingChooser};
-use cotab_shared::cdp::{CdpCommand as _, SetInterceptFileChooserDialog};
+use crate::shell::intercept;
 use cotab_shared::controller::{FileChooserInfo, RpcError};
-use cotab_shared::native::{Command, CommandClass};
 use cotab_shared::TabId;
 use std::sync::PoisonError;
-
-/// `Page.setInterceptFileChooserDialog` for `tab`: on (class `act`, as
-/// the input it comes before) or off (class `release`: it goes even while
-/// the person has control).
-pub(crate) fn intercept(tab: TabId, enabled: bool) -> Command {
-    Command::Cdp {
-        session: None,
-        tab_id: tab,
-        method: SetInterceptFileChooserDialog::METHOD.into(),
-        params: SetInterceptFileChooserDialog { enabled }.params(),
-        class: if enabled {
-            CommandClass::Act
-        } else {
-            CommandClass::Release
-        },
-        then: None,
-        if_viewport: None,
-    }
-}
 
 impl Cx<'_> {
     /// Before an agent's press on the fence's tab: choosers the page opens

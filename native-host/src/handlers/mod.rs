@@ -31,7 +31,6 @@
 mod by_ref;
 mod capture;
 mod chooser;
-pub(crate) use chooser::intercept;
 mod cx;
 mod developer;
 mod drop;

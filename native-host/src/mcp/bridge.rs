@@ -1,110 +1,33 @@
-//! What each MCP tool does on the controller link: one daemon session
-//! (agent `cotab-mcp`), the "current tab" the tools act on, and the
-//! mapping of every [`ToolCall`] to protocol methods and back to text (and
-//! an image) for the model.
+//! The MCP server's side of the controller link: one daemon session
+//! (agent `cotab-mcp`), the "current tab" the tools act on, the calls
+//! every tool makes through it (observe, act, a fresh snapshot after an
+//! action), and the tools that are mostly that (`browser_tabs`,
+//! `browser_wait_for`, `browser_evaluate`).
 //!
-//! A [`Bridge`] owns the [`Client`]; [`spawn`] runs it as one task that
-//! serves requests one at a time and, between them, reads the daemon's
-//! notifications (developer mode, dialogs, closed tabs). It knows nothing
-//! of MCP framing: [`super`] turns its answers into MCP results.
+//! A [`Bridge`] owns the [`Client`]; [`super::dispatch`] runs it as one
+//! task that serves tool calls one at a time and, between them, reads the
+//! daemon's notifications (developer mode, dialogs, closed tabs). It knows
+//! nothing of MCP framing: [`super`] turns its answers into MCP results.
 
-use super::answers::{
-    click_line, console_text, dialog_kind, modal_states, named, opened_tabs, page_state,
-    quoted_list, tabs_text, ANSWER_A_DIALOG,
-};
-use super::args::{
-    DragArgs, ElementArgs, EvaluateArgs, HandleDialogArgs, SelectOptionArgs, TabsAction, TabsArgs,
-    WaitForArgs,
-};
+use super::answers::{modal_states, opened_tabs, page_state, tabs_text};
+use super::args::{EvaluateArgs, TabsAction, TabsArgs, WaitForArgs};
 use super::files::Files;
-use super::params::{click_params, console_params};
-use super::tools::ToolCall;
+use super::outcome::{ToolFailure, ToolOutput};
 use super::McpServeError;
 use crate::client::{Client, ClientError, KeptSessionError};
-use crate::keys;
 use cotab_shared::controller::{
-    Acquire, Acted, AgentEvent, Bye, CloseTabParams, Console, CreateTabParams, DialogInfo,
-    DialogParams, DragParams, Empty, ErrorData, Evaluate, EvaluateParams, HoverParams, Method,
-    Navigate, NavigateAction, NavigateParams, Notification, Press, PressParams, Ref, RpcError,
-    SelectOption, SelectOptionParams, SelectParams, Snapshot, SnapshotParams, Status, TabsClose,
-    TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
+    Acquire, Acted, AgentEvent, Bye, CloseTabParams, CreateTabParams, DialogInfo, Empty, Evaluate,
+    EvaluateParams, Method, Notification, SelectParams, Snapshot, SnapshotParams, Status,
+    TabsClose, TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 /// The agent name the MCP server's session shows the person.
 pub(crate) const AGENT_NAME: &str = "cotab-mcp";
-
-/// What a tool answers when it worked.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ToolOutput {
-    /// Markdown for the model.
-    pub(crate) text: String,
-    /// An image: base64 data and its MIME type.
-    pub(crate) image: Option<(String, &'static str)>,
-}
-
-impl ToolOutput {
-    pub(super) fn text(text: String) -> Self {
-        ToolOutput { text, image: None }
-    }
-}
-
-/// A failed tool: the broker's error kind (when it has one) and a message.
-/// Shown to the model as `KIND: message`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}{message}", kind.map(|k| format!("{k}: ")).unwrap_or_default())]
-pub(crate) struct ToolFailure {
-    /// The broker's kind.
-    pub(crate) kind: Option<ErrorKind>,
-    /// What went wrong.
-    pub(crate) message: String,
-}
-
-impl ToolFailure {
-    pub(super) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        ToolFailure {
-            kind: Some(kind),
-            message: message.into(),
-        }
-    }
-
-    pub(super) fn invalid(message: impl Into<String>) -> Self {
-        ToolFailure::new(ErrorKind::InvalidRequest, message)
-    }
-}
-
-impl From<ClientError> for ToolFailure {
-    fn from(e: ClientError) -> Self {
-        match e {
-            // A dialog that blocks the tab is answered with a tool.
-            ClientError::Rpc(RpcError {
-                data:
-                    ErrorData {
-                        kind: ErrorKind::DialogOpen,
-                        dialog: Some(d),
-                    },
-                ..
-            }) => ToolFailure::new(
-                ErrorKind::DialogOpen,
-                RpcError::dialog_open(d, ANSWER_A_DIALOG).message,
-            ),
-            ClientError::Rpc(e) => ToolFailure::new(e.kind(), e.message),
-            ClientError::Closed | ClientError::Io(_) => ToolFailure {
-                kind: None,
-                message: "the connection to the cotab daemon was lost; restart the MCP server"
-                    .into(),
-            },
-            other => ToolFailure {
-                kind: None,
-                message: other.to_string(),
-            },
-        }
-    }
-}
 
 /// Which daemon session the server uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,21 +54,10 @@ async fn resume_or_hello(client: &mut Client, path: &Path) -> Result<Option<TabI
     }
 }
 
-/// Something the MCP side asks of the bridge task.
-#[derive(Debug)]
-pub(crate) enum Request {
-    /// Run a tool.
-    Tool(ToolCall, oneshot::Sender<Result<ToolOutput, ToolFailure>>),
-    /// Whether developer mode is on now (`host.status`).
-    DeveloperMode(oneshot::Sender<Result<bool, ToolFailure>>),
-    /// End the daemon session and stop.
-    End,
-}
-
 /// The daemon session behind the MCP server.
 #[derive(Debug)]
 pub(crate) struct Bridge {
-    client: Client,
+    pub(super) client: Client,
     /// Notifications `client` read while waiting for responses.
     forwarded: mpsc::UnboundedReceiver<Value>,
     /// Whether the session outlives this server.
@@ -165,7 +77,7 @@ pub(crate) struct Bridge {
     /// Told when developer mode changed (the tool list changes with it).
     tools_changed: mpsc::UnboundedSender<()>,
     /// The daemon closed the connection; nothing more to read.
-    closed: bool,
+    pub(super) closed: bool,
 }
 
 impl Bridge {
@@ -211,7 +123,7 @@ impl Bridge {
         }
     }
 
-    fn on_notification(&mut self, msg: Value) {
+    pub(super) fn on_notification(&mut self, msg: Value) {
         let Ok(n) = serde_json::from_value::<Notification>(msg) else {
             return; // A notification this version does not know.
         };
@@ -236,13 +148,13 @@ impl Bridge {
     }
 
     /// Handles what `client` forwarded during the last calls.
-    fn drain(&mut self) {
+    pub(super) fn drain(&mut self) {
         while let Ok(msg) = self.forwarded.try_recv() {
             self.on_notification(msg);
         }
     }
 
-    async fn developer_mode(&mut self) -> Result<bool, ToolFailure> {
+    pub(super) async fn developer_mode(&mut self) -> Result<bool, ToolFailure> {
         let status = self.client.call::<Status>(&Empty {}).await?;
         self.drain();
         if status.developer_mode != self.developer_mode {
@@ -255,7 +167,7 @@ impl Bridge {
     /// Selects `tab` and takes control of it. Taking control may fail (the
     /// person or another agent holds the tab): the selection stands, and
     /// the returned note says so.
-    async fn select(&mut self, tab: TabId) -> Result<Option<String>, ToolFailure> {
+    pub(super) async fn select(&mut self, tab: TabId) -> Result<Option<String>, ToolFailure> {
         self.client
             .call::<TabsSelect>(&SelectParams { tab_id: tab })
             .await?;
@@ -274,7 +186,7 @@ impl Bridge {
 
     /// The current tab; on the first call, the first shared tab, selected
     /// and controlled.
-    async fn ensure_tab(&mut self) -> Result<TabId, ToolFailure> {
+    pub(super) async fn ensure_tab(&mut self) -> Result<TabId, ToolFailure> {
         if let Some(tab) = self.current {
             return Ok(tab);
         }
@@ -359,137 +271,7 @@ impl Bridge {
         ToolOutput::text(text)
     }
 
-    /// Runs one tool.
-    pub(crate) async fn run(&mut self, call: ToolCall) -> Result<ToolOutput, ToolFailure> {
-        match call {
-            ToolCall::Tabs(a) => self.tabs(a).await,
-            ToolCall::Find(a) => self.find(a).await,
-            ToolCall::Close(_) => self.tabs(TabsArgs::close_current()).await,
-            ToolCall::Navigate(a) => {
-                let r = self.act::<Navigate>(&NavigateParams::to(a.url)).await?;
-                Ok(self
-                    .with_snapshot(format!("Navigated to {} ({})", r.url, r.title))
-                    .await)
-            }
-            ToolCall::NavigateBack(_) => {
-                let r = self
-                    .act::<Navigate>(&NavigateParams {
-                        action: Some(NavigateAction::Back),
-                        ..NavigateParams::default()
-                    })
-                    .await?;
-                Ok(self
-                    .with_snapshot(format!("Went back to {} ({})", r.url, r.title))
-                    .await)
-            }
-            ToolCall::Snapshot(a) => self.snapshot(a).await,
-            ToolCall::PdfSave(a) => self.pdf_save(a).await,
-            ToolCall::Resize(a) => self.resize(a).await,
-            ToolCall::Drop(a) => self.drop_onto(a).await,
-            ToolCall::NetworkRequests(a) => self.network_requests(a).await,
-            ToolCall::NetworkRequest(a) => self.network_request(a).await,
-            ToolCall::EmulateMedia(a) => self.emulate_media(a).await,
-            ToolCall::Click(a) => {
-                let line = click_line(&a);
-                self.acted::<cotab_shared::controller::Click>(&click_params(a))
-                    .await?;
-                Ok(self.with_snapshot(line).await)
-            }
-            ToolCall::Hover(ElementArgs { element, target }) => {
-                let line = format!("Hovered over {}", named(element.as_deref(), &target));
-                self.acted::<cotab_shared::controller::Hover>(&HoverParams {
-                    element: Some(Ref(target)),
-                    ..HoverParams::default()
-                })
-                .await?;
-                Ok(self.with_snapshot(line).await)
-            }
-            ToolCall::Type(a) => self.type_text(a).await,
-            ToolCall::PressKey(a) => {
-                let (modifiers, key) = keys::parse_combo(&a.key).map_err(ToolFailure::invalid)?;
-                self.acted::<Press>(&PressParams {
-                    key,
-                    modifiers,
-                    expect: None,
-                })
-                .await?;
-                Ok(self.with_snapshot(format!("Pressed {}", a.key)).await)
-            }
-            ToolCall::SelectOption(SelectOptionArgs {
-                element,
-                target,
-                values,
-            }) => {
-                let name = named(element.as_deref(), &target);
-                let r = self
-                    .act::<SelectOption>(&SelectOptionParams {
-                        element: Ref(target),
-                        values,
-                    })
-                    .await?;
-                Ok(self
-                    .with_snapshot(format!("Selected {} in {name}", quoted_list(&r.selected)))
-                    .await)
-            }
-            ToolCall::Drag(DragArgs {
-                start_element,
-                start_target,
-                end_element,
-                end_target,
-            }) => {
-                let line = format!(
-                    "Dragged {} to {}",
-                    named(start_element.as_deref(), &start_target),
-                    named(end_element.as_deref(), &end_target)
-                );
-                self.acted::<cotab_shared::controller::Drag>(&DragParams {
-                    from: Ref(start_target),
-                    to: Ref(end_target),
-                })
-                .await?;
-                Ok(self.with_snapshot(line).await)
-            }
-            ToolCall::FillForm(a) => self.fill_form(a).await,
-            ToolCall::TakeScreenshot(a) => self.screenshot(a).await,
-            ToolCall::WaitFor(a) => self.wait_for(a).await,
-            ToolCall::HandleDialog(HandleDialogArgs {
-                accept,
-                prompt_text,
-            }) => {
-                let what = self
-                    .dialog
-                    .as_ref()
-                    .map(|d| format!("the {} dialog", dialog_kind(d.kind)))
-                    .unwrap_or_else(|| "the dialog".into());
-                let answered = self
-                    .act::<cotab_shared::controller::Dialog>(&DialogParams {
-                        accept,
-                        prompt_text,
-                    })
-                    .await?;
-                // The next dialog of a chain, if the answer led to one.
-                self.dialog = answered.dialog;
-                let verb = if accept { "Accepted" } else { "Dismissed" };
-                Ok(self.with_snapshot(format!("{verb} {what}")).await)
-            }
-            ToolCall::ConsoleMessages(a) => {
-                let r = self
-                    .observe::<Console>(&console_params(a.level, a.all))
-                    .await?;
-                self.saved_or_text(a.filename, None, console_text(&r)).await
-            }
-            ToolCall::FileUpload(a) => self.file_upload(a).await,
-            ToolCall::MouseMoveXy(a) => self.mouse_move_xy(a).await,
-            ToolCall::MouseClickXy(a) => self.mouse_click_xy(a).await,
-            ToolCall::MouseDragXy(a) => self.mouse_drag_xy(a).await,
-            ToolCall::MouseDown(a) => self.mouse_down(a).await,
-            ToolCall::MouseUp(a) => self.mouse_up(a).await,
-            ToolCall::MouseWheel(a) => self.mouse_wheel(a).await,
-            ToolCall::Evaluate(a) => self.evaluate(a).await,
-        }
-    }
-
-    async fn tabs(&mut self, a: TabsArgs) -> Result<ToolOutput, ToolFailure> {
+    pub(super) async fn tabs(&mut self, a: TabsArgs) -> Result<ToolOutput, ToolFailure> {
         match a.action {
             TabsAction::List => {
                 let list = self.client.call::<TabsList>(&Empty {}).await?;
@@ -547,7 +329,7 @@ impl Bridge {
     }
 
     /// The tab `index` or `tabId` names, if either is given.
-    async fn resolve_tab(&mut self, a: &TabsArgs) -> Result<Option<TabId>, ToolFailure> {
+    pub(super) async fn resolve_tab(&mut self, a: &TabsArgs) -> Result<Option<TabId>, ToolFailure> {
         if let Some(id) = a.tab_id {
             return Ok(Some(TabId(id)));
         }
@@ -567,7 +349,7 @@ impl Bridge {
         }
     }
 
-    async fn wait_for(&mut self, a: WaitForArgs) -> Result<ToolOutput, ToolFailure> {
+    pub(super) async fn wait_for(&mut self, a: WaitForArgs) -> Result<ToolOutput, ToolFailure> {
         let waits = wait_params(&a)?;
         let mut waited = 0;
         for w in &waits {
@@ -588,7 +370,7 @@ impl Bridge {
             .await)
     }
 
-    async fn evaluate(&mut self, a: EvaluateArgs) -> Result<ToolOutput, ToolFailure> {
+    pub(super) async fn evaluate(&mut self, a: EvaluateArgs) -> Result<ToolOutput, ToolFailure> {
         if !self.developer_mode().await? {
             return Err(ToolFailure::new(
                 ErrorKind::DeveloperModeOff,
@@ -616,39 +398,6 @@ impl Bridge {
         let value = serde_json::to_string_pretty(&r.value).unwrap_or_else(|_| "null".into());
         self.saved_or_text(a.filename, Some("Result"), value).await
     }
-}
-
-/// Runs `bridge` as a task serving `requests` until they end, then ends
-/// the session.
-pub(crate) fn spawn(
-    mut bridge: Bridge,
-    mut requests: mpsc::Receiver<Request>,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                request = requests.recv() => match request {
-                    None | Some(Request::End) => break,
-                    Some(Request::Tool(call, reply)) => {
-                        // The MCP side may have given up on the call
-                        // (cancelled); the result then has no reader.
-                        let _ = reply.send(bridge.run(call).await);
-                    }
-                    Some(Request::DeveloperMode(reply)) => {
-                        let _ = reply.send(bridge.developer_mode().await);
-                    }
-                },
-                msg = bridge.client.next_message(), if !bridge.closed => match msg {
-                    Ok(msg) if msg.get("id").is_none() => bridge.on_notification(msg),
-                    // A response nobody waits for (a call cancelled before
-                    // its answer): nothing to do with it.
-                    Ok(_) => {}
-                    Err(_) => bridge.closed = true,
-                },
-            }
-        }
-        bridge.close().await;
-    })
 }
 
 /// The `page.wait` calls of a `browser_wait_for`, in Playwright's order:

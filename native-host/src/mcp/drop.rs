@@ -2,7 +2,8 @@
 //! dragged from outside the page (`input.drop`).
 
 use super::answers::named;
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{DropOn, DropParams, Ref};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -3,7 +3,8 @@
 //! `page.emulateMedia`). Neither touches the person's window: the page
 //! inside the tab takes the size, up to DESIGN's agent viewport.
 
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{
     EmulateMedia, EmulateMediaParams, MediaEmulation, Resize, ResizeParams, MAX_AGENT_VIEWPORT,
 };

@@ -14,7 +14,7 @@
 //! written. The output directory is the person's choice and may lie
 //! anywhere.
 
-use super::bridge::ToolFailure;
+use super::outcome::ToolFailure;
 use cotab_shared::ErrorKind;
 use std::collections::HashSet;
 use std::io::Write as _;

@@ -5,7 +5,8 @@
 //! as Playwright MCP's answers. Cheaper for the model than the whole
 //! snapshot when it only needs an element's ref.
 
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{Snapshot, SnapshotParams};
 use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;

@@ -7,7 +7,8 @@
 
 use super::answers::named;
 use super::args::{FieldKind, FillFormArgs, FormField};
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{
     Check, CheckParams, Ref, SelectOption, SelectOptionParams, Type, TypeParams,
 };

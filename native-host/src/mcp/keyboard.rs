@@ -6,7 +6,8 @@
 
 use super::answers::named;
 use super::args::TypeArgs;
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use super::params::type_params;
 use cotab_shared::controller::{Press, PressParams, Ref, Type, TypeParams};
 

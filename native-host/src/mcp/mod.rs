@@ -31,6 +31,7 @@
 mod answers;
 mod args;
 mod bridge;
+mod dispatch;
 mod drop;
 mod emulation;
 mod files;
@@ -38,6 +39,7 @@ mod find;
 mod form;
 mod keyboard;
 mod network;
+mod outcome;
 mod output;
 mod params;
 mod schema;
@@ -46,9 +48,11 @@ mod upload;
 mod vision;
 
 use crate::client::{Client, ClientError};
+use bridge::Bridge;
 pub use bridge::SessionMode;
-use bridge::{Bridge, Request, ToolFailure, ToolOutput};
+use dispatch::Request;
 pub use files::{Files, DEFAULT_OUTPUT_DIR};
+use outcome::{ToolFailure, ToolOutput};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -222,7 +226,7 @@ where
     let (changed_tx, mut changed_rx) = mpsc::unbounded_channel();
     let bridge = Bridge::open(client, session, files, changed_tx).await?;
     let (requests_tx, requests_rx) = mpsc::channel(16);
-    let bridge_task = bridge::spawn(bridge, requests_rx);
+    let bridge_task = dispatch::spawn(bridge, requests_rx);
     let handler = CotabMcp {
         bridge: requests_tx.clone(),
         caps,

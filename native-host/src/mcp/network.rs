@@ -3,7 +3,8 @@
 //! headers and bodies (`page.networkRequest`, developer mode only), in
 //! Playwright MCP's lines. Either may be saved to a `filename` instead.
 
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{
     Network, NetworkDetail, NetworkParams, NetworkRequestDetail, NetworkRequestParams,
 };

@@ -9,8 +9,9 @@
 
 use super::answers::page_state;
 use super::args::{ImageType, PdfArgs, ScaleArg, ScreenshotArgs, SnapshotArgs};
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
 use super::files::generated_name;
+use super::outcome::{ToolFailure, ToolOutput};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use cotab_shared::controller::{

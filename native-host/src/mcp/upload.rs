@@ -2,7 +2,8 @@
 //! (its modal state), as Playwright MCP takes them, or — cotab's addition
 //! — for a file input named by its ref (`input.setFiles`).
 
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{Ref, SetFiles, SetFilesParams};
 use schemars::JsonSchema;
 use serde::Deserialize;

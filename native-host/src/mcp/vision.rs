@@ -7,7 +7,8 @@
 //! before anything is sent: take a screenshot again.
 
 use super::args::ButtonArg;
-use super::bridge::{Bridge, ToolFailure, ToolOutput};
+use super::bridge::Bridge;
+use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{
     Click, ClickParams, MouseButton, MouseDown, MouseMove, MouseUp, MouseUpParams, PointerParams,
     Scroll, ScrollParams,

@@ -10,6 +10,7 @@
 //! warm-up whose samples are dropped, so drift (CPU frequency, the other
 //! work on the machine) lands on both sides alike.
 
+use super::probe::{direct, evaluation, scan, timed, viewport};
 use super::stats::Summary;
 use super::worker_trace::{
     browser_waits, hop_split, split_rows, trace_rows, worker_trace, TraceRecord,
@@ -33,8 +34,6 @@ const WARM_UP: usize = 30;
 const ROUNDS: usize = 500;
 /// Worker restarts measured.
 const RESTARTS: usize = 8;
-/// Viewport of the capture comparison, in CSS pixels (device scale 1).
-pub(super) const VIEWPORT: (u32, u32) = (1280, 720);
 /// Deadline for a restarted worker to serve again.
 const RESTART_DEADLINE: Duration = Duration::from_secs(30);
 
@@ -155,51 +154,6 @@ async fn lane_transport(agent: &mut Client) -> Result<String> {
     };
     cotab_e2e::browser::carried_by(agent, want, Duration::from_secs(5)).await?;
     Ok(want.as_str().to_owned())
-}
-
-/// `Emulation.setDeviceMetricsOverride`'s params for [`VIEWPORT`] at
-/// device scale 1.
-pub(super) fn viewport() -> Value {
-    json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false})
-}
-
-/// One direct CDP command on the page's flat session.
-pub(super) async fn direct(
-    browser: &Browser,
-    page: &Page,
-    method: &str,
-    params: Value,
-) -> Result<Value> {
-    browser
-        .cdp
-        .send_to(Some(&page.session), method, params)
-        .await
-}
-
-/// Times one future.
-pub(super) async fn timed<T>(
-    f: impl std::future::Future<Output = Result<T>>,
-) -> Result<(Duration, T)> {
-    let start = Instant::now();
-    let v = f.await?;
-    Ok((start.elapsed(), v))
-}
-
-/// `page.evaluate` of `expression`, and the `Runtime.evaluate` the
-/// daemon sends for it, minus the redaction scan.
-pub(super) fn evaluation(expression: &str) -> (EvaluateParams, Value) {
-    let params = EvaluateParams {
-        expression: expression.into(),
-        await_promise: None,
-    };
-    let raw = json!({"expression": expression, "returnByValue": true, "awaitPromise": true});
-    (params, raw)
-}
-
-/// The redaction scan that follows a `page.evaluate` whose value may hold
-/// text, as a direct `Runtime.evaluate`.
-pub(super) fn scan() -> Value {
-    json!({"expression": cotab_host::redact::PAGE_SECRETS_EXPRESSION, "returnByValue": true})
 }
 
 /// Item 1: a trivial `Runtime.evaluate`, direct vs `page.evaluate`.

@@ -3,7 +3,7 @@
 //! every frame, an unchanged frame answered by its id, and large captures
 //! of a noisy canvas.
 
-use super::browser::{direct, timed, VIEWPORT};
+use super::probe::{direct, timed, VIEWPORT};
 use super::worker_trace::{
     hop_split, pauses_between, split_rows, trace_rows, worker_trace, TraceRecord,
 };

@@ -8,7 +8,7 @@
 //! MCP bridge, interleaved with the others. The Playwright Extension is
 //! loaded in that browser only, so the other items run without it.
 
-use super::browser::{direct, viewport};
+use super::probe::{direct, viewport};
 use super::{Row, Sample};
 use anyhow::{bail, Context, Result};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};

@@ -10,7 +10,7 @@
 //! waits for the redaction scan, against direct CDP's, and the scan on its
 //! own: what the scan costs grows with the page.
 
-use super::browser::{direct, evaluation, scan, timed};
+use super::probe::{direct, evaluation, scan, timed};
 use super::worker_trace::{hop_split, trace_rows, worker_trace, TraceRecord};
 use super::{Row, Sample};
 use anyhow::{bail, Result};
