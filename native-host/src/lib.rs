@@ -26,7 +26,6 @@
 
 pub mod accept;
 pub mod agent;
-pub mod broker;
 pub mod browser_conn;
 pub mod cdp_endpoint;
 pub mod cli;
@@ -37,21 +36,18 @@ pub mod daemon;
 pub mod doctor;
 pub mod handlers;
 pub mod install;
-pub mod keys;
 pub mod lane;
 pub mod logs;
 pub mod mcp;
-pub mod outline;
-pub mod redact;
 pub mod relay;
 pub mod runtime;
-pub mod session;
 pub mod shell;
 pub mod socket_lane;
 pub mod socket_offers;
 pub mod uploads;
-pub mod validate;
 
+// The sans-IO core, as the daemon's own modules name it.
+pub use cotab_core::{broker, keys, outline, redact, session, validate};
 pub use runtime::default_runtime_dir;
 
 /// Version of this crate, reported as the daemon's version.

@@ -1,11 +1,11 @@
 //! Repository-wide checks run as plain tests (`cargo test -p xtask`): every
 //! Rust module documents what it owns, no source file grows past what one
-//! can hold in one's head, the broker core stays sans-IO, no folder of any
-//! crate (shared, extension, native-host, tests, xtask) holds modules on a
-//! circle (the worker's form layers), the extension's policy modules name
-//! no browser API, the protocol
-//! document names every method, and the manifest's key yields the
-//! extension id the host allows.
+//! can hold in one's head, the core crate stays sans-IO (its dependencies
+//! and its code), no folder of any crate (shared, extension, the native
+//! host's, tests, xtask) holds modules on a circle (the worker's form
+//! layers), the extension's policy modules name no browser API, the
+//! protocol document names every method, and the manifest's key yields
+//! the extension id the host allows.
 
 #[cfg(test)]
 mod tests {
@@ -123,11 +123,58 @@ mod tests {
         "std::thread",
     ];
 
+    /// What `cotab-core` may depend on: the protocol and pure helpers,
+    /// none of which does I/O of its own.
+    const CORE_DEPENDENCIES: &[&str] = &[
+        "cotab-shared",
+        "serde",
+        "serde_json",
+        "thiserror",
+        "base64",
+        "getrandom",
+        "url",
+    ];
+
+    /// The names of a `Cargo.toml` section's entries (`[dependencies]`).
+    fn section_names(manifest: &str, section: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        let mut inside = false;
+        for line in manifest.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                inside = line == section;
+                continue;
+            }
+            if inside && !line.is_empty() && !line.starts_with('#') {
+                if let Some((name, _)) = line.split_once('=') {
+                    names.push(name.trim().trim_end_matches(".workspace").to_owned());
+                }
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn the_core_crate_depends_on_nothing_that_does_io() {
+        let manifest = fs::read_to_string(root().join("native-host/core/Cargo.toml"))
+            .expect("cotab-core's manifest");
+        let deps = section_names(&manifest, "[dependencies]");
+        assert!(deps.contains(&"cotab-shared".to_owned()), "{deps:?}");
+        let extra: Vec<&String> = deps
+            .iter()
+            .filter(|d| !CORE_DEPENDENCIES.contains(&d.as_str()))
+            .collect();
+        assert!(
+            extra.is_empty(),
+            "cotab-core depends on {extra:?}: the core does no I/O (CORE_DEPENDENCIES)"
+        );
+    }
+
     #[test]
     fn the_broker_core_does_no_io_keeps_no_clock_and_logs_nothing() {
         let mut files = Vec::new();
-        rust_files(&root().join("native-host/src/broker"), &mut files);
-        assert!(!files.is_empty(), "no broker sources found");
+        rust_files(&root().join("native-host/core/src"), &mut files);
+        assert!(files.len() > 10, "no core sources found");
         let mut found = Vec::new();
         for file in files {
             let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -305,7 +352,14 @@ mod tests {
     #[test]
     fn no_folder_of_any_crate_holds_modules_on_a_circle() {
         let mut folders = Vec::new();
-        for krate in ["shared", "extension", "native-host", "tests", "xtask"] {
+        for krate in [
+            "shared",
+            "extension",
+            "native-host/core",
+            "native-host",
+            "tests",
+            "xtask",
+        ] {
             module_folders(&root().join(krate).join("src"), &mut folders);
         }
         assert!(folders.len() > 15, "found only {} folders", folders.len());

@@ -9,7 +9,7 @@
 //! It owns: whether each tab intercepts and until when, the chooser
 //! waiting on each tab and its input, and which choosers are new since an
 //! action began. It does not own sending the commands (the handlers and
-//! the shell do, one at a time: see [`crate::shell::Shell::choosers`]).
+//! the shell do, one at a time: see the daemon's `Shell::choosers`).
 
 use super::{Core, Effect, Fence, NodeRef, UndoCmd};
 use cotab_shared::cdp::{CdpCommand as _, FileChooserOpened, SetInterceptFileChooserDialog};

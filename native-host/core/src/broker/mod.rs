@@ -10,7 +10,7 @@
 //! (key, mouse button, touch) until its paired release, and developer mode.
 //!
 //! It does not own: sockets, the lane's pending calls, CDP translation of
-//! agent methods (that is [`crate::handlers`]), or timers (the daemon calls
+//! agent methods (that is the daemon's `handlers`), or timers (the daemon calls
 //! [`Core::tick`]).
 //!
 //! **Architecture Invariant:** the core does no I/O and never awaits.

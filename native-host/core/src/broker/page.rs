@@ -9,7 +9,7 @@
 //! `tabs.close`.
 //!
 //! It does not own: reading any of this from the browser (the handlers and
-//! [`crate::shell::Shell::on_extension_event`] do), or the outline's
+//! the daemon's `Shell::on_extension_event` do), or the outline's
 //! text ([`crate::outline`]).
 //!
 //! Like the rest of the core it does no I/O and never awaits.
