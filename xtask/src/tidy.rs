@@ -129,7 +129,6 @@ mod tests {
         "cotab-shared",
         "serde",
         "serde_json",
-        "thiserror",
         "base64",
         "getrandom",
         "url",
@@ -168,6 +167,35 @@ mod tests {
             extra.is_empty(),
             "cotab-core depends on {extra:?}: the core does no I/O (CORE_DEPENDENCIES)"
         );
+    }
+
+    /// The crates of agents' programs: they reach the daemon through
+    /// `cotab-client` only, never through its own crate.
+    const AGENT_SIDE: &[&str] = &[
+        "native-host/client",
+        "native-host/mcp",
+        "native-host/cdp",
+        "native-host/cli",
+    ];
+
+    #[test]
+    fn agents_programs_never_depend_on_the_daemons_crate() {
+        for krate in AGENT_SIDE {
+            let manifest = fs::read_to_string(root().join(krate).join("Cargo.toml"))
+                .unwrap_or_else(|e| panic!("{krate}'s manifest: {e}"));
+            for section in ["[dependencies]", "[dev-dependencies]"] {
+                let deps = section_names(&manifest, section);
+                assert!(
+                    !deps
+                        .iter()
+                        .any(|d| d == "cotab-daemon" || d == "cotab-host"),
+                    "{krate} depends on the daemon in {section}: {deps:?}"
+                );
+            }
+        }
+        // The scan reads what it should: the CLI's own dependencies.
+        let cli = fs::read_to_string(root().join("native-host/cli/Cargo.toml")).expect("cli");
+        assert!(section_names(&cli, "[dependencies]").contains(&"cotab-mcp".to_owned()));
     }
 
     #[test]
@@ -356,6 +384,13 @@ mod tests {
             "shared",
             "extension",
             "native-host/core",
+            "native-host/local",
+            "native-host/client",
+            "native-host/daemon",
+            "native-host/mcp",
+            "native-host/cdp",
+            "native-host/cli",
+            "native-host/install",
             "native-host",
             "tests",
             "xtask",

@@ -8,7 +8,7 @@ use super::bridge::Bridge;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::params::{click_params, console_params};
 use super::tools::ToolCall;
-use crate::keys;
+use cotab_core::keys;
 use cotab_shared::controller::{
     Console, DialogParams, DragParams, HoverParams, Navigate, NavigateAction, NavigateParams,
     Press, PressParams, Ref, SelectOption, SelectOptionParams,

@@ -208,7 +208,7 @@ pub enum Cmd {
         /// Opt-in tools, comma-separated, as Playwright MCP's `--caps`:
         /// `vision` adds the coordinate tools (browser_mouse_click_xy, …).
         #[arg(long, value_enum, value_delimiter = ',', value_name = "CAPS")]
-        caps: Vec<crate::mcp::Cap>,
+        caps: Vec<cotab_mcp::Cap>,
         /// Where files the tools name themselves go (a screenshot or PDF
         /// saved without a `filename`), relative to the directory cotab mcp
         /// starts in, which is also where every `filename` a tool is given

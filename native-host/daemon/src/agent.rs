@@ -303,7 +303,9 @@ pub async fn serve(
                     respond(&out, None, Err(err));
                     break End::Abort;
                 }
-                Read::Line(Err(LineCodecError::Io(_))) => break End::Abort,
+                // The stream failed (or failed in a way the codec learns
+                // later): the connection ends.
+                Read::Line(Err(_)) => break End::Abort,
                 Read::Line(Ok(bytes)) => {
                     handle_line(&broker, &conn, [&per_conn, &media], &out, &mut tasks, &bytes);
                 }

@@ -20,7 +20,7 @@
 //!   wiring.
 //!
 //! It owns no protocol knowledge of its own: every action goes through
-//! [`crate::client::Client`], and the daemon enforces every rule (leases,
+//! [`cotab_client::Client`], and the daemon enforces every rule (leases,
 //! refs, developer mode). A broker error comes back as an MCP tool error
 //! (`isError: true`) whose text starts with the error's kind, e.g.
 //! `STALE_REF: …`.
@@ -47,9 +47,9 @@ mod tools;
 mod upload;
 mod vision;
 
-use crate::client::{Client, ClientError};
 use bridge::Bridge;
 pub use bridge::SessionMode;
+use cotab_client::{Client, ClientError};
 use dispatch::Request;
 pub use files::{Files, DEFAULT_OUTPUT_DIR};
 use outcome::{ToolFailure, ToolOutput};
@@ -151,7 +151,7 @@ impl ServerHandler for CotabMcp {
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(Implementation::new("cotab", crate::VERSION))
+        .with_server_info(Implementation::new("cotab", cotab_local::VERSION))
         .with_instructions(INSTRUCTIONS)
     }
 

@@ -146,7 +146,7 @@ async fn the_pdf_tool_comes_with_its_cap_and_saves_the_print() {
     plain.close().await;
 
     let daemon = FakeDaemon::start(printing());
-    let caps = Caps::of(&[crate::mcp::Cap::Pdf]);
+    let caps = Caps::of(&[crate::Cap::Pdf]);
     let mut mcp = Mcp::start_serving(&daemon, SessionMode::Fresh, caps).await;
     assert!(mcp
         .tool_names()

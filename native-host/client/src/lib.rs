@@ -6,7 +6,7 @@
 //! handed to a channel after [`Client::forward_notifications`] (see
 //! [`Client::next_message`] to read them directly).
 
-use crate::codec::{LineCodec, LineCodecError};
+use cotab_local::codec::{LineCodec, LineCodecError};
 use cotab_shared::controller::{
     HelloParams, HelloResult, Method, OutgoingRequest, Response, Resume, ResumeParams,
     ResumeResult, RpcError, RpcOutcome,
@@ -26,7 +26,7 @@ use tokio_util::codec::FramedRead;
 /// Longest line the client accepts from the daemon. A capture result
 /// carries a base64 image the extension sent, which may be as large as the
 /// extension → host limit, plus the envelope.
-pub(crate) const MAX_RESPONSE_LINE: usize = MAX_EXTENSION_TO_HOST + 64 * 1024;
+pub const MAX_RESPONSE_LINE: usize = MAX_EXTENSION_TO_HOST + 64 * 1024;
 
 /// What can go wrong for a client.
 #[derive(Debug, thiserror::Error)]
@@ -288,6 +288,9 @@ impl Client {
             None => Err(ClientError::Closed),
             Some(Err(LineCodecError::TooLong)) => Err(ClientError::Protocol),
             Some(Err(LineCodecError::Io(e))) => Err(ClientError::Io(e)),
+            // A kind of failure the codec learns later is the daemon's
+            // stream gone wrong.
+            Some(Err(_)) => Err(ClientError::Protocol),
             Some(Ok(line)) => serde_json::from_slice(&line).map_err(|_| ClientError::Protocol),
         }
     }

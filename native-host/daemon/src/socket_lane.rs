@@ -33,6 +33,7 @@ use crate::accept::{Accepted, Acceptor};
 use crate::browser_conn;
 use crate::shell::Shell;
 use crate::socket_offers::SocketOffers;
+use cotab_local::loopback::is_loopback_host;
 use cotab_shared::limits::MAX_EXTENSION_TO_HOST;
 use futures_util::{SinkExt, StreamExt};
 use std::sync::Arc;
@@ -99,14 +100,6 @@ pub async fn serve(shell: Arc<Shell>, listener: TcpListener, shutdown: Cancellat
             }
         }
     }
-}
-
-/// Whether a `Host` header names this loopback port (`127.0.0.1:PORT` or
-/// `localhost:PORT`): a DNS-rebound name never does.
-pub(crate) fn is_loopback_host(host: &str, port: u16) -> bool {
-    ["127.0.0.1", "localhost"]
-        .iter()
-        .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
 }
 
 /// What the handshake's request must carry, checked before the token.

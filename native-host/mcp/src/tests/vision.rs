@@ -35,14 +35,10 @@ async fn without_vision_the_coordinate_tools_are_neither_listed_nor_callable() {
 #[tokio::test]
 async fn with_vision_each_coordinate_tool_is_its_input_call() {
     let daemon = FakeDaemon::start(one_tab());
-    let mut mcp = Mcp::start_serving(
-        &daemon,
-        SessionMode::Fresh,
-        Caps::of(&[crate::mcp::Cap::Vision]),
-    )
-    .await;
+    let mut mcp =
+        Mcp::start_serving(&daemon, SessionMode::Fresh, Caps::of(&[crate::Cap::Vision])).await;
     let names = mcp.tool_names().await;
-    for name in crate::mcp::tools::VISION {
+    for name in crate::tools::VISION {
         assert!(names.iter().any(|n| n == name), "{name} not in {names:?}");
     }
     mcp.call("browser_snapshot", json!({})).await;

@@ -3,7 +3,7 @@
 //! Playwright MCP means them.
 
 use super::args::{ButtonArg, ClickArgs, ConsoleLevelArg, ModifierArg, TypeArgs};
-use crate::keys;
+use cotab_core::keys;
 use cotab_shared::controller::{
     ClickParams, ConsoleLevel, ConsoleParams, Modifier, MouseButton, Ref, TypeParams,
 };

@@ -4,7 +4,7 @@
 //! while the others go on. Answers are matched to calls by id;
 //! notifications go to one channel.
 
-use crate::codec::{LineCodec, LineCodecError};
+use cotab_local::codec::LineCodec;
 use cotab_shared::controller::{
     ErrorData, HelloParams, HelloResult, Method, OutgoingRequest, Response, RpcError, RpcOutcome,
 };
@@ -61,11 +61,13 @@ impl Mux {
         });
         let pending = waiting.clone();
         tokio::spawn(async move {
-            let mut reader = FramedRead::new(r, LineCodec::new(crate::client::MAX_RESPONSE_LINE));
+            let mut reader = FramedRead::new(r, LineCodec::new(cotab_client::MAX_RESPONSE_LINE));
             while let Some(line) = reader.next().await {
                 let line = match line {
                     Ok(l) => l,
-                    Err(LineCodecError::TooLong | LineCodecError::Io(_)) => break,
+                    // Too long, the stream failed, or worse: the daemon's
+                    // connection is done.
+                    Err(_) => break,
                 };
                 let Ok(msg) = serde_json::from_slice::<Value>(&line) else {
                     break;

@@ -25,7 +25,7 @@ mod mux;
 #[cfg(test)]
 mod tests;
 
-use crate::accept::{Accepted, Acceptor};
+use cotab_local::accept::{Accepted, Acceptor};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -178,7 +178,7 @@ pub(crate) fn check_head(head: &Head, config: &Config) -> Result<(), Refusal> {
     let host_ok = head
         .host
         .as_deref()
-        .is_some_and(|host| crate::socket_lane::is_loopback_host(host, config.port));
+        .is_some_and(|host| cotab_local::loopback::is_loopback_host(host, config.port));
     if !host_ok {
         return Err((403, "the Host header is not this loopback port"));
     }
@@ -190,7 +190,7 @@ pub(crate) fn check_head(head: &Head, config: &Config) -> Result<(), Refusal> {
         .as_deref()
         .and_then(|a| a.strip_prefix("Bearer "))
         .unwrap_or("");
-    let good = crate::session::constant_time_eq(given.as_bytes(), config.token.as_bytes());
+    let good = cotab_core::session::constant_time_eq(given.as_bytes(), config.token.as_bytes());
     if !good {
         return Err((
             401,

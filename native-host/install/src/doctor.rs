@@ -4,9 +4,9 @@
 //! that it points at this `cotab-host`), the runtime directory, the daemon
 //! and the browser lane, and that their versions agree.
 
-use crate::client::Client;
 use crate::install::{self, Browser, Scope, Target};
-use crate::runtime::{check_runtime_dir, AGENT_SOCKET};
+use cotab_client::Client;
+use cotab_local::runtime::{check_runtime_dir, AGENT_SOCKET};
 use cotab_shared::controller::{Bye, Empty, LaneState, LaneTransport, Status, StatusResult};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ pub async fn run(setting: &Setting) -> Vec<Check> {
             "runtime directory",
             format!("{} (ours, private)", dir.display()),
         )),
-        Err(crate::runtime::RuntimeDirError::Io { source, .. })
+        Err(cotab_local::runtime::RuntimeDirError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
         {
             checks.push(Check::failed(
@@ -112,14 +112,14 @@ fn uptime(secs: u64) -> String {
 /// The log directory: where it is, and that it is private (made if
 /// missing).
 fn logs() -> Check {
-    let Some(dir) = crate::logs::log_dir() else {
+    let Some(dir) = cotab_local::logs::log_dir() else {
         return Check::failed(
             "logs",
             "no log directory: neither COTAB_LOG_DIR, XDG_STATE_HOME nor HOME is set".into(),
             "export XDG_STATE_HOME=~/.local/state (the daemon logs to stderr meanwhile)".into(),
         );
     };
-    match crate::logs::prepare_log_dir(&dir) {
+    match cotab_local::logs::prepare_log_dir(&dir) {
         Ok(()) => Check::ok(
             "logs",
             format!("{} (`cotab logs` prints them)", dir.display()),
@@ -136,7 +136,7 @@ fn logs() -> Check {
 fn binaries(setting: &Setting) -> Vec<Check> {
     let mut checks = vec![Check::ok(
         "cotab",
-        format!("{} {}", setting.cotab.display(), crate::VERSION),
+        format!("{} {}", setting.cotab.display(), cotab_local::VERSION),
     )];
     let host = setting.cotab.with_file_name("cotab-host");
     checks.push(if host.is_file() {
@@ -255,19 +255,19 @@ async fn daemon(dir: &Path) -> Vec<Check> {
         ),
     });
     let versions = [
-        Some(crate::VERSION),
+        Some(cotab_local::VERSION),
         Some(daemon_version.as_str()),
         extension_version.as_deref(),
     ];
     let known: Vec<&str> = versions.into_iter().flatten().collect();
-    checks.push(if known.iter().all(|v| *v == crate::VERSION) {
-        Check::ok("versions", format!("all {}", crate::VERSION))
+    checks.push(if known.iter().all(|v| *v == cotab_local::VERSION) {
+        Check::ok("versions", format!("all {}", cotab_local::VERSION))
     } else {
         Check::failed(
             "versions",
             format!(
                 "cotab {}, daemon {daemon_version}, extension {}",
-                crate::VERSION,
+                cotab_local::VERSION,
                 extension_version.as_deref().unwrap_or("?")
             ),
             "rebuild and reinstall together: cargo install --path native-host && cargo xtask \

@@ -14,7 +14,7 @@ use super::args::{EvaluateArgs, TabsAction, TabsArgs, WaitForArgs};
 use super::files::Files;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::McpServeError;
-use crate::client::{Client, ClientError, KeptSessionError};
+use cotab_client::{Client, ClientError, KeptSessionError};
 use cotab_shared::controller::{
     Acquire, Acted, AgentEvent, Bye, CloseTabParams, CreateTabParams, DialogInfo, Empty, Evaluate,
     EvaluateParams, Method, Notification, SelectParams, Snapshot, SnapshotParams, Status,
@@ -51,6 +51,8 @@ async fn resume_or_hello(client: &mut Client, path: &Path) -> Result<Option<TabI
         Err(KeptSessionError::File { path, source }) => {
             Err(McpServeError::SessionFile { path, source })
         }
+        // A failure the client learns later: the session could not start.
+        Err(other) => Err(McpServeError::Initialize(other.to_string())),
     }
 }
 

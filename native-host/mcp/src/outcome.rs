@@ -2,7 +2,7 @@
 //! its failure, led by the broker's error kind ([`ToolFailure`]).
 
 use super::answers::ANSWER_A_DIALOG;
-use crate::client::ClientError;
+use cotab_client::ClientError;
 use cotab_shared::controller::{ErrorData, RpcError};
 use cotab_shared::ErrorKind;
 
