@@ -42,9 +42,10 @@ const PAIRED_SAVE_MS: u32 = 20;
 /// Runs one request (after the shared set is restored) and sends its
 /// response. `received` is when it came off the port ([`trace`]).
 pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, received: f64) {
-    // The native link this request came on; a command still waiting when
-    // it drops is not sent (the daemon already forgot it).
-    let link = worker.generation.get();
+    // The generation of the native link this request came on; a command
+    // still waiting when that link drops is not sent (the daemon already
+    // forgot it).
+    let generation = worker.generation.get();
     worker.restored.wait().await;
     let mut marks = Marks::new(command.name().to_owned(), received);
     let answer = match command {
@@ -66,14 +67,14 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                 session: session.as_deref(),
             };
             let checked = match &if_viewport {
-                Some(frame) => viewport_check(&worker, link, &call, frame, &mut marks).await,
+                Some(frame) => viewport_check(&worker, generation, &call, frame, &mut marks).await,
                 None => Ok(()),
             };
             Answer::Cdp(match (checked, then) {
                 (Err(e), _) => Err(e),
-                (Ok(()), None) => cdp_command(&worker, link, &call, &mut marks).await,
+                (Ok(()), None) => cdp_command(&worker, generation, &call, &mut marks).await,
                 (Ok(()), Some(then)) => {
-                    with_follow_up(&worker, link, call, &then, &mut marks).await
+                    with_follow_up(&worker, generation, call, &then, &mut marks).await
                 }
             })
         }
@@ -85,7 +86,7 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
         } => {
             let answer = input(
                 &worker,
-                link,
+                generation,
                 tab_id,
                 &events,
                 if_viewport.as_ref(),
@@ -93,7 +94,9 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
             )
             .await;
             Answer::Cdp(match answer {
-                Ok(v) if settle => settled(&worker, link, tab_id, &mut marks).await.map(|()| v),
+                Ok(v) if settle => settled(&worker, generation, tab_id, &mut marks)
+                    .await
+                    .map(|()| v),
                 answer => answer,
             })
         }
@@ -165,17 +168,17 @@ async fn list_shared(worker: &Worker) -> Outcome {
 /// is sent again (it may have run).
 async fn cdp_command(
     worker: &Worker,
-    link: u64,
+    generation: u64,
     call: &Call<'_>,
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
     let rounds = worker.state.borrow().developer.reattach_rounds();
-    let first = cdp_command_once(worker, link, call, marks).await;
+    let first = cdp_command_once(worker, generation, call, marks).await;
     let reattached = worker.state.borrow().developer.reattach_rounds() != rounds
         || worker.state.borrow().developer.reattach_gate().is_some();
     match first {
         Err(_) if call.class == CommandClass::Observe && reattached => {
-            cdp_command_once(worker, link, call, marks).await
+            cdp_command_once(worker, generation, call, marks).await
         }
         r => r,
     }
@@ -184,7 +187,7 @@ async fn cdp_command(
 /// [`cdp_command`], sent once.
 async fn cdp_command_once(
     worker: &Worker,
-    link: u64,
+    generation: u64,
     call: &Call<'_>,
     marks: &mut Marks,
 ) -> Result<JsValue, WireError> {
@@ -230,7 +233,7 @@ async fn cdp_command_once(
     if let Some(RawCdp::HistoryEntry(entry)) = rule {
         history_entry_allowed(worker, tab, entry).await?;
     }
-    let dispatched = dispatch(worker, link, call, rule, false, marks)?;
+    let dispatched = dispatch(worker, generation, call, rule, false, marks)?;
     let result = dispatched.answer().await;
     marks.answered = trace::now();
     result
@@ -243,7 +246,7 @@ async fn cdp_command_once(
 /// event of an `input` command, whose presses it releases itself.
 fn dispatch<'a>(
     worker: &'a Worker,
-    link: u64,
+    generation: u64,
     call: &Call<'a>,
     rule: Option<RawCdp>,
     paired: bool,
@@ -274,7 +277,7 @@ fn dispatch<'a>(
         _ => params,
     };
     worker.state.borrow_mut().facts.admit(tab, method)?;
-    if worker.generation.get() != link {
+    if worker.generation.get() != generation {
         return Err(WireError::new(
             ErrorKind::RuntimeLost,
             "the native link dropped before the command was sent; it did not run",
@@ -392,7 +395,7 @@ async fn history_entry_allowed(worker: &Worker, tab: TabId, entry: i64) -> Resul
 /// refuse (the person took control) is refused before the read.
 async fn viewport_check(
     worker: &Worker,
-    link: u64,
+    generation: u64,
     command: &Call<'_>,
     frame: &FrameGeometry,
     marks: &mut Marks,
@@ -405,7 +408,7 @@ async fn viewport_check(
         class: CommandClass::Observe,
         session: None,
     };
-    let metrics = cdp_command(worker, link, &read, marks).await?;
+    let metrics = cdp_command(worker, generation, &read, marks).await?;
     check_viewport(frame, live_viewport(&metrics))
 }
 
@@ -434,7 +437,7 @@ fn live_viewport(metrics: &JsValue) -> Option<FrameGeometry> {
 /// would drop what this command sends meanwhile.
 async fn input(
     worker: &Worker,
-    link: u64,
+    generation: u64,
     tab: TabId,
     events: &[InputEvent],
     if_viewport: Option<&FrameGeometry>,
@@ -442,7 +445,7 @@ async fn input(
 ) -> Result<JsValue, WireError> {
     let mut plan = InputPlan::new(events)?;
     if let (Some(frame), Some(first)) = (if_viewport, events.first()) {
-        viewport_check(worker, link, &input_call(tab, first), frame, marks).await?;
+        viewport_check(worker, generation, &input_call(tab, first), frame, marks).await?;
     }
     for event in events {
         if cdp::presses_answered(tab, &event.method, &event.params, DEFAULT_DEADLINE_MS).await
@@ -476,7 +479,7 @@ async fn input(
     let answers = {
         let run = pin!(send_groups(
             worker,
-            link,
+            generation,
             tab,
             &mut plan,
             dialog_opened,
@@ -501,7 +504,7 @@ async fn input(
 /// once its press is answered, then the group's answers awaited.
 async fn send_groups<'a>(
     worker: &'a Worker,
-    link: u64,
+    generation: u64,
     tab: TabId,
     plan: &mut InputPlan<'a>,
     dialog_opened: impl Fn() -> Option<WireError>,
@@ -530,7 +533,14 @@ async fn send_groups<'a>(
                     Ok(true) => developer_mode::reattach_done(worker).await,
                 }
             }
-            match dispatch(worker, link, &input_call(tab, event), None, true, marks) {
+            match dispatch(
+                worker,
+                generation,
+                &input_call(tab, event),
+                None,
+                true,
+                marks,
+            ) {
                 Ok(d) => {
                     plan.handed(event, Ok(()));
                     group.push(d);
@@ -628,7 +638,7 @@ struct Call<'a> {
 /// no longer shared.
 async fn settled(
     worker: &Worker,
-    link: u64,
+    generation: u64,
     tab: TabId,
     marks: &mut Marks,
 ) -> Result<(), WireError> {
@@ -641,7 +651,7 @@ async fn settled(
         session: None,
     };
     let mut scratch = Marks::new(String::new(), marks.received);
-    let r = cdp_command(worker, link, &probe, &mut scratch).await;
+    let r = cdp_command(worker, generation, &probe, &mut scratch).await;
     marks.answered = marks.answered.max(scratch.answered);
     marks.sends += scratch.sends;
     match r {
@@ -685,7 +695,7 @@ fn holds_no_text(answer: &JsValue) -> bool {
 /// again.
 async fn with_follow_up(
     worker: &Worker,
-    link: u64,
+    generation: u64,
     first: Call<'_>,
     then: &FollowUp,
     marks: &mut Marks,
@@ -700,8 +710,8 @@ async fn with_follow_up(
     };
     let unneeded = |r: &JsValue| then.unless_scalar && holds_no_text(r);
     let (result, early) = if then.overlap {
-        let a = pin!(cdp_command(worker, link, &first, marks));
-        let b = pin!(cdp_command(worker, link, &follow, &mut scratch));
+        let a = pin!(cdp_command(worker, generation, &first, marks));
+        let b = pin!(cdp_command(worker, generation, &follow, &mut scratch));
         match select(a, b).await {
             // A failed first command is answered at once; the follow-up,
             // if already sent, is dropped and its answer ignored (so is
@@ -715,7 +725,7 @@ async fn with_follow_up(
             Either::Right((_, a)) => (a.await, None),
         }
     } else {
-        (cdp_command(worker, link, &first, marks).await, None)
+        (cdp_command(worker, generation, &first, marks).await, None)
     };
     let result = result?;
     let second = match early {
@@ -724,7 +734,7 @@ async fn with_follow_up(
             ErrorKind::CommandFailed,
             "not sent: the value holds no text",
         )),
-        None => cdp_command(worker, link, &follow, &mut scratch).await,
+        None => cdp_command(worker, generation, &follow, &mut scratch).await,
     };
     marks.answered = marks.answered.max(scratch.answered);
     marks.sends += scratch.sends;

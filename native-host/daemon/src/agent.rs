@@ -244,13 +244,13 @@ fn push_line(buf: &mut BytesMut, l: &[u8]) {
 
 /// Serves one agent connection until it closes or `shutdown` fires.
 pub async fn serve(
-    broker: Arc<Shell>,
+    shell: Arc<Shell>,
     stream: UnixStream,
     config: AgentConfig,
     shutdown: CancellationToken,
 ) {
-    let conn = Arc::new(ConnState::new(broker.next_conn_id()));
-    broker.update_counts(|c| c.agents += 1);
+    let conn = Arc::new(ConnState::new(shell.next_conn_id()));
+    shell.update_counts(|c| c.agents += 1);
     tracing::debug!(conn = conn.id.0, "agent connected");
 
     let (read, write) = stream.into_split();
@@ -277,8 +277,8 @@ pub async fn serve(
     // holds a sender of the outgoing queue, which must close for the
     // writer to finish.
     let sink = out.clone();
-    broker.add_sink(conn.id, Sink::new(move |l| sink.notify(l)));
-    let _sink = RemoveSink(&broker, conn.id);
+    shell.add_sink(conn.id, Sink::new(move |l| sink.notify(l)));
+    let _sink = RemoveSink(&shell, conn.id);
     let media = Arc::new(Semaphore::new(MAX_MEDIA_IN_FLIGHT_PER_CONNECTION));
     let mut tasks = JoinSet::new();
     let cancelled = closing.cancelled();
@@ -307,7 +307,7 @@ pub async fn serve(
                 // later): the connection ends.
                 Read::Line(Err(_)) => break End::Abort,
                 Read::Line(Ok(bytes)) => {
-                    handle_line(&broker, &conn, [&per_conn, &media], &out, &mut tasks, &bytes);
+                    handle_line(&shell, &conn, [&per_conn, &media], &out, &mut tasks, &bytes);
                 }
             },
         }
@@ -322,8 +322,8 @@ pub async fn serve(
     // stall deadline) or at once when `closing` fired; a panic there only
     // loses output for a connection that is closing anyway.
     let _ = writer.await;
-    conn.close(&broker);
-    broker.update_counts(|c| c.agents -= 1);
+    conn.close(&shell);
+    shell.update_counts(|c| c.agents -= 1);
     tracing::debug!(conn = conn.id.0, "agent disconnected");
 }
 
@@ -341,7 +341,7 @@ fn respond(out: &Outbox, id: Option<RequestId>, outcome: Result<(), RpcError>) {
 }
 
 fn handle_line(
-    broker: &Arc<Shell>,
+    shell: &Arc<Shell>,
     conn: &Arc<ConnState>,
     [per_conn, media]: [&Arc<Semaphore>; 2],
     out: &Outbox,
@@ -377,14 +377,14 @@ fn handle_line(
         .clone()
         .try_acquire_owned()
         .ok()
-        .zip(broker.in_flight.clone().try_acquire_owned().ok());
+        .zip(shell.in_flight.clone().try_acquire_owned().ok());
     // Captures also take the media budget, inside the limits above.
     let media_permits = if matches!(call, Call::Capture(_)) {
         media
             .clone()
             .try_acquire_owned()
             .ok()
-            .zip(broker.media_in_flight.clone().try_acquire_owned().ok())
+            .zip(shell.media_in_flight.clone().try_acquire_owned().ok())
             .map(Some)
     } else {
         Some(None)
@@ -401,10 +401,10 @@ fn handle_line(
         return;
     };
     tracing::debug!(conn = conn.id.0, method = call.method(), "request");
-    let (broker, conn, out) = (broker.clone(), conn.clone(), out.clone());
+    let (shell, conn, out) = (shell.clone(), conn.clone(), out.clone());
     tasks.spawn(async move {
         let answered = id.is_some();
-        let line = dispatch(&broker, &conn, call, id).await;
+        let line = dispatch(&shell, &conn, call, id).await;
         drop(permits);
         if answered {
             out.respond(line);

@@ -276,7 +276,7 @@ pub async fn run(
     cleanup.0.push(agent_path);
     tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
 
-    let broker = Arc::new(Shell::new(
+    let shell = Arc::new(Shell::new(
         config.default_deadline,
         CoreConfig {
             resume_grace: config.resume_grace,
@@ -298,8 +298,8 @@ pub async fn run(
                     port = socket.port(),
                     "the lane's WebSocket listens on 127.0.0.1"
                 );
-                broker.set_socket_offers(socket);
-                tokio::spawn(socket_lane::serve(broker.clone(), listener, conns.clone()));
+                shell.set_socket_offers(socket);
+                tokio::spawn(socket_lane::serve(shell.clone(), listener, conns.clone()));
             }
             Err(e) => {
                 tracing::warn!(error = %e, "no WebSocket for the lane; it stays on native messaging");
@@ -311,14 +311,14 @@ pub async fn run(
             socket_lane::SOCKET_LANE_ENV
         );
     }
-    let idle = wait_idle(broker.watch_counts(), config.idle_exit);
+    let idle = wait_idle(shell.watch_counts(), config.idle_exit);
     tokio::pin!(idle);
     let exit = loop {
         tokio::select! {
             _ = shutdown.cancelled() => break DaemonExit::Shutdown,
             _ = ticker.tick() => {
-                broker.tick();
-                broker.refresh_config();
+                shell.tick();
+                shell.refresh_config();
             }
             _ = &mut idle => {
                 tracing::info!("idle: no browser and no agent connected; exiting");
@@ -329,9 +329,9 @@ pub async fn run(
                     tracing::warn!("refused a browser connection from another user");
                 }
                 Accepted::Conn(stream, slot) => {
-                    let (broker, conns) = (broker.clone(), conns.clone());
+                    let (shell, conns) = (shell.clone(), conns.clone());
                     tokio::spawn(async move {
-                        serve_lane(broker, stream, conns).await;
+                        serve_lane(shell, stream, conns).await;
                         drop(slot);
                     });
                 }
@@ -344,9 +344,9 @@ pub async fn run(
                     tracing::warn!("refused an agent connection from another user");
                 }
                 Accepted::Conn(stream, slot) => {
-                    let (broker, conns) = (broker.clone(), conns.clone());
+                    let (shell, conns) = (shell.clone(), conns.clone());
                     tokio::spawn(async move {
-                        agent::serve(broker, stream, config.agent, conns).await;
+                        agent::serve(shell, stream, config.agent, conns).await;
                         drop(slot);
                     });
                 }
@@ -431,11 +431,11 @@ async fn wait_idle(mut counts: watch::Receiver<Counts>, idle: Duration) {
 
 /// Serves one relay connection (a browser lane): native-messaging frames
 /// on `host.sock`, served by [`browser_conn::serve`].
-async fn serve_lane(broker: Arc<Shell>, stream: UnixStream, shutdown: CancellationToken) {
+async fn serve_lane(shell: Arc<Shell>, stream: UnixStream, shutdown: CancellationToken) {
     let (sink, frames) = Framed::new(
         stream,
         NativeCodec::new(MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION),
     )
     .split();
-    browser_conn::serve(broker, frames, sink, shutdown).await;
+    browser_conn::serve(shell, frames, sink, shutdown).await;
 }

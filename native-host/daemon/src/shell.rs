@@ -558,19 +558,17 @@ impl ConnState {
     /// The attached session if it is still bound to this connection: once
     /// another connection resumed it, this one has no session (no calls,
     /// no notifications).
-    pub fn bound_session(&self, broker: &Shell) -> Option<SessionId> {
+    pub fn bound_session(&self, shell: &Shell) -> Option<SessionId> {
         let sid = self.session_id()?;
-        broker
-            .with_core(|c| c.is_bound(sid, self.id))
-            .then_some(sid)
+        shell.with_core(|c| c.is_bound(sid, self.id)).then_some(sid)
     }
 
     /// Lets the connection's session go: it stays resumable, keeping its
     /// lease and held input for the resume grace.
-    pub fn close(&self, broker: &Shell) {
+    pub fn close(&self, shell: &Shell) {
         let sid = self.session().take();
         if let Some(sid) = sid {
-            broker.with_core(|c| c.unbind(sid, self.id, std::time::Instant::now()));
+            shell.with_core(|c| c.unbind(sid, self.id, std::time::Instant::now()));
         }
     }
 }

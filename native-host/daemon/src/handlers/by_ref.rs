@@ -197,7 +197,7 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
         == Value::Bool(true);
     let button = MouseButton::Left;
     // Subscribe before pressing so the browser's report cannot slip past.
-    let mut events = cx.broker.lane.subscribe_cdp();
+    let mut events = cx.shell.lane.subscribe_cdp();
     if draggable {
         cx.send(
             &fence,
@@ -238,7 +238,7 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
     }
     .await;
     guard.settle(down.is_ok());
-    let held = HeldPress::new(cx.broker, id);
+    let held = HeldPress::new(cx.shell, id);
     let moved = async {
         down?;
         // The target may need scrolling too; the button stays held.
@@ -305,7 +305,7 @@ pub(super) async fn drag(cx: &Cx<'_>, p: DragParams) -> Result<Empty, RpcError> 
     if draggable {
         // Interception must not outlive the drag (the person's own drags
         // would break): turned off with the release class, in its task.
-        cx.broker
+        cx.shell
             .send_detached(fence.tab, &SetInterceptDrags { enabled: false });
     }
     moved?;

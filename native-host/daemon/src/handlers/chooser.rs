@@ -26,7 +26,7 @@ impl Cx<'_> {
         // so an "off" for a grace that ended never overtakes the "on" of
         // the input after it.
         let _one = self
-            .broker
+            .shell
             .choosers
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
@@ -38,7 +38,7 @@ impl Cx<'_> {
             .unwrap_or_else(PoisonError::into_inner)
             .get_or_insert((fence.tab, mark));
         if mark.enable {
-            match self.broker.lane.send_now(&intercept(fence.tab, true)) {
+            match self.shell.lane.send_now(&intercept(fence.tab, true)) {
                 Some(answer) => self.cut.set_intercepting(answer),
                 None => {
                     tracing::warn!(tab = %fence.tab, "file choosers not intercepted: the browser link is busy or gone");

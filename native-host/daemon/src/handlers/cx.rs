@@ -35,7 +35,7 @@ const WINDOW_TO_LANE: std::time::Duration = std::time::Duration::from_secs(2);
 /// handler is dropped midway (its connection aborted) — as failed, which
 /// makes the core release it.
 pub(super) struct PressGuard<'a> {
-    pub(super) broker: &'a Shell,
+    pub(super) shell: &'a Shell,
     pub(super) id: PressId,
     pub(super) armed: bool,
 }
@@ -44,7 +44,7 @@ impl PressGuard<'_> {
     pub(super) fn settle(mut self, sent: bool) {
         self.armed = false;
         let id = self.id;
-        self.broker.with_core(|c| c.press_settled(id, sent));
+        self.shell.with_core(|c| c.press_settled(id, sent));
     }
 }
 
@@ -52,7 +52,7 @@ impl Drop for PressGuard<'_> {
     fn drop(&mut self) {
         if self.armed {
             let id = self.id;
-            self.broker.with_core(|c| c.press_settled(id, false));
+            self.shell.with_core(|c| c.press_settled(id, false));
         }
     }
 }
@@ -62,14 +62,14 @@ impl Drop for PressGuard<'_> {
 /// the record is dropped with nothing for the daemon to send — when the
 /// handler is done, or dropped midway.
 pub(super) struct PairedPress<'a> {
-    pub(super) broker: &'a Shell,
+    pub(super) shell: &'a Shell,
     pub(super) id: PressId,
 }
 
 impl Drop for PairedPress<'_> {
     fn drop(&mut self) {
         let id = self.id;
-        self.broker.with_core(|c| c.press_paired(id));
+        self.shell.with_core(|c| c.press_paired(id));
     }
 }
 
@@ -77,15 +77,15 @@ impl Drop for PairedPress<'_> {
 /// drag): released by [`HeldPress::release`], or — if the handler is
 /// dropped midway — by its drop, in a task of its own.
 pub(super) struct HeldPress<'a> {
-    pub(super) broker: &'a Shell,
+    pub(super) shell: &'a Shell,
     pub(super) id: PressId,
     pub(super) armed: bool,
 }
 
 impl<'a> HeldPress<'a> {
-    pub(super) fn new(broker: &'a Shell, id: PressId) -> Self {
+    pub(super) fn new(shell: &'a Shell, id: PressId) -> Self {
         HeldPress {
-            broker,
+            shell,
             id,
             armed: true,
         }
@@ -106,10 +106,10 @@ impl Drop for HeldPress<'_> {
     fn drop(&mut self) {
         if self.armed {
             let id = self.id;
-            if let Some(cmd) = self.broker.with_core(|c| c.release_press(id)) {
+            if let Some(cmd) = self.shell.with_core(|c| c.release_press(id)) {
                 // Detached on purpose: the release must happen even though
                 // nobody waits for it.
-                drop(self.broker.send_release(cmd));
+                drop(self.shell.send_release(cmd));
             }
         }
     }
@@ -117,7 +117,7 @@ impl Drop for HeldPress<'_> {
 
 /// The context of one request.
 pub(super) struct Cx<'a> {
-    pub(super) broker: &'a Shell,
+    pub(super) shell: &'a Shell,
     pub(super) conn: &'a ConnState,
     pub(super) deadline: Instant,
     /// Whether a dialog cut the request short.
@@ -182,7 +182,7 @@ impl Cut {
 
 impl Cx<'_> {
     pub(super) fn sid(&self) -> Result<SessionId, RpcError> {
-        self.conn.bound_session(self.broker).ok_or_else(|| {
+        self.conn.bound_session(self.shell).ok_or_else(|| {
             wire(
                 ErrorKind::AuthenticationFailed,
                 "no session: call session.hello or session.resume first",
@@ -191,7 +191,7 @@ impl Cx<'_> {
     }
 
     pub(super) fn core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
-        self.broker.with_core(f)
+        self.shell.with_core(f)
     }
 
     pub(super) fn fence(&self, need: Need) -> Result<Fence, RpcError> {
@@ -233,7 +233,7 @@ impl Cx<'_> {
                 tab.and_then(|t| c.gone(t)) == Some(Gone::ClosedWithWindow)
             })
         });
-        let online = self.broker.lane.status().0 == LaneState::Online;
+        let online = self.shell.lane.status().0 == LaneState::Online;
         if online && !with_window {
             return outcome;
         }
@@ -242,7 +242,7 @@ impl Cx<'_> {
         } else {
             std::time::Duration::ZERO
         };
-        if self.broker.lane.gone_for_good(within, self.deadline).await {
+        if self.shell.lane.gone_for_good(within, self.deadline).await {
             return Err(wire(
                 ErrorKind::RuntimeLost,
                 "the browser went away (it quit, or the extension stopped) and did not come back",
@@ -252,7 +252,7 @@ impl Cx<'_> {
     }
 
     pub(super) async fn extension(&self, command: Command) -> Result<Value, RpcError> {
-        self.broker
+        self.shell
             .lane
             .call(command, self.deadline)
             .await
@@ -291,7 +291,7 @@ impl Cx<'_> {
         tab: TabId,
         fut: impl Future<Output = Result<T, RpcError>>,
     ) -> Result<T, RpcError> {
-        let mut opened = self.broker.blockers.subscribe();
+        let mut opened = self.shell.blockers.subscribe();
         self.unblocked(tab)?;
         *self.cut.tab.lock().unwrap_or_else(PoisonError::into_inner) = Some(tab);
         // What this step sends comes after any settled input.
@@ -603,7 +603,7 @@ impl Cx<'_> {
         self.interception_on().await;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PressGuard {
-            broker: self.broker,
+            shell: self.shell,
             id,
             armed: true,
         })
@@ -621,7 +621,7 @@ impl Cx<'_> {
         self.interception_on().await;
         let id = self.core(|c| c.begin_press(fence, frame, kind))?;
         Ok(PairedPress {
-            broker: self.broker,
+            shell: self.shell,
             id,
         })
     }
@@ -662,14 +662,14 @@ impl Cx<'_> {
     /// release still goes out, in its task.
     pub(super) async fn release_now(&self, cmd: ReleaseCmd) -> Result<(), RpcError> {
         let tab = cmd.tab;
-        let task = self.broker.send_release(cmd);
+        let task = self.shell.send_release(cmd);
         let wait = async {
             match task.await {
                 Ok(r) => r.map(drop).map_err(RpcError::from),
                 Err(_) => Err(wire(ErrorKind::CommandFailed, "the release task failed")),
             }
         };
-        let mut opened = self.broker.blockers.subscribe();
+        let mut opened = self.shell.blockers.subscribe();
         self.unblocked(tab)?;
         tokio::pin!(wait);
         loop {
@@ -693,7 +693,7 @@ impl Cx<'_> {
                 "the extension sent a malformed tab list",
             )
         })?;
-        self.broker.with_core(|c| c.on_shared(&list.tabs));
+        self.shell.with_core(|c| c.on_shared(&list.tabs));
         Ok(list)
     }
 }

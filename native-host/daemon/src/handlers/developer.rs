@@ -187,7 +187,7 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     let fence = cx.fence(Need::Privileged)?;
     // The extension enforces this on every command; refused here too, so
     // the answer comes before anything is sent.
-    let files = cx.broker.local_files();
+    let files = cx.shell.local_files();
     match &p.session_id {
         None => check_raw_cdp(&p.method, &params, &files)?,
         Some(s) if valid_session_id(s) => check_child_cdp(&p.method, &params, &files)?,
@@ -216,7 +216,7 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
         InputRole::Press(_) => cx
             .core(|c| c.begin_raw_press(&fence, &p.method, &params))?
             .map(|id| PressGuard {
-                broker: cx.broker,
+                shell: cx.shell,
                 id,
                 armed: true,
             }),

@@ -60,16 +60,11 @@ use tokio_util::bytes::Bytes;
 /// (without the newline): the result is serialised straight from its
 /// type, once, with no JSON tree in between (a capture's image is a
 /// megabyte of text).
-pub async fn dispatch(
-    broker: &Shell,
-    conn: &ConnState,
-    call: Call,
-    id: Option<RequestId>,
-) -> Bytes {
+pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<RequestId>) -> Bytes {
     let cx = Cx {
-        broker,
+        shell,
         conn,
-        deadline: Instant::now() + broker.default_deadline,
+        deadline: Instant::now() + shell.default_deadline,
         cut: &Cut::default(),
     };
     let method = call.method();
@@ -91,7 +86,7 @@ pub async fn dispatch(
     // ([`Cx::follow_navigation`]).
     macro_rules! followed {
         ($action:expr) => {{
-            let mut events = broker.lane.subscribe_cdp();
+            let mut events = shell.lane.subscribe_cdp();
             match $action.await {
                 Ok(v) => cx.follow_navigation(&mut events).await.map(|()| v),
                 Err(e) => Err(e),

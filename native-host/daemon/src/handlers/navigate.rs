@@ -26,14 +26,14 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
                 "invalid params: missing field `params.url` (or `params.action`)",
             ))
         }
-        (Some(url), None) => check_url_param(url, &cx.broker.local_files())?,
+        (Some(url), None) => check_url_param(url, &cx.shell.local_files())?,
         (None, Some(_)) => {}
     }
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
     cx.core(|c| c.input(&fence))?;
     // Subscribe before navigating so the load event cannot slip past.
-    let mut events = cx.broker.lane.subscribe_cdp();
+    let mut events = cx.shell.lane.subscribe_cdp();
     let not_loaded = "the page did not finish loading before the deadline";
     match (p.url, p.action) {
         (Some(url), _) => {
@@ -86,7 +86,7 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
             let url = entry.url.as_str();
             // A blank page (a new tab's first entry) is fine to return to,
             // as is any page a shared tab may show.
-            check_driveable(url, None, &cx.broker.local_files()).map_err(|b| {
+            check_driveable(url, None, &cx.shell.local_files()).map_err(|b| {
                 wire(
                     ErrorKind::BlockedTarget,
                     format!(

@@ -329,7 +329,7 @@ pub(super) async fn wait(cx: &Cx<'_>, p: WaitParams) -> Result<WaitResult, RpcEr
             Ok(done(()))
         }
         WaitUntil::Load => {
-            let mut events = cx.broker.lane.subscribe_cdp();
+            let mut events = cx.shell.lane.subscribe_cdp();
             let state = cx.read(&fence, "document.readyState").await?;
             if state.as_str() != Some("complete") {
                 let cx = Cx {
@@ -376,7 +376,7 @@ pub(super) async fn wait(cx: &Cx<'_>, p: WaitParams) -> Result<WaitResult, RpcEr
 /// Waits for `networkIdle` of the main frame's current loader (at once if
 /// it already went idle).
 async fn network_idle(cx: &Cx<'_>, fence: &Fence, until: Instant) -> Result<(), RpcError> {
-    let mut events = cx.broker.lane.subscribe_cdp();
+    let mut events = cx.shell.lane.subscribe_cdp();
     let tree = cx
         .send(fence, &GetFrameTree {}, CommandClass::Observe)
         .await?;
@@ -503,7 +503,7 @@ pub(super) async fn dialog(cx: &Cx<'_>, p: DialogParams) -> Result<Acted, RpcErr
         prompt_text: p.prompt_text,
     };
     cx.core(|c| c.input(&fence))?;
-    let mut events = cx.broker.lane.subscribe_cdp();
+    let mut events = cx.shell.lane.subscribe_cdp();
     cx.send(&fence, &answer, CommandClass::Act).await?;
     // The browser reports the close after the answer; only then is the
     // dialog the core knows the next one, if any.

@@ -78,7 +78,7 @@ pub(super) fn bye(cx: &Cx<'_>) -> Result<Empty, RpcError> {
 }
 
 pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
-    let (lane, extension_version) = cx.broker.lane.status();
+    let (lane, extension_version) = cx.shell.lane.status();
     // Tabs are shared by a browser that is there: the last list of one
     // that went is kept for its return, but is not what is shared now.
     let shared_tabs = match lane {
@@ -92,13 +92,13 @@ pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
         lane,
         extension_version,
         lane_transport: match lane {
-            LaneState::Online => cx.broker.lane.transport(),
+            LaneState::Online => cx.shell.lane.transport(),
             LaneState::Absent | LaneState::Offline => None,
         },
         shared_tabs,
-        agents: cx.broker.counts.borrow().agents,
+        agents: cx.shell.counts.borrow().agents,
         developer_mode: cx.core(|c| c.developer_mode()),
-        uptime_secs: cx.broker.started.elapsed().as_secs(),
+        uptime_secs: cx.shell.started.elapsed().as_secs(),
     }
 }
 

@@ -8,7 +8,7 @@ use cotab_shared::ErrorKind;
 
 pub(super) async fn create(cx: &Cx<'_>, p: CreateTabParams) -> Result<CreateTabResult, RpcError> {
     if let Some(url) = &p.url {
-        check_url_param(url, &cx.broker.local_files())?;
+        check_url_param(url, &cx.shell.local_files())?;
     }
     let sid = cx.sid()?;
     let conn = cx.conn.id;
