@@ -161,16 +161,35 @@ struct Target {
     met: bool,
 }
 
-/// Runs the whole bench, or only its `daemon` or `browser` part.
-pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
+/// A part of the bench that runs alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Part {
+    /// The daemon alone, with a fake extension.
+    Daemon,
+    /// cotab beside direct CDP on one browser.
+    Browser,
+    /// A shared tab driven behind the person's tab.
+    Background,
+}
+
+impl Part {
+    /// The part as the command line names it.
+    fn name(self) -> &'static str {
+        match self {
+            Part::Daemon => "daemon",
+            Part::Browser => "browser",
+            Part::Background => "background",
+        }
+    }
+}
+
+/// Runs the whole bench, or only its `only` part.
+pub(crate) fn run_bench(root: &Path, only: Option<Part>) -> Result<()> {
     let (daemon_part, browser_part, background_part) = match only {
         None => (true, true, true),
-        Some("daemon") => (true, false, false),
-        Some("browser") => (false, true, false),
-        Some("background") => (false, false, true),
-        Some(other) => {
-            anyhow::bail!("unknown bench part `{other}` (daemon, browser or background)")
-        }
+        Some(Part::Daemon) => (true, false, false),
+        Some(Part::Browser) => (false, true, false),
+        Some(Part::Background) => (false, false, true),
     };
     if cfg!(debug_assertions) {
         // The agents, the fake extension and the CDP client run in this
@@ -179,7 +198,7 @@ pub(crate) fn run_bench(root: &Path, only: Option<&str>) -> Result<()> {
         eprintln!("cargo xtask bench: building xtask in release and running it");
         run(cargo(root).args(["build", "-p", "xtask", "--release"]))?;
         let exe = cotab_e2e::target_dir().join("release").join("xtask");
-        return run(Command::new(exe).arg("bench").args(only));
+        return run(Command::new(exe).arg("bench").args(only.map(Part::name)));
     }
     eprintln!("cargo xtask bench: building the extension and cotab-host in release");
     let dist = build_extension::run(root)?;

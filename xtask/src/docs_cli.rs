@@ -52,11 +52,9 @@ pub(crate) fn man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(written)
 }
 
-/// `DIR` from the arguments, else `target/<default>` under `root`.
-pub(crate) fn out_dir(root: &Path, args: &[String], default: &str) -> PathBuf {
-    args.first()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target").join(default))
+/// `dir`, else `target/<default>` under `root`.
+pub(crate) fn out_dir(root: &Path, dir: Option<PathBuf>, default: &str) -> PathBuf {
+    dir.unwrap_or_else(|| root.join("target").join(default))
 }
 
 #[cfg(test)]

@@ -74,7 +74,7 @@ const CAPTURE_WIDTH: u32 = 640;
 /// the daemon's own 30 s command deadline, by which it must have answered.
 const WAIT: Duration = Duration::from_secs(40);
 /// The run's length unless `--secs` says otherwise.
-const DEFAULT_SECS: u64 = 60;
+pub(crate) const DEFAULT_SECS: u64 = 60;
 
 // The design stays within the documented limits (`docs/protocol.md`).
 const _: () = assert!(TABS <= MAX_SHARED_TABS);
@@ -88,31 +88,6 @@ const _: () = assert!(
     TABS * (CONTROLLER_DEPTH + OBSERVER_DEPTH) > MAX_IN_FLIGHT_TOTAL,
     "the daemon-wide limit is what the run pushes against"
 );
-
-/// Reads `--NAME N` from `args` (a positive whole number), `default` when
-/// absent. Any other argument is refused.
-pub(crate) fn number_flag(args: &[String], name: &str, default: u64) -> Result<u64> {
-    let flag = format!("--{name}");
-    let mut value = default;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let raw = if a == &flag {
-            it.next()
-                .with_context(|| format!("{flag} needs a number"))?
-                .as_str()
-        } else if let Some(v) = a.strip_prefix(&format!("{flag}=")) {
-            v
-        } else {
-            bail!("unknown argument `{a}` (expected {flag} N)");
-        };
-        value = raw
-            .parse()
-            .ok()
-            .filter(|n| *n > 0)
-            .with_context(|| format!("{flag} takes a whole number above 0, not `{raw}`"))?;
-    }
-    Ok(value)
-}
 
 /// Builds what the harness needs and points it at the release host.
 ///
@@ -137,8 +112,7 @@ pub(crate) fn build_for_browser(root: &Path) -> Result<()> {
 }
 
 /// Runs `cargo xtask load-browser`.
-pub(crate) fn run_load_browser(root: &Path, args: &[String]) -> Result<()> {
-    let secs = number_flag(args, "secs", DEFAULT_SECS)?;
+pub(crate) fn run_load_browser(root: &Path, secs: u64) -> Result<()> {
     build_for_browser(root)?;
     tokio::runtime::Runtime::new()?.block_on(drive(Duration::from_secs(secs)))
 }

@@ -91,27 +91,20 @@ impl Cross {
     }
 }
 
-/// The targets `args` names (`--target T`, `--target=T`, repeatable, each
-/// once), or the host's when it names none.
-pub(crate) fn targets_of(args: &[String], host: &str) -> Result<Vec<String>> {
+/// A target triple as `--target` takes it: letters, digits, `-`, `_`
+/// and `.`, not empty.
+pub(crate) fn triple(t: &str) -> Result<String, String> {
+    let ok = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
+    ok.then(|| t.to_owned())
+        .ok_or_else(|| "not a target triple".to_owned())
+}
+
+/// The targets asked for, each once, or the host's when none was.
+pub(crate) fn targets_of(asked: Vec<String>, host: &str) -> Vec<String> {
     let mut targets: Vec<String> = Vec::new();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let t = match a.strip_prefix("--target=") {
-            Some(t) => t.to_owned(),
-            None if a == "--target" => it
-                .next()
-                .context("`--target` needs a target triple")?
-                .clone(),
-            None => bail!("unknown argument `{a}` (usage: cargo xtask dist [--target TRIPLE]...)"),
-        };
-        if t.is_empty()
-            || !t
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-        {
-            bail!("`{t}` is not a target triple");
-        }
+    for t in asked {
         if !targets.contains(&t) {
             targets.push(t);
         }
@@ -119,7 +112,7 @@ pub(crate) fn targets_of(args: &[String], host: &str) -> Result<Vec<String>> {
     if targets.is_empty() {
         targets.push(host.to_owned());
     }
-    Ok(targets)
+    targets
 }
 
 /// The binaries of the archive.
@@ -153,9 +146,9 @@ esac
 "#;
 
 /// `cargo xtask dist [--target TRIPLE]...`.
-pub(crate) fn run(root: &Path, args: &[String]) -> Result<()> {
+pub(crate) fn run(root: &Path, asked: Vec<String>) -> Result<()> {
     let host = host_target()?;
-    let targets = targets_of(args, &host)?;
+    let targets = targets_of(asked, &host);
     let extension = crate::build_extension::run(root)?;
     let target_dir = cotab_e2e::target_dir();
     let out = target_dir.join("dist");

@@ -18,7 +18,7 @@
 //! It prints a line per minute and fails on the first change. See
 //! `docs/reliability.md`.
 
-use crate::load_browser::{build_for_browser, daemon_pid, number_flag, probe_status, rss_kib};
+use crate::load_browser::{build_for_browser, daemon_pid, probe_status, rss_kib};
 use anyhow::{bail, Context, Result};
 use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_shared::controller::LaneState;
@@ -29,15 +29,14 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// The run's length unless `--minutes` says otherwise.
-const DEFAULT_MINUTES: u64 = 30;
+pub(crate) const DEFAULT_MINUTES: u64 = 30;
 /// How often the relay's pid is looked at between two status lines.
 const RELAY_CHECK: Duration = Duration::from_secs(5);
 /// Between two status probes, in seconds.
 const MINUTE_SECS: u64 = 60;
 
 /// Runs `cargo xtask soak`.
-pub(crate) fn run_soak(root: &Path, args: &[String]) -> Result<()> {
-    let minutes = number_flag(args, "minutes", DEFAULT_MINUTES)?;
+pub(crate) fn run_soak(root: &Path, minutes: u64) -> Result<()> {
     build_for_browser(root)?;
     tokio::runtime::Runtime::new()?.block_on(soak(minutes))
 }

@@ -44,21 +44,6 @@ fn the_ledger_accepts_each_answer_once() {
 }
 
 #[test]
-fn number_flags_are_read_and_checked() {
-    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    assert_eq!(number_flag(&args(&[]), "secs", 60).ok(), Some(60));
-    assert_eq!(
-        number_flag(&args(&["--secs", "5"]), "secs", 60).ok(),
-        Some(5)
-    );
-    assert_eq!(number_flag(&args(&["--secs=9"]), "secs", 60).ok(), Some(9));
-    assert!(number_flag(&args(&["--secs"]), "secs", 60).is_err());
-    assert!(number_flag(&args(&["--secs", "0"]), "secs", 60).is_err());
-    assert!(number_flag(&args(&["--secs", "x"]), "secs", 60).is_err());
-    assert!(number_flag(&args(&["--minutes", "3"]), "secs", 60).is_err());
-}
-
-#[test]
 fn points_stay_inside_the_capture() {
     for k in 0..500 {
         let (x, y) = point((640.0, 406.0), k);
