@@ -217,6 +217,51 @@ pub const REFUSED_FRAMES: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// A hostile page under a strict Content-Security-Policy that watches for
+/// anything cotab might draw in it: every DOM mutation, the nodes and
+/// shadow roots it holds, focus and pointer events, what sits under the
+/// point of its one control, the active element and that control's
+/// computed style. `seen()` reports them all; `clicks` counts the
+/// clicks the control itself got.
+pub const WATCHFUL: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Watchful</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'nonce-w1'; style-src 'nonce-w1'">
+<style nonce="w1">
+ body { margin: 0; background: #fff; font: 16px sans-serif; }
+ #target { position: absolute; left: 120px; top: 120px; width: 240px; height: 80px;
+           background: #2b6cb0; color: #fff; display: flex; align-items: center; justify-content: center; }
+</style></head>
+<body><div id="target" role="button" tabindex="0" aria-label="Delete draft">Delete draft</div>
+<script nonce="w1">
+ window.__mutations = 0;
+ new MutationObserver(r => { window.__mutations += r.length; })
+   .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+ window.__events = [];
+ for (const type of ["focus", "blur", "focusin", "focusout", "click"]) {
+   addEventListener(type, e => __events.push(type + ":" + (e.target.id || e.target.nodeName || "window")), true);
+ }
+ const t = document.getElementById("target");
+ window.clicks = 0;
+ t.addEventListener("click", () => { window.clicks++; });
+ const style = () => { const c = getComputedStyle(t); return [c.backgroundColor, c.outlineStyle, c.boxShadow, c.opacity].join("|"); };
+ window.__style = style();
+ window.seen = () => {
+   const r = t.getBoundingClientRect();
+   const under = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+   const shadows = [...document.querySelectorAll("*")].filter(e => e.shadowRoot).length;
+   return {
+     mutations: window.__mutations,
+     nodes: document.getElementsByTagName("*").length,
+     shadows,
+     under: under ? under.id : null,
+     active: document.activeElement ? document.activeElement.nodeName : null,
+     styleSame: style() === window.__style,
+     events: __events.filter(e => !e.startsWith("click")),
+   };
+ };
+</script></body></html>
+"#;
+
 /// A long page with a button far below the fold.
 pub const LONG: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Long page</title></head>
@@ -498,6 +543,7 @@ impl Fixture {
                         "/long" => (200, LONG),
                         "/framed" => (200, FRAMED),
                         "/refused-frames" => (200, REFUSED_FRAMES),
+                        "/watchful" => (200, WATCHFUL),
                         "/drag" => (200, DRAG),
                         "/delayed" => (200, DELAYED),
                         "/dialogs" => (200, DIALOGS),

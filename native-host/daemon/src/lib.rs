@@ -18,6 +18,7 @@ pub mod config;
 pub mod daemon;
 pub mod handlers;
 pub mod lane;
+pub mod overlay;
 pub mod relay;
 pub mod shell;
 pub mod socket_lane;

@@ -9,6 +9,7 @@
 use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, Gone, ReleaseCmd};
 use crate::config;
 use crate::lane::{CdpEvent, Lane};
+use crate::overlay::Overlays;
 use crate::session::{ConnId, SessionId};
 use crate::socket_offers::SocketOffers;
 use cotab_shared::cdp::{
@@ -87,6 +88,8 @@ pub struct Shell {
     pub(crate) choosers: Mutex<()>,
     /// The loopback WebSocket the lane may move to, once bound.
     socket: std::sync::OnceLock<Arc<SocketOffers>>,
+    /// What each tab shows the person of an agent at work.
+    pub overlays: Arc<Overlays>,
 }
 
 impl Shell {
@@ -106,6 +109,7 @@ impl Shell {
             started: std::time::Instant::now(),
             choosers: Mutex::new(()),
             socket: std::sync::OnceLock::new(),
+            overlays: Arc::default(),
         }
     }
 

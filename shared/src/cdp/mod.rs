@@ -78,6 +78,7 @@ macro_rules! event {
 mod dom;
 mod input;
 mod network;
+mod overlay;
 mod page;
 mod runtime;
 mod session;
@@ -87,6 +88,7 @@ mod tests;
 pub use dom::*;
 pub use input::*;
 pub use network::*;
+pub use overlay::*;
 pub use page::*;
 pub use runtime::*;
 pub use session::*;

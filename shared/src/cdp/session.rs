@@ -47,6 +47,11 @@ pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
     // the tab to the front or takes the person's focus (checked end to
     // end); both end with the debugger session.
     ("Emulation.setFocusEmulationEnabled", r#"{"enabled":true}"#),
+    // What the person sees of an agent at work: the element an action
+    // aims at, drawn by the browser over the page (`Overlay`, which needs
+    // `DOM`), where no page script can see it.
+    ("DOM.enable", "{}"),
+    ("Overlay.enable", "{}"),
     (
         "Page.startScreencast",
         r#"{"format":"jpeg","quality":1,"maxWidth":8,"maxHeight":8,"everyNthFrame":1000}"#,
@@ -54,11 +59,14 @@ pub const ENABLED_CDP_DOMAINS: &[(&str, &str)] = &[
 ];
 
 /// The commands of [`ENABLED_CDP_DOMAINS`] a share goes on without: the
-/// network log, and what makes a tab behind the person's fast; a page
+/// network log, what makes a tab behind the person's fast, and the
+/// person's view of the agent at work; a page
 /// that refuses them is still driven (in front). The others it needs (without their events the
 /// daemon could not see a dialog, a navigation or a crash).
-pub const BEST_EFFORT_CDP: [&str; 3] = [
+pub const BEST_EFFORT_CDP: [&str; 5] = [
     "Network.enable",
     "Emulation.setFocusEmulationEnabled",
+    "DOM.enable",
+    "Overlay.enable",
     "Page.startScreencast",
 ];

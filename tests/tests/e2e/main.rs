@@ -20,6 +20,7 @@ mod navigation;
 mod network;
 mod opened;
 mod outline;
+mod overlay;
 mod popup;
 mod rules;
 mod toolbar;

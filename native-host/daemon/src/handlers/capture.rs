@@ -147,6 +147,9 @@ async fn shoot_at(
     let shoot = |params: CaptureScreenshot| {
         let fence = &fence;
         async move {
+            // What the person is shown of an agent at work is theirs: no
+            // capture holds it ([`crate::overlay`]).
+            cx.shell.overlays.hide(&cx.shell.lane, fence.tab);
             let shot = cx.send(fence, &params, CommandClass::Observe).await?;
             let data = shot
                 .data

@@ -145,6 +145,9 @@ pub(super) struct Cut {
     /// ([`Command::Input`]'s `settle`), went through after its events:
     /// every report the page made before then has arrived.
     settled: Mutex<Option<TabId>>,
+    /// What the request's action aimed at last, drawn for the person once
+    /// it acted ([`crate::overlay`]).
+    pub(super) aimed: Mutex<Option<(TabId, crate::overlay::Aimed)>>,
 }
 
 impl Cut {

@@ -4,6 +4,7 @@
 use super::cx::PressGuard;
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
+use crate::overlay::Aimed;
 use crate::redact;
 use cotab_shared::cdp::{CdpCommand as _, Evaluate};
 use cotab_shared::controller::{
@@ -211,6 +212,14 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     // mouse come this way); a release clears the record once the browser
     // took it; a move carries a held button's release along. Input goes
     // to the tab's own session only (`check_child_cdp`).
+    // No capture of raw CDP holds what the person is shown of an agent at
+    // work ([`crate::overlay`]).
+    if matches!(
+        p.method.as_str(),
+        "Page.captureScreenshot" | "Page.startScreencast"
+    ) {
+        cx.shell.overlays.hide(&cx.shell.lane, fence.tab);
+    }
     let role = input_role(&p.method, &params);
     let press = match &role {
         InputRole::Press(_) => cx
@@ -222,12 +231,20 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
             }),
         InputRole::Release(_) | InputRole::Other => None,
     };
-    let moved = (p.method == MOUSE_EVENT
-        && params.get("type").and_then(Value::as_str) == Some("mouseMoved"))
-    .then(|| {
-        let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-        cx.core(|c| c.pointer_moved(&fence, at("x"), at("y")))
-    });
+    let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+    let kind = (p.method == MOUSE_EVENT)
+        .then(|| params.get("type").and_then(Value::as_str))
+        .flatten();
+    let dragging = params.get("buttons").and_then(Value::as_u64).unwrap_or(0) != 0;
+    // The person sees a raw press, wheel or drag where it lands, as an
+    // input method's ([`crate::overlay`]); a bare move is not drawn.
+    if matches!(kind, Some("mousePressed" | "mouseWheel"))
+        || (kind == Some("mouseMoved") && dragging)
+    {
+        cx.aimed(&fence, Aimed::Point(at("x"), at("y")));
+    }
+    let moved = (kind == Some("mouseMoved"))
+        .then(|| cx.core(|c| c.pointer_moved(&fence, at("x"), at("y"))));
     let released = matches!(role, InputRole::Release(_)).then(|| params.clone());
     let sent = scanned(cx, &fence, &p.method, params, true, p.session_id).await;
     if let Some(press) = press {

@@ -17,6 +17,7 @@
 
 use super::{wire, Cx, Rect};
 use crate::broker::{Fence, NodeRef};
+use crate::overlay::Aimed;
 use cotab_shared::cdp::{
     CallArgument, CallFunctionOn, ContentQuads, Focus, GetContentQuads, GetLayoutMetrics,
     GetNodeForLocation, Node, ResolveNode, ScrollIntoViewIfNeeded,
@@ -172,7 +173,35 @@ impl Cx<'_> {
     /// one any more).
     pub(super) async fn element(&self, fence: &Fence, r: &Ref) -> Result<Element, RpcError> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
+        // Every caller acts on it: the person sees which element.
+        self.aimed(fence, Aimed::Element(node.backend_node_id));
         self.element_of(fence, node).await
+    }
+
+    /// Notes what an action of the request aims at, for the person to see
+    /// in the tab once the request acted ([`Cx::show_aimed`]).
+    pub(super) fn aimed(&self, fence: &Fence, aimed: Aimed) {
+        *self
+            .cut
+            .aimed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((fence.tab, aimed));
+    }
+
+    /// Shows the person what the request's action aimed at, in the tab
+    /// ([`crate::overlay`]), if it acted: after its input, which would
+    /// wipe a drawing made before it (the browser clears its highlight
+    /// when the pointer moves). Never waited for.
+    pub(super) fn show_aimed<T>(&self, outcome: &Result<T, RpcError>) {
+        let aimed = self
+            .cut
+            .aimed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let (Ok(_), Some((tab, aimed))) = (outcome, aimed) {
+            self.shell.overlays.show(&self.shell.lane, tab, aimed);
+        }
     }
 
     /// [`Cx::element`], scrolled into view (`DOM.scrollIntoViewIfNeeded`,
@@ -190,6 +219,9 @@ impl Cx<'_> {
     ) -> Result<(Element, InView), RpcError> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
         let id = node.backend_node_id;
+        if class == CommandClass::Act {
+            self.aimed(fence, Aimed::Element(id));
+        }
         // `biased`: polled in this order every time, so the frames go out
         // in it even when the lane makes them wait.
         let (el, scrolled, quads, layout) = tokio::join!(

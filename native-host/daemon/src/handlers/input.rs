@@ -5,6 +5,7 @@
 use super::{check_point, invalid_params, Cx};
 use crate::broker::{Fence, Frame, Need, PressKind, ReleaseTarget};
 use crate::keys;
+use crate::overlay::Aimed;
 use cotab_shared::cdp::{InsertText, MouseEvent, TouchEvent, TouchPoint};
 use cotab_shared::controller::{
     ClickParams, Empty, FrameId, KeyParams, KeyUpParams, Modifier, MouseButton, MouseUpParams,
@@ -161,7 +162,9 @@ impl Cx<'_> {
             }
             Aim::Point { x, y, frame } => {
                 let f = self.frame(fence, frame.as_ref())?;
-                Ok((f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr, Some(f)))
+                let (x, y) = (f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr);
+                self.aimed(fence, Aimed::Point(x, y));
+                Ok((x, y, Some(f)))
             }
         }
     }
@@ -254,6 +257,7 @@ pub(super) async fn mouse_down(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
         frame.origin.0 + p.x / frame.dpr,
         frame.origin.1 + p.y / frame.dpr,
     );
+    cx.aimed(&fence, Aimed::Point(x, y));
     let guard = cx
         .begin_press(&fence, Some(&frame.id), PressKind::Mouse { button, x, y })
         .await?;
@@ -294,6 +298,7 @@ pub(super) async fn mouse_move(cx: &Cx<'_>, p: PointerParams) -> Result<Empty, R
         frame.origin.0 + p.x / frame.dpr,
         frame.origin.1 + p.y / frame.dpr,
     );
+    cx.aimed(&fence, Aimed::Point(x, y));
     cx.move_mouse(&fence, (x, y), Some(&frame)).await?;
     Ok(Empty {})
 }
@@ -319,6 +324,7 @@ pub(super) async fn gesture_begin(cx: &Cx<'_>, p: PointerParams) -> Result<Empty
         ));
     }
     let (x, y) = (p.x / frame.dpr, p.y / frame.dpr);
+    cx.aimed(&fence, Aimed::Point(x, y));
     let guard = cx
         .begin_press(
             &fence,
@@ -344,6 +350,7 @@ pub(super) async fn gesture_update(cx: &Cx<'_>, p: PointParams) -> Result<Empty,
     check_point(p.x, p.y)?;
     let fence = cx.fence(Need::Act)?;
     let (x, y) = cx.core(|c| c.gesture_moved(&fence, p.x, p.y))?;
+    cx.aimed(&fence, Aimed::Point(x, y));
     let moved = TouchEvent {
         kind: "touchMove",
         touch_points: vec![TouchPoint { x, y }],

@@ -69,18 +69,19 @@ pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<Re
     };
     let method = call.method();
     macro_rules! answer {
-        ($outcome:expr) => {
-            response_line(id, logged(&cx, method, cx.lane_said($outcome).await))
-        };
+        ($outcome:expr) => {{
+            let outcome = $outcome;
+            cx.show_aimed(&outcome);
+            response_line(id, logged(&cx, method, cx.lane_said(outcome).await))
+        }};
     }
     // An acting method that a dialog it opened cut short ([`Cx::acted`]).
     macro_rules! acted {
-        ($outcome:expr) => {
-            response_line(
-                id,
-                logged(&cx, method, cx.lane_said(cx.acted($outcome)).await),
-            )
-        };
+        ($outcome:expr) => {{
+            let outcome = cx.acted($outcome);
+            cx.show_aimed(&outcome);
+            response_line(id, logged(&cx, method, cx.lane_said(outcome).await))
+        }};
     }
     // An action that may lead to another page, which it then waits for
     // ([`Cx::follow_navigation`]).
