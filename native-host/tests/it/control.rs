@@ -123,6 +123,11 @@ async fn takeover_releases_held_input_and_notifies_the_agent() {
             ..
         } = cmd
         {
+            // The drawing of where the mouse down went, sent once it
+            // answered (before the takeover), is the person's view.
+            if method.starts_with("Overlay.") {
+                continue;
+            }
             assert_eq!(class, CommandClass::Release, "{method}");
             // The undo of what the agent's session set up on the tab (the
             // interception of file choosers) goes among the releases.
