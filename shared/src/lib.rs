@@ -24,6 +24,7 @@ pub mod native;
 pub mod reach;
 pub mod tab;
 pub mod tagged;
+pub mod watch;
 
 pub use error::{ErrorKind, WireError};
 pub use ids::{LaneId, RequestId, TabId, Ticket};

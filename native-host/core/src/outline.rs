@@ -294,6 +294,41 @@ fn render_lines(lines: Vec<Line>, numbers: &mut RefNumbers, max_chars: usize) ->
     }
 }
 
+/// Longest label [`label_of`] gives, in characters.
+pub const MAX_LABEL: usize = 80;
+
+/// What the element of ref `e{n}` is, as `text`, an outline, shows it to
+/// the person: its role and quoted name (`button "Delete draft"`), its
+/// role alone when it has no name; `None` when the outline shows no such
+/// ref. At most [`MAX_LABEL`] characters.
+pub fn label_of(text: &str, n: u64) -> Option<String> {
+    let marker = format!("[ref=e{n}]");
+    let at = text.find(&marker)?;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..at].trim_start();
+    let line = line.strip_prefix("- ").unwrap_or(line);
+    let (role, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let mut label = role.trim_end_matches(':').to_owned();
+    if let Some(quoted) = rest.strip_prefix('"') {
+        // The name, as the outline writes it, runs to the first quote not
+        // escaped.
+        let mut name = String::new();
+        let mut escaped = false;
+        for c in quoted.chars() {
+            if c == '"' && !escaped {
+                break;
+            }
+            escaped = c == '\\' && !escaped;
+            name.push(c);
+        }
+        label.push_str(&format!(" \"{name}\""));
+    }
+    if label.chars().count() > MAX_LABEL {
+        label = label.chars().take(MAX_LABEL - 1).collect::<String>() + "…";
+    }
+    Some(label)
+}
+
 /// `text` with ` [box=x,y,width,height]` after the `[ref=eN]` of each line
 /// whose ref `boxes` has a box for, as Playwright's `boxes` option shows
 /// them.

@@ -1,7 +1,9 @@
 //! One browser connection, whatever carries it: the extension's hello and
 //! the daemon's welcome, the lane's attach and detach, a writer that puts
 //! every frame queued meanwhile into one write, and a reader that hands
-//! responses to the lane and events to the shell.
+//! responses to the lane and events to the shell. A connection that says
+//! `watch` instead of hello (the extension's side panel) is never the
+//! lane: it is told agent requests as the person reads them.
 //!
 //! The transport carries whole messages both ways — a stream of incoming
 //! JSON messages, a sink for outgoing ones — and nothing else is asked of
@@ -15,6 +17,7 @@
 use crate::lane::Attached;
 use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
+use cotab_shared::watch::{WatchEvent, WatchHello};
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use std::fmt::Display;
@@ -57,6 +60,18 @@ pub async fn serve<R, W, RE, WE>(
             return;
         }
     };
+    // The side panel's own port: a watch of agent requests, never a lane.
+    if let Ok(WatchHello::Watch { protocol_version }) = serde_json::from_slice(&first) {
+        if protocol_version == NATIVE_PROTOCOL_VERSION {
+            watch(&shell, incoming, outgoing, &shutdown).await;
+        } else {
+            tracing::warn!(
+                protocol_version,
+                "a watch speaks another protocol version; closing"
+            );
+        }
+        return;
+    }
     let (lane_id, version) = match serde_json::from_slice::<ExtensionToHost>(&first) {
         Ok(ExtensionToHost::Hello {
             protocol_version,
@@ -106,6 +121,50 @@ pub async fn serve<R, W, RE, WE>(
     writer.abort();
     shell.update_counts(|c| c.lanes -= 1);
     tracing::info!("browser lane offline");
+}
+
+/// Serves a watch of agent requests ([`crate::activity`]): the recent
+/// ones, then each as it begins and ends, until the page goes or
+/// `shutdown` fires. What the page sends is not read for anything but
+/// its end. A watch that falls behind is told the recent ones again.
+async fn watch<R, W, RE, WE>(
+    shell: &Shell,
+    mut incoming: R,
+    mut outgoing: W,
+    shutdown: &CancellationToken,
+) where
+    R: Stream<Item = Result<BytesMut, RE>> + Unpin,
+    W: Sink<Bytes, Error = WE> + Unpin,
+{
+    let mut entries = shell.activity.subscribe();
+    let recent = || WatchEvent::Recent {
+        entries: shell.activity.recent(),
+    };
+    let mut next = Some(recent());
+    tracing::info!("a watch of agent requests began");
+    loop {
+        if let Some(event) = next.take() {
+            let Ok(bytes) = serde_json::to_vec(&event) else {
+                return;
+            };
+            if outgoing.send(Bytes::from(bytes)).await.is_err() {
+                break;
+            }
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => break,
+            read = incoming.next() => match read {
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => break,
+            },
+            entry = entries.recv() => match entry {
+                Ok(entry) => next = Some(WatchEvent::Activity { entry }),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => next = Some(recent()),
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            },
+        }
+    }
+    tracing::info!("a watch of agent requests ended");
 }
 
 /// Writes what is queued in `rx` to `outgoing` until either closes.

@@ -12,6 +12,7 @@
 //! endpoint) never depend on this crate: they talk to the daemon through
 //! `cotab-client`.
 
+pub mod activity;
 pub mod agent;
 pub mod browser_conn;
 pub mod config;

@@ -90,6 +90,8 @@ pub struct Shell {
     socket: std::sync::OnceLock<Arc<SocketOffers>>,
     /// What each tab shows the person of an agent at work.
     pub overlays: Arc<Overlays>,
+    /// Agent requests as the person reads them.
+    pub activity: crate::activity::Feed,
 }
 
 impl Shell {
@@ -110,6 +112,7 @@ impl Shell {
             choosers: Mutex::new(()),
             socket: std::sync::OnceLock::new(),
             overlays: Arc::default(),
+            activity: crate::activity::Feed::default(),
         }
     }
 

@@ -18,3 +18,4 @@ mod reach;
 mod secrets;
 mod security;
 mod toolset;
+mod watch;

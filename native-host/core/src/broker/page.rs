@@ -29,6 +29,7 @@ use cotab_shared::native::TabInfo;
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
 
 /// Console messages kept per tab; older ones are dropped (and counted).
 pub const CONSOLE_CAPACITY: usize = 1000;
@@ -58,6 +59,10 @@ pub(super) struct Snapshot {
     /// (by this snapshot and the session's earlier ones since the
     /// navigation), so that an element keeps its ref.
     issued: HashMap<NodeRef, u64>,
+    /// The latest whole outline the session was given of the tab: what it
+    /// saw, and how the person is told what its refs stand for
+    /// ([`Core::ref_label`]).
+    text: Option<Arc<str>>,
 }
 
 /// The most elements of one document a session's numbering remembers;
@@ -347,9 +352,10 @@ impl Core {
     /// now on, and the numbers it did not use go back unless another
     /// snapshot reserved numbers after them. An element keeps its number
     /// in the next snapshots of the same document. A navigation since
-    /// `mark` makes these stale at once. A `partial` snapshot (one
-    /// element's subtree, or some levels) adds its refs to the latest
-    /// snapshot's, which stay good.
+    /// `mark` makes these stale at once. A whole snapshot comes with its
+    /// `text`; a partial one (one element's subtree, or some levels, no
+    /// `text`) adds its refs to the latest snapshot's, which stay good, as
+    /// does that snapshot's text.
     pub fn snapshot_finished(
         &mut self,
         fence: &Fence,
@@ -357,15 +363,17 @@ impl Core {
         numbers: (u64, u64),
         reserved: u64,
         nodes: Vec<(u64, NodeRef)>,
-        partial: bool,
+        text: Option<Arc<str>>,
     ) -> Result<(), WireError> {
         self.check(fence)?;
+        let partial = text.is_none();
         let (first, fresh) = numbers;
         let s = self.bound_mut(fence.session, fence.conn)?;
-        let (mut issued, mut refs) = match s.snapshots.remove(&fence.tab) {
-            Some(old) if old.nav == mark.nav => (old.issued, old.refs),
-            _ => (HashMap::new(), HashMap::new()),
+        let (mut issued, mut refs, old_text) = match s.snapshots.remove(&fence.tab) {
+            Some(old) if old.nav == mark.nav => (old.issued, old.refs, old.text),
+            _ => (HashMap::new(), HashMap::new(), None),
         };
+        let text = text.or(old_text);
         if issued.len() + nodes.len() > MAX_ISSUED_REFS {
             issued.clear();
             refs.clear();
@@ -381,6 +389,7 @@ impl Core {
                 nav: mark.nav,
                 refs,
                 issued,
+                text,
             },
         );
         if s.next_ref == first.saturating_add(reserved) {
@@ -421,6 +430,26 @@ impl Core {
         snap.refs.get(&n).cloned().ok_or_else(|| {
             stale_ref("the ref is not from this tab's latest snapshot: call page.snapshot again")
         })
+    }
+
+    /// What the element of ref `r` is, as the session's latest whole
+    /// outline of `tab` showed it (`button "Delete draft"`): the person's
+    /// terms for what an agent acts on.
+    pub fn ref_label(&self, sid: SessionId, tab: TabId, r: &Ref) -> Option<String> {
+        let n = ref_number(r)?;
+        let text = self
+            .sessions
+            .get(&sid)?
+            .snapshots
+            .get(&tab)?
+            .text
+            .as_ref()?;
+        crate::outline::label_of(text, n)
+    }
+
+    /// The latest whole outline the session was given of `tab`.
+    pub fn last_outline(&self, sid: SessionId, tab: TabId) -> Option<Arc<str>> {
+        self.sessions.get(&sid)?.snapshots.get(&tab)?.text.clone()
     }
 
     /// Number of refs of the session's latest snapshot of `tab` (tests).

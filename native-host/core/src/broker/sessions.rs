@@ -149,6 +149,11 @@ impl Core {
         self.bound(sid, conn).map(|s| (s.selected, s.revision))
     }
 
+    /// The agent name session `sid` said hello with.
+    pub fn agent_of(&self, sid: SessionId) -> Option<&str> {
+        self.sessions.get(&sid).map(|s| s.agent.as_str())
+    }
+
     /// `conn` closed: the session stays resumable; it keeps its held input
     /// for the resume grace and its leases for the longer of that and its
     /// `keep_control`.

@@ -644,3 +644,25 @@ fn a_capture_is_read_from_the_browsers_flat_arrays() {
     );
     assert_eq!(o.refs[1].1.frame, "F1");
 }
+
+#[test]
+fn a_refs_label_is_its_role_and_name_as_the_outline_shows_them() {
+    let text = "- heading \"Create an account\" [level=1]\n\
+                - textbox \"Email\" [active] [ref=e2]: ada@example.org\n\
+                - button [ref=e3]\n\
+                - button \"Say \\\"hi\\\" [now]\" [ref=e12]\n\
+                - link \"Go\" [ref=e1]:\n  - /url: http://a/x";
+    assert_eq!(label_of(text, 2).as_deref(), Some("textbox \"Email\""));
+    assert_eq!(label_of(text, 3).as_deref(), Some("button"));
+    assert_eq!(
+        label_of(text, 12).as_deref(),
+        Some("button \"Say \\\"hi\\\" [now]\"")
+    );
+    assert_eq!(label_of(text, 1).as_deref(), Some("link \"Go\""));
+    // e1 is not e12's prefix, nor a ref the outline does not show.
+    assert_eq!(label_of(text, 4), None);
+    let long = format!("- button \"{}\" [ref=e5]", "x".repeat(200));
+    let label = label_of(&long, 5).expect("a label");
+    assert_eq!(label.chars().count(), MAX_LABEL);
+    assert!(label.ends_with('…'));
+}

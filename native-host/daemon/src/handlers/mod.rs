@@ -68,19 +68,23 @@ pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<Re
         cut: &Cut::default(),
     };
     let method = call.method();
+    // What the person is told of this request ([`crate::activity`]).
+    let told = told(&cx, &call);
+    let began = Instant::now();
     macro_rules! answer {
         ($outcome:expr) => {{
-            let outcome = $outcome;
+            let outcome = cx.lane_said($outcome).await;
             cx.show_aimed(&outcome);
-            response_line(id, logged(&cx, method, cx.lane_said(outcome).await))
+            if let Some(seq) = told {
+                shell.activity.end(seq, &outcome, millis(began));
+            }
+            response_line(id, logged(&cx, method, outcome))
         }};
     }
     // An acting method that a dialog it opened cut short ([`Cx::acted`]).
     macro_rules! acted {
         ($outcome:expr) => {{
-            let outcome = cx.acted($outcome);
-            cx.show_aimed(&outcome);
-            response_line(id, logged(&cx, method, cx.lane_said(outcome).await))
+            answer!(cx.acted($outcome))
         }};
     }
     // An action that may lead to another page, which it then waits for
@@ -143,6 +147,23 @@ pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<Re
         Call::Network(p) => answer!(network::network(&cx, p)),
         Call::NetworkDetail(p) => answer!(network::network_request(&cx, p).await),
     }
+}
+
+/// Tells the person's watch that `call` began, if it is a request they
+/// are told of; its number in the feed.
+fn told(cx: &Cx<'_>, call: &Call) -> Option<u64> {
+    let sid = cx.sid().ok()?;
+    let (agent, tab, what) = cx.core(|c| {
+        let tab = c.selection(sid, cx.conn.id).ok().and_then(|(t, _)| t);
+        let what = crate::activity::describe(c, sid, tab, call);
+        (c.agent_of(sid).map(str::to_owned), tab, what)
+    });
+    Some(cx.shell.activity.begin(&agent?, tab, what?))
+}
+
+/// Milliseconds since `began`.
+fn millis(began: Instant) -> u64 {
+    u64::try_from(began.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `outcome`, after one info line when it failed: the error's kind, the

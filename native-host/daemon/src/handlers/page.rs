@@ -184,7 +184,7 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         Ok(out) => out,
         Err(RootGone) => {
             // Its numbers go back; the latest snapshot's refs stay.
-            cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, Vec::new(), true))?;
+            cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, Vec::new(), None))?;
             return Err(wire(
                 ErrorKind::StaleRef,
                 "the element of `ref` is no longer on the page: call page.snapshot again",
@@ -192,13 +192,16 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         }
     };
     let refs = out.refs.len();
+    // What the session saw of the tab, kept for what its next actions
+    // name ([`crate::broker::Core::ref_label`]).
+    let whole = (!partial).then(|| std::sync::Arc::<str>::from(out.text.as_str()));
     let text_out = if p.boxes {
         let boxes = boxes_of(cx, fence, &out.refs).await?;
         outline::with_boxes(&out.text, &boxes)
     } else {
         out.text
     };
-    cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, partial))?;
+    cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, whole))?;
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),

@@ -56,7 +56,7 @@ fn finish(
         (numbers.first(), numbers.fresh()),
         reserved,
         refs,
-        partial,
+        (!partial).then(|| std::sync::Arc::from("- document")),
     )
     .expect("stored");
 }

@@ -1,0 +1,240 @@
+//! Each agent request as the person reads it, for the side panel: what it
+//! does in the person's terms (`click · button "Send"`), by which agent,
+//! on which tab, running or how it ended ([`Feed`]). The requests that act
+//! on a page, go somewhere or wait are told; reading the page (a
+//! snapshot, a capture) is not.
+//!
+//! What is told never holds typed text, a key an agent holds, a file's
+//! path, a script or raw CDP params: a count, a name or a method at most
+//! (`docs/security.md`). Elements are named by the session's latest
+//! outline of the tab ([`crate::broker::Core::ref_label`]).
+
+use crate::broker::Core;
+use crate::session::SessionId;
+use cotab_shared::controller::{Call, NavigateAction, Ref, RpcError, WaitUntil};
+use cotab_shared::watch::ActivityEntry;
+use cotab_shared::TabId;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Mutex;
+use tokio::sync::broadcast;
+
+/// Finished entries kept for a watcher that arrives later.
+pub const KEPT: usize = 200;
+
+/// Entries queued for a watcher that reads slowly; past it, it misses
+/// some and is told the recent ones again.
+const QUEUE: usize = 256;
+
+/// What `call` of session `sid` does, in the person's terms, and its
+/// tab; `None` for a call the person is not told of.
+pub fn describe(core: &Core, sid: SessionId, tab: Option<TabId>, call: &Call) -> Option<String> {
+    let el = |r: &Ref| {
+        tab.and_then(|t| core.ref_label(sid, t, r))
+            .unwrap_or_else(|| format!("element {}", r.0))
+    };
+    let at = |x: Option<f64>, y: Option<f64>| match (x, y) {
+        (Some(x), Some(y)) => format!("the point ({x:.0}, {y:.0})"),
+        _ => "the page".to_owned(),
+    };
+    let on = |verb: &str, r: Option<&Ref>, x: Option<f64>, y: Option<f64>| match r {
+        Some(r) => format!("{verb} · {}", el(r)),
+        None => format!("{verb} · {}", at(x, y)),
+    };
+    let chars = |n: usize| {
+        if n == 1 {
+            "1 character".to_owned()
+        } else {
+            format!("{n} characters")
+        }
+    };
+    Some(match call {
+        Call::Navigate(p) => match (&p.action, &p.url) {
+            (Some(NavigateAction::Back), _) => "go back".into(),
+            (Some(NavigateAction::Forward), _) => "go forward".into(),
+            (Some(NavigateAction::Reload), _) => "reload".into(),
+            (_, Some(url)) => format!("go to {}", short_url(url)),
+            _ => "navigate".into(),
+        },
+        Call::Click(p) => {
+            let verb = match p.click_count {
+                Some(2) => "double-click",
+                Some(3) => "triple-click",
+                _ => "click",
+            };
+            on(verb, p.element.as_ref(), p.x, p.y)
+        }
+        Call::Hover(p) => on("hover", p.element.as_ref(), p.x, p.y),
+        Call::Type(p) => {
+            let what = format!("type {}", chars(p.text.chars().count()));
+            let what = match &p.element {
+                Some(r) => format!("{what} · {}", el(r)),
+                None => what,
+            };
+            if p.submit {
+                format!("{what}, then Enter")
+            } else {
+                what
+            }
+        }
+        Call::Press(p) => format!("press {}", p.key),
+        Call::KeyDown(_) => "hold a key".into(),
+        Call::KeyUp(_) => "release a key".into(),
+        Call::MouseDown(p) => on("press the mouse", None, Some(p.x), Some(p.y)),
+        Call::MouseMove(p) => on("move the mouse", None, Some(p.x), Some(p.y)),
+        Call::MouseUp(_) => "release the mouse".into(),
+        Call::GestureBegin(p) => on("touch", None, Some(p.x), Some(p.y)),
+        Call::GestureUpdate(p) => on("move the finger", None, Some(p.x), Some(p.y)),
+        Call::GestureEnd(_) => "lift the finger".into(),
+        Call::SelectOption(p) => format!("select an option · {}", el(&p.element)),
+        Call::Check(p) => {
+            let verb = if p.checked { "check" } else { "uncheck" };
+            format!("{verb} · {}", el(&p.element))
+        }
+        Call::Drag(p) => format!("drag · {} → {}", el(&p.from), el(&p.to)),
+        Call::Scroll(p) => match &p.element {
+            Some(r) => format!("scroll to · {}", el(r)),
+            None => on("scroll", None, p.x, p.y),
+        },
+        Call::SetFiles(p) => {
+            let n = p.paths.len();
+            let what = if n == 1 {
+                "upload 1 file".to_owned()
+            } else {
+                format!("upload {n} files")
+            };
+            match &p.element {
+                Some(r) => format!("{what} · {}", el(r)),
+                None => what,
+            }
+        }
+        Call::DropOn(p) => format!("drop · {}", el(&p.element)),
+        Call::Dialog(p) => {
+            if p.accept {
+                "accept the dialog".into()
+            } else {
+                "dismiss the dialog".into()
+            }
+        }
+        Call::Wait(p) => match p.until {
+            WaitUntil::Load => "wait for the page to load".into(),
+            WaitUntil::NetworkIdle => "wait for the network to be idle".into(),
+            WaitUntil::Time => "wait".into(),
+            _ => "wait for the page".into(),
+        },
+        Call::TabsCreate(p) => match &p.url {
+            Some(url) => format!("open a tab at {}", short_url(url)),
+            None => "open a tab".into(),
+        },
+        Call::TabsClose(_) => "close a tab".into(),
+        Call::Resize(_) => "resize the page".into(),
+        Call::EmulateMedia(_) => "emulate media features".into(),
+        Call::Evaluate(p) => format!("run a script ({} bytes)", p.expression.len()),
+        Call::CdpSend(p) => format!("raw CDP {}", short(&p.method, 64)),
+        _ => return None,
+    })
+}
+
+/// `s`, at most `max` characters.
+fn short(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    s.chars().take(max - 1).collect::<String>() + "…"
+}
+
+/// A url as the person reads it: scheme, host and path, without its query
+/// or fragment (which may hold tokens), at most 80 characters.
+fn short_url(url: &str) -> String {
+    let cut = url.find(['?', '#']).unwrap_or(url.len());
+    short(&url[..cut], 80)
+}
+
+/// Agent requests as the person reads them: those running, the latest
+/// that ended, and everyone watching.
+#[derive(Debug)]
+pub struct Feed {
+    inner: Mutex<Inner>,
+    tx: broadcast::Sender<ActivityEntry>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    next: u64,
+    running: BTreeMap<u64, ActivityEntry>,
+    ended: VecDeque<ActivityEntry>,
+}
+
+impl Default for Feed {
+    fn default() -> Self {
+        Feed {
+            inner: Mutex::default(),
+            tx: broadcast::channel(QUEUE).0,
+        }
+    }
+}
+
+impl Feed {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A request of `agent` on `tab` began doing `what`; its number.
+    pub fn begin(&self, agent: &str, tab: Option<TabId>, what: String) -> u64 {
+        let at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let entry = {
+            let mut g = self.lock();
+            g.next += 1;
+            let entry = ActivityEntry {
+                seq: g.next,
+                at_ms,
+                agent: short(agent, 64),
+                tab,
+                what,
+                outcome: None,
+                ms: None,
+            };
+            g.running.insert(entry.seq, entry.clone());
+            entry
+        };
+        // Nobody watching: nothing to tell.
+        let _ = self.tx.send(entry.clone());
+        entry.seq
+    }
+
+    /// Request `seq` ended (`Ok` or with its error) after `ms`.
+    pub fn end<T>(&self, seq: u64, outcome: &Result<T, RpcError>, ms: u64) {
+        let entry = {
+            let mut g = self.lock();
+            let Some(mut entry) = g.running.remove(&seq) else {
+                return;
+            };
+            entry.outcome = Some(match outcome {
+                Ok(_) => "ok".to_owned(),
+                Err(e) => e.kind().as_str().to_owned(),
+            });
+            entry.ms = Some(ms);
+            if g.ended.len() >= KEPT {
+                g.ended.pop_front();
+            }
+            g.ended.push_back(entry.clone());
+            entry
+        };
+        let _ = self.tx.send(entry);
+    }
+
+    /// The latest entries that ended, then those running, oldest first.
+    pub fn recent(&self) -> Vec<ActivityEntry> {
+        let g = self.lock();
+        g.ended.iter().chain(g.running.values()).cloned().collect()
+    }
+
+    /// Every entry from now on, as it begins and as it ends.
+    pub fn subscribe(&self) -> broadcast::Receiver<ActivityEntry> {
+        self.tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests;

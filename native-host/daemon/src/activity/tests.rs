@@ -1,0 +1,144 @@
+//! What the person is told of agent requests.
+
+use super::*;
+use crate::broker::{CoreConfig, Need};
+use cotab_shared::controller::{
+    ClickParams, EvaluateParams, NavigateParams, PressParams, SnapshotParams, TypeParams,
+};
+use cotab_shared::native::TabInfo;
+use cotab_shared::Ticket;
+
+fn core_with_session() -> (Core, SessionId) {
+    let mut c = Core::new(CoreConfig::default());
+    c.on_lane_online();
+    c.on_shared(&[TabInfo {
+        id: TabId(1),
+        url: "http://t/".into(),
+        title: String::new(),
+        human_control: false,
+        blocked: None,
+        opener: None,
+        target_id: None,
+    }]);
+    let s = c.hello(crate::session::ConnId(1), "ada".into(), Ticket("t".into()));
+    c.select(s, crate::session::ConnId(1), TabId(1))
+        .expect("select");
+    (c, s)
+}
+
+#[test]
+fn requests_read_in_the_persons_terms_and_never_carry_what_was_typed() {
+    let (mut c, s) = core_with_session();
+    let conn = crate::session::ConnId(1);
+    let f = c.fence(s, conn, Need::Observe).expect("fence");
+    let mark = c.snapshot_started(&f);
+    let node = crate::broker::NodeRef {
+        frame: "F".into(),
+        backend_node_id: 9,
+    };
+    let text = "- textbox \"Email\" [ref=e1]: ada@example.org\n- button \"Send\" [ref=e2]";
+    let mut numbers = c.reserve_refs(&f, 2).expect("refs");
+    let n = numbers.number(&node);
+    c.snapshot_finished(
+        &f,
+        mark,
+        (numbers.first(), numbers.fresh()),
+        2,
+        vec![(n, node)],
+        Some(std::sync::Arc::from(text)),
+    )
+    .expect("stored");
+    let tab = Some(TabId(1));
+    let d = |call: Call| describe(&c, s, tab, &call);
+    assert_eq!(
+        d(Call::Click(ClickParams::on(Ref("e2".into())))).as_deref(),
+        Some("click · button \"Send\"")
+    );
+    assert_eq!(
+        d(Call::Click(ClickParams::at(10.4, 20.0))).as_deref(),
+        Some("click · the point (10, 20)")
+    );
+    let typed = d(Call::Type(TypeParams {
+        text: "hunter2".into(),
+        element: Some(Ref("e1".into())),
+        clear: false,
+        submit: true,
+        expect: None,
+    }))
+    .expect("told");
+    assert_eq!(typed, "type 7 characters · textbox \"Email\", then Enter");
+    assert!(!typed.contains("hunter2"));
+    assert_eq!(
+        d(Call::Navigate(NavigateParams::to(
+            "https://bank.example/login?token=s3cret#x"
+        )))
+        .as_deref(),
+        Some("go to https://bank.example/login")
+    );
+    assert_eq!(
+        d(Call::Press(PressParams {
+            key: "Enter".into(),
+            modifiers: vec![],
+            expect: None
+        }))
+        .as_deref(),
+        Some("press Enter")
+    );
+    let script = d(Call::Evaluate(EvaluateParams {
+        expression: "document.cookie".into(),
+        await_promise: None,
+    }))
+    .expect("told");
+    assert_eq!(script, "run a script (15 bytes)");
+    // A ref the outline did not show is named by itself.
+    assert_eq!(
+        d(Call::Click(ClickParams::on(Ref("e40".into())))).as_deref(),
+        Some("click · element e40")
+    );
+    // Reading the page is not told.
+    assert_eq!(d(Call::Snapshot(SnapshotParams::default())), None);
+}
+
+#[test]
+fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
+    let feed = Feed::default();
+    let mut rx = feed.subscribe();
+    let a = feed.begin("ada", Some(TabId(1)), "click · button \"Send\"".into());
+    let b = feed.begin("bob", None, "open a tab".into());
+    let ok: Result<(), RpcError> = Ok(());
+    feed.end(a, &ok, 12);
+    let refused: Result<(), RpcError> = Err(RpcError::from(cotab_shared::WireError::new(
+        cotab_shared::ErrorKind::HumanHasControl,
+        "x",
+    )));
+    feed.end(b, &refused, 3);
+    feed.end(b, &ok, 4); // once only
+    let seen: Vec<(u64, Option<String>)> = std::iter::from_fn(|| rx.try_recv().ok())
+        .map(|e| (e.seq, e.outcome))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (a, None),
+            (b, None),
+            (a, Some("ok".into())),
+            (b, Some("HUMAN_HAS_CONTROL".into()))
+        ]
+    );
+    let c = feed.begin("ada", None, "wait".into());
+    let recent = feed.recent();
+    assert_eq!(
+        recent.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        vec![a, b, c]
+    );
+    assert_eq!(recent[0].ms, Some(12));
+    for _ in 0..KEPT + 5 {
+        let n = feed.begin("ada", None, "wait".into());
+        feed.end(n, &ok, 1);
+    }
+    assert_eq!(
+        feed.recent().len(),
+        KEPT + 1,
+        "the kept ones and the running one"
+    );
+}

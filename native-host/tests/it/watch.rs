@@ -1,0 +1,117 @@
+//! The side panel's watch of agent requests (issue 38): a connection on
+//! `host.sock` that says `watch` is told each request as the person reads
+//! it, never takes the lane, and hears nothing of what was typed.
+
+use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
+use cotab_local::codec::NativeCodec;
+use cotab_shared::controller::LaneState;
+use cotab_shared::controller::{
+    Acquire, Empty, Navigate, NavigateParams, Press, PressParams, SelectParams, Status, TabsSelect,
+    Type, TypeParams,
+};
+use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
+use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello};
+use cotab_shared::{TabId, NATIVE_PROTOCOL_VERSION};
+use futures_util::{SinkExt as _, StreamExt as _};
+use tokio::net::UnixStream;
+use tokio_util::codec::Framed;
+
+type Watch = Framed<UnixStream, NativeCodec>;
+
+async fn watch(d: &Daemon) -> Watch {
+    let stream = UnixStream::connect(d.host_sock()).await.expect("connect");
+    let mut framed = Framed::new(
+        stream,
+        NativeCodec::new(MAX_HOST_TO_EXTENSION, MAX_EXTENSION_TO_HOST),
+    );
+    let hello = WatchHello::Watch {
+        protocol_version: NATIVE_PROTOCOL_VERSION,
+    };
+    framed
+        .send(serde_json::to_vec(&hello).expect("json"))
+        .await
+        .expect("send");
+    framed
+}
+
+async fn next(w: &mut Watch) -> WatchEvent {
+    let frame = tokio::time::timeout(WAIT, w.next())
+        .await
+        .expect("in time")
+        .expect("a frame")
+        .expect("readable");
+    serde_json::from_slice(&frame).expect("a watch event")
+}
+
+/// The next entry that ended.
+async fn ended(w: &mut Watch) -> ActivityEntry {
+    loop {
+        if let WatchEvent::Activity { entry } = next(w).await {
+            if entry.outcome.is_some() {
+                return entry;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_watch_is_told_each_request_in_the_persons_terms() {
+    let d = Daemon::start().await;
+    let _ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![tab(7)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut agent = d.agent().await;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    agent
+        .call::<Press>(&PressParams {
+            key: "Enter".into(),
+            modifiers: vec![],
+            expect: None,
+        })
+        .await
+        .expect("press");
+    let mut w = watch(&d).await;
+    // First the recent requests: the press, ended.
+    let WatchEvent::Recent { entries } = next(&mut w).await else {
+        panic!("the recent requests first");
+    };
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].what, "press Enter");
+    assert_eq!(entries[0].agent, "test-agent");
+    assert_eq!(entries[0].tab, Some(TabId(7)));
+    assert_eq!(entries[0].outcome.as_deref(), Some("ok"));
+    // Then each as it begins and ends; typed text never shows.
+    agent
+        .call::<Type>(&TypeParams {
+            text: "s3cret-password".into(),
+            element: None,
+            clear: false,
+            submit: false,
+            expect: None,
+        })
+        .await
+        .expect("type");
+    let typed = ended(&mut w).await;
+    assert_eq!(typed.what, "type 15 characters");
+    let frame = serde_json::to_string(&typed).expect("json");
+    assert!(!frame.contains("s3cret"), "{frame}");
+    // A refused request ends with its kind; a url shows without its query.
+    let _ = agent
+        .call::<Navigate>(&NavigateParams::to("file:///etc/passwd?x=1"))
+        .await;
+    let refused = ended(&mut w).await;
+    assert_eq!(refused.outcome.as_deref(), Some("BLOCKED_TARGET"));
+    assert_eq!(refused.what, "go to file:///etc/passwd");
+    // The watch never took the lane.
+    let status = agent.call::<Status>(&Empty {}).await.expect("status");
+    assert_eq!(status.lane, LaneState::Online);
+}

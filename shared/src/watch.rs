@@ -1,0 +1,107 @@
+//! The person's watch on agents at work: what the extension's side panel
+//! asks of the daemon over a native port of its own, and what the daemon
+//! tells it — each agent request as the person reads it. The service
+//! worker's lane never carries these: a panel connects with
+//! [`WatchHello`] instead of the lane's hello, and from then on only
+//! receives [`WatchEvent`]s.
+
+use crate::TabId;
+use serde::{Deserialize, Serialize};
+
+/// The first and only message a watching page sends:
+/// `{"type":"watch","protocolVersion":N}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum WatchHello {
+    /// A watch, in the native protocol version the page speaks.
+    #[serde(rename_all = "camelCase")]
+    Watch {
+        /// The version.
+        protocol_version: u32,
+    },
+}
+
+/// One agent request as the person reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivityEntry {
+    /// The daemon's number of it, growing.
+    pub seq: u64,
+    /// When it began, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+    /// The agent, as it named itself.
+    pub agent: String,
+    /// The tab it acts on, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<TabId>,
+    /// What it does, in the person's terms (`click · button "Send"`):
+    /// never typed text, a file's path or a script.
+    pub what: String,
+    /// How it ended: `ok`, or the error's kind; absent while it runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// How long it took, in milliseconds, once it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
+}
+
+/// What the daemon tells a watching page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum WatchEvent {
+    /// At the start: the requests running and the latest ones, oldest
+    /// first.
+    Recent {
+        /// The entries.
+        entries: Vec<ActivityEntry>,
+    },
+    /// A request began, or ended (the same `seq` again, with its outcome).
+    Activity {
+        /// The entry.
+        entry: ActivityEntry,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_watch_messages_read_as_documented() {
+        let hello: WatchHello =
+            serde_json::from_value(json!({"type": "watch", "protocolVersion": 1})).expect("hello");
+        assert_eq!(
+            hello,
+            WatchHello::Watch {
+                protocol_version: 1
+            }
+        );
+        // The lane's hello is no watch.
+        let lane = json!({"type": "hello", "protocolVersion": 1, "laneId": "l",
+                          "extensionId": "e", "version": "0.1.0"});
+        assert!(serde_json::from_value::<WatchHello>(lane).is_err());
+        let entry = ActivityEntry {
+            seq: 3,
+            at_ms: 1_700_000_000_000,
+            agent: "ada".into(),
+            tab: Some(TabId(7)),
+            what: "click · button \"Send\"".into(),
+            outcome: None,
+            ms: None,
+        };
+        let event = WatchEvent::Activity {
+            entry: entry.clone(),
+        };
+        let v = serde_json::to_value(&event).expect("json");
+        assert_eq!(
+            v,
+            json!({"type": "activity", "entry": {"seq": 3, "atMs": 1_700_000_000_000u64,
+                   "agent": "ada", "tab": 7, "what": "click · button \"Send\""}})
+        );
+        assert_eq!(
+            serde_json::from_value::<WatchEvent>(v).expect("back"),
+            event
+        );
+    }
+}
