@@ -90,6 +90,7 @@ pub mod link_state;
 pub mod machine;
 pub mod messages;
 pub mod page_state;
+pub mod panel_model;
 pub mod popup_model;
 pub mod state;
 pub mod tab_facts;
@@ -101,6 +102,8 @@ mod chrome;
 #[cfg(all(target_arch = "wasm32", any(feature = "worker", feature = "popup")))]
 #[cfg_attr(not(feature = "worker"), allow(dead_code))]
 mod log;
+#[cfg(all(target_arch = "wasm32", feature = "popup"))]
+mod panel;
 #[cfg(all(target_arch = "wasm32", feature = "popup"))]
 mod popup;
 #[cfg(all(target_arch = "wasm32", feature = "worker"))]

@@ -108,6 +108,18 @@ pub(crate) fn start() -> Result<(), JsValue> {
     // Page-lifetime listener: the checkbox lives as long as the page.
     on_switch.forget();
 
+    if crate::panel::is_panel() {
+        crate::panel::start(&document)?;
+    } else {
+        let open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
+            spawn_local(open_panel());
+        });
+        let button = by_id("open-panel")?;
+        button.remove_attribute("hidden")?;
+        button.add_event_listener_with_callback("click", open.as_ref().unchecked_ref())?;
+        // Page-lifetime listener: the button lives as long as the page.
+        open.forget();
+    }
     spawn_local(async move {
         loop {
             refresh(&ui).await;
@@ -115,6 +127,30 @@ pub(crate) fn start() -> Result<(), JsValue> {
         }
     });
     Ok(())
+}
+
+/// Opens the side panel in the popup's window (the click is the
+/// person's gesture the browser asks for), then closes the popup.
+async fn open_panel() {
+    let window = match tabs::query_current_window().await {
+        Ok(tabs) => tabs.first().map(|t| t.window_id),
+        Err(_) => None,
+    };
+    let Some(window) = window else {
+        log::warn("no window to open the side panel in");
+        return;
+    };
+    match crate::chrome::side_panel::open(window).await {
+        Ok(()) => {
+            if let Some(w) = web_sys::window() {
+                let _ = w.close();
+            }
+        }
+        Err(e) => log::warn(&format!(
+            "could not open the side panel: {}",
+            error_message(&e)
+        )),
+    }
 }
 
 fn on_click(ui: &Rc<Ui>, event: &web_sys::Event) {
@@ -165,7 +201,7 @@ async fn act(ui: Rc<Ui>, request_: PopupRequest) {
 }
 
 /// Sends `request` to the worker; the error to show, if it failed.
-async fn request(request: &PopupRequest) -> Option<String> {
+pub(crate) async fn request(request: &PopupRequest) -> Option<String> {
     let reply = match to_js(request) {
         Ok(message) => runtime::send_message(&message).await,
         Err(e) => Err(e),

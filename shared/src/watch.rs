@@ -45,21 +45,19 @@ pub struct ActivityEntry {
     pub ms: Option<u64>,
 }
 
-/// What the daemon tells a watching page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-pub enum WatchEvent {
-    /// At the start: the requests running and the latest ones, oldest
-    /// first.
-    Recent {
-        /// The entries.
-        entries: Vec<ActivityEntry>,
-    },
-    /// A request began, or ended (the same `seq` again, with its outcome).
-    Activity {
-        /// The entry.
-        entry: ActivityEntry,
-    },
+/// What the daemon tells a watching page: `{"recent":true,"entries":[…]}`
+/// at the start (and again when the page fell behind), then
+/// `{"entries":[one]}` as each request begins and ends (the same `seq`
+/// again, with its outcome). A plain struct, not a tagged enum: serde's
+/// derive for those costs the page's wasm tens of kilobytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct WatchEvent {
+    /// The entries replace what the page knew (the requests running and
+    /// the latest ones, oldest first), instead of adding to it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recent: bool,
+    /// The entries.
+    pub entries: Vec<ActivityEntry>,
 }
 
 #[cfg(test)]
@@ -90,14 +88,15 @@ mod tests {
             outcome: None,
             ms: None,
         };
-        let event = WatchEvent::Activity {
-            entry: entry.clone(),
+        let event = WatchEvent {
+            recent: false,
+            entries: vec![entry.clone()],
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(
             v,
-            json!({"type": "activity", "entry": {"seq": 3, "atMs": 1_700_000_000_000u64,
-                   "agent": "ada", "tab": 7, "what": "click · button \"Send\""}})
+            json!({"entries": [{"seq": 3, "atMs": 1_700_000_000_000u64,
+                   "agent": "ada", "tab": 7, "what": "click · button \"Send\""}]})
         );
         assert_eq!(
             serde_json::from_value::<WatchEvent>(v).expect("back"),

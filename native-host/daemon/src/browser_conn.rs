@@ -137,7 +137,8 @@ async fn watch<R, W, RE, WE>(
     W: Sink<Bytes, Error = WE> + Unpin,
 {
     let mut entries = shell.activity.subscribe();
-    let recent = || WatchEvent::Recent {
+    let recent = || WatchEvent {
+        recent: true,
         entries: shell.activity.recent(),
     };
     let mut next = Some(recent());
@@ -158,7 +159,12 @@ async fn watch<R, W, RE, WE>(
                 Some(Err(_)) | None => break,
             },
             entry = entries.recv() => match entry {
-                Ok(entry) => next = Some(WatchEvent::Activity { entry }),
+                Ok(entry) => {
+                    next = Some(WatchEvent {
+                        recent: false,
+                        entries: vec![entry],
+                    })
+                }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => next = Some(recent()),
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             },

@@ -46,7 +46,8 @@ async fn next(w: &mut Watch) -> WatchEvent {
 /// The next entry that ended.
 async fn ended(w: &mut Watch) -> ActivityEntry {
     loop {
-        if let WatchEvent::Activity { entry } = next(w).await {
+        let event = next(w).await;
+        if let (false, Some(entry)) = (event.recent, event.entries.into_iter().next()) {
             if entry.outcome.is_some() {
                 return entry;
             }
@@ -81,9 +82,9 @@ async fn a_watch_is_told_each_request_in_the_persons_terms() {
         .expect("press");
     let mut w = watch(&d).await;
     // First the recent requests: the press, ended.
-    let WatchEvent::Recent { entries } = next(&mut w).await else {
-        panic!("the recent requests first");
-    };
+    let first = next(&mut w).await;
+    assert!(first.recent, "the recent requests first");
+    let entries = first.entries;
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0].what, "press Enter");
     assert_eq!(entries[0].agent, "test-agent");

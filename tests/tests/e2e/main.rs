@@ -21,6 +21,7 @@ mod network;
 mod opened;
 mod outline;
 mod overlay;
+mod panel;
 mod popup;
 mod rules;
 mod toolbar;

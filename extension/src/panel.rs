@@ -1,0 +1,229 @@
+//! The side panel: the popup page opened as `popup.html?panel`, which
+//! stays open beside the tabs while the person works. Above the popup's
+//! own list (each shared tab, who controls it, Take control / Hand back)
+//! it shows what each agent is doing now and its latest requests with
+//! their outcome, told by the daemon's watch over a native port of the
+//! panel's own ([`cotab_shared::watch`]; the worker's lane never carries
+//! them), and a "Stop all agents" button that takes every tab an agent
+//! holds back for the person.
+//!
+//! Its DOM is the end-to-end tests' contract: `#activity`,
+//! `#watch-status[data-watching]`, `button#stop-all`, one
+//! `section.agent[data-agent]` per agent with `p.now[data-now]` and
+//! `ol.recent > li[data-seq][data-outcome]`.
+
+use crate::chrome::{error_message, from_js, runtime, to_js};
+use crate::log;
+use crate::messages::{PopupRequest, PopupState};
+use crate::panel_model::{held_by_agents, line, Activity, AgentView};
+use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello};
+use cotab_shared::{NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
+use gloo_timers::future::TimeoutFuture;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{Document, Element};
+
+/// Milliseconds before a watch that ended is opened again.
+const RECONNECT_MS: u32 = 2_000;
+
+/// Whether the page was opened as the side panel.
+pub(crate) fn is_panel() -> bool {
+    let search = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("location")).ok())
+        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from_str("search")).ok())
+        .and_then(|s| s.as_string());
+    search.as_deref() == Some("?panel")
+}
+
+struct Panel {
+    document: Document,
+    list: Element,
+    status: Element,
+    activity: RefCell<Activity>,
+    /// The port while the watch is open; kept so it is not collected.
+    port: RefCell<Option<runtime::Port>>,
+}
+
+/// Starts the panel's part of the page.
+pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
+    let by_id = |id: &str| {
+        document
+            .get_element_by_id(id)
+            .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
+    };
+    if let Some(body) = document.body() {
+        body.set_attribute("class", "panel")?;
+    }
+    by_id("activity")?.remove_attribute("hidden")?;
+    let panel = Rc::new(Panel {
+        document: document.clone(),
+        list: by_id("agents-activity")?,
+        status: by_id("watch-status")?,
+        activity: RefCell::new(Activity::default()),
+        port: RefCell::new(None),
+    });
+    let stop = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
+        spawn_local(stop_all());
+    });
+    by_id("stop-all")?.add_event_listener_with_callback("click", stop.as_ref().unchecked_ref())?;
+    // Page-lifetime listener: the button lives as long as the page.
+    stop.forget();
+    watch(&panel);
+    Ok(())
+}
+
+/// Opens the watch: the daemon says what is recent, then each request as
+/// it begins and ends. When the port closes (the browser's native host
+/// went, the daemon restarted) it is opened again a moment later.
+fn watch(panel: &Rc<Panel>) {
+    if let Err(e) = open_watch(panel) {
+        watching(panel, false, Some(&error_message(&e)));
+    }
+}
+
+fn open_watch(panel: &Rc<Panel>) -> Result<(), JsValue> {
+    let port = runtime::connect_native(NATIVE_HOST_NAME)?;
+    let on_message = Closure::<dyn FnMut(JsValue)>::new({
+        let panel = panel.clone();
+        move |message: JsValue| match from_js::<WatchEvent>(message) {
+            Ok(event) => {
+                watching(&panel, true, None);
+                panel.activity.borrow_mut().apply(event);
+                if let Err(e) = render(&panel) {
+                    log::error(&format!(
+                        "could not render the agents: {}",
+                        error_message(&e)
+                    ));
+                }
+            }
+            Err(e) => log::warn(&format!("an unreadable watch event: {}", error_message(&e))),
+        }
+    });
+    port.on_message()
+        .add_listener(on_message.as_ref().unchecked_ref())?;
+    // Lives as long as the port, which lives as long as the page or
+    // until it disconnects (then a new port gets new listeners).
+    on_message.forget();
+    let on_disconnect = Closure::<dyn FnMut(JsValue)>::new({
+        let panel = panel.clone();
+        move |_port: JsValue| {
+            panel.port.replace(None);
+            watching(&panel, false, runtime::last_error_message().as_deref());
+            let panel = panel.clone();
+            spawn_local(async move {
+                TimeoutFuture::new(RECONNECT_MS).await;
+                watch(&panel);
+            });
+        }
+    });
+    port.on_disconnect()
+        .add_listener(on_disconnect.as_ref().unchecked_ref())?;
+    // As the message listener above.
+    on_disconnect.forget();
+    let hello = WatchHello::Watch {
+        protocol_version: NATIVE_PROTOCOL_VERSION,
+    };
+    port.post_message(&to_js(&hello)?)?;
+    panel.port.replace(Some(port));
+    Ok(())
+}
+
+/// Says whether the panel hears the daemon.
+fn watching(panel: &Panel, on: bool, why: Option<&str>) {
+    let _ = panel
+        .status
+        .set_attribute("data-watching", if on { "true" } else { "false" });
+    let text = match (on, why) {
+        (true, _) => "Watching agents".to_owned(),
+        (false, Some(why)) => format!("Not watching agents: {why}"),
+        (false, None) => "Not watching agents".to_owned(),
+    };
+    panel.status.set_text_content(Some(&text));
+}
+
+/// Takes back every tab an agent holds.
+async fn stop_all() {
+    let state: Result<PopupState, JsValue> =
+        async { from_js(runtime::send_message(&to_js(&PopupRequest::GetState)?).await?) }.await;
+    let Ok(state) = state else {
+        log::warn("stop all: the worker did not answer");
+        return;
+    };
+    for tab_id in held_by_agents(&state.controllers) {
+        if let Some(error) = crate::popup::request(&PopupRequest::TakeControl { tab_id }).await {
+            log::warn(&format!("stop all: tab {tab_id}: {error}"));
+        }
+    }
+}
+
+/// Rebuilds the agents' sections.
+fn render(panel: &Panel) -> Result<(), JsValue> {
+    let views = panel.activity.borrow().agents();
+    panel.list.set_text_content(None);
+    if views.is_empty() {
+        let p = panel.document.create_element("p")?;
+        p.set_attribute("class", "detail")?;
+        p.set_text_content(Some("No agent has acted yet."));
+        panel.list.append_child(&p)?;
+    }
+    for view in &views {
+        let section = agent_section(panel, view)?;
+        panel.list.append_child(&section)?;
+    }
+    Ok(())
+}
+
+fn agent_section(panel: &Panel, view: &AgentView) -> Result<Element, JsValue> {
+    let d = &panel.document;
+    let section = d.create_element("section")?;
+    section.set_attribute("class", "agent")?;
+    section.set_attribute("data-agent", &view.agent)?;
+    let h = d.create_element("h2")?;
+    h.set_text_content(Some(&view.agent));
+    section.append_child(&h)?;
+    let now = d.create_element("p")?;
+    now.set_attribute("class", "now")?;
+    now.set_attribute(
+        "data-now",
+        if view.now.is_some() { "true" } else { "false" },
+    )?;
+    now.set_text_content(Some(&match &view.now {
+        Some(e) => format!("Now: {}{}", e.what, on_tab(e)),
+        None => "Idle".to_owned(),
+    }));
+    section.append_child(&now)?;
+    let list = d.create_element("ol")?;
+    list.set_attribute("class", "recent")?;
+    for e in &view.recent {
+        let li = d.create_element("li")?;
+        li.set_attribute("data-seq", &e.seq.to_string())?;
+        li.set_attribute("data-outcome", e.outcome.as_deref().unwrap_or(""))?;
+        let time = d.create_element("time")?;
+        time.set_text_content(Some(&clock(e.at_ms)));
+        li.append_child(&time)?;
+        li.append_with_str_1(&format!(" {}{}", line(e), on_tab(e)))?;
+        list.append_child(&li)?;
+    }
+    section.append_child(&list)?;
+    Ok(section)
+}
+
+/// ` (tab N)` when the entry has a tab.
+fn on_tab(e: &ActivityEntry) -> String {
+    e.tab.map(|t| format!(" (tab {t})")).unwrap_or_default()
+}
+
+/// The local time of `at_ms`, `HH:MM:SS`.
+fn clock(at_ms: u64) -> String {
+    // Milliseconds since the epoch fit a double exactly for ages to come.
+    let date = js_sys::Date::new(&JsValue::from_f64(at_ms as f64));
+    format!(
+        "{:02}:{:02}:{:02}",
+        date.get_hours(),
+        date.get_minutes(),
+        date.get_seconds()
+    )
+}

@@ -1,0 +1,199 @@
+//! What the side panel shows of agents at work, pure: the requests the
+//! daemon's watch told of ([`cotab_shared::watch`]), per agent — what it
+//! is doing now and its latest requests with their outcome — and which
+//! tabs "Stop all agents" takes from them.
+
+use cotab_shared::native::{Holder, TabControl};
+use cotab_shared::watch::{ActivityEntry, WatchEvent};
+use cotab_shared::TabId;
+use std::collections::BTreeMap;
+
+/// The latest requests shown per agent.
+pub const RECENT_PER_AGENT: usize = 20;
+
+/// Requests kept in all, oldest dropped first.
+const KEPT: usize = 500;
+
+/// The requests the watch told of, by number.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Activity {
+    entries: BTreeMap<u64, ActivityEntry>,
+}
+
+/// One agent as the panel shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentView {
+    /// Its name.
+    pub agent: String,
+    /// What it is doing now, if a request of its runs.
+    pub now: Option<ActivityEntry>,
+    /// Its latest requests that ended, newest first.
+    pub recent: Vec<ActivityEntry>,
+}
+
+impl Activity {
+    /// Takes in what the watch said.
+    pub fn apply(&mut self, event: WatchEvent) {
+        if event.recent {
+            self.entries.clear();
+        }
+        for entry in event.entries {
+            self.entries.insert(entry.seq, entry);
+        }
+        while self.entries.len() > KEPT {
+            self.entries.pop_first();
+        }
+    }
+
+    /// Every agent that made a request, the one that acted last first.
+    pub fn agents(&self) -> Vec<AgentView> {
+        let mut views: Vec<AgentView> = Vec::new();
+        for entry in self.entries.values().rev() {
+            let at = match views.iter().position(|v| v.agent == entry.agent) {
+                Some(at) => at,
+                None => {
+                    views.push(AgentView {
+                        agent: entry.agent.clone(),
+                        now: None,
+                        recent: Vec::new(),
+                    });
+                    views.len() - 1
+                }
+            };
+            let view = &mut views[at];
+            match entry.outcome {
+                None if view.now.is_none() => view.now = Some(entry.clone()),
+                None => {}
+                Some(_) if view.recent.len() < RECENT_PER_AGENT => view.recent.push(entry.clone()),
+                Some(_) => {}
+            }
+        }
+        views
+    }
+}
+
+/// The tabs an agent holds now: what "Stop all agents" takes back.
+pub fn held_by_agents(controllers: &[TabControl]) -> Vec<TabId> {
+    controllers
+        .iter()
+        .filter(|c| matches!(c.holder, Holder::Agent { .. }))
+        .map(|c| c.tab_id)
+        .collect()
+}
+
+/// How an entry reads in the panel: what it did, then its outcome and
+/// time when it ended (`click · button "Send" — ok, 12 ms`).
+pub fn line(entry: &ActivityEntry) -> String {
+    match (&entry.outcome, entry.ms) {
+        (Some(outcome), Some(ms)) => format!("{} — {}, {ms} ms", entry.what, outcome_text(outcome)),
+        (Some(outcome), None) => format!("{} — {}", entry.what, outcome_text(outcome)),
+        (None, _) => entry.what.clone(),
+    }
+}
+
+/// An outcome in the person's words.
+fn outcome_text(outcome: &str) -> &str {
+    match outcome {
+        "ok" => "done",
+        "HUMAN_HAS_CONTROL" => "refused: you have control",
+        "NO_CONTROL" => "refused: no control",
+        "BLOCKED_TARGET" => "refused: a page agents may not use",
+        "TAB_NOT_SHARED" => "refused: the tab is not shared",
+        "DEVELOPER_MODE_OFF" => "refused: developer mode is off",
+        "TIMEOUT" => "timed out",
+        "DIALOG_OPEN" => "a dialog is open",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(seq: u64, agent: &str, what: &str, outcome: Option<&str>) -> ActivityEntry {
+        ActivityEntry {
+            seq,
+            at_ms: 1_000 + seq,
+            agent: agent.into(),
+            tab: Some(TabId(1)),
+            what: what.into(),
+            outcome: outcome.map(str::to_owned),
+            ms: outcome.map(|_| 5),
+        }
+    }
+
+    #[test]
+    fn each_agent_shows_what_it_does_now_and_its_latest_requests() {
+        let mut a = Activity::default();
+        a.apply(WatchEvent {
+            recent: true,
+            entries: vec![
+                entry(1, "ada", "click · button \"Send\"", Some("ok")),
+                entry(2, "bob", "go back", Some("TIMEOUT")),
+            ],
+        });
+        a.apply(WatchEvent {
+            recent: false,
+            entries: vec![entry(3, "ada", "type 5 characters", None)],
+        });
+        let views = a.agents();
+        assert_eq!(
+            views.iter().map(|v| v.agent.as_str()).collect::<Vec<_>>(),
+            ["ada", "bob"]
+        );
+        assert_eq!(
+            views[0].now.as_ref().map(|e| e.what.as_str()),
+            Some("type 5 characters")
+        );
+        assert_eq!(views[0].recent.len(), 1);
+        assert_eq!(line(&views[1].recent[0]), "go back — timed out, 5 ms");
+        // It ends: no longer doing anything, newest first.
+        a.apply(WatchEvent {
+            recent: false,
+            entries: vec![entry(
+                3,
+                "ada",
+                "type 5 characters",
+                Some("HUMAN_HAS_CONTROL"),
+            )],
+        });
+        let views = a.agents();
+        assert_eq!(views[0].now, None);
+        assert_eq!(
+            line(&views[0].recent[0]),
+            "type 5 characters — refused: you have control, 5 ms"
+        );
+        // Only the latest per agent, and a bounded whole.
+        for seq in 10..10 + 600 {
+            a.apply(WatchEvent {
+                recent: false,
+                entries: vec![entry(seq, "ada", "wait", Some("ok"))],
+            });
+        }
+        assert_eq!(a.agents()[0].recent.len(), RECENT_PER_AGENT);
+        assert!(a.entries.len() <= KEPT);
+    }
+
+    #[test]
+    fn stop_all_takes_the_tabs_agents_hold() {
+        let controllers = [
+            TabControl {
+                tab_id: TabId(1),
+                holder: Holder::Agent { name: "ada".into() },
+            },
+            TabControl {
+                tab_id: TabId(2),
+                holder: Holder::Human,
+            },
+            TabControl {
+                tab_id: TabId(3),
+                holder: Holder::Nobody,
+            },
+            TabControl {
+                tab_id: TabId(4),
+                holder: Holder::Agent { name: "bob".into() },
+            },
+        ];
+        assert_eq!(held_by_agents(&controllers), vec![TabId(1), TabId(4)]);
+    }
+}
