@@ -8,7 +8,9 @@
 //! holds back for the person.
 //!
 //! Its DOM is the end-to-end tests' contract: `#activity`,
-//! `#watch-status[data-watching]`, `button#stop-all`, one
+//! `#watch-status[data-watching]`, `button#stop-all`,
+//! `input#agent-pointer` (the drawings in the page, on or off: the daemon
+//! keeps the choice), one
 //! `section.agent[data-agent]` per agent with `p.now[data-now]` and
 //! `ol.recent > li[data-seq][data-outcome]`.
 
@@ -16,7 +18,7 @@ use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::log;
 use crate::messages::{PopupRequest, PopupState};
 use crate::panel_model::{held_by_agents, line, Activity, AgentView};
-use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello};
+use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello, WatchSetting};
 use cotab_shared::{NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
@@ -24,7 +26,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::spawn_local;
-use web_sys::{Document, Element};
+use web_sys::{Document, Element, HtmlInputElement};
 
 /// Milliseconds before a watch that ended is opened again.
 const RECONNECT_MS: u32 = 2_000;
@@ -42,6 +44,8 @@ struct Panel {
     document: Document,
     list: Element,
     status: Element,
+    /// The switch of the drawings in the page (the daemon keeps it).
+    pointer: HtmlInputElement,
     activity: RefCell<Activity>,
     /// The port while the watch is open; kept so it is not collected.
     port: RefCell<Option<runtime::Port>>,
@@ -62,6 +66,7 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
         document: document.clone(),
         list: by_id("agents-activity")?,
         status: by_id("watch-status")?,
+        pointer: by_id("agent-pointer")?.dyn_into::<HtmlInputElement>()?,
         activity: RefCell::new(Activity::default()),
         port: RefCell::new(None),
     });
@@ -71,6 +76,31 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
     by_id("stop-all")?.add_event_listener_with_callback("click", stop.as_ref().unchecked_ref())?;
     // Page-lifetime listener: the button lives as long as the page.
     stop.forget();
+    let switch = Closure::<dyn FnMut(web_sys::Event)>::new({
+        let panel = panel.clone();
+        move |_event: web_sys::Event| {
+            let setting = WatchSetting {
+                agent_pointer: panel.pointer.checked(),
+            };
+            let sent = match (&*panel.port.borrow(), to_js(&setting)) {
+                (Some(port), Ok(message)) => port.post_message(&message),
+                (None, _) => Err(JsValue::from_str("cotab's host is not connected")),
+                (_, Err(e)) => Err(e),
+            };
+            if let Err(e) = sent {
+                log::warn(&format!(
+                    "could not change the setting: {}",
+                    error_message(&e)
+                ));
+                panel.pointer.set_checked(!setting.agent_pointer);
+            }
+        }
+    });
+    panel
+        .pointer
+        .add_event_listener_with_callback("change", switch.as_ref().unchecked_ref())?;
+    // Page-lifetime listener: the switch lives as long as the page.
+    switch.forget();
     watch(&panel);
     Ok(())
 }
@@ -91,6 +121,9 @@ fn open_watch(panel: &Rc<Panel>) -> Result<(), JsValue> {
         move |message: JsValue| match from_js::<WatchEvent>(message) {
             Ok(event) => {
                 watching(&panel, true, None);
+                if let Some(on) = event.agent_pointer {
+                    panel.pointer.set_checked(on);
+                }
                 panel.activity.borrow_mut().apply(event);
                 if let Err(e) = render(&panel) {
                     log::error(&format!(

@@ -131,10 +131,12 @@ mod tests {
                 entry(1, "ada", "click · button \"Send\"", Some("ok")),
                 entry(2, "bob", "go back", Some("TIMEOUT")),
             ],
+            agent_pointer: Some(true),
         });
         a.apply(WatchEvent {
             recent: false,
             entries: vec![entry(3, "ada", "type 5 characters", None)],
+            agent_pointer: None,
         });
         let views = a.agents();
         assert_eq!(
@@ -156,6 +158,7 @@ mod tests {
                 "type 5 characters",
                 Some("HUMAN_HAS_CONTROL"),
             )],
+            agent_pointer: None,
         });
         let views = a.agents();
         assert_eq!(views[0].now, None);
@@ -168,6 +171,7 @@ mod tests {
             a.apply(WatchEvent {
                 recent: false,
                 entries: vec![entry(seq, "ada", "wait", Some("ok"))],
+                agent_pointer: None,
             });
         }
         assert_eq!(a.agents()[0].recent.len(), RECENT_PER_AGENT);

@@ -21,6 +21,15 @@ pub enum WatchHello {
     },
 }
 
+/// A setting the person changes from the side panel, sent on its watch:
+/// `{"agentPointer":false}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WatchSetting {
+    /// Whether what agents aim at is drawn in the shared tabs.
+    pub agent_pointer: bool,
+}
+
 /// One agent request as the person reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -58,6 +67,10 @@ pub struct WatchEvent {
     pub recent: bool,
     /// The entries.
     pub entries: Vec<ActivityEntry>,
+    /// Whether what agents aim at is drawn in the shared tabs: told with
+    /// the recent entries and whenever it changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_pointer: Option<bool>,
 }
 
 #[cfg(test)]
@@ -91,6 +104,7 @@ mod tests {
         let event = WatchEvent {
             recent: false,
             entries: vec![entry.clone()],
+            agent_pointer: None,
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(

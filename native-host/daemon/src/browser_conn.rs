@@ -15,9 +15,10 @@
 //! hello was accepted or after another connection replaced it.
 
 use crate::lane::Attached;
+use crate::settings::Settings;
 use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::watch::{WatchEvent, WatchHello};
+use cotab_shared::watch::{WatchEvent, WatchHello, WatchSetting};
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use std::fmt::Display;
@@ -124,9 +125,11 @@ pub async fn serve<R, W, RE, WE>(
 }
 
 /// Serves a watch of agent requests ([`crate::activity`]): the recent
-/// ones, then each as it begins and ends, until the page goes or
-/// `shutdown` fires. What the page sends is not read for anything but
-/// its end. A watch that falls behind is told the recent ones again.
+/// ones with the person's settings, then each as it begins and ends, and
+/// the settings when they change, until the page goes or `shutdown`
+/// fires. What the page sends is read for a change of a setting only
+/// ([`WatchSetting`]). A watch that falls behind is told the recent ones
+/// again.
 async fn watch<R, W, RE, WE>(
     shell: &Shell,
     mut incoming: R,
@@ -137,9 +140,11 @@ async fn watch<R, W, RE, WE>(
     W: Sink<Bytes, Error = WE> + Unpin,
 {
     let mut entries = shell.activity.subscribe();
+    let mut settings = shell.settings_changed.subscribe();
     let recent = || WatchEvent {
         recent: true,
         entries: shell.activity.recent(),
+        agent_pointer: Some(shell.settings().agent_pointer),
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -155,14 +160,32 @@ async fn watch<R, W, RE, WE>(
         tokio::select! {
             _ = shutdown.cancelled() => break,
             read = incoming.next() => match read {
-                Some(Ok(_)) => {}
+                // The person's change of a setting; anything else is
+                // not read.
+                Some(Ok(frame)) => {
+                    if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
+                        shell.change_settings(Settings {
+                            agent_pointer: setting.agent_pointer,
+                        });
+                    }
+                }
                 Some(Err(_)) | None => break,
             },
+            changed = settings.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                next = Some(WatchEvent {
+                    agent_pointer: Some(shell.settings().agent_pointer),
+                    ..WatchEvent::default()
+                });
+            }
             entry = entries.recv() => match entry {
                 Ok(entry) => {
                     next = Some(WatchEvent {
                         recent: false,
                         entries: vec![entry],
+                        agent_pointer: None,
                     })
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => next = Some(recent()),

@@ -53,6 +53,9 @@ pub struct DaemonConfig {
     /// Agent connections open at once; one more is answered `BUSY` and
     /// closed.
     pub max_agents: usize,
+    /// The private directory where the person's settings are kept (the
+    /// log directory); none: they last as long as the daemon.
+    pub state_dir: Option<PathBuf>,
 }
 
 impl DaemonConfig {
@@ -83,6 +86,7 @@ impl DaemonConfig {
                 .unwrap_or_else(|| {
                     agent_limit(MAX_AGENT_CONNECTIONS, nofile_limit().unwrap_or(u64::MAX))
                 }),
+            state_dir: crate::logs::log_dir(),
         }
     }
 }
@@ -283,6 +287,18 @@ pub async fn run(
             ..CoreConfig::default()
         },
     ));
+    // The person's settings, where the daemon's logs are (private).
+    match &config.state_dir {
+        Some(dir) => match crate::logs::prepare_log_dir(dir) {
+            Ok(()) => shell.keep_settings(crate::settings::Store::in_dir(dir)),
+            Err(e) => {
+                tracing::warn!(error = %e, "no state directory: the person's settings last as long as the daemon")
+            }
+        },
+        None => {
+            tracing::info!("no state directory: the person's settings last as long as the daemon")
+        }
+    }
     // The core keeps no timers: resume graces and ticket TTLs are checked
     // on this tick, a fraction of the grace (so a short test grace is
     // honoured promptly).

@@ -21,6 +21,7 @@ pub mod handlers;
 pub mod lane;
 pub mod overlay;
 pub mod relay;
+pub mod settings;
 pub mod shell;
 pub mod socket_lane;
 pub mod socket_offers;

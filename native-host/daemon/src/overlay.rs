@@ -117,10 +117,22 @@ fn hide(tab: TabId) -> Command {
 
 /// Which tabs show a drawing now, each with the number of its latest (a
 /// fade hides only the drawing it was started for).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Overlays {
     shown: Mutex<HashMap<TabId, u64>>,
     next: std::sync::atomic::AtomicU64,
+    /// Whether the person wants drawings at all ([`crate::settings`]).
+    enabled: std::sync::atomic::AtomicBool,
+}
+
+impl Default for Overlays {
+    fn default() -> Self {
+        Overlays {
+            shown: Mutex::default(),
+            next: std::sync::atomic::AtomicU64::new(0),
+            enabled: std::sync::atomic::AtomicBool::new(true),
+        }
+    }
 }
 
 impl Overlays {
@@ -128,10 +140,27 @@ impl Overlays {
         self.shown.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether drawings are made.
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Turns the drawings on or off (off also hides every one shown).
+    pub fn set_enabled(&self, lane: &Lane, on: bool) {
+        self.enabled.store(on, std::sync::atomic::Ordering::Relaxed);
+        if !on {
+            let tabs: Vec<TabId> = self.lock().keys().copied().collect();
+            for tab in tabs {
+                self.hide(lane, tab);
+            }
+        }
+    }
+
     /// Draws `aimed` on `tab` now, and hides it after [`FADE`] unless a
-    /// newer drawing replaced it by then.
+    /// newer drawing replaced it by then; nothing when the person turned
+    /// the drawings off.
     pub fn show(self: &Arc<Self>, lane: &Arc<Lane>, tab: TabId, aimed: Aimed) {
-        if !lane.send_unanswered(&draw(tab, aimed)) {
+        if !self.enabled() || !lane.send_unanswered(&draw(tab, aimed)) {
             return;
         }
         let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

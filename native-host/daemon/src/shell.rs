@@ -92,6 +92,12 @@ pub struct Shell {
     pub overlays: Arc<Overlays>,
     /// Agent requests as the person reads them.
     pub activity: crate::activity::Feed,
+    /// Where the person's settings are kept, once the daemon knows its
+    /// state directory.
+    settings: std::sync::OnceLock<crate::settings::Store>,
+    /// Told when the person's settings change (the watches tell the
+    /// panels).
+    pub settings_changed: watch::Sender<u64>,
 }
 
 impl Shell {
@@ -113,7 +119,38 @@ impl Shell {
             socket: std::sync::OnceLock::new(),
             overlays: Arc::default(),
             activity: crate::activity::Feed::default(),
+            settings: std::sync::OnceLock::new(),
+            settings_changed: watch::Sender::new(0),
         }
+    }
+
+    /// Keeps the person's settings in `store` from now on, and applies
+    /// what it holds. Set once.
+    pub fn keep_settings(&self, store: crate::settings::Store) {
+        let settings = store.load();
+        self.overlays
+            .set_enabled(&self.lane, settings.agent_pointer);
+        let _ = self.settings.set(store);
+    }
+
+    /// The person's settings in force.
+    pub fn settings(&self) -> crate::settings::Settings {
+        crate::settings::Settings {
+            agent_pointer: self.overlays.enabled(),
+        }
+    }
+
+    /// The person changed a setting (from the side panel): applied at
+    /// once, saved, and told to every watch.
+    pub fn change_settings(&self, settings: crate::settings::Settings) {
+        self.overlays
+            .set_enabled(&self.lane, settings.agent_pointer);
+        if let Some(store) = self.settings.get() {
+            if let Err(e) = store.save(settings) {
+                tracing::warn!(error = %e, "could not save the person's settings");
+            }
+        }
+        self.settings_changed.send_modify(|n| *n += 1);
     }
 
     /// Offers `socket` to every browser connection that says hello from

@@ -115,6 +115,7 @@ impl Daemon {
             resume_grace,
             agent,
             max_agents,
+            state_dir: Some(dir.path().join("state")),
         };
         tokio::spawn(daemon::run(config, token.clone()));
         let d = Daemon { dir, token };

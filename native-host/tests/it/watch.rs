@@ -6,11 +6,11 @@ use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
 use cotab_local::codec::NativeCodec;
 use cotab_shared::controller::LaneState;
 use cotab_shared::controller::{
-    Acquire, Empty, Navigate, NavigateParams, Press, PressParams, SelectParams, Status, TabsSelect,
-    Type, TypeParams,
+    Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Navigate, NavigateParams, Press,
+    PressParams, SelectParams, Status, TabsSelect, Type, TypeParams,
 };
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
-use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello};
+use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello, WatchSetting};
 use cotab_shared::{TabId, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt as _, StreamExt as _};
 use tokio::net::UnixStream;
@@ -115,4 +115,79 @@ async fn a_watch_is_told_each_request_in_the_persons_terms() {
     // The watch never took the lane.
     let status = agent.call::<Status>(&Empty {}).await.expect("status");
     assert_eq!(status.lane, LaneState::Online);
+}
+
+/// Issue 38: the person turns the drawing of what agents aim at off from
+/// the side panel: no more drawings, every watch is told, and the choice
+/// is kept for the next daemon.
+#[tokio::test]
+async fn the_person_turns_the_drawings_off_and_the_choice_is_kept() {
+    let d = Daemon::start().await;
+    let mut ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![tab(7)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut agent = d.agent().await;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let click = ClickParams::at(5.0, 5.0);
+    capture(&mut agent).await;
+    agent.call::<Click>(&click).await.expect("click");
+    drawn(&mut ext, true).await;
+    let mut panel = watch(&d).await;
+    let first = next(&mut panel).await;
+    assert_eq!(first.agent_pointer, Some(true));
+    let mut other = watch(&d).await;
+    next(&mut other).await;
+    let off = serde_json::to_vec(&WatchSetting {
+        agent_pointer: false,
+    })
+    .expect("json");
+    panel.send(off).await.expect("send");
+    // Every watch hears of it.
+    loop {
+        if next(&mut other).await.agent_pointer == Some(false) {
+            break;
+        }
+    }
+    capture(&mut agent).await;
+    agent.call::<Click>(&click).await.expect("click");
+    drawn(&mut ext, false).await;
+    // Kept: the file in the daemon's state directory says so.
+    let kept =
+        std::fs::read_to_string(d.dir.path().join("state").join("settings.json")).expect("kept");
+    assert_eq!(kept, r#"{"agentPointer":false}"#);
+}
+
+/// A capture, for clicks at a point.
+async fn capture(agent: &mut cotab_host::client::Client) {
+    agent
+        .call::<Capture>(&CaptureParams::default())
+        .await
+        .expect("capture");
+}
+
+/// Whether the click just made was drawn: the next commands up to the
+/// click's settle probe hold an `Overlay.highlightQuad` or not.
+async fn drawn(ext: &mut FakeExt, want: bool) {
+    let mut seen = false;
+    loop {
+        let cmd =
+            tokio::time::timeout(std::time::Duration::from_millis(500), ext.received.recv()).await;
+        match cmd {
+            Ok(Some(cotab_shared::native::Command::Cdp { method, .. })) => {
+                seen |= method == "Overlay.highlightQuad";
+            }
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    assert_eq!(seen, want);
 }

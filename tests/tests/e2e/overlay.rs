@@ -15,7 +15,7 @@ use std::time::Duration;
 /// The harness's own screenshot of the viewport (PNG, base64): the
 /// browser's screenshots of the whole viewport carry the overlay layer
 /// (those of a clip do not).
-async fn shot(browser: &Browser, page: &Page) -> anyhow::Result<String> {
+pub(crate) async fn shot(browser: &Browser, page: &Page) -> anyhow::Result<String> {
     let r = browser
         .cdp
         .send_to(
@@ -29,7 +29,7 @@ async fn shot(browser: &Browser, page: &Page) -> anyhow::Result<String> {
 
 /// Until the harness's screenshot is `want` (or is
 /// not, with `differs`), within 10 s.
-async fn until_shot(
+pub(crate) async fn until_shot(
     browser: &Browser,
     page: &Page,
     want: &str,
@@ -50,7 +50,7 @@ async fn until_shot(
     }
 }
 
-fn hover(target: &Ref) -> HoverParams {
+pub(crate) fn hover(target: &Ref) -> HoverParams {
     HoverParams {
         element: Some(target.clone()),
         ..HoverParams::default()

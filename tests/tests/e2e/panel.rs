@@ -154,3 +154,53 @@ async fn the_side_panel_shows_each_agent_at_work_and_stops_them_all() -> anyhow:
     let _ = page;
     Ok(())
 }
+
+/// Issue 38: the person turns the drawing of what agents aim at off from
+/// the panel (and on again): the agent's next action is not drawn, and a
+/// panel opened later shows the choice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_turns_the_drawings_off_from_the_panel() -> anyhow::Result<()> {
+    use crate::overlay::{hover, shot, until_shot};
+    use cotab_shared::controller::Hover;
+    let (browser, page, _tab, mut agent) = on_page("/watchful", LaunchOptions::default()).await?;
+    let panel_url = format!("chrome-extension://{EXTENSION_ID}/popup.html?panel");
+    let panel = browser.open_tab(&panel_url).await?;
+    let switch = "document.getElementById('agent-pointer').checked";
+    until(
+        &browser,
+        &panel,
+        "document.getElementById('watch-status').dataset.watching",
+        |v| v == "true",
+    )
+    .await?;
+    assert_eq!(browser.eval(&panel, switch).await?, true);
+    browser
+        .eval(
+            &panel,
+            "document.getElementById('agent-pointer').click(); 1",
+        )
+        .await?;
+    browser.activate(&page).await?;
+    let target = find_ref(&snapshot(&mut agent).await?, "button \"Delete draft\"")?;
+    let bare = shot(&browser, &page).await?;
+    agent.call::<Hover>(&hover(&target)).await?;
+    // Not drawn: the next shots are the bare page (the drawing would come
+    // with the hover's answer).
+    for _ in 0..3 {
+        assert_eq!(shot(&browser, &page).await?, bare, "drawn while off");
+    }
+    // A panel opened now shows it off; turned on there, drawn again.
+    let second = browser.open_tab(&panel_url).await?;
+    until(&browser, &second, switch, |v| v == false).await?;
+    browser
+        .eval(
+            &second,
+            "document.getElementById('agent-pointer').click(); 1",
+        )
+        .await?;
+    until(&browser, &panel, switch, |v| v == true).await?;
+    browser.activate(&page).await?;
+    agent.call::<Hover>(&hover(&target)).await?;
+    until_shot(&browser, &page, &bare, true).await?;
+    Ok(())
+}
