@@ -103,8 +103,6 @@ mod chrome;
 #[cfg_attr(not(feature = "worker"), allow(dead_code))]
 mod log;
 #[cfg(all(target_arch = "wasm32", feature = "popup"))]
-mod panel;
-#[cfg(all(target_arch = "wasm32", feature = "popup"))]
 mod popup;
 #[cfg(all(target_arch = "wasm32", feature = "worker"))]
 mod trace;

@@ -13,6 +13,8 @@
 //! The DOM it writes is the end-to-end tests' contract (see the crate
 //! docs).
 
+mod panel;
+
 use crate::chrome::{action, error_message, from_js, runtime, tabs, to_js};
 use crate::log;
 use crate::messages::{ActionReply, PopupRequest, PopupState};
@@ -108,8 +110,8 @@ pub(crate) fn start() -> Result<(), JsValue> {
     // Page-lifetime listener: the checkbox lives as long as the page.
     on_switch.forget();
 
-    if crate::panel::is_panel() {
-        crate::panel::start(&document)?;
+    if panel::is_panel() {
+        panel::start(&document)?;
     } else {
         let open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
             spawn_local(open_panel());
@@ -201,7 +203,7 @@ async fn act(ui: Rc<Ui>, request_: PopupRequest) {
 }
 
 /// Sends `request` to the worker; the error to show, if it failed.
-pub(crate) async fn request(request: &PopupRequest) -> Option<String> {
+async fn request(request: &PopupRequest) -> Option<String> {
     let reply = match to_js(request) {
         Ok(message) => runtime::send_message(&message).await,
         Err(e) => Err(e),

@@ -186,7 +186,7 @@ async fn stop_all() {
         return;
     };
     for tab_id in held_by_agents(&state.controllers) {
-        if let Some(error) = crate::popup::request(&PopupRequest::TakeControl { tab_id }).await {
+        if let Some(error) = super::request(&PopupRequest::TakeControl { tab_id }).await {
             log::warn(&format!("stop all: tab {tab_id}: {error}"));
         }
     }
