@@ -138,12 +138,27 @@ fn jpeg_size(b: &[u8]) -> Option<(u32, u32)> {
 const REFUSED_EXTENSION_FRAME: &str =
     "Cannot access a chrome-extension:// URL of different extension";
 
+/// What the browser answers a command still running on a tab's own
+/// session when its debugger leaves (the person unshared the tab, or
+/// another program detached it).
+const DETACHED_MID_COMMAND: &str = "Detached while handling command";
+
 /// The extension's error `e` in the agent's terms: a command refused
 /// because the page embeds a frame of an extension the browser would not
 /// load (a page can do that on purpose to keep extensions out: the
 /// browser then refuses every debugger command on the whole tab, cotab's
 /// included) is `BLOCKED_TARGET` saying so, not a bare browser refusal.
-pub fn browser_refusal(e: WireError) -> WireError {
+/// A command on the tab's own session (not `child`, a frame's) that the
+/// debugger leaving cut short may have acted already: `UNKNOWN_OUTCOME`,
+/// never a plain failure the agent would retry as if nothing happened.
+pub fn browser_refusal(e: WireError, child: bool) -> WireError {
+    if !child && e.kind == ErrorKind::CommandFailed && e.message.contains(DETACHED_MID_COMMAND) {
+        return WireError::new(
+            ErrorKind::UnknownOutcome,
+            "the tab stopped being shared while the command ran (the person unshared it, or \
+             another program took its debugger): it may or may not have acted",
+        );
+    }
     if e.kind == ErrorKind::CommandFailed && e.message.contains(REFUSED_EXTENSION_FRAME) {
         return WireError::new(
             ErrorKind::BlockedTarget,
@@ -164,6 +179,24 @@ mod tests {
         check_navigate_url(url, &LocalFiles::NONE)
             .err()
             .map(|e| e.kind)
+    }
+
+    #[test]
+    fn a_command_cut_short_by_the_tab_leaving_may_have_acted() {
+        let cut = || WireError::new(ErrorKind::CommandFailed, "Detached while handling command.");
+        assert_eq!(
+            browser_refusal(cut(), false).kind,
+            ErrorKind::UnknownOutcome
+        );
+        // A frame's session going away is that frame's business.
+        assert_eq!(browser_refusal(cut(), true).kind, ErrorKind::CommandFailed);
+        let other = WireError::new(ErrorKind::CommandFailed, "No node with given id");
+        assert_eq!(browser_refusal(other, false).kind, ErrorKind::CommandFailed);
+        let refused = WireError::new(ErrorKind::CommandFailed, REFUSED_EXTENSION_FRAME);
+        assert_eq!(
+            browser_refusal(refused, true).kind,
+            ErrorKind::BlockedTarget
+        );
     }
 
     #[test]
@@ -245,12 +278,12 @@ mod tests {
             ErrorKind::CommandFailed,
             "Cannot access a chrome-extension:// URL of different extension",
         );
-        let e = browser_refusal(refused);
+        let e = browser_refusal(refused, false);
         assert_eq!(e.kind, ErrorKind::BlockedTarget);
         assert!(e.message.contains("removes the frame"), "{}", e.message);
         let other = WireError::new(ErrorKind::CommandFailed, "No node with given id found");
-        assert_eq!(browser_refusal(other.clone()), other);
+        assert_eq!(browser_refusal(other.clone(), false), other);
         let timeout = WireError::new(ErrorKind::Timeout, REFUSED_EXTENSION_FRAME);
-        assert_eq!(browser_refusal(timeout.clone()), timeout);
+        assert_eq!(browser_refusal(timeout.clone(), false), timeout);
     }
 }

@@ -255,11 +255,18 @@ impl Cx<'_> {
     }
 
     pub(super) async fn extension(&self, command: Command) -> Result<Value, RpcError> {
+        let child = matches!(
+            &command,
+            Command::Cdp {
+                session: Some(_),
+                ..
+            }
+        );
         self.shell
             .lane
             .call(command, self.deadline)
             .await
-            .map_err(|e| RpcError::from(crate::validate::browser_refusal(e)))
+            .map_err(|e| RpcError::from(crate::validate::browser_refusal(e, child)))
     }
 
     /// `DIALOG_OPEN` if a dialog is open on `tab` (once the request has
