@@ -116,6 +116,7 @@ mod tests {
             at_ms: 1_000 + seq,
             agent: agent.into(),
             tab: Some(TabId(1)),
+            method: String::new(),
             what: what.into(),
             outcome: outcome.map(str::to_owned),
             ms: outcome.map(|_| 5),

@@ -28,5 +28,7 @@ pub use cotab_daemon::{
     uploads,
 };
 pub use cotab_install::{doctor, install};
-pub use cotab_local::{accept, codec, default_runtime_dir, init_logging, logs, runtime, VERSION};
+pub use cotab_local::{
+    accept, codec, default_runtime_dir, init_logging, logs, record, runtime, VERSION,
+};
 pub use cotab_mcp as mcp;

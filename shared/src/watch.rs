@@ -30,7 +30,12 @@ pub struct WatchSetting {
     pub agent_pointer: bool,
 }
 
-/// One agent request as the person reads it.
+/// The start of [`ActivityEntry::method`] for what the person did
+/// (`person.takeover`, `person.share`, …) rather than an agent.
+pub const PERSON: &str = "person.";
+
+/// One agent request as the person reads it, or something the person did
+/// while agents were at work (a takeover, a share).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityEntry {
@@ -43,6 +48,10 @@ pub struct ActivityEntry {
     /// The tab it acts on, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tab: Option<TabId>,
+    /// The controller method (`input.click`), or [`PERSON`] and what the
+    /// person did (`person.takeover`); empty when not told.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub method: String,
     /// What it does, in the person's terms (`click · button "Send"`):
     /// never typed text, a file's path or a script.
     pub what: String,
@@ -52,6 +61,13 @@ pub struct ActivityEntry {
     /// How long it took, in milliseconds, once it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
+}
+
+impl ActivityEntry {
+    /// Whether the person did this, not an agent.
+    pub fn by_person(&self) -> bool {
+        self.method.starts_with(PERSON)
+    }
 }
 
 /// What the daemon tells a watching page: `{"recent":true,"entries":[…]}`
@@ -97,6 +113,7 @@ mod tests {
             at_ms: 1_700_000_000_000,
             agent: "ada".into(),
             tab: Some(TabId(7)),
+            method: String::new(),
             what: "click · button \"Send\"".into(),
             outcome: None,
             ms: None,
@@ -116,5 +133,13 @@ mod tests {
             serde_json::from_value::<WatchEvent>(v).expect("back"),
             event
         );
+        assert!(!entry.by_person());
+        let person = ActivityEntry {
+            method: format!("{PERSON}takeover"),
+            ..entry
+        };
+        assert!(person.by_person());
+        let v = serde_json::to_value(&person).expect("json");
+        assert_eq!(v["method"], "person.takeover");
     }
 }

@@ -83,6 +83,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
     ),
     ("Developer mode", &["eval", "cdp"]),
     ("Serve", &["mcp", "cdp-endpoint"]),
+    ("Record", &["activity"]),
     ("Diagnose", &["doctor", "logs"]),
     ("Set up", &["completions"]),
 ];
@@ -181,6 +182,14 @@ pub enum Cmd {
         #[arg(long)]
         relay: bool,
     },
+    /// The activity record: what each agent session did, kept by the
+    /// daemon in its state directory. Lists the sessions without a
+    /// subcommand.
+    Activity {
+        /// What to do with it.
+        #[command(subcommand)]
+        cmd: Option<ActivityCmd>,
+    },
     /// Print the shell completions of `cotab` for SHELL, e.g.
     /// `cotab completions bash > ~/.local/share/bash-completion/completions/cotab`.
     Completions {
@@ -216,6 +225,37 @@ pub enum Cmd {
         /// directory when that is `/` or not writable.
         #[arg(long, value_name = "DIR")]
         output_dir: Option<PathBuf>,
+    },
+}
+
+/// `cotab activity …`.
+#[derive(Subcommand, Debug, PartialEq, Eq)]
+pub enum ActivityCmd {
+    /// Each session kept, the latest first: its id, agent, start, length,
+    /// requests and tabs.
+    List,
+    /// Every entry of session ID, in order.
+    Show {
+        /// The session, as `cotab activity list` shows it.
+        id: String,
+    },
+    /// Session ID as one self-contained HTML page, which any browser
+    /// opens without a network.
+    Export {
+        /// The session, as `cotab activity list` shows it.
+        id: String,
+        /// Where to write it (`-`: stdout). Made readable by you only.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Remove session ID, or with `--all` every session.
+    Clear {
+        /// The session, as `cotab activity list` shows it.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<String>,
+        /// Every session.
+        #[arg(long)]
+        all: bool,
     },
 }
 

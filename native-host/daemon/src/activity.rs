@@ -8,14 +8,20 @@
 //! path, a script or raw CDP params: a count, a name or a method at most
 //! (`docs/security.md`). Elements are named by the session's latest
 //! outline of the tab ([`crate::broker::Core::ref_label`]).
+//!
+//! Each request that ended, and what the person did meanwhile
+//! ([`Feed::person`], [`person_changes`]), also goes to the activity record
+//! once the daemon keeps one ([`Feed::keep`], [`crate::recorder`]).
 
 use crate::broker::Core;
+use crate::recorder::Recorder;
 use crate::session::SessionId;
 use cotab_shared::controller::{Call, NavigateAction, Ref, RpcError, WaitUntil};
-use cotab_shared::watch::ActivityEntry;
+use cotab_shared::tab::TabInfo;
+use cotab_shared::watch::{ActivityEntry, PERSON};
 use cotab_shared::TabId;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use tokio::sync::broadcast;
 
 /// Finished entries kept for a watcher that arrives later.
@@ -155,12 +161,15 @@ fn short_url(url: &str) -> String {
 pub struct Feed {
     inner: Mutex<Inner>,
     tx: broadcast::Sender<ActivityEntry>,
+    /// Where ended requests are kept, once the daemon keeps a record.
+    record: OnceLock<Recorder>,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     next: u64,
-    running: BTreeMap<u64, ActivityEntry>,
+    /// Running requests, with their session.
+    running: BTreeMap<u64, (SessionId, ActivityEntry)>,
     ended: VecDeque<ActivityEntry>,
 }
 
@@ -169,8 +178,41 @@ impl Default for Feed {
         Feed {
             inner: Mutex::default(),
             tx: broadcast::channel(QUEUE).0,
+            record: OnceLock::new(),
         }
     }
+}
+
+/// What the person did to the shared tabs, from the list `before` to
+/// `after`: each as a method ([`PERSON`] and `share`, `unshare`,
+/// `takeover`, `handBack`), its tab and what it reads as.
+pub fn person_changes(before: &[TabInfo], after: &[TabInfo]) -> Vec<(&'static str, TabId, String)> {
+    let name = |t: &TabInfo| {
+        if t.title.trim().is_empty() {
+            format!("tab {}", t.id.0)
+        } else {
+            format!("tab {} · {}", t.id.0, short(t.title.trim(), 60))
+        }
+    };
+    let mut out = Vec::new();
+    for t in after {
+        match before.iter().find(|b| b.id == t.id) {
+            None => out.push(("share", t.id, format!("share {}", name(t)))),
+            Some(b) if !b.human_control && t.human_control => {
+                out.push(("takeover", t.id, format!("take control of {}", name(t))));
+            }
+            Some(b) if b.human_control && !t.human_control => {
+                out.push(("handBack", t.id, format!("hand back {}", name(t))));
+            }
+            Some(_) => {}
+        }
+    }
+    for b in before {
+        if !after.iter().any(|t| t.id == b.id) {
+            out.push(("unshare", b.id, format!("stop sharing {}", name(b))));
+        }
+    }
+    out
 }
 
 impl Feed {
@@ -178,24 +220,41 @@ impl Feed {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A request of `agent` on `tab` began doing `what`; its number.
-    pub fn begin(&self, agent: &str, tab: Option<TabId>, what: String) -> u64 {
-        let at_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    /// Keeps every request that ends, and what the person does, in the
+    /// record `recorder` writes from now on. Set once.
+    pub fn keep(&self, recorder: Recorder) {
+        let _ = self.record.set(recorder);
+    }
+
+    /// The record's id of session `sid`, when a record is kept.
+    pub fn record_id(&self, sid: SessionId) -> Option<String> {
+        self.record.get().map(|r| r.id_of(sid))
+    }
+
+    /// A request `method` of session `sid` (agent `agent`) on `tab` began
+    /// doing `what`; its number.
+    pub fn begin(
+        &self,
+        sid: SessionId,
+        agent: &str,
+        tab: Option<TabId>,
+        method: &str,
+        what: String,
+    ) -> u64 {
         let entry = {
             let mut g = self.lock();
             g.next += 1;
             let entry = ActivityEntry {
                 seq: g.next,
-                at_ms,
+                at_ms: cotab_local::record::now_ms(),
                 agent: short(agent, 64),
                 tab,
+                method: method.to_owned(),
                 what,
                 outcome: None,
                 ms: None,
             };
-            g.running.insert(entry.seq, entry.clone());
+            g.running.insert(entry.seq, (sid, entry.clone()));
             entry
         };
         // Nobody watching: nothing to tell.
@@ -207,7 +266,7 @@ impl Feed {
     pub fn end<T>(&self, seq: u64, outcome: &Result<T, RpcError>, ms: u64) {
         let entry = {
             let mut g = self.lock();
-            let Some(mut entry) = g.running.remove(&seq) else {
+            let Some((sid, mut entry)) = g.running.remove(&seq) else {
                 return;
             };
             entry.outcome = Some(match outcome {
@@ -219,15 +278,43 @@ impl Feed {
                 g.ended.pop_front();
             }
             g.ended.push_back(entry.clone());
-            entry
+            (sid, entry)
         };
+        let (sid, entry) = entry;
+        if let Some(r) = self.record.get() {
+            r.entry(sid, &entry.agent, entry.clone());
+        }
         let _ = self.tx.send(entry);
+    }
+
+    /// The person did `what` (`method` after [`PERSON`]) on `tab`, while
+    /// sessions `live` were there: kept in their records (the watch shows
+    /// the tabs themselves).
+    pub fn person(&self, live: Vec<SessionId>, tab: Option<TabId>, method: &str, what: String) {
+        let Some(r) = self.record.get() else {
+            return;
+        };
+        let entry = ActivityEntry {
+            seq: 0,
+            at_ms: cotab_local::record::now_ms(),
+            agent: String::new(),
+            tab,
+            method: format!("{PERSON}{method}"),
+            what,
+            outcome: Some("ok".to_owned()),
+            ms: None,
+        };
+        r.person(live, entry);
     }
 
     /// The latest entries that ended, then those running, oldest first.
     pub fn recent(&self) -> Vec<ActivityEntry> {
         let g = self.lock();
-        g.ended.iter().chain(g.running.values()).cloned().collect()
+        g.ended
+            .iter()
+            .chain(g.running.values().map(|(_, e)| e))
+            .cloned()
+            .collect()
     }
 
     /// Every entry from now on, as it begins and as it ends.

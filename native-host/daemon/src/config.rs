@@ -36,6 +36,36 @@ pub struct HostConfig {
     /// Directories whose local files agents may reach.
     #[serde(default)]
     pub file_dirs: Vec<PathBuf>,
+    /// How much of the activity record is kept.
+    #[serde(default)]
+    pub activity: ActivityConfig,
+}
+
+/// `"activity": {"maxMegabytes": 200, "maxDays": 7}` in the host config:
+/// the activity record's bounds ([`cotab_local::record::Limits`]);
+/// `maxMegabytes` 0 keeps no record.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ActivityConfig {
+    /// All sessions together, in MiB (default 200).
+    pub max_megabytes: Option<u64>,
+    /// A session last written longer ago goes (default 7).
+    pub max_days: Option<u64>,
+}
+
+impl ActivityConfig {
+    /// The bounds, defaults filled in.
+    pub fn limits(&self) -> cotab_local::record::Limits {
+        let default = cotab_local::record::Limits::default();
+        cotab_local::record::Limits {
+            max_bytes: self
+                .max_megabytes
+                .map_or(default.max_bytes, |m| m.saturating_mul(1 << 20)),
+            max_age: self.max_days.map_or(default.max_age, |d| {
+                std::time::Duration::from_secs(d.saturating_mul(86_400))
+            }),
+        }
+    }
 }
 
 impl HostConfig {
@@ -84,7 +114,7 @@ pub fn load(path: Option<&Path>) -> Result<HostConfig, WireError> {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|_| {
             WireError::new(
                 ErrorKind::CommandFailed,
-                "the cotab config file is not valid: expected {\"uploadDirs\": [\"/abs/dir\"], \"fileDirs\": [\"/abs/dir\"]}",
+                "the cotab config file is not valid: expected {\"uploadDirs\": [\"/abs/dir\"], \"fileDirs\": [\"/abs/dir\"], \"activity\": {\"maxMegabytes\": 200, \"maxDays\": 7}}",
             )
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HostConfig::default()),
@@ -140,6 +170,24 @@ mod tests {
             load(Some(&path)).map_err(|e| e.kind),
             Err(ErrorKind::CommandFailed)
         );
+    }
+
+    #[test]
+    fn the_activity_records_bounds_default_and_a_typo_is_refused() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let path = root.path().join("config.json");
+        assert_eq!(
+            HostConfig::default().activity.limits(),
+            cotab_local::record::Limits::default()
+        );
+        std::fs::write(&path, r#"{"activity": {"maxMegabytes": 5, "maxDays": 1}}"#).expect("write");
+        let limits = load(Some(&path)).expect("valid").activity.limits();
+        assert_eq!(limits.max_bytes, 5 << 20);
+        assert_eq!(limits.max_age, std::time::Duration::from_secs(86_400));
+        std::fs::write(&path, r#"{"activity": {"maxMegabyte": 5}}"#).expect("write");
+        assert!(load(Some(&path)).is_err());
+        std::fs::write(&path, r#"{"activity": {"maxDays": -1}}"#).expect("write");
+        assert!(load(Some(&path)).is_err());
     }
 
     #[test]

@@ -53,8 +53,9 @@ pub struct DaemonConfig {
     /// Agent connections open at once; one more is answered `BUSY` and
     /// closed.
     pub max_agents: usize,
-    /// The private directory where the person's settings are kept (the
-    /// log directory); none: they last as long as the daemon.
+    /// The private directory where the person's settings and the activity
+    /// record are kept (the log directory); none: the settings last as
+    /// long as the daemon and no record is kept.
     pub state_dir: Option<PathBuf>,
 }
 
@@ -157,6 +158,19 @@ impl std::fmt::Display for Found {
             Found::ForeignSocket { owner } => write!(f, "a socket owned by uid {owner}"),
             Found::Other => f.write_str("a special file"),
         }
+    }
+}
+
+/// Keeps the activity record under the state directory `dir`, bounded as
+/// the host config says (its defaults when the config cannot be read).
+fn keep_record(shell: &Shell, dir: &Path) {
+    let config = crate::config::load(crate::config::config_path().as_deref()).unwrap_or_else(|e| {
+        tracing::warn!(error = %e.message, "the activity record keeps its default bounds");
+        crate::config::HostConfig::default()
+    });
+    let record = cotab_local::record::Record::in_state_dir(dir);
+    if let Some(recorder) = crate::recorder::Recorder::start(record, config.activity.limits()) {
+        shell.activity.keep(recorder);
     }
 }
 
@@ -290,7 +304,10 @@ pub async fn run(
     // The person's settings, where the daemon's logs are (private).
     match &config.state_dir {
         Some(dir) => match crate::logs::prepare_log_dir(dir) {
-            Ok(()) => shell.keep_settings(crate::settings::Store::in_dir(dir)),
+            Ok(()) => {
+                shell.keep_settings(crate::settings::Store::in_dir(dir));
+                keep_record(&shell, dir);
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "no state directory: the person's settings last as long as the daemon")
             }

@@ -20,6 +20,7 @@ pub mod daemon;
 pub mod handlers;
 pub mod lane;
 pub mod overlay;
+pub mod recorder;
 pub mod relay;
 pub mod settings;
 pub mod shell;

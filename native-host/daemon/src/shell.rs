@@ -368,7 +368,14 @@ impl Shell {
         }
         match &event {
             Event::Shared(list) => {
-                self.with_core(|c| c.on_shared(&list.tabs));
+                let (changes, live) = self.with_core(|c| {
+                    let changes = crate::activity::person_changes(c.shared(), &list.tabs);
+                    c.on_shared(&list.tabs);
+                    (changes, c.session_ids())
+                });
+                for (method, tab, what) in changes {
+                    self.activity.person(live.clone(), Some(tab), method, what);
+                }
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::TabClosed {
@@ -389,11 +396,32 @@ impl Shell {
                 } else {
                     Gone::Unshared
                 };
-                self.with_core(|c| c.on_tab_gone(*tab_id, gone));
+                let (was, live) = self.with_core(|c| {
+                    let was = c.is_shared(*tab_id);
+                    c.on_tab_gone(*tab_id, gone);
+                    (was, c.session_ids())
+                });
+                if was && gone == Gone::Unshared {
+                    let what = format!("stop sharing tab {}", tab_id.0);
+                    self.activity.person(live, Some(*tab_id), "unshare", what);
+                }
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::DeveloperMode { enabled } => {
-                self.with_core(|c| c.on_developer_mode(*enabled));
+                let (was, live) = self.with_core(|c| {
+                    let was = c.developer_mode();
+                    c.on_developer_mode(*enabled);
+                    (was, c.session_ids())
+                });
+                if was != *enabled {
+                    let what = if *enabled {
+                        "turn developer mode on"
+                    } else {
+                        "turn developer mode off"
+                    };
+                    self.activity
+                        .person(live, None, "developerMode", what.to_owned());
+                }
             }
             // A child session's events (frames in other processes,
             // workers) only go to the agents that asked for every event.

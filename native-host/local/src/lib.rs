@@ -3,12 +3,14 @@
 //! ([`runtime`]), the framing of both sockets' bytes ([`codec`]), accepting
 //! connections without spinning ([`accept`]) and the loopback check of a
 //! request's head ([`loopback`]), where the daemon and the relays log
-//! ([`logs`]), and the version they all report.
+//! ([`logs`]), the activity record the daemon keeps and `cotab activity`
+//! reads ([`record`]), and the version they all report.
 
 pub mod accept;
 pub mod codec;
 pub mod logs;
 pub mod loopback;
+pub mod record;
 pub mod runtime;
 
 pub use runtime::default_runtime_dir;

@@ -15,6 +15,7 @@ mod install;
 mod limits;
 mod raw_events;
 mod reach;
+mod record;
 mod secrets;
 mod security;
 mod toolset;

@@ -23,6 +23,7 @@ mod outline;
 mod overlay;
 mod panel;
 mod popup;
+mod record;
 mod rules;
 mod toolbar;
 mod toolset;

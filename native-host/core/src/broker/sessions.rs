@@ -149,6 +149,11 @@ impl Core {
         self.bound(sid, conn).map(|s| (s.selected, s.revision))
     }
 
+    /// Every session, resumable ones too.
+    pub fn session_ids(&self) -> Vec<SessionId> {
+        self.sessions.keys().copied().collect()
+    }
+
     /// The agent name session `sid` said hello with.
     pub fn agent_of(&self, sid: SessionId) -> Option<&str> {
         self.sessions.get(&sid).map(|s| s.agent.as_str())

@@ -103,8 +103,20 @@ fn requests_read_in_the_persons_terms_and_never_carry_what_was_typed() {
 fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
     let feed = Feed::default();
     let mut rx = feed.subscribe();
-    let a = feed.begin("ada", Some(TabId(1)), "click · button \"Send\"".into());
-    let b = feed.begin("bob", None, "open a tab".into());
+    let a = feed.begin(
+        SessionId(1),
+        "ada",
+        Some(TabId(1)),
+        "input.click",
+        "click · button \"Send\"".into(),
+    );
+    let b = feed.begin(
+        SessionId(2),
+        "bob",
+        None,
+        "tabs.create",
+        "open a tab".into(),
+    );
     let ok: Result<(), RpcError> = Ok(());
     feed.end(a, &ok, 12);
     let refused: Result<(), RpcError> = Err(RpcError::from(cotab_shared::WireError::new(
@@ -125,7 +137,7 @@ fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
             (b, Some("HUMAN_HAS_CONTROL".into()))
         ]
     );
-    let c = feed.begin("ada", None, "wait".into());
+    let c = feed.begin(SessionId(1), "ada", None, "page.wait", "wait".into());
     let recent = feed.recent();
     assert_eq!(
         recent.iter().map(|e| e.seq).collect::<Vec<_>>(),
@@ -133,7 +145,7 @@ fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
     );
     assert_eq!(recent[0].ms, Some(12));
     for _ in 0..KEPT + 5 {
-        let n = feed.begin("ada", None, "wait".into());
+        let n = feed.begin(SessionId(1), "ada", None, "page.wait", "wait".into());
         feed.end(n, &ok, 1);
     }
     assert_eq!(
@@ -141,4 +153,42 @@ fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
         KEPT + 1,
         "the kept ones and the running one"
     );
+}
+
+fn tab(id: i32, title: &str, human: bool) -> TabInfo {
+    TabInfo {
+        id: TabId(id),
+        url: "http://t/".into(),
+        title: title.into(),
+        human_control: human,
+        blocked: None,
+        opener: None,
+        target_id: None,
+    }
+}
+
+#[test]
+fn what_the_person_did_reads_from_the_change_of_the_shared_tabs() {
+    let before = [
+        tab(1, "Inbox", false),
+        tab(2, "", true),
+        tab(3, "Bank", false),
+    ];
+    let after = [
+        tab(1, "Inbox", true),
+        tab(2, "", false),
+        tab(4, &"x".repeat(100), false),
+    ];
+    let changes = person_changes(&before, &after);
+    let what: Vec<(&str, i32, &str)> = changes
+        .iter()
+        .map(|(m, t, w)| (*m, t.0, w.as_str()))
+        .collect();
+    assert_eq!(what[0], ("takeover", 1, "take control of tab 1 · Inbox"));
+    assert_eq!(what[1], ("handBack", 2, "hand back tab 2"));
+    assert_eq!(what[2].0, "share");
+    assert!(what[2].2.ends_with('…') && what[2].2.chars().count() < 80);
+    assert_eq!(what[3], ("unshare", 3, "stop sharing tab 3 · Bank"));
+    assert_eq!(what.len(), 4);
+    assert!(person_changes(&after, &after).is_empty());
 }

@@ -158,7 +158,12 @@ fn told(cx: &Cx<'_>, call: &Call) -> Option<u64> {
         let what = crate::activity::describe(c, sid, tab, call);
         (c.agent_of(sid).map(str::to_owned), tab, what)
     });
-    Some(cx.shell.activity.begin(&agent?, tab, what?))
+    let (agent, what) = (agent?, what?);
+    Some(
+        cx.shell
+            .activity
+            .begin(sid, &agent, tab, call.method(), what),
+    )
 }
 
 /// Milliseconds since `began`.

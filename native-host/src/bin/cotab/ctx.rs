@@ -28,6 +28,15 @@ pub(crate) enum Failure {
     Other(anyhow::Error),
     /// `cotab doctor` found what does not hold; it printed it (exit 1).
     Unhealthy,
+    /// The activity record refused (a bad id is a usage error, exit 2;
+    /// the rest exit 1).
+    Record(cotab_host::record::RecordError),
+}
+
+impl From<cotab_host::record::RecordError> for Failure {
+    fn from(e: cotab_host::record::RecordError) -> Self {
+        Failure::Record(e)
+    }
 }
 
 impl From<ClientError> for Failure {

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod activity;
 mod ctx;
 mod input;
 mod logs;
@@ -40,6 +41,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
     } = cli.command
     {
         return logs::run(follow, lines, relay).await;
+    }
+    if let Cmd::Activity { cmd } = cli.command {
+        return activity::run(cmd, cli.json);
     }
     if let Cmd::Doctor = &cli.command {
         // Before any check of the directory: finding what is wrong with it
@@ -95,6 +99,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         | Cmd::CdpEndpoint { .. }
         | Cmd::Doctor
         | Cmd::Logs { .. }
+        | Cmd::Activity { .. }
         | Cmd::Completions { .. } => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))

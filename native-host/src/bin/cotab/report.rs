@@ -23,6 +23,14 @@ pub(crate) const NOT_RUNNING: &str = "DAEMON_NOT_RUNNING";
 /// `--json` output.
 pub(crate) const FAILED: &str = "FAILED";
 
+/// The kind of an activity session the record does not hold, in
+/// `--json` output.
+pub(crate) const SESSION_NOT_FOUND: &str = "SESSION_NOT_FOUND";
+
+/// The kind of an activity session whose file is not a record, in
+/// `--json` output.
+pub(crate) const RECORD_DAMAGED: &str = "RECORD_DAMAGED";
+
 /// What the daemon's hints name, and the `cotab` command that does it.
 const COMMANDS: &[(&str, &str)] = &[
     ("call page.snapshot", "run `cotab snapshot`"),
@@ -74,6 +82,16 @@ pub(crate) fn report(failure: Failure, json: bool) -> ExitCode {
         ),
         Failure::Rpc(e) => (FAILED.to_owned(), e.to_string(), 1, None),
         Failure::Other(e) => (FAILED.to_owned(), format!("{e:#}"), 1, None),
+        Failure::Record(e) => {
+            use cotab_host::record::RecordError as R;
+            let (kind, code) = match e {
+                R::BadId(_) => (USAGE, 2),
+                R::NotFound(_) => (SESSION_NOT_FOUND, 1),
+                R::Damaged { .. } => (RECORD_DAMAGED, 1),
+                R::Io { .. } => (FAILED, 1),
+            };
+            (kind.to_owned(), e.to_string(), code, None)
+        }
         // Already said, as the doctor's report.
         Failure::Unhealthy => return ExitCode::from(1),
     };

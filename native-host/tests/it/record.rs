@@ -1,0 +1,303 @@
+//! The activity record (issue 39): each agent request that acted is kept
+//! in the daemon's state directory with what the person did meanwhile,
+//! privately; `cotab activity` lists, shows, exports and clears it; a
+//! daemon killed mid-write loses at most the line it was writing.
+
+use crate::harness::{eventually, tab, Daemon, FakeExt, Script, WAIT};
+use cotab_host::record::Record;
+use cotab_shared::controller::{
+    Acquire, Empty, Navigate, NavigateParams, Press, PressParams, SelectParams, TabsSelect, Type,
+    TypeParams,
+};
+use cotab_shared::native::{Event, SharedTabs};
+use cotab_shared::TabId;
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::Path;
+use std::process::Stdio;
+use tokio::process::Command;
+
+const CLI: &str = env!("CARGO_BIN_EXE_cotab");
+const HOST: &str = env!("CARGO_BIN_EXE_cotab-host");
+
+/// `cotab activity ARGS` reading the record in `state`.
+async fn activity(state: &Path, args: &[&str]) -> std::process::Output {
+    let out = Command::new(CLI)
+        .env("COTAB_LOG_DIR", state)
+        .arg("activity")
+        .args(args)
+        .output();
+    tokio::time::timeout(WAIT, out)
+        .await
+        .expect("cli exits")
+        .expect("output")
+}
+
+fn json(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON value")
+}
+
+fn mode(p: &Path) -> u32 {
+    std::fs::metadata(p).expect("meta").permissions().mode() & 0o777
+}
+
+fn taken(id: i32, human: bool) -> cotab_shared::native::TabInfo {
+    cotab_shared::native::TabInfo {
+        human_control: human,
+        ..tab(id)
+    }
+}
+
+#[tokio::test]
+async fn each_request_that_acted_is_kept_and_the_cli_reads_exports_and_clears_it() {
+    let d = Daemon::start().await;
+    let ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![tab(7)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut agent = d.agent().await;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    agent
+        .call::<Press>(&PressParams {
+            key: "Enter".into(),
+            modifiers: vec![],
+            expect: None,
+        })
+        .await
+        .expect("press");
+    agent
+        .call::<Type>(&TypeParams {
+            text: "s3cret-password".into(),
+            element: None,
+            clear: false,
+            submit: false,
+            expect: None,
+        })
+        .await
+        .expect("type");
+    let _ = agent
+        .call::<Navigate>(&NavigateParams::to("file:///etc/passwd?token=x"))
+        .await;
+    // The person takes control.
+    ext.event(Event::Shared(SharedTabs {
+        tabs: vec![taken(7, true)],
+    }));
+    let state = d.dir.path().join("state");
+    let sessions = eventually(|| {
+        let state = state.clone();
+        async move {
+            let v = json(&activity(&state, &["--json"]).await);
+            let done = v["sessions"][0]["byPerson"] == 1 && v["sessions"][0]["requests"] == 3;
+            if done {
+                Ok(v)
+            } else {
+                Err(v)
+            }
+        }
+    })
+    .await;
+    let s = &sessions["sessions"][0];
+    assert_eq!(s["agent"], "test-agent");
+    assert_eq!(s["failed"], 1, "{s}");
+    assert_eq!(s["tabs"], serde_json::json!([7]));
+    let id = s["id"].as_str().expect("id").to_owned();
+    // Private, and nothing typed, no query.
+    let record = state.join("activity");
+    assert_eq!(mode(&record), 0o700);
+    let file = record.join(format!("{id}.jsonl"));
+    assert_eq!(mode(&file), 0o600);
+    let text = std::fs::read_to_string(&file).expect("read");
+    assert!(
+        !text.contains("s3cret") && !text.contains("token="),
+        "{text}"
+    );
+    let shown = json(&activity(&state, &["show", &id, "--json"]).await);
+    let what: Vec<&str> = shown["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["what"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        what,
+        [
+            "press Enter",
+            "type 15 characters",
+            "go to file:///etc/passwd",
+            "take control of tab 7 · Tab 7"
+        ]
+    );
+    assert_eq!(shown["entries"][3]["method"], "person.takeover");
+    assert_eq!(shown["entries"][2]["outcome"], "BLOCKED_TARGET");
+    let plain = activity(&state, &["show", &id]).await;
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    assert!(
+        plain.contains("(you)") && plain.contains("→ BLOCKED_TARGET"),
+        "{plain}"
+    );
+    // One page, private.
+    let page = d.dir.path().join("export.html");
+    let out = activity(
+        &state,
+        &["export", &id, "-o", page.to_str().expect("utf-8")],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(mode(&page), 0o600);
+    let html = std::fs::read_to_string(&page).expect("page");
+    assert!(html.contains("press Enter") && html.contains("default-src 'none'"));
+    assert!(!html.contains("<script"));
+    // Bad input: typed errors, nothing lost.
+    let bad = activity(&state, &["show", "../../etc/passwd", "--json"]).await;
+    assert_eq!(bad.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&bad.stdout).expect("json");
+    assert_eq!(v["error"]["kind"], "USAGE");
+    let missing = activity(&state, &["clear", "12345", "--json"]).await;
+    assert_eq!(missing.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&missing.stdout).expect("json");
+    assert_eq!(v["error"]["kind"], "SESSION_NOT_FOUND");
+    assert_eq!(activity(&state, &["clear"]).await.status.code(), Some(2));
+    assert_eq!(
+        json(&activity(&state, &["list", "--json"]).await)["sessions"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    // Cleared, and the agent's next request starts its record again.
+    assert_eq!(
+        json(&activity(&state, &["clear", &id, "--json"]).await)["cleared"],
+        1
+    );
+    assert!(!file.exists());
+    ext.event(Event::Shared(SharedTabs {
+        tabs: vec![taken(7, false)],
+    }));
+    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    agent
+        .call::<Press>(&PressParams {
+            key: "a".into(),
+            modifiers: vec![],
+            expect: None,
+        })
+        .await
+        .expect("press");
+    eventually(|| {
+        let file = file.clone();
+        async move {
+            let r = Record::in_state_dir(file.parent().and_then(Path::parent).expect("state"));
+            match r.list() {
+                Ok(l) if l.len() == 1 && l[0].requests == 1 => Ok(()),
+                other => Err(format!("{other:?}")),
+            }
+        }
+    })
+    .await;
+    assert_eq!(
+        json(&activity(&state, &["clear", "--all", "--json"]).await)["cleared"],
+        1
+    );
+}
+
+/// A daemon killed while it writes entries leaves every whole entry
+/// readable, at most one line torn, and the next daemon goes on.
+#[tokio::test]
+async fn a_daemon_killed_mid_write_loses_at_most_the_line_being_written() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let rt = tmp.path().join("rt");
+    let state = tmp.path().join("state");
+    let spawn = || {
+        Command::new(HOST)
+            .args(["daemon", "--foreground"])
+            .env("COTAB_RUNTIME_DIR", &rt)
+            .env("COTAB_LOG_DIR", &state)
+            .env("COTAB_CONFIG", tmp.path().join("none.json"))
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn daemon")
+    };
+    let mut daemon = spawn();
+    let host = rt.join(cotab_host::runtime::HOST_SOCKET);
+    let agent_sock = rt.join(cotab_host::runtime::AGENT_SOCKET);
+    eventually(|| tokio::net::UnixStream::connect(host.clone())).await;
+    let _ext = FakeExt::connect(
+        &host,
+        Script {
+            tabs: vec![tab(7)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut agent = eventually(|| {
+        let sock = agent_sock.clone();
+        async move {
+            let mut c = cotab_host::client::Client::connect(sock).await?;
+            c.hello("killed").await?;
+            c.call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+                .await?;
+            Ok::<_, cotab_host::client::ClientError>(c)
+        }
+    })
+    .await;
+    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let pid = daemon.id().expect("pid");
+    let presses = tokio::spawn(async move {
+        let mut n = 0u32;
+        while agent
+            .call::<Press>(&PressParams {
+                key: "a".into(),
+                modifiers: vec![],
+                expect: None,
+            })
+            .await
+            .is_ok()
+        {
+            n += 1;
+        }
+        n
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    kill(
+        Pid::from_raw(i32::try_from(pid).expect("pid")),
+        Signal::SIGKILL,
+    )
+    .expect("kill");
+    let _ = daemon.wait().await;
+    let answered = presses.await.expect("presses");
+    assert!(answered > 0, "no press was answered before the kill");
+    let record = Record::in_state_dir(&state);
+    let list = record.list().expect("the record reads");
+    assert_eq!(list.len(), 1, "{list:?}");
+    let session = record.read(&list[0].id).expect("session");
+    assert!(session.skipped <= 1, "{}", session.skipped);
+    assert!(session.entries.iter().all(|e| e.what == "press a"));
+    // Every answered press but the last few still queued is kept.
+    assert!(!session.entries.is_empty());
+    assert!(session.entries.len() as u32 <= answered + 1);
+    drop(std::fs::remove_file(&agent_sock));
+    drop(std::fs::remove_file(&host));
+    // The next daemon reads and prunes the record without harm.
+    let mut again = spawn();
+    eventually(|| tokio::net::UnixStream::connect(agent_sock.clone())).await;
+    assert_eq!(record.list().expect("reads").len(), 1);
+    let _ = again.kill().await;
+}
