@@ -91,6 +91,36 @@ pub fn line(entry: &ActivityEntry) -> String {
     }
 }
 
+/// Entries in one page of the activity record's viewer.
+pub const RECORD_PAGE: u32 = 50;
+
+/// What the viewer's pager says: `entries 51–100 of 10000`.
+pub fn page_range(from: u32, shown: usize, total: u32) -> String {
+    if shown == 0 {
+        return format!("no entries of {total}");
+    }
+    let last = u64::from(from) + shown as u64;
+    format!("entries {}–{last} of {total}", from + 1)
+}
+
+/// The page before `from` (never below 0) and after it (`None` past the
+/// end).
+pub fn pages_around(from: u32, total: u32) -> (Option<u32>, Option<u32>) {
+    let before = (from > 0).then(|| from.saturating_sub(RECORD_PAGE));
+    let after = from.checked_add(RECORD_PAGE).filter(|n| *n < total);
+    (before, after)
+}
+
+/// A session's length as a person reads it: `4 s`, `12 min`, `3 h 5 min`.
+pub fn length(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min", s / 60),
+        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
+    }
+}
+
 /// An outcome in the person's words.
 fn outcome_text(outcome: &str) -> &str {
     match outcome {
@@ -120,7 +150,26 @@ mod tests {
             what: what.into(),
             outcome: outcome.map(str::to_owned),
             ms: outcome.map(|_| 5),
+            typed: None,
         }
+    }
+
+    #[test]
+    fn the_record_pages_read_as_a_person_counts() {
+        assert_eq!(page_range(0, 50, 10_000), "entries 1–50 of 10000");
+        assert_eq!(page_range(9_950, 50, 10_000), "entries 9951–10000 of 10000");
+        assert_eq!(page_range(0, 0, 0), "no entries of 0");
+        assert_eq!(pages_around(0, 120), (None, Some(50)));
+        assert_eq!(pages_around(50, 120), (Some(0), Some(100)));
+        assert_eq!(pages_around(100, 120), (Some(50), None));
+        assert_eq!(pages_around(10, 120), (Some(0), Some(60)));
+        assert_eq!(
+            pages_around(u32::MAX - 1, u32::MAX),
+            (Some(u32::MAX - 51), None)
+        );
+        assert_eq!(length(4_400), "4 s");
+        assert_eq!(length(720_000), "12 min");
+        assert_eq!(length(11_100_000), "3 h 5 min");
     }
 
     #[test]
@@ -133,11 +182,13 @@ mod tests {
                 entry(2, "bob", "go back", Some("TIMEOUT")),
             ],
             agent_pointer: Some(true),
+            record: None,
         });
         a.apply(WatchEvent {
             recent: false,
             entries: vec![entry(3, "ada", "type 5 characters", None)],
             agent_pointer: None,
+            record: None,
         });
         let views = a.agents();
         assert_eq!(
@@ -160,6 +211,7 @@ mod tests {
                 Some("HUMAN_HAS_CONTROL"),
             )],
             agent_pointer: None,
+            record: None,
         });
         let views = a.agents();
         assert_eq!(views[0].now, None);
@@ -173,6 +225,7 @@ mod tests {
                 recent: false,
                 entries: vec![entry(seq, "ada", "wait", Some("ok"))],
                 agent_pointer: None,
+                record: None,
             });
         }
         assert_eq!(a.agents()[0].recent.len(), RECENT_PER_AGENT);

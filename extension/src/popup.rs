@@ -14,6 +14,7 @@
 //! docs).
 
 mod panel;
+mod record;
 
 use crate::chrome::{action, error_message, from_js, runtime, tabs, to_js};
 use crate::log;
@@ -71,6 +72,16 @@ pub(crate) fn start() -> Result<(), JsValue> {
             .get_element_by_id(id)
             .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
     };
+    if record::is_viewer() {
+        return record::start(&document);
+    }
+    let open_record = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
+        spawn_local(record::open());
+    });
+    by_id("open-record")?
+        .add_event_listener_with_callback("click", open_record.as_ref().unchecked_ref())?;
+    // Page-lifetime listener: the button lives as long as the page.
+    open_record.forget();
     let ui = Rc::new(Ui {
         list: by_id("tabs")?,
         status: by_id("host-status")?,

@@ -61,6 +61,11 @@ pub struct ActivityEntry {
     /// How long it took, in milliseconds, once it ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ms: Option<u64>,
+    /// What an `input.type` typed, in the activity record only (never
+    /// told to a watch): masked (`•` per character) unless it went into a
+    /// field known not to take a secret, and redacted as results are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typed: Option<String>,
 }
 
 impl ActivityEntry {
@@ -68,6 +73,105 @@ impl ActivityEntry {
     pub fn by_person(&self) -> bool {
         self.method.starts_with(PERSON)
     }
+}
+
+/// One session of the activity record, as `cotab activity list` and the
+/// viewer show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// The session's id.
+    pub id: String,
+    /// The agent.
+    pub agent: String,
+    /// When it began (ms since the epoch).
+    pub started_ms: u64,
+    /// When its last entry ended (ms since the epoch).
+    pub last_ms: u64,
+    /// The agent's requests kept.
+    pub requests: usize,
+    /// Of those, the ones that did not end `ok`.
+    pub failed: usize,
+    /// What the person did meanwhile.
+    pub by_person: usize,
+    /// The tabs it worked in, in order.
+    pub tabs: Vec<TabId>,
+    /// Lines that could not be read (a write cut short).
+    pub skipped: usize,
+    /// Pictures of the tab kept.
+    pub frames: usize,
+    /// The file's size.
+    pub bytes: u64,
+}
+
+/// What a watching page asks of the activity record, one ask per
+/// message: `{"ask":N,"op":"list"}`, `{"ask":N,"op":"page","id":…,
+/// "from":0,"count":50,"tab":7,"outcome":"failed"}`, `{"ask":N,
+/// "op":"frames","id":…,"seqs":[…]}`, `{"ask":N,"op":"clear","id":…}`
+/// (no `id`: every session). The answer says the same `ask`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RecordAsk {
+    /// The page's number for it.
+    pub ask: u32,
+    /// `list`, `page`, `frames` or `clear`.
+    pub op: String,
+    /// The session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The first entry of the page, among those that match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<u32>,
+    /// How many entries (at most [`MAX_PAGE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Only the entries on this tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<TabId>,
+    /// Only the entries that ended `ok`, or (`failed`) those that did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// The entries whose pictures are asked for (at most [`MAX_FRAMES`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seqs: Vec<u64>,
+}
+
+/// Entries in one page of the viewer, at most.
+pub const MAX_PAGE: u32 = 200;
+/// Pictures in one answer, at most (each a few tens of kilobytes: an
+/// answer stays under the native link's megabyte).
+pub const MAX_FRAMES: usize = 20;
+
+/// The daemon's answer to a [`RecordAsk`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordAnswer {
+    /// The ask it answers.
+    pub ask: u32,
+    /// Why it could not be answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// `list`: the sessions, the latest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<SessionSummary>,
+    /// `page`: its entries, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<ActivityEntry>,
+    /// `page`: how many entries match, in all.
+    #[serde(default)]
+    pub total: u32,
+    /// `page`: every tab of the session, for the filter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tabs: Vec<TabId>,
+    /// `page`: the entries of the page that have a picture.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub framed: Vec<u64>,
+    /// `frames`: the pictures, `[seq, base64 JPEG]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<(u64, String)>,
+    /// `clear`: how many sessions went.
+    #[serde(default)]
+    pub cleared: u32,
 }
 
 /// What the daemon tells a watching page: `{"recent":true,"entries":[…]}`
@@ -87,6 +191,9 @@ pub struct WatchEvent {
     /// the recent entries and whenever it changes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_pointer: Option<bool>,
+    /// The answer to the page's ask of the activity record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<RecordAnswer>,
 }
 
 #[cfg(test)]
@@ -117,11 +224,13 @@ mod tests {
             what: "click · button \"Send\"".into(),
             outcome: None,
             ms: None,
+            typed: None,
         };
         let event = WatchEvent {
             recent: false,
             entries: vec![entry.clone()],
             agent_pointer: None,
+            record: None,
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(

@@ -30,6 +30,7 @@ mod captures;
 mod cdp_endpoint;
 mod cpu;
 mod daemon;
+mod frames;
 mod probe;
 mod relay;
 mod snapshots;

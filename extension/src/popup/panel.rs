@@ -115,11 +115,10 @@ fn watch(panel: &Rc<Panel>) {
 }
 
 fn open_watch(panel: &Rc<Panel>) -> Result<(), JsValue> {
-    let port = runtime::connect_native(NATIVE_HOST_NAME)?;
-    let on_message = Closure::<dyn FnMut(JsValue)>::new({
-        let panel = panel.clone();
-        move |message: JsValue| match from_js::<WatchEvent>(message) {
-            Ok(event) => {
+    let port = open_watch_port(
+        {
+            let panel = panel.clone();
+            move |event: WatchEvent| {
                 watching(&panel, true, None);
                 if let Some(on) = event.agent_pointer {
                     panel.pointer.set_checked(on);
@@ -132,6 +131,35 @@ fn open_watch(panel: &Rc<Panel>) -> Result<(), JsValue> {
                     ));
                 }
             }
+        },
+        {
+            let panel = panel.clone();
+            move || {
+                panel.port.replace(None);
+                watching(&panel, false, runtime::last_error_message().as_deref());
+                let panel = panel.clone();
+                spawn_local(async move {
+                    TimeoutFuture::new(RECONNECT_MS).await;
+                    watch(&panel);
+                });
+            }
+        },
+    )?;
+    panel.port.replace(Some(port));
+    Ok(())
+}
+
+/// Opens a watch on the daemon over a native port of the page's own:
+/// `on_event` gets each event it tells, `on_end` is called once the port
+/// closes.
+pub(super) fn open_watch_port(
+    mut on_event: impl FnMut(WatchEvent) + 'static,
+    mut on_end: impl FnMut() + 'static,
+) -> Result<runtime::Port, JsValue> {
+    let port = runtime::connect_native(NATIVE_HOST_NAME)?;
+    let on_message = Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| {
+        match from_js::<WatchEvent>(message) {
+            Ok(event) => on_event(event),
             Err(e) => log::warn(&format!("an unreadable watch event: {}", error_message(&e))),
         }
     });
@@ -140,18 +168,7 @@ fn open_watch(panel: &Rc<Panel>) -> Result<(), JsValue> {
     // Lives as long as the port, which lives as long as the page or
     // until it disconnects (then a new port gets new listeners).
     on_message.forget();
-    let on_disconnect = Closure::<dyn FnMut(JsValue)>::new({
-        let panel = panel.clone();
-        move |_port: JsValue| {
-            panel.port.replace(None);
-            watching(&panel, false, runtime::last_error_message().as_deref());
-            let panel = panel.clone();
-            spawn_local(async move {
-                TimeoutFuture::new(RECONNECT_MS).await;
-                watch(&panel);
-            });
-        }
-    });
+    let on_disconnect = Closure::<dyn FnMut(JsValue)>::new(move |_port: JsValue| on_end());
     port.on_disconnect()
         .add_listener(on_disconnect.as_ref().unchecked_ref())?;
     // As the message listener above.
@@ -160,8 +177,7 @@ fn open_watch(panel: &Rc<Panel>) -> Result<(), JsValue> {
         protocol_version: NATIVE_PROTOCOL_VERSION,
     };
     port.post_message(&to_js(&hello)?)?;
-    panel.port.replace(Some(port));
-    Ok(())
+    Ok(port)
 }
 
 /// Says whether the panel hears the daemon.

@@ -163,6 +163,9 @@ pub struct Feed {
     tx: broadcast::Sender<ActivityEntry>,
     /// Where ended requests are kept, once the daemon keeps a record.
     record: OnceLock<Recorder>,
+    /// Per tab, how many agent requests ended on it: a picture waits for
+    /// its number to stay put ([`crate::handlers`]' frames).
+    quiet: Mutex<std::collections::HashMap<TabId, u64>>,
 }
 
 #[derive(Debug, Default)]
@@ -179,6 +182,7 @@ impl Default for Feed {
             inner: Mutex::default(),
             tx: broadcast::channel(QUEUE).0,
             record: OnceLock::new(),
+            quiet: Mutex::default(),
         }
     }
 }
@@ -226,6 +230,11 @@ impl Feed {
         let _ = self.record.set(recorder);
     }
 
+    /// The activity record, when one is kept.
+    pub fn record(&self) -> Option<&cotab_local::record::Record> {
+        self.record.get().map(Recorder::record)
+    }
+
     /// The record's id of session `sid`, when a record is kept.
     pub fn record_id(&self, sid: SessionId) -> Option<String> {
         self.record.get().map(|r| r.id_of(sid))
@@ -253,6 +262,7 @@ impl Feed {
                 what,
                 outcome: None,
                 ms: None,
+                typed: None,
             };
             g.running.insert(entry.seq, (sid, entry.clone()));
             entry
@@ -262,8 +272,9 @@ impl Feed {
         entry.seq
     }
 
-    /// Request `seq` ended (`Ok` or with its error) after `ms`.
-    pub fn end<T>(&self, seq: u64, outcome: &Result<T, RpcError>, ms: u64) {
+    /// Request `seq` ended (`Ok` or with its error) after `ms`; `typed`
+    /// (as the record keeps it) goes to the record only, never a watch.
+    pub fn end<T>(&self, seq: u64, outcome: &Result<T, RpcError>, ms: u64, typed: Option<String>) {
         let entry = {
             let mut g = self.lock();
             let Some((sid, mut entry)) = g.running.remove(&seq) else {
@@ -282,9 +293,46 @@ impl Feed {
         };
         let (sid, entry) = entry;
         if let Some(r) = self.record.get() {
-            r.entry(sid, &entry.agent, entry.clone());
+            let kept = ActivityEntry {
+                typed,
+                ..entry.clone()
+            };
+            r.entry(sid, &entry.agent, kept);
         }
         let _ = self.tx.send(entry);
+    }
+
+    /// A request ended on `tab`: the number that a picture of the tab
+    /// waits on, or `None` when no record is kept.
+    pub fn quiet_from(&self, tab: TabId) -> Option<u64> {
+        self.record.get()?;
+        let mut q = self.quiet.lock().unwrap_or_else(|e| e.into_inner());
+        let n = q.entry(tab).or_default();
+        *n += 1;
+        Some(*n)
+    }
+
+    /// Whether no agent request ended on `tab` since [`Feed::quiet_from`]
+    /// gave `generation`, and none runs there now.
+    pub fn still_quiet(&self, tab: TabId, generation: u64) -> bool {
+        let latest = {
+            let q = self.quiet.lock().unwrap_or_else(|e| e.into_inner());
+            q.get(&tab).copied()
+        };
+        latest == Some(generation)
+            && !self
+                .lock()
+                .running
+                .values()
+                .any(|(_, e)| e.tab == Some(tab))
+    }
+
+    /// `jpeg` (base64), the tab after request `seq` of session `sid`, to
+    /// the record.
+    pub fn frame(&self, sid: SessionId, seq: u64, jpeg: String) {
+        if let Some(r) = self.record.get() {
+            r.frame(sid, seq, jpeg);
+        }
     }
 
     /// The person did `what` (`method` after [`PERSON`]) on `tab`, while
@@ -303,6 +351,7 @@ impl Feed {
             what,
             outcome: Some("ok".to_owned()),
             ms: None,
+            typed: None,
         };
         r.person(live, entry);
     }

@@ -18,7 +18,7 @@ use crate::lane::Attached;
 use crate::settings::Settings;
 use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::watch::{WatchEvent, WatchHello, WatchSetting};
+use cotab_shared::watch::{RecordAnswer, RecordAsk, WatchEvent, WatchHello, WatchSetting};
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use std::fmt::Display;
@@ -145,6 +145,7 @@ async fn watch<R, W, RE, WE>(
         recent: true,
         entries: shell.activity.recent(),
         agent_pointer: Some(shell.settings().agent_pointer),
+        record: None,
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -163,7 +164,12 @@ async fn watch<R, W, RE, WE>(
                 // The person's change of a setting; anything else is
                 // not read.
                 Some(Ok(frame)) => {
-                    if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
+                    if let Ok(ask) = serde_json::from_slice::<RecordAsk>(&frame) {
+                        next = Some(WatchEvent {
+                            record: Some(ask_record(shell, ask).await),
+                            ..WatchEvent::default()
+                        });
+                    } else if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
                         shell.change_settings(Settings {
                             agent_pointer: setting.agent_pointer,
                         });
@@ -185,7 +191,7 @@ async fn watch<R, W, RE, WE>(
                     next = Some(WatchEvent {
                         recent: false,
                         entries: vec![entry],
-                        agent_pointer: None,
+                        ..WatchEvent::default()
                     })
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => next = Some(recent()),
@@ -194,6 +200,28 @@ async fn watch<R, W, RE, WE>(
         }
     }
     tracing::info!("a watch of agent requests ended");
+}
+
+/// The answer to a watching page's ask of the activity record, read off
+/// the daemon's thread.
+async fn ask_record(shell: &Shell, ask: RecordAsk) -> RecordAnswer {
+    let Some(record) = shell.activity.record().cloned() else {
+        return RecordAnswer {
+            ask: ask.ask,
+            error: Some(
+                "no activity record is kept (no state directory, or maxMegabytes 0)".into(),
+            ),
+            ..RecordAnswer::default()
+        };
+    };
+    let n = ask.ask;
+    tokio::task::spawn_blocking(move || crate::recorder::answer(&record, &ask))
+        .await
+        .unwrap_or_else(|_| RecordAnswer {
+            ask: n,
+            error: Some("the record could not be read".into()),
+            ..RecordAnswer::default()
+        })
 }
 
 /// Writes what is queued in `rx` to `outgoing` until either closes.

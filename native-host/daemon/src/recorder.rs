@@ -13,8 +13,9 @@
 //! succeeds again, and never stops the daemon.
 
 use crate::session::SessionId;
-use cotab_local::record::{self, Header, Limits, Record, RecordError, Writer};
+use cotab_local::record::{self, Filter, Frame, Header, Limits, Record, RecordError, Writer};
 use cotab_shared::watch::ActivityEntry;
+use cotab_shared::watch::{RecordAnswer, RecordAsk, MAX_FRAMES, MAX_PAGE};
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
@@ -31,6 +32,8 @@ enum Msg {
         agent: String,
         entry: ActivityEntry,
     },
+    /// A picture of the tab after a request of `sid`.
+    Frame { sid: SessionId, frame: Frame },
     /// The person did something, seen by these sessions.
     Person {
         sids: Vec<SessionId>,
@@ -48,6 +51,7 @@ pub struct Recorder {
     tx: Option<mpsc::Sender<Msg>>,
     thread: Option<std::thread::JoinHandle<()>>,
     run: String,
+    record: Record,
 }
 
 impl std::fmt::Debug for Msg {
@@ -67,7 +71,7 @@ impl Recorder {
         let run = format!("{}-{}", record::now_ms(), std::process::id());
         let (tx, rx) = mpsc::channel();
         let mut state = State {
-            record,
+            record: record.clone(),
             limits,
             run: run.clone(),
             open: HashMap::new(),
@@ -86,7 +90,13 @@ impl Recorder {
             tx: Some(tx),
             thread: Some(thread),
             run,
+            record,
         })
+    }
+
+    /// The record it writes.
+    pub fn record(&self) -> &Record {
+        &self.record
     }
 
     /// The record's id of session `sid` of this run.
@@ -107,6 +117,18 @@ impl Recorder {
             sid,
             agent: agent.to_owned(),
             entry,
+        });
+    }
+
+    /// `jpeg` (base64), the tab after request `seq` of session `sid`;
+    /// kept only when that session has a file.
+    pub fn frame(&self, sid: SessionId, seq: u64, jpeg: String) {
+        self.send(Msg::Frame {
+            sid,
+            frame: Frame {
+                frame_of: seq,
+                jpeg,
+            },
         });
     }
 
@@ -136,6 +158,75 @@ impl Drop for Recorder {
     }
 }
 
+/// One line of a session's file.
+#[derive(Clone, Copy)]
+enum Line<'a> {
+    Entry(&'a ActivityEntry),
+    Frame(&'a Frame),
+}
+
+/// Base64 of pictures in one answer to the viewer, at most: the native
+/// link carries a megabyte.
+const FRAMES_BUDGET: usize = 768 << 10;
+
+/// The answer to a watching page's `ask` of `record` (reads files: run it
+/// off the daemon's thread).
+pub fn answer(record: &Record, ask: &RecordAsk) -> RecordAnswer {
+    let mut out = RecordAnswer {
+        ask: ask.ask,
+        ..RecordAnswer::default()
+    };
+    let id = || {
+        ask.id
+            .clone()
+            .ok_or_else(|| RecordError::BadId(String::new()))
+    };
+    let done: Result<(), RecordError> = (|| {
+        match ask.op.as_str() {
+            "list" => out.sessions = record.list()?,
+            "page" => {
+                let filter = Filter {
+                    tab: ask.tab,
+                    ok: match ask.outcome.as_deref() {
+                        None | Some("") => None,
+                        Some("ok") => Some(true),
+                        Some(_) => Some(false),
+                    },
+                };
+                let count = ask.count.unwrap_or(50).min(MAX_PAGE) as usize;
+                let from = ask.from.unwrap_or(0) as usize;
+                let page = record.page(&id()?, &filter, from, count)?;
+                out.total = u32::try_from(page.total).unwrap_or(u32::MAX);
+                out.entries = page.entries;
+                out.tabs = page.tabs;
+                out.framed = page.framed;
+            }
+            "frames" => {
+                let seqs: Vec<u64> = ask.seqs.iter().copied().take(MAX_FRAMES).collect();
+                out.frames = record.frames(&id()?, &seqs, FRAMES_BUDGET)?;
+            }
+            "clear" => {
+                let n = match &ask.id {
+                    Some(id) => record.clear(id).map(|()| 1)?,
+                    None => record.clear_all()?,
+                };
+                out.cleared = u32::try_from(n).unwrap_or(u32::MAX);
+            }
+            other => {
+                out.error = Some(format!(
+                    "unknown op {:?}: list, page, frames or clear",
+                    other.chars().take(32).collect::<String>()
+                ));
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = done {
+        out.error = Some(e.to_string());
+    }
+    out
+}
+
 struct State {
     record: Record,
     limits: Limits,
@@ -159,13 +250,19 @@ impl State {
             match rx.recv_timeout(PRUNE_EVERY) {
                 Ok(Msg::Entry { sid, agent, entry }) => {
                     let id = format!("{}-{}", self.run, sid.0);
-                    self.write(&id, Some(&agent), &entry);
+                    self.write(&id, Some(&agent), Line::Entry(&entry));
+                }
+                Ok(Msg::Frame { sid, frame }) => {
+                    let id = format!("{}-{}", self.run, sid.0);
+                    if self.known.contains(&id) {
+                        self.write(&id, None, Line::Frame(&frame));
+                    }
                 }
                 Ok(Msg::Person { sids, entry }) => {
                     for sid in sids {
                         let id = format!("{}-{}", self.run, sid.0);
                         if self.known.contains(&id) {
-                            self.write(&id, None, &entry);
+                            self.write(&id, None, Line::Entry(&entry));
                         }
                     }
                 }
@@ -239,9 +336,13 @@ impl State {
         Ok(w)
     }
 
-    fn write(&mut self, id: &str, agent: Option<&str>, entry: &ActivityEntry) {
+    fn write(&mut self, id: &str, agent: Option<&str>, line: Line<'_>) {
         let written = self.writer(id, agent).and_then(|w| {
-            w.append(entry).map_err(|source| RecordError::Io {
+            match line {
+                Line::Entry(e) => w.append(e),
+                Line::Frame(f) => w.append_frame(f),
+            }
+            .map_err(|source| RecordError::Io {
                 path: std::path::PathBuf::from(format!("{id}.{}", record::EXT)),
                 source,
             })

@@ -2,7 +2,8 @@
 //! under the daemon's private state directory — one file per session,
 //! `activity/<id>.jsonl`, its first line a [`Header`] and then one
 //! [`ActivityEntry`] per line as each request ended (and what the person
-//! did meanwhile: takeovers, shares).
+//! did meanwhile: takeovers, shares), and a small JPEG of the tab after
+//! an agent's request as a line of its own ([`Frame`]).
 //!
 //! One line is written with one `write` to a file opened for appending,
 //! so a daemon that dies mid-write leaves at most that line torn; a
@@ -59,6 +60,30 @@ impl Default for Limits {
     }
 }
 
+/// A picture of the tab after the entry `frame_of`, one line of its own:
+/// `{"frameOf":SEQ,"jpeg":"BASE64"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Frame {
+    /// The entry it follows ([`ActivityEntry::seq`]).
+    pub frame_of: u64,
+    /// The JPEG, base64.
+    pub jpeg: String,
+}
+
+/// How a frame's line begins: told apart from an entry's without reading
+/// the whole line.
+const FRAME_LINE: &[u8] = b"{\"frameOf\":";
+
+/// Whether `b64` is base64 text of a JPEG: only base64's characters (so
+/// it is safe inside an HTML attribute) and a JPEG's first bytes.
+fn is_jpeg_base64(b64: &str) -> bool {
+    b64.starts_with("/9j/")
+        && b64
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
 /// A session file's first line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -73,31 +98,8 @@ pub struct Header {
     pub started_ms: u64,
 }
 
-/// One session as `cotab activity list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Summary {
-    /// The session's id.
-    pub id: String,
-    /// The agent.
-    pub agent: String,
-    /// When it began (ms since the epoch).
-    pub started_ms: u64,
-    /// When its last entry ended (ms since the epoch).
-    pub last_ms: u64,
-    /// The agent's requests kept.
-    pub requests: usize,
-    /// Of those, the ones that did not end `ok`.
-    pub failed: usize,
-    /// What the person did meanwhile.
-    pub by_person: usize,
-    /// The tabs it worked in, in order.
-    pub tabs: Vec<TabId>,
-    /// Lines that could not be read (a write cut short).
-    pub skipped: usize,
-    /// The file's size.
-    pub bytes: u64,
-}
+/// One session as `cotab activity list` and the viewer show it.
+pub use cotab_shared::watch::SessionSummary as Summary;
 
 /// One session's record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,6 +108,11 @@ pub struct Session {
     pub header: Header,
     /// Its entries, in the order they ended.
     pub entries: Vec<ActivityEntry>,
+    /// Pictures of the tab after entries, by the entry's `seq` (empty
+    /// when read without them).
+    pub frames: std::collections::BTreeMap<u64, String>,
+    /// How many pictures the file holds.
+    pub frame_count: usize,
     /// Lines that could not be read (a write cut short).
     pub skipped: usize,
 }
@@ -139,6 +146,7 @@ impl Session {
             by_person: self.entries.iter().filter(|e| e.by_person()).count(),
             tabs,
             skipped: self.skipped,
+            frames: self.frame_count,
             bytes,
         }
     }
@@ -296,7 +304,7 @@ impl Record {
     pub fn list(&self) -> Result<Vec<Summary>, RecordError> {
         let mut out = Vec::new();
         for (id, bytes, _) in self.files()? {
-            match self.read(&id) {
+            match self.read_with(&id, false) {
                 Ok(session) => out.push(session.summary(bytes)),
                 // Cleared or pruned since the directory was read.
                 Err(RecordError::NotFound(_) | RecordError::Damaged { .. }) => {}
@@ -307,20 +315,30 @@ impl Record {
         Ok(out)
     }
 
-    /// The session `id`.
-    pub fn read(&self, id: &str) -> Result<Session, RecordError> {
+    /// Session `id`'s file, opened to read without following a link.
+    fn open(&self, id: &str) -> Result<(PathBuf, File), RecordError> {
         let path = self.path(id)?;
-        let file = match OpenOptions::new()
+        match OpenOptions::new()
             .read(true)
             .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&path)
         {
-            Ok(f) => f,
+            Ok(f) => Ok((path, f)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(RecordError::NotFound(id.to_owned()))
+                Err(RecordError::NotFound(id.to_owned()))
             }
-            Err(e) => return Err(io_at(&path)(e)),
-        };
+            Err(e) => Err(io_at(&path)(e)),
+        }
+    }
+
+    /// The session `id`, with its pictures.
+    pub fn read(&self, id: &str) -> Result<Session, RecordError> {
+        self.read_with(id, true)
+    }
+
+    /// The session `id`; its pictures only counted unless `frames`.
+    pub fn read_with(&self, id: &str, frames: bool) -> Result<Session, RecordError> {
+        let (path, file) = self.open(id)?;
         let mut lines = BufReader::new(file).split(b'\n');
         let damaged = |why: &str| RecordError::Damaged {
             id: id.to_owned(),
@@ -335,23 +353,38 @@ impl Record {
         if header.format != FORMAT || header.id != id {
             return Err(damaged("its header is of another format or session"));
         }
-        let mut entries = Vec::new();
-        let mut skipped = 0;
+        let mut session = Session {
+            header,
+            entries: Vec::new(),
+            frames: std::collections::BTreeMap::new(),
+            frame_count: 0,
+            skipped: 0,
+        };
         for line in lines {
             let line = line.map_err(io_at(&path))?;
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
+            if line.starts_with(FRAME_LINE) {
+                if !frames {
+                    session.frame_count += 1;
+                    continue;
+                }
+                match serde_json::from_slice::<Frame>(&line) {
+                    Ok(f) if is_jpeg_base64(&f.jpeg) => {
+                        session.frame_count += 1;
+                        session.frames.insert(f.frame_of, f.jpeg);
+                    }
+                    _ => session.skipped += 1,
+                }
+                continue;
+            }
             match serde_json::from_slice::<ActivityEntry>(&line) {
-                Ok(e) => entries.push(e),
-                Err(_) => skipped += 1,
+                Ok(e) => session.entries.push(e),
+                Err(_) => session.skipped += 1,
             }
         }
-        Ok(Session {
-            header,
-            entries,
-            skipped,
-        })
+        Ok(session)
     }
 
     /// Removes the session `id`.
@@ -410,6 +443,137 @@ impl Record {
     }
 }
 
+/// Which entries a page of the viewer holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only those on this tab.
+    pub tab: Option<TabId>,
+    /// Only those that ended `ok` (`Some(true)`) or did not (`Some(false)`).
+    pub ok: Option<bool>,
+}
+
+impl Filter {
+    fn matches(&self, e: &ActivityEntry) -> bool {
+        self.tab.is_none_or(|t| e.tab == Some(t))
+            && self
+                .ok
+                .is_none_or(|ok| (e.outcome.as_deref() == Some("ok")) == ok)
+    }
+}
+
+/// One page of a session's entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Page {
+    /// The entries, in order.
+    pub entries: Vec<ActivityEntry>,
+    /// How many entries match, in all.
+    pub total: usize,
+    /// Every tab of the session.
+    pub tabs: Vec<TabId>,
+    /// The entries of the page that have a picture.
+    pub framed: Vec<u64>,
+}
+
+impl Record {
+    /// Reads session `id` line by line, without keeping it whole: `line`
+    /// gets each entry, or each picture's `frameOf` and its line.
+    fn each(&self, id: &str, mut line: impl FnMut(Line<'_>)) -> Result<(), RecordError> {
+        let (path, file) = self.open(id)?;
+        let mut lines = BufReader::new(file).split(b'\n');
+        // The header was checked by whoever asked for a page of it.
+        let _ = lines.next();
+        for raw in lines {
+            let raw = raw.map_err(io_at(&path))?;
+            if let Some(rest) = raw.strip_prefix(FRAME_LINE) {
+                let digits: Vec<u8> = rest
+                    .iter()
+                    .copied()
+                    .take_while(u8::is_ascii_digit)
+                    .collect();
+                if let Some(seq) = std::str::from_utf8(&digits)
+                    .ok()
+                    .and_then(|d| d.parse().ok())
+                {
+                    line(Line::Frame(seq, &raw));
+                }
+            } else if let Ok(e) = serde_json::from_slice::<ActivityEntry>(&raw) {
+                line(Line::Entry(e));
+            }
+        }
+        Ok(())
+    }
+
+    /// Entries `from`… (at most `count`) of session `id` that match
+    /// `filter`.
+    pub fn page(
+        &self,
+        id: &str,
+        filter: &Filter,
+        from: usize,
+        count: usize,
+    ) -> Result<Page, RecordError> {
+        // The header, checked.
+        self.read_with(id, false).map(drop)?;
+        let mut page = Page::default();
+        let mut on_page = std::collections::BTreeSet::new();
+        self.each(id, |line| match line {
+            Line::Entry(e) => {
+                if let Some(t) = e.tab {
+                    if !page.tabs.contains(&t) {
+                        page.tabs.push(t);
+                    }
+                }
+                if filter.matches(&e) {
+                    if page.total >= from && page.entries.len() < count {
+                        on_page.insert(e.seq);
+                        page.entries.push(e);
+                    }
+                    page.total += 1;
+                }
+            }
+            Line::Frame(seq, _) => {
+                if on_page.contains(&seq) && !page.framed.contains(&seq) {
+                    page.framed.push(seq);
+                }
+            }
+        })?;
+        Ok(page)
+    }
+
+    /// The pictures after entries `seqs` of session `id`, as many as fit
+    /// in `budget` bytes of base64.
+    pub fn frames(
+        &self,
+        id: &str,
+        seqs: &[u64],
+        budget: usize,
+    ) -> Result<Vec<(u64, String)>, RecordError> {
+        let mut out: Vec<(u64, String)> = Vec::new();
+        let mut used = 0;
+        self.each(id, |line| {
+            let Line::Frame(seq, raw) = line else {
+                return;
+            };
+            if !seqs.contains(&seq) || out.iter().any(|(s, _)| *s == seq) {
+                return;
+            }
+            if let Ok(f) = serde_json::from_slice::<Frame>(raw) {
+                if is_jpeg_base64(&f.jpeg) && used + f.jpeg.len() <= budget {
+                    used += f.jpeg.len();
+                    out.push((seq, f.jpeg));
+                }
+            }
+        })?;
+        Ok(out)
+    }
+}
+
+/// One line of a session's file, as [`Record::each`] reads it.
+enum Line<'a> {
+    Entry(ActivityEntry),
+    Frame(u64, &'a [u8]),
+}
+
 /// Appends one session's entries to its file.
 #[derive(Debug)]
 pub struct Writer {
@@ -459,6 +623,18 @@ impl Writer {
     /// Appends `entry` as one line, written at once; the bytes written.
     pub fn append(&mut self, entry: &ActivityEntry) -> io::Result<u64> {
         self.line(serde_json::to_vec(entry)?)
+    }
+
+    /// Appends `frame` as one line, written at once; the bytes written.
+    /// Anything but a JPEG's base64 is refused.
+    pub fn append_frame(&mut self, frame: &Frame) -> io::Result<u64> {
+        if !is_jpeg_base64(&frame.jpeg) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a frame must be a JPEG, base64",
+            ));
+        }
+        self.line(serde_json::to_vec(frame)?)
     }
 
     fn line(&mut self, mut line: Vec<u8>) -> io::Result<u64> {

@@ -141,6 +141,8 @@ async fn each_request_that_acted_is_kept_and_the_cli_reads_exports_and_clears_it
         ]
     );
     assert_eq!(shown["entries"][3]["method"], "person.takeover");
+    // Typed into whatever had the focus: kept masked.
+    assert_eq!(shown["entries"][1]["typed"], "•".repeat(15));
     assert_eq!(shown["entries"][2]["outcome"], "BLOCKED_TARGET");
     let plain = activity(&state, &["show", &id]).await;
     let plain = String::from_utf8_lossy(&plain.stdout);
@@ -300,4 +302,149 @@ async fn a_daemon_killed_mid_write_loses_at_most_the_line_being_written() {
     eventually(|| tokio::net::UnixStream::connect(agent_sock.clone())).await;
     assert_eq!(record.list().expect("reads").len(), 1);
     let _ = again.kill().await;
+}
+
+/// The viewer's asks over a watch: each answered with its number, bad
+/// ones with an error and nothing lost.
+#[tokio::test]
+async fn a_watch_asks_the_record_a_page_at_a_time_and_bad_asks_are_refused() {
+    use crate::watch::{next, watch, Watch};
+    use cotab_shared::watch::{RecordAnswer, RecordAsk};
+    use futures_util::SinkExt as _;
+    async fn ask(w: &mut Watch, ask: RecordAsk) -> RecordAnswer {
+        w.send(serde_json::to_vec(&ask).expect("json"))
+            .await
+            .expect("send");
+        loop {
+            if let Some(answer) = next(w).await.record {
+                assert_eq!(answer.ask, ask.ask);
+                return answer;
+            }
+        }
+    }
+    let d = Daemon::start().await;
+    let _ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![tab(7)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut agent = d.agent().await;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
+        .await
+        .expect("select");
+    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    for key in ["a", "b", "c"] {
+        agent
+            .call::<Press>(&PressParams {
+                key: key.into(),
+                modifiers: vec![],
+                expect: None,
+            })
+            .await
+            .expect("press");
+    }
+    let mut w = watch(&d).await;
+    // Entries reach the record off the request's path: ask until there.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    let list = loop {
+        let a = ask(
+            &mut w,
+            RecordAsk {
+                ask: 1,
+                op: "list".into(),
+                ..RecordAsk::default()
+            },
+        )
+        .await;
+        if a.sessions.first().is_some_and(|s| s.requests == 3) {
+            break a;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{a:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let id = list.sessions[0].id.clone();
+    let page = ask(
+        &mut w,
+        RecordAsk {
+            ask: 2,
+            op: "page".into(),
+            id: Some(id.clone()),
+            from: Some(1),
+            count: Some(5),
+            ..RecordAsk::default()
+        },
+    )
+    .await;
+    assert_eq!(page.error, None);
+    assert_eq!(page.total, 3);
+    assert_eq!(
+        page.entries
+            .iter()
+            .map(|e| e.what.as_str())
+            .collect::<Vec<_>>(),
+        ["press b", "press c"]
+    );
+    assert_eq!(page.tabs, vec![TabId(7)]);
+    for (n, bad) in [
+        (
+            3,
+            RecordAsk {
+                op: "page".into(),
+                id: Some("../../etc/passwd".into()),
+                ..RecordAsk::default()
+            },
+        ),
+        (
+            4,
+            RecordAsk {
+                op: "frames".into(),
+                id: Some("12345".into()),
+                seqs: vec![1],
+                ..RecordAsk::default()
+            },
+        ),
+        (
+            5,
+            RecordAsk {
+                op: "delete".into(),
+                ..RecordAsk::default()
+            },
+        ),
+        (
+            6,
+            RecordAsk {
+                op: "page".into(),
+                ..RecordAsk::default()
+            },
+        ),
+    ] {
+        let a = ask(&mut w, RecordAsk { ask: n, ..bad }).await;
+        assert!(a.error.is_some(), "{a:?}");
+    }
+    // Nothing was lost, and a clear of the session takes it.
+    let a = ask(
+        &mut w,
+        RecordAsk {
+            ask: 7,
+            op: "clear".into(),
+            id: Some(id),
+            ..RecordAsk::default()
+        },
+    )
+    .await;
+    assert_eq!((a.error, a.cleared), (None, 1));
+    let a = ask(
+        &mut w,
+        RecordAsk {
+            ask: 8,
+            op: "list".into(),
+            ..RecordAsk::default()
+        },
+    )
+    .await;
+    assert!(a.sessions.is_empty());
 }

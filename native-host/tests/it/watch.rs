@@ -16,9 +16,9 @@ use futures_util::{SinkExt as _, StreamExt as _};
 use tokio::net::UnixStream;
 use tokio_util::codec::Framed;
 
-type Watch = Framed<UnixStream, NativeCodec>;
+pub(crate) type Watch = Framed<UnixStream, NativeCodec>;
 
-async fn watch(d: &Daemon) -> Watch {
+pub(crate) async fn watch(d: &Daemon) -> Watch {
     let stream = UnixStream::connect(d.host_sock()).await.expect("connect");
     let mut framed = Framed::new(
         stream,
@@ -34,7 +34,7 @@ async fn watch(d: &Daemon) -> Watch {
     framed
 }
 
-async fn next(w: &mut Watch) -> WatchEvent {
+pub(crate) async fn next(w: &mut Watch) -> WatchEvent {
     let frame = tokio::time::timeout(WAIT, w.next())
         .await
         .expect("in time")

@@ -418,6 +418,14 @@ impl Core {
         self.tabs.get(&tab).is_some_and(|t| t.human)
     }
 
+    /// Whether an agent may see `tab` now: shared, not on a blocked page,
+    /// and not under the person's control.
+    pub fn agent_may_see(&self, tab: TabId) -> bool {
+        self.tabs
+            .get(&tab)
+            .is_some_and(|t| t.blocked.is_none() && !t.human)
+    }
+
     /// Whether `tab` is shared and not on a blocked page.
     fn driveable(&self, tab: TabId) -> bool {
         self.tabs.get(&tab).is_some_and(|t| t.blocked.is_none())

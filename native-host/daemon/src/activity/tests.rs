@@ -118,13 +118,13 @@ fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
         "open a tab".into(),
     );
     let ok: Result<(), RpcError> = Ok(());
-    feed.end(a, &ok, 12);
+    feed.end(a, &ok, 12, None);
     let refused: Result<(), RpcError> = Err(RpcError::from(cotab_shared::WireError::new(
         cotab_shared::ErrorKind::HumanHasControl,
         "x",
     )));
-    feed.end(b, &refused, 3);
-    feed.end(b, &ok, 4); // once only
+    feed.end(b, &refused, 3, None);
+    feed.end(b, &ok, 4, None); // once only
     let seen: Vec<(u64, Option<String>)> = std::iter::from_fn(|| rx.try_recv().ok())
         .map(|e| (e.seq, e.outcome))
         .collect();
@@ -146,7 +146,7 @@ fn the_feed_keeps_what_runs_and_the_latest_that_ended() {
     assert_eq!(recent[0].ms, Some(12));
     for _ in 0..KEPT + 5 {
         let n = feed.begin(SessionId(1), "ada", None, "page.wait", "wait".into());
-        feed.end(n, &ok, 1);
+        feed.end(n, &ok, 1, None);
     }
     assert_eq!(
         feed.recent().len(),

@@ -3,27 +3,27 @@
 //! the tab's dialogs), and the guards that settle, pair or release the
 //! presses it records.
 
+use super::cut::Cut;
 use super::{dialog_open, first_button, wire};
 use crate::broker::{
-    AgentRelease, ChooserMark, Core, Fence, Frame, Gone, Need, PressId, PressKind, ReleaseCmd,
-    ReleaseTarget,
+    AgentRelease, Core, Fence, Frame, Gone, Need, PressId, PressKind, ReleaseCmd, ReleaseTarget,
 };
-use crate::lane::{CallResult, CdpEvent};
+use crate::lane::CdpEvent;
 use crate::session::SessionId;
 use crate::shell::{ConnState, Shell};
 use cotab_shared::cdp::{
     CdpCommand, Evaluate, GetLayoutMetrics, HandleJavaScriptDialog, LayoutMetrics, MouseEvent,
 };
 use cotab_shared::controller::{
-    Acted, DialogInfo, Expect, FrameGeometry, FrameId, LaneState, ReleaseResult, RpcError,
+    Acted, Expect, FrameGeometry, FrameId, LaneState, ReleaseResult, RpcError,
 };
 use cotab_shared::input::{check_input_events, InputEvent};
 use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
-use tokio::sync::{broadcast, oneshot};
+use std::sync::{Arc, PoisonError};
+use tokio::sync::broadcast;
 use tokio::time::Instant;
 
 /// How long a request on a tab closed with its window waits for the
@@ -122,65 +122,6 @@ pub(super) struct Cx<'a> {
     pub(super) deadline: Instant,
     /// Whether a dialog cut the request short.
     pub(super) cut: &'a Cut,
-}
-
-/// Whether a dialog cut a request short: shared by the contexts of one
-/// request (a part of it may run with a shorter deadline).
-#[derive(Default)]
-pub(super) struct Cut {
-    /// The dialog that opened after the request had begun and cut it
-    /// short ([`Cx::acted`]).
-    by: Mutex<Option<DialogInfo>>,
-    /// The tab the request last talked to: set once the request has begun
-    /// talking to the page (some step of it passed the dialog check,
-    /// [`Cx::unless_dialog`]).
-    tab: Mutex<Option<TabId>>,
-    /// The tab of the request's first press, and where its file choosers
-    /// stood then ([`Cx::intercept_choosers`]).
-    pub(super) chooser: Mutex<Option<(TabId, ChooserMark)>>,
-    /// The answer to the request's "on" of file-chooser interception,
-    /// while nothing waited for it ([`Cx::interception_on`]).
-    intercepting: Mutex<Option<oneshot::Receiver<CallResult>>>,
-    /// The tab whose page the request's last step, a settled input
-    /// ([`Command::Input`]'s `settle`), went through after its events:
-    /// every report the page made before then has arrived.
-    settled: Mutex<Option<TabId>>,
-    /// What the request's action aimed at last, drawn for the person once
-    /// it acted ([`crate::overlay`]).
-    pub(super) aimed: Mutex<Option<(TabId, crate::overlay::Aimed)>>,
-}
-
-impl Cut {
-    /// The tab the request last talked to, if it began.
-    pub(super) fn tab(&self) -> Option<TabId> {
-        *self.tab.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(super) fn set_intercepting(&self, answer: oneshot::Receiver<CallResult>) {
-        *self
-            .intercepting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(answer);
-    }
-
-    pub(super) fn take_intercepting(&self) -> Option<oneshot::Receiver<CallResult>> {
-        self.intercepting
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take()
-    }
-
-    /// The request's last step was an input on `tab` that went through its
-    /// page after its events.
-    pub(super) fn settled(&self, tab: TabId) {
-        *self.settled.lock().unwrap_or_else(PoisonError::into_inner) = Some(tab);
-    }
-
-    /// Whether the request's last step went through `tab`'s page after it
-    /// acted ([`Cut::settled`]).
-    pub(super) fn was_settled(&self, tab: TabId) -> bool {
-        *self.settled.lock().unwrap_or_else(PoisonError::into_inner) == Some(tab)
-    }
 }
 
 impl Cx<'_> {

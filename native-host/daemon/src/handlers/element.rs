@@ -57,9 +57,11 @@ const PREPARE_TYPING_FN: &str = "function(clear) { \
     if (field && (el.disabled || el.readOnly)) return 'read-only'; \
     const root = el.getRootNode(); \
     if (!root || root.activeElement !== el) return 'not-focused'; \
-    if (!clear) return (field ? el.value === '' : el.textContent === '') ? 'empty' : 'ok'; \
+    const secret = (el instanceof HTMLInputElement && el.type === 'password') || \
+        /password|one-time-code|cc-/.test(el.autocomplete || '') ? '-secret' : ''; \
+    if (!clear) return ((field ? el.value === '' : el.textContent === '') ? 'empty' : 'ok') + secret; \
     if (field) { \
-        if (el.value === '') return 'ok'; \
+        if (el.value === '') return 'ok' + secret; \
         try { el.select(); } catch (e) {} \
         if (!document.execCommand('delete') || el.value !== '') { \
             const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype; \
@@ -72,7 +74,7 @@ const PREPARE_TYPING_FN: &str = "function(clear) { \
             el.textContent = ''; \
             el.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'deleteContentBackward'})); } \
     } \
-    return 'ok'; }";
+    return 'ok' + secret; }";
 
 pub(super) fn not_interactable(why: &str) -> RpcError {
     wire(ErrorKind::NotInteractable, why)
@@ -502,6 +504,10 @@ impl Cx<'_> {
             return Err(not_interactable("the element cannot take the focus"));
         }
         let state = typing_state(&checked)?;
+        // What is typed here is kept in the person's record only if the
+        // field is known not to take a secret.
+        let secret = checked.as_str().is_some_and(|s| s.ends_with("-secret"));
+        self.cut.typed_in_plain_field(!secret);
         if clear && state == "ok" {
             let cleared = self
                 .call_on(
@@ -519,10 +525,12 @@ impl Cx<'_> {
 }
 
 /// What [`PREPARE_TYPING_FN`] answered: `ok` or `empty` (the element takes
-/// text and has the focus), or why the text cannot go in.
+/// text and has the focus; `-secret` after it for a password field or one
+/// whose `autocomplete` names a secret), or why the text cannot go in.
 fn typing_state(answer: &Value) -> Result<&str, RpcError> {
     match answer.as_str() {
-        Some(state @ ("ok" | "empty")) => Ok(state),
+        Some("ok" | "ok-secret") => Ok("ok"),
+        Some("empty" | "empty-secret") => Ok("empty"),
         Some("not-editable") => Err(wire(
             ErrorKind::InvalidRequest,
             "the element does not take text",

@@ -31,12 +31,14 @@
 mod by_ref;
 mod capture;
 mod chooser;
+mod cut;
 mod cx;
 mod developer;
 mod drop;
 mod element;
 mod emulation;
 mod follow;
+mod frames;
 mod input;
 mod navigate;
 mod network;
@@ -45,14 +47,16 @@ mod session;
 mod tabs;
 
 use self::capture::Rect;
-use self::cx::{Cut, Cx, HeldPress};
+use self::cut::Cut;
+use self::cx::{Cx, HeldPress};
 use self::input::{aim_of, first_button};
 use self::navigate::check_url_param;
 use crate::shell::{ConnState, Shell};
 
 use cotab_shared::controller::{Call, DialogInfo, Response, RpcError, RpcOutcome, INVALID_PARAMS};
-use cotab_shared::{ErrorKind, RequestId, WireError, PROTOCOL_VERSION};
+use cotab_shared::{ErrorKind, RequestId, TabId, WireError, PROTOCOL_VERSION};
 use serde::Serialize;
+use std::sync::Arc;
 use tokio::time::Instant;
 use tokio_util::bytes::Bytes;
 
@@ -60,7 +64,12 @@ use tokio_util::bytes::Bytes;
 /// (without the newline): the result is serialised straight from its
 /// type, once, with no JSON tree in between (a capture's image is a
 /// megabyte of text).
-pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<RequestId>) -> Bytes {
+pub async fn dispatch(
+    shell: &Arc<Shell>,
+    conn: &ConnState,
+    call: Call,
+    id: Option<RequestId>,
+) -> Bytes {
     let cx = Cx {
         shell,
         conn,
@@ -71,12 +80,21 @@ pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<Re
     // What the person is told of this request ([`crate::activity`]).
     let told = told(&cx, &call);
     let began = Instant::now();
+    // What a `input.type` typed, for the person's record.
+    let mut typed = match (&call, told) {
+        (Call::Type(p), Some(_)) => Some(p.text.clone()),
+        _ => None,
+    };
     macro_rules! answer {
         ($outcome:expr) => {{
             let outcome = cx.lane_said($outcome).await;
             cx.show_aimed(&outcome);
-            if let Some(seq) = told {
-                shell.activity.end(seq, &outcome, millis(began));
+            if let Some((seq, sid, tab)) = told {
+                let typed = typed.take().map(|t| kept_text(&t, cx.cut.plain_field()));
+                shell.activity.end(seq, &outcome, millis(began), typed);
+                if let Some(tab) = tab.filter(|_| pictured(method)) {
+                    frames::after(shell, sid, seq, tab);
+                }
             }
             response_line(id, logged(&cx, method, outcome))
         }};
@@ -149,9 +167,26 @@ pub async fn dispatch(shell: &Shell, conn: &ConnState, call: Call, id: Option<Re
     }
 }
 
+/// What the person's record keeps of text an agent typed: as it is
+/// (its secret shapes redacted, as results are) into a field known not to
+/// take a secret, else one `•` per character.
+fn kept_text(text: &str, plain_field: bool) -> String {
+    if plain_field {
+        crate::redact::redact_str(text, &crate::redact::Known::default())
+    } else {
+        "•".repeat(text.chars().count())
+    }
+}
+
+/// Whether the record keeps a picture of the tab after `method`: every
+/// request the person is told of but waits and closing a tab.
+fn pictured(method: &str) -> bool {
+    !matches!(method, "page.wait" | "tabs.close")
+}
+
 /// Tells the person's watch that `call` began, if it is a request they
-/// are told of; its number in the feed.
-fn told(cx: &Cx<'_>, call: &Call) -> Option<u64> {
+/// are told of; its number in the feed, its session and tab.
+fn told(cx: &Cx<'_>, call: &Call) -> Option<(u64, crate::session::SessionId, Option<TabId>)> {
     let sid = cx.sid().ok()?;
     let (agent, tab, what) = cx.core(|c| {
         let tab = c.selection(sid, cx.conn.id).ok().and_then(|(t, _)| t);
@@ -159,11 +194,11 @@ fn told(cx: &Cx<'_>, call: &Call) -> Option<u64> {
         (c.agent_of(sid).map(str::to_owned), tab, what)
     });
     let (agent, what) = (agent?, what?);
-    Some(
-        cx.shell
-            .activity
-            .begin(sid, &agent, tab, call.method(), what),
-    )
+    let seq = cx
+        .shell
+        .activity
+        .begin(sid, &agent, tab, call.method(), what);
+    Some((seq, sid, tab))
 }
 
 /// Milliseconds since `began`.
@@ -268,6 +303,19 @@ mod tests {
 
     fn parsed(line: &Bytes) -> Value {
         serde_json::from_slice(line).expect("a JSON line")
+    }
+
+    #[test]
+    fn typed_text_is_kept_masked_unless_the_field_takes_no_secret_and_redacted() {
+        assert_eq!(kept_text("hunter2", false), "•••••••");
+        assert_eq!(kept_text("héllo", false), "•••••");
+        assert_eq!(kept_text("ada@example.org", true), "ada@example.org");
+        let token = kept_text("key ghp_0123456789abcdefghij0123 ok", true);
+        assert!(!token.contains("ghp_0123"), "{token}");
+        assert!(
+            token.starts_with("key ") && token.ends_with(" ok"),
+            "{token}"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ fn entry(seq: u64, what: &str) -> ActivityEntry {
         what: what.into(),
         outcome: Some("ok".into()),
         ms: Some(3),
+        typed: None,
     }
 }
 

@@ -25,7 +25,8 @@ const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:2em;color:#1b1b1
 h1{font-size:1.3em}table{border-collapse:collapse;width:100%}\
 th,td{text-align:left;padding:.3em .6em;border-bottom:1px solid #ddd;vertical-align:top}\
 th{background:#f3f3f3}tr.person td{background:#fff6e0}td.bad{color:#a40000;font-weight:600}\
-td.n{text-align:right;font-variant-numeric:tabular-nums}";
+td.n{text-align:right;font-variant-numeric:tabular-nums}\
+td.f img{width:240px;border:1px solid #ccc;display:block}";
 
 /// The page of `session`.
 pub fn export(session: &Session) -> String {
@@ -65,7 +66,7 @@ pub fn export(session: &Session) -> String {
     }
     out.push_str(
         "<table><thead><tr><th>Time (UTC)</th><th>Who</th><th>Tab</th><th>What</th>\
-         <th>Outcome</th><th>ms</th></tr></thead><tbody>\n",
+         <th>Outcome</th><th>ms</th><th>The tab after</th></tr></thead><tbody>\n",
     );
     for e in &session.entries {
         let person = e.by_person();
@@ -73,7 +74,7 @@ pub fn export(session: &Session) -> String {
         let _ = writeln!(
             out,
             "<tr{class}><td>{at}</td><td>{who}</td><td class=\"n\">{tab}</td><td>{what}</td>\
-             <td{bad}>{outcome}</td><td class=\"n\">{ms}</td></tr>",
+             <td{bad}>{outcome}</td><td class=\"n\">{ms}</td><td class=\"f\">{frame}</td></tr>",
             class = if person { " class=\"person\"" } else { "" },
             at = utc(e.at_ms),
             who = if person {
@@ -82,7 +83,10 @@ pub fn export(session: &Session) -> String {
                 esc(&e.agent)
             },
             tab = e.tab.map(|t| t.0.to_string()).unwrap_or_default(),
-            what = esc(&e.what),
+            what = match &e.typed {
+                Some(t) => format!("{} <q>{}</q>", esc(&e.what), esc(t)),
+                None => esc(&e.what),
+            },
             bad = if !person && outcome != "ok" {
                 " class=\"bad\""
             } else {
@@ -90,6 +94,12 @@ pub fn export(session: &Session) -> String {
             },
             outcome = esc(outcome),
             ms = e.ms.map(|m| m.to_string()).unwrap_or_default(),
+            // Checked base64 only ([`super::Record::read`]).
+            frame = match session.frames.get(&e.seq).filter(|_| !person) {
+                Some(b64) =>
+                    format!("<img alt=\"the tab after it\" src=\"data:image/jpeg;base64,{b64}\">"),
+                None => String::new(),
+            },
         );
     }
     out.push_str("</tbody></table></body></html>\n");

@@ -12,6 +12,7 @@ fn entry(seq: u64, tab: i32, what: &str, outcome: &str) -> ActivityEntry {
         what: what.into(),
         outcome: Some(outcome.into()),
         ms: Some(12),
+        typed: None,
     }
 }
 
@@ -227,6 +228,8 @@ fn an_export_is_one_page_with_no_script_and_everything_escaped() {
             ..header("1-2", 1_764_000_000_000)
         },
         entries: vec![hostile, bad],
+        frames: std::collections::BTreeMap::new(),
+        frame_count: 0,
         skipped: 1,
     };
     let page = export(&session);
@@ -253,4 +256,125 @@ fn times_read_in_utc() {
     assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00");
     assert_eq!(utc(1_764_000_000_000), "2025-11-24 16:00:00");
     assert_eq!(utc(4_102_444_799_000), "2099-12-31 23:59:59");
+}
+
+/// A JPEG's first bytes, base64.
+const JPEG: &str = "/9j/4AAQSkZJRgABAQAAAQABAAD";
+
+#[test]
+fn frames_are_kept_beside_their_entries_and_only_a_jpeg_gets_in() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let record = Record::in_state_dir(root.path());
+    let mut w = Writer::create(&record, &header("20", 1)).expect("create");
+    w.append(&entry(1, 1, "click · a", "ok")).expect("append");
+    w.append_frame(&Frame {
+        frame_of: 1,
+        jpeg: JPEG.into(),
+    })
+    .expect("frame");
+    w.append(&entry(2, 1, "click · b", "ok")).expect("append");
+    // The writer refuses anything else.
+    for bad in ["iVBORw0KGgo=", "/9j/\"><script>alert(1)</script>", ""] {
+        let f = Frame {
+            frame_of: 2,
+            jpeg: bad.into(),
+        };
+        assert!(w.append_frame(&f).is_err(), "{bad}");
+    }
+    // A line planted by hand is read past.
+    let path = record.dir().join("20.jsonl");
+    let mut f = OpenOptions::new().append(true).open(&path).expect("open");
+    f.write_all(b"{\"frameOf\":2,\"jpeg\":\"/9j/\\\"><script>x</script>\"}\n")
+        .expect("plant");
+    drop(f);
+    let s = record.read("20").expect("read");
+    assert_eq!(s.entries.len(), 2);
+    assert_eq!(s.frames.len(), 1);
+    assert_eq!(s.frames.get(&1).map(String::as_str), Some(JPEG));
+    assert_eq!(s.skipped, 1);
+    let page = export(&s);
+    assert!(page.contains(&format!("src=\"data:image/jpeg;base64,{JPEG}\"")));
+    assert!(!page.contains("<script"));
+    // Listing counts pictures without reading them.
+    let listed = &record.list().expect("list")[0];
+    assert_eq!((listed.frames, listed.requests), (2, 2));
+    let light = record.read_with("20", false).expect("read");
+    assert!(light.frames.is_empty());
+}
+
+#[test]
+fn a_long_session_reads_a_page_at_a_time_with_its_filters_and_pictures() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let record = Record::in_state_dir(root.path());
+    let mut w = Writer::create(&record, &header("30", 1)).expect("create");
+    for seq in 1..=10_000u64 {
+        let tab = if seq % 2 == 0 { 1 } else { 2 };
+        let outcome = if seq % 100 == 0 { "TIMEOUT" } else { "ok" };
+        w.append(&entry(seq, tab, "click", outcome))
+            .expect("append");
+        if seq % 10 == 0 {
+            w.append_frame(&Frame {
+                frame_of: seq,
+                jpeg: format!("{JPEG}{seq}"),
+            })
+            .expect("frame");
+        }
+    }
+    let all = Filter::default();
+    let last = record.page("30", &all, 9_950, 100).expect("page");
+    assert_eq!(last.total, 10_000);
+    assert_eq!(last.entries.len(), 50);
+    assert_eq!(last.entries[0].seq, 9_951);
+    assert_eq!(last.tabs, vec![TabId(2), TabId(1)]);
+    assert_eq!(
+        last.framed,
+        (9_960..=10_000).step_by(10).collect::<Vec<u64>>()
+    );
+    let on_one = Filter {
+        tab: Some(TabId(1)),
+        ok: None,
+    };
+    let p = record.page("30", &on_one, 0, 3).expect("page");
+    assert_eq!(
+        (p.total, p.entries.iter().map(|e| e.seq).collect::<Vec<_>>()),
+        (5_000, vec![2, 4, 6])
+    );
+    let failed = Filter {
+        tab: None,
+        ok: Some(false),
+    };
+    let p = record.page("30", &failed, 0, 200).expect("page");
+    assert_eq!(p.total, 100);
+    assert!(p
+        .entries
+        .iter()
+        .all(|e| e.outcome.as_deref() == Some("TIMEOUT")));
+    // Past the end: nothing, and the count.
+    assert_eq!(
+        record
+            .page("30", &all, 20_000, 10)
+            .expect("page")
+            .entries
+            .len(),
+        0
+    );
+    // Pictures, within the budget.
+    let frames = record.frames("30", &[10, 20, 25], 1 << 20).expect("frames");
+    assert_eq!(
+        frames.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+        vec![10, 20]
+    );
+    assert_eq!(frames[0].1, format!("{JPEG}10"));
+    let one = record
+        .frames("30", &[10, 20], JPEG.len() + 2)
+        .expect("frames");
+    assert_eq!(one.len(), 1);
+    assert!(matches!(
+        record.page("../x", &all, 0, 1),
+        Err(RecordError::BadId(_))
+    ));
+    assert!(matches!(
+        record.frames("31", &[1], 10),
+        Err(RecordError::NotFound(_))
+    ));
 }

@@ -20,7 +20,7 @@ pub(crate) fn run(cmd: Option<ActivityCmd>, json: bool) -> Result<(), Failure> {
     let record = Record::in_state_dir(&dir);
     match cmd.unwrap_or(ActivityCmd::List) {
         ActivityCmd::List => list(&record, json),
-        ActivityCmd::Show { id } => show(&record.read(&id)?, json),
+        ActivityCmd::Show { id } => show(&record.read_with(&id, false)?, json),
         ActivityCmd::Export { id, output } => {
             let page = export(&record.read(&id)?);
             write_page(&output, &page)?;
@@ -98,6 +98,7 @@ fn show(session: &Session, json: bool) -> Result<(), Failure> {
         let v = json!({
             "session": session.header,
             "entries": session.entries,
+            "frames": session.frame_count,
             "skipped": session.skipped,
         });
         println!("{v}");
@@ -123,9 +124,14 @@ fn show(session: &Session, json: bool) -> Result<(), Failure> {
         let ms = e.ms.map(|m| format!(" {m} ms")).unwrap_or_default();
         let at = utc(e.at_ms);
         let time = at.get(11..).unwrap_or(&at);
+        let typed = e
+            .typed
+            .as_ref()
+            .map(|t| format!(" {t:?}"))
+            .unwrap_or_default();
         if writeln!(
             out,
-            "{time}  {who:<12} {tab:<8} {}  → {outcome}{ms}",
+            "{time}  {who:<12} {tab:<8} {}{typed}  → {outcome}{ms}",
             e.what
         )
         .is_err()
