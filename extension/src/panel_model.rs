@@ -1,10 +1,11 @@
 //! What the side panel shows of agents at work, pure: the requests the
 //! daemon's watch told of ([`cotab_shared::watch`]), per agent — what it
-//! is doing now and its latest requests with their outcome — and which
-//! tabs "Stop all agents" takes from them.
+//! is doing now, its latest requests with their outcome and the latest
+//! picture of the tab it works in — and which tabs "Stop all agents"
+//! takes from them.
 
 use cotab_shared::native::{Holder, TabControl};
-use cotab_shared::watch::{ActivityEntry, WatchEvent};
+use cotab_shared::watch::{ActivityEntry, TabPicture, WatchEvent};
 use cotab_shared::TabId;
 use std::collections::BTreeMap;
 
@@ -18,6 +19,8 @@ const KEPT: usize = 500;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Activity {
     entries: BTreeMap<u64, ActivityEntry>,
+    /// The latest picture of each tab.
+    pictures: BTreeMap<TabId, TabPicture>,
 }
 
 /// One agent as the panel shows it.
@@ -29,6 +32,9 @@ pub struct AgentView {
     pub now: Option<ActivityEntry>,
     /// Its latest requests that ended, newest first.
     pub recent: Vec<ActivityEntry>,
+    /// The latest picture of the tab its latest request that ended was
+    /// on, taken after one of its requests.
+    pub picture: Option<TabPicture>,
 }
 
 impl Activity {
@@ -36,6 +42,10 @@ impl Activity {
     pub fn apply(&mut self, event: WatchEvent) {
         if event.recent {
             self.entries.clear();
+            self.pictures.clear();
+        }
+        for picture in event.pictures {
+            self.pictures.insert(picture.tab, picture);
         }
         for entry in event.entries {
             self.entries.insert(entry.seq, entry);
@@ -56,6 +66,7 @@ impl Activity {
                         agent: entry.agent.clone(),
                         now: None,
                         recent: Vec::new(),
+                        picture: None,
                     });
                     views.len() - 1
                 }
@@ -67,6 +78,19 @@ impl Activity {
                 Some(_) if view.recent.len() < RECENT_PER_AGENT => view.recent.push(entry.clone()),
                 Some(_) => {}
             }
+        }
+        for view in &mut views {
+            view.picture = view
+                .recent
+                .first()
+                .and_then(|e| e.tab)
+                .and_then(|tab| self.pictures.get(&tab))
+                .filter(|p| {
+                    self.entries
+                        .get(&p.seq)
+                        .is_none_or(|e| e.agent == view.agent)
+                })
+                .cloned();
         }
         views
     }
@@ -155,6 +179,43 @@ mod tests {
     }
 
     #[test]
+    fn each_agent_shows_the_latest_picture_of_the_tab_it_works_in() {
+        let mut a = Activity::default();
+        let picture = |tab: i32, seq: u64| TabPicture {
+            tab: TabId(tab),
+            seq,
+            jpeg: format!("/9j/{seq}"),
+        };
+        a.apply(WatchEvent {
+            recent: true,
+            entries: vec![
+                entry(1, "ada", "click", Some("ok")),
+                entry(2, "bob", "click", Some("ok")),
+            ],
+            pictures: vec![picture(1, 1)],
+            ..WatchEvent::default()
+        });
+        let views = a.agents();
+        // Both worked in tab 1; the picture followed ada's request.
+        assert_eq!(views[0].agent, "bob");
+        assert_eq!(views[0].picture, None);
+        assert_eq!(views[1].picture, Some(picture(1, 1)));
+        a.apply(WatchEvent {
+            pictures: vec![picture(1, 2)],
+            ..WatchEvent::default()
+        });
+        let views = a.agents();
+        assert_eq!(views[0].picture, Some(picture(1, 2)));
+        assert_eq!(views[1].picture, None, "bob's request came after");
+        // The recent ones again: pictures start over too.
+        a.apply(WatchEvent {
+            recent: true,
+            ..WatchEvent::default()
+        });
+        assert!(a.agents().is_empty());
+    }
+
+    #[test]
     fn the_record_pages_read_as_a_person_counts() {
         assert_eq!(page_range(0, 50, 10_000), "entries 1–50 of 10000");
         assert_eq!(page_range(9_950, 50, 10_000), "entries 9951–10000 of 10000");
@@ -183,12 +244,14 @@ mod tests {
             ],
             agent_pointer: Some(true),
             record: None,
+            pictures: Vec::new(),
         });
         a.apply(WatchEvent {
             recent: false,
             entries: vec![entry(3, "ada", "type 5 characters", None)],
             agent_pointer: None,
             record: None,
+            pictures: Vec::new(),
         });
         let views = a.agents();
         assert_eq!(
@@ -212,6 +275,7 @@ mod tests {
             )],
             agent_pointer: None,
             record: None,
+            pictures: Vec::new(),
         });
         let views = a.agents();
         assert_eq!(views[0].now, None);
@@ -226,6 +290,7 @@ mod tests {
                 entries: vec![entry(seq, "ada", "wait", Some("ok"))],
                 agent_pointer: None,
                 record: None,
+                pictures: Vec::new(),
             });
         }
         assert_eq!(a.agents()[0].recent.len(), RECENT_PER_AGENT);

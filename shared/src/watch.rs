@@ -194,6 +194,23 @@ pub struct WatchEvent {
     /// The answer to the page's ask of the activity record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub record: Option<RecordAnswer>,
+    /// The latest picture of tabs agents work in: with the recent entries
+    /// (one per tab), then each as it is taken.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pictures: Vec<TabPicture>,
+}
+
+/// A picture of a tab after an agent's request (the activity record's,
+/// a JPEG 320 pixels wide), for the side panel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabPicture {
+    /// The tab.
+    pub tab: TabId,
+    /// The request it follows ([`ActivityEntry::seq`]).
+    pub seq: u64,
+    /// The JPEG, base64.
+    pub jpeg: String,
 }
 
 #[cfg(test)]
@@ -231,6 +248,7 @@ mod tests {
             entries: vec![entry.clone()],
             agent_pointer: None,
             record: None,
+            pictures: Vec::new(),
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(

@@ -11,8 +11,10 @@
 //! `#watch-status[data-watching]`, `button#stop-all`,
 //! `input#agent-pointer` (the drawings in the page, on or off: the daemon
 //! keeps the choice), one
-//! `section.agent[data-agent]` per agent with `p.now[data-now]` and
-//! `ol.recent > li[data-seq][data-outcome]`.
+//! `section.agent[data-agent]` per agent with `p.now[data-now]`,
+//! `ol.recent > li[data-seq][data-outcome]` and, once the daemon took
+//! one, `figure.picture[data-tab][data-seq] > img` (the tab it works in
+//! after its latest request).
 
 use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::log;
@@ -257,6 +259,24 @@ fn agent_section(panel: &Panel, view: &AgentView) -> Result<Element, JsValue> {
         list.append_child(&li)?;
     }
     section.append_child(&list)?;
+    if let Some(p) = &view.picture {
+        let figure = d.create_element("figure")?;
+        figure.set_attribute("class", "picture")?;
+        figure.set_attribute("data-tab", &p.tab.to_string())?;
+        figure.set_attribute("data-seq", &p.seq.to_string())?;
+        let img = d.create_element("img")?;
+        img.set_attribute(
+            "alt",
+            &format!("tab {} after the agent's latest request", p.tab),
+        )?;
+        // The daemon's picture: base64 of a JPEG, checked before it was kept.
+        img.set_attribute("src", &format!("data:image/jpeg;base64,{}", p.jpeg))?;
+        figure.append_child(&img)?;
+        let caption = d.create_element("figcaption")?;
+        caption.set_text_content(Some(&format!("Tab {} after its latest request", p.tab)));
+        figure.append_child(&caption)?;
+        section.append_child(&figure)?;
+    }
     Ok(section)
 }
 

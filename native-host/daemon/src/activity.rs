@@ -18,7 +18,7 @@ use crate::recorder::Recorder;
 use crate::session::SessionId;
 use cotab_shared::controller::{Call, NavigateAction, Ref, RpcError, WaitUntil};
 use cotab_shared::tab::TabInfo;
-use cotab_shared::watch::{ActivityEntry, PERSON};
+use cotab_shared::watch::{ActivityEntry, TabPicture, PERSON};
 use cotab_shared::TabId;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Mutex, OnceLock};
@@ -30,6 +30,13 @@ pub const KEPT: usize = 200;
 /// Entries queued for a watcher that reads slowly; past it, it misses
 /// some and is told the recent ones again.
 const QUEUE: usize = 256;
+
+/// Pictures queued for a watcher that reads slowly; past it, it misses
+/// some (the next one replaces them).
+const PICTURES: usize = 8;
+
+/// Tabs whose latest picture is kept for a watch that arrives later.
+const LATEST: usize = 16;
 
 /// What `call` of session `sid` does, in the person's terms, and its
 /// tab; `None` for a call the person is not told of.
@@ -166,6 +173,10 @@ pub struct Feed {
     /// Per tab, how many agent requests ended on it: a picture waits for
     /// its number to stay put ([`crate::handlers`]' frames).
     quiet: Mutex<std::collections::HashMap<TabId, u64>>,
+    /// The latest picture of each tab, for a watch that arrives later.
+    latest: Mutex<BTreeMap<TabId, TabPicture>>,
+    /// Each picture as it is taken, to the watches.
+    pictures: broadcast::Sender<TabPicture>,
 }
 
 #[derive(Debug, Default)]
@@ -183,6 +194,8 @@ impl Default for Feed {
             tx: broadcast::channel(QUEUE).0,
             record: OnceLock::new(),
             quiet: Mutex::default(),
+            latest: Mutex::default(),
+            pictures: broadcast::channel(PICTURES).0,
         }
     }
 }
@@ -327,12 +340,49 @@ impl Feed {
                 .any(|(_, e)| e.tab == Some(tab))
     }
 
-    /// `jpeg` (base64), the tab after request `seq` of session `sid`, to
-    /// the record.
-    pub fn frame(&self, sid: SessionId, seq: u64, jpeg: String) {
+    /// `jpeg` (base64), `tab` after request `seq` of session `sid`, to the
+    /// record and the watches.
+    pub fn frame(&self, sid: SessionId, seq: u64, tab: TabId, jpeg: String) {
+        let picture = TabPicture {
+            tab,
+            seq,
+            jpeg: jpeg.clone(),
+        };
+        {
+            let mut latest = self.latest.lock().unwrap_or_else(|e| e.into_inner());
+            latest.insert(tab, picture.clone());
+            while latest.len() > LATEST {
+                let oldest = latest.iter().min_by_key(|(_, p)| p.seq).map(|(t, _)| *t);
+                if let Some(t) = oldest {
+                    latest.remove(&t);
+                }
+            }
+        }
+        let _ = self.pictures.send(picture);
         if let Some(r) = self.record.get() {
             r.frame(sid, seq, jpeg);
         }
+    }
+
+    /// The latest picture of each tab, oldest first.
+    pub fn pictures(&self) -> Vec<TabPicture> {
+        let latest = self.latest.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all: Vec<TabPicture> = latest.values().cloned().collect();
+        all.sort_by_key(|p| p.seq);
+        all
+    }
+
+    /// Forgets the picture of `tab` (it is no longer shared).
+    pub fn forget_picture(&self, tab: TabId) {
+        self.latest
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&tab);
+    }
+
+    /// Every picture from now on.
+    pub fn subscribe_pictures(&self) -> broadcast::Receiver<TabPicture> {
+        self.pictures.subscribe()
     }
 
     /// The person did `what` (`method` after [`PERSON`]) on `tab`, while

@@ -141,11 +141,13 @@ async fn watch<R, W, RE, WE>(
 {
     let mut entries = shell.activity.subscribe();
     let mut settings = shell.settings_changed.subscribe();
+    let mut pictures = shell.activity.subscribe_pictures();
     let recent = || WatchEvent {
         recent: true,
         entries: shell.activity.recent(),
         agent_pointer: Some(shell.settings().agent_pointer),
         record: None,
+        pictures: shell.activity.pictures(),
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -186,6 +188,17 @@ async fn watch<R, W, RE, WE>(
                     ..WatchEvent::default()
                 });
             }
+            picture = pictures.recv() => match picture {
+                Ok(picture) => {
+                    next = Some(WatchEvent {
+                        pictures: vec![picture],
+                        ..WatchEvent::default()
+                    })
+                }
+                // A picture missed is replaced by the next.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            },
             entry = entries.recv() => match entry {
                 Ok(entry) => {
                     next = Some(WatchEvent {

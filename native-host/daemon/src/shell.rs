@@ -374,6 +374,9 @@ impl Shell {
                     (changes, c.session_ids())
                 });
                 for (method, tab, what) in changes {
+                    if method == "unshare" {
+                        self.activity.forget_picture(tab);
+                    }
                     self.activity.person(live.clone(), Some(tab), method, what);
                 }
                 self.blockers.send_modify(|n| *n += 1);
@@ -388,6 +391,7 @@ impl Shell {
                     Gone::Closed
                 };
                 self.with_core(|c| c.on_tab_gone(*tab_id, gone));
+                self.activity.forget_picture(*tab_id);
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::Detached { tab_id, reason } => {
@@ -401,6 +405,7 @@ impl Shell {
                     c.on_tab_gone(*tab_id, gone);
                     (was, c.session_ids())
                 });
+                self.activity.forget_picture(*tab_id);
                 if was && gone == Gone::Unshared {
                     let what = format!("stop sharing tab {}", tab_id.0);
                     self.activity.person(live, Some(*tab_id), "unshare", what);

@@ -84,6 +84,14 @@ async fn the_side_panel_shows_each_agent_at_work_and_stops_them_all() -> anyhow:
     assert!(text.contains("press Tab — done"), "{text}");
     assert!(text.contains(&format!("(tab {tab})")), "{text}");
     assert!(!text.contains("ada-secret"), "typed text shown: {text}");
+    // Once the agent pauses, the panel shows the tab it works in.
+    let picture = format!(
+        "document.querySelector('section.agent[data-agent=\"toolset\"] figure.picture[data-tab=\"{tab}\"] img')?.naturalWidth ?? 0"
+    );
+    until(&browser, &panel, &picture, |v| {
+        v.as_u64().is_some_and(|w| w > 0)
+    })
+    .await?;
     // What an agent is doing now shows while it runs.
     let mut waiter = browser.agent("waiter").await?;
     waiter

@@ -132,14 +132,15 @@ async fn an_agent_session_is_kept_with_what_the_person_did_and_exports_as_one_pa
         .eval(&shown, "document.querySelectorAll('tr.person').length")
         .await?;
     assert_eq!(person, 4);
-    // The click's picture: the tab's viewport, 320 pixels wide, shown.
+    // The click's picture: the tab's viewport, shown.
     let picture = browser
         .eval(
             &shown,
             "[...document.querySelectorAll('td.f img')].map(i => i.naturalWidth)",
         )
         .await?;
-    assert_eq!(picture, serde_json::json!([320]));
+    let width = browser.eval(&page, "innerWidth").await?;
+    assert_eq!(picture, serde_json::json!([width]));
     // No frame of the tab while the person held it: only the click's.
     let kept = std::fs::read_to_string(&file)?;
     assert_eq!(kept.matches("\"frameOf\"").count(), 1);
@@ -273,7 +274,10 @@ async fn the_viewer_lists_sessions_pages_a_long_one_shows_pictures_and_clears() 
         .to_owned();
     browser.eval(&viewer, &open(&own)).await?;
     let picture = "document.querySelector('#record-entries li .frame img')?.naturalWidth ?? 0";
-    until(&browser, &viewer, picture, |v| v == 320).await?;
+    until(&browser, &viewer, picture, |v| {
+        v.as_u64().is_some_and(|w| w > 0)
+    })
+    .await?;
     let what = "document.querySelector('#record-entries li .what').textContent";
     let what = browser.eval(&viewer, what).await?;
     assert!(

@@ -1,7 +1,10 @@
 //! A small picture of the tab after an agent's request, for the activity
-//! record: once no agent request has ended or runs on the tab for
-//! [`QUIET`], the daemon captures its viewport as a JPEG [`WIDTH`] pixels
-//! wide and hands it to the recorder. An agent acting in a burst (a
+//! record and the side panel: once no agent request has ended or runs on
+//! the tab for a while — until the drawing of what the agent aimed at
+//! faded ([`crate::overlay::FADE`] and a little more: a downscaled
+//! capture draws it at the wrong scale), or [`QUIET`] while the person
+//! turned the drawing off — the daemon captures its viewport as a JPEG of
+//! low quality and hands it to the recorder and the watches. An agent acting in a burst (a
 //! script's loop) is never slowed by a capture between its requests; the
 //! last request of the burst gets the picture of where it left the page.
 //!
@@ -9,24 +12,22 @@
 //! page, not under the person's control (what the person does is
 //! theirs) — checked when the picture is taken, and the extension refuses
 //! a blocked page again. No agent can ask for a frame: they go only to
-//! the record. The drawing of what the agent aimed at ([`crate::overlay`])
-//! stays in the picture: the person reading the record sees it too.
+//! the record and the person's side panel.
 
 use crate::session::SessionId;
 use crate::shell::Shell;
-use cotab_shared::cdp::{CaptureScreenshot, CdpCommand, GetLayoutMetrics, LayoutMetrics, Viewport};
+use cotab_shared::cdp::{CaptureScreenshot, CdpCommand};
 use cotab_shared::native::{Command, CommandClass};
 use cotab_shared::{TabId, WireError};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// How long a tab stays without agent requests before it is pictured.
+/// How long a tab stays without agent requests before it is pictured,
+/// while what agents aim at is not drawn in the page.
 pub(super) const QUIET: Duration = Duration::from_millis(250);
-/// The picture's width in pixels.
-pub(super) const WIDTH: f64 = 320.0;
-/// Its JPEG quality.
-const QUALITY: u8 = 50;
+/// The picture's JPEG quality: low, as a record's picture is small.
+const QUALITY: u8 = 30;
 /// How long a picture may take before it is given up.
 const DEADLINE: Duration = Duration::from_secs(3);
 
@@ -36,9 +37,16 @@ pub(super) fn after(shell: &Arc<Shell>, sid: SessionId, seq: u64, tab: TabId) {
     let Some(generation) = shell.activity.quiet_from(tab) else {
         return;
     };
+    // The drawing of what the agent aimed at is scaled wrong in a
+    // downscaled capture: the picture waits until it faded.
+    let quiet = if shell.settings().agent_pointer {
+        crate::overlay::FADE + QUIET / 2
+    } else {
+        QUIET
+    };
     let shell = shell.clone();
     drop(tokio::spawn(async move {
-        tokio::time::sleep(QUIET).await;
+        tokio::time::sleep(quiet).await;
         if !shell.activity.still_quiet(tab, generation) {
             return;
         }
@@ -46,7 +54,7 @@ pub(super) fn after(shell: &Arc<Shell>, sid: SessionId, seq: u64, tab: TabId) {
             return;
         }
         match picture(&shell, tab).await {
-            Ok(jpeg) => shell.activity.frame(sid, seq, jpeg),
+            Ok(jpeg) => shell.activity.frame(sid, seq, tab, jpeg),
             Err(e) => tracing::debug!(%tab, kind = %e.kind, "no frame of the tab for the record"),
         }
     }));
@@ -70,26 +78,18 @@ async fn send<C: CdpCommand>(
     C::response(v)
 }
 
-/// The tab's viewport as a JPEG, base64.
+/// The tab's viewport as a JPEG, base64: a plain capture, as the
+/// browser draws it. A capture with a scaled clip would emulate another
+/// viewport for a moment, which the page sees (a resize) and which undoes
+/// an agent's own emulated size.
 async fn picture(shell: &Shell, tab: TabId) -> Result<String, WireError> {
-    let metrics: LayoutMetrics = send(shell, tab, &GetLayoutMetrics {}).await?;
-    let g = metrics
-        .geometry()
-        .ok_or_else(|| WireError::new(cotab_shared::ErrorKind::CommandFailed, "no viewport"))?;
-    let width = g.viewport_width.max(1.0);
     let shot = send(
         shell,
         tab,
         &CaptureScreenshot {
             format: "jpeg",
             quality: Some(QUALITY),
-            clip: Some(Viewport {
-                x: g.scroll_x,
-                y: g.scroll_y,
-                width,
-                height: g.viewport_height.max(1.0),
-                scale: (WIDTH / width).min(1.0),
-            }),
+            clip: None,
             capture_beyond_viewport: false,
         },
     )
