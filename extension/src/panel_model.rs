@@ -135,16 +135,6 @@ pub fn pages_around(from: u32, total: u32) -> (Option<u32>, Option<u32>) {
     (before, after)
 }
 
-/// A session's length as a person reads it: `4 s`, `12 min`, `3 h 5 min`.
-pub fn length(ms: u64) -> String {
-    let s = ms / 1000;
-    match s {
-        0..=59 => format!("{s} s"),
-        60..=3599 => format!("{} min", s / 60),
-        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
-    }
-}
-
 /// An outcome in the person's words.
 fn outcome_text(outcome: &str) -> &str {
     match outcome {
@@ -228,9 +218,6 @@ mod tests {
             pages_around(u32::MAX - 1, u32::MAX),
             (Some(u32::MAX - 51), None)
         );
-        assert_eq!(length(4_400), "4 s");
-        assert_eq!(length(720_000), "12 min");
-        assert_eq!(length(11_100_000), "3 h 5 min");
     }
 
     #[test]

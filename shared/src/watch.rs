@@ -75,6 +75,16 @@ impl ActivityEntry {
     }
 }
 
+/// How long, as a person reads it: `4 s`, `12 min`, `3 h 5 min`.
+pub fn duration_text(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min", s / 60),
+        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
+    }
+}
+
 /// One session of the activity record, as `cotab activity list` and the
 /// viewer show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,6 +227,14 @@ pub struct TabPicture {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn durations_read_as_a_person_counts() {
+        assert_eq!(duration_text(4_400), "4 s");
+        assert_eq!(duration_text(59_999), "59 s");
+        assert_eq!(duration_text(720_000), "12 min");
+        assert_eq!(duration_text(11_100_000), "3 h 5 min");
+    }
 
     #[test]
     fn the_watch_messages_read_as_documented() {

@@ -18,8 +18,8 @@
 
 use crate::chrome::{error_message, runtime, to_js};
 use crate::log;
-use crate::panel_model::{length, line, page_range, pages_around, RECORD_PAGE};
-use cotab_shared::watch::{RecordAnswer, RecordAsk, WatchEvent, MAX_FRAMES};
+use crate::panel_model::{line, page_range, pages_around, RECORD_PAGE};
+use cotab_shared::watch::{duration_text, RecordAnswer, RecordAsk, WatchEvent, MAX_FRAMES};
 use cotab_shared::TabId;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -332,7 +332,7 @@ fn sessions(v: &Viewer, a: &RecordAnswer) -> Result<(), JsValue> {
         for text in [
             s.agent.clone(),
             local_time(s.started_ms),
-            length(s.last_ms.saturating_sub(s.started_ms)),
+            duration_text(s.last_ms.saturating_sub(s.started_ms)),
             s.requests.to_string(),
             s.failed.to_string(),
             tabs.join(", "),

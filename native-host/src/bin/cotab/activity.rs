@@ -6,6 +6,7 @@ use crate::ctx::Failure;
 use cotab_host::cli::ActivityCmd;
 use cotab_host::logs::log_dir;
 use cotab_host::record::{export, utc, Record, Session, Summary};
+use cotab_shared::watch::duration_text;
 use serde_json::json;
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
@@ -46,14 +47,12 @@ pub(crate) fn run(cmd: Option<ActivityCmd>, json: bool) -> Result<(), Failure> {
     }
 }
 
-/// How long, as a person reads it: `4 s`, `12 min`, `3 h 5 min`.
-fn length(ms: u64) -> String {
-    let s = ms / 1000;
-    match s {
-        0..=59 => format!("{s} s"),
-        60..=3599 => format!("{} min", s / 60),
-        _ => format!("{} h {} min", s / 3600, s / 60 % 60),
-    }
+/// `s` without control characters (an agent names itself, and a page its
+/// elements: neither may drive the person's terminal).
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
 }
 
 fn list(record: &Record, json: bool) -> Result<(), Failure> {
@@ -78,9 +77,9 @@ fn list(record: &Record, json: bool) -> Result<(), Failure> {
             out,
             "{:<24} {:<16} {:<19}  {:>10}  {:>8}  {:>6}  {}",
             s.id,
-            s.agent.chars().take(16).collect::<String>(),
+            printable(&s.agent).chars().take(16).collect::<String>(),
             utc(s.started_ms),
-            length(s.last_ms.saturating_sub(s.started_ms)),
+            duration_text(s.last_ms.saturating_sub(s.started_ms)),
             s.requests,
             s.failed,
             tabs.join(",")
@@ -110,14 +109,14 @@ fn show(session: &Session, json: bool) -> Result<(), Failure> {
         out,
         "{} · {} · began {} UTC",
         h.id,
-        h.agent,
+        printable(&h.agent),
         utc(h.started_ms)
     );
     for e in &session.entries {
         let who = if e.by_person() {
-            "(you)"
+            "(you)".to_owned()
         } else {
-            e.agent.as_str()
+            printable(&e.agent)
         };
         let tab = e.tab.map(|t| format!("tab {}", t.0)).unwrap_or_default();
         let outcome = e.outcome.as_deref().unwrap_or("?");
@@ -131,8 +130,9 @@ fn show(session: &Session, json: bool) -> Result<(), Failure> {
             .unwrap_or_default();
         if writeln!(
             out,
-            "{time}  {who:<12} {tab:<8} {}{typed}  → {outcome}{ms}",
-            e.what
+            "{time}  {who:<12} {tab:<8} {}{typed}  → {}{ms}",
+            printable(&e.what),
+            printable(outcome)
         )
         .is_err()
         {
@@ -165,4 +165,19 @@ fn write_page(path: &Path, page: &str) -> Result<(), Failure> {
         .open(path)
         .map_err(failed)?;
     f.write_all(page.as_bytes()).map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_page_or_an_agent_named_cannot_drive_the_terminal() {
+        assert_eq!(printable("ada\u{1b}[2J\u{7}"), "ada\u{fffd}[2J\u{fffd}");
+        assert_eq!(
+            printable("click · button \"Send\""),
+            "click · button \"Send\""
+        );
+        assert_eq!(printable("a\u{9b}b\nc"), "a\u{fffd}b\u{fffd}c");
+    }
 }
