@@ -177,6 +177,9 @@ pub struct Feed {
     latest: Mutex<BTreeMap<TabId, TabPicture>>,
     /// Each picture as it is taken, to the watches.
     pictures: broadcast::Sender<TabPicture>,
+    /// Developer mode as a browser connection last reported it
+    /// ([`switched`]).
+    developer_mode: Mutex<Option<bool>>,
 }
 
 #[derive(Debug, Default)]
@@ -196,8 +199,18 @@ impl Default for Feed {
             quiet: Mutex::default(),
             latest: Mutex::default(),
             pictures: broadcast::channel(PICTURES).0,
+            developer_mode: Mutex::default(),
         }
     }
+}
+
+/// Whether a browser connection's report of developer mode, `now`, is the
+/// person's switch: it differs from the report before it, `last`, which
+/// it replaces. The core counts developer mode off while no connection
+/// is there, so a connection that comes back with it on is no switch;
+/// neither is the first report since the daemon started.
+pub fn switched(last: &mut Option<bool>, now: bool) -> bool {
+    last.replace(now).is_some_and(|was| was != now)
 }
 
 /// What the person did to the shared tabs, from the list `before` to
@@ -404,6 +417,26 @@ impl Feed {
             typed: None,
         };
         r.person(live, entry);
+    }
+
+    /// A browser connection reported developer mode `enabled`: kept in
+    /// the records of sessions `live` when the person switched it
+    /// ([`switched`]).
+    pub fn developer_mode(&self, live: Vec<SessionId>, enabled: bool) {
+        let mut last = self
+            .developer_mode
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if !switched(&mut last, enabled) {
+            return;
+        }
+        drop(last);
+        let what = if enabled {
+            "turn developer mode on"
+        } else {
+            "turn developer mode off"
+        };
+        self.person(live, None, "developerMode", what.to_owned());
     }
 
     /// The latest entries that ended, then those running, oldest first.

@@ -413,20 +413,11 @@ impl Shell {
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::DeveloperMode { enabled } => {
-                let (was, live) = self.with_core(|c| {
-                    let was = c.developer_mode();
+                let live = self.with_core(|c| {
                     c.on_developer_mode(*enabled);
-                    (was, c.session_ids())
+                    c.session_ids()
                 });
-                if was != *enabled {
-                    let what = if *enabled {
-                        "turn developer mode on"
-                    } else {
-                        "turn developer mode off"
-                    };
-                    self.activity
-                        .person(live, None, "developerMode", what.to_owned());
-                }
+                self.activity.developer_mode(live, *enabled);
             }
             // A child session's events (frames in other processes,
             // workers) only go to the agents that asked for every event.

@@ -367,7 +367,14 @@ impl Record {
             }
             if line.starts_with(FRAME_LINE) {
                 if !frames {
-                    session.frame_count += 1;
+                    // Counted without decoding its picture: a whole line
+                    // ends its picture's string and its object; one a
+                    // write cut short does not.
+                    if line.trim_ascii_end().ends_with(b"\"}") {
+                        session.frame_count += 1;
+                    } else {
+                        session.skipped += 1;
+                    }
                     continue;
                 }
                 match serde_json::from_slice::<Frame>(&line) {

@@ -192,3 +192,16 @@ fn what_the_person_did_reads_from_the_change_of_the_shared_tabs() {
     assert_eq!(what.len(), 4);
     assert!(person_changes(&after, &after).is_empty());
 }
+
+#[test]
+fn only_a_change_between_two_reports_of_developer_mode_is_the_persons_switch() {
+    let mut last = None;
+    // The first report since the daemon started, and a connection that
+    // comes back with it as it was (the core counted it off meanwhile).
+    assert!(!switched(&mut last, true));
+    assert!(!switched(&mut last, true));
+    assert!(switched(&mut last, false));
+    assert!(!switched(&mut last, false));
+    assert!(switched(&mut last, true));
+    assert_eq!(last, Some(true));
+}

@@ -94,13 +94,20 @@ fn a_torn_line_is_skipped_and_counted_and_the_rest_kept() {
     drop(f);
     let mut w = Writer::open(&record, "5").expect("open");
     w.append(&entry(3, 1, "c", "ok")).expect("append");
+    // And in the middle of a picture's line.
+    let mut f = OpenOptions::new().append(true).open(&path).expect("open");
+    f.write_all(br#"{"frameOf":3,"jpeg":"/9j/4AAQSkZJRgABAQ"#)
+        .expect("torn");
+    drop(f);
     let s = record.read("5").expect("read");
     assert_eq!(
         s.entries.iter().map(|e| e.seq).collect::<Vec<_>>(),
         vec![1, 3]
     );
-    assert_eq!(s.skipped, 1);
-    assert_eq!(record.list().expect("list")[0].skipped, 1);
+    assert_eq!((s.skipped, s.frames.len()), (2, 0));
+    // The list, which counts pictures without decoding them, agrees.
+    let listed = &record.list().expect("list")[0];
+    assert_eq!((listed.skipped, listed.frames), (2, 0));
 }
 
 #[test]
