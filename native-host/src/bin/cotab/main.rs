@@ -67,24 +67,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         session_file,
         caps,
         output_dir,
-    } = &cli.command
+    } = cli.command
     {
-        // The MCP server opens its own session (agent `cotab-mcp`), not the
-        // CLI's.
-        let session = match session_file {
-            Some(path) => cotab_host::mcp::SessionMode::Kept(path.clone()),
-            None => cotab_host::mcp::SessionMode::Fresh,
-        };
-        let caps = cotab_host::mcp::Caps::of(caps);
-        let root = std::env::current_dir()
-            .map_err(|e| Failure::Other(anyhow::anyhow!("no working directory: {e}")))?;
-        let files = cotab_host::mcp::Files::new(root, output_dir.clone());
-        return match cotab_host::mcp::serve_stdio(&sock, session, caps, files).await {
-            Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {
-                Err(Failure::NotRunning(sock))
-            }
-            r => r.map_err(|e| Failure::Other(e.into())),
-        };
+        return mcp(sock, session_file, caps, output_dir).await;
     }
     if let Cmd::CdpEndpoint { port } = &cli.command {
         return cdp_endpoint(sock, *port, cli.json).await;
@@ -103,6 +88,30 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         | Cmd::Completions { .. } => Ok(()),
     };
     done.map_err(|f| cx.why_unselected(f))
+}
+
+/// `cotab mcp`: serves MCP on stdin and stdout in a session of its own
+/// (agent `cotab-mcp`), not the CLI's.
+async fn mcp(
+    sock: std::path::PathBuf,
+    session_file: Option<std::path::PathBuf>,
+    caps: Vec<cotab_host::mcp::Cap>,
+    output_dir: Option<std::path::PathBuf>,
+) -> Result<(), Failure> {
+    let session = match session_file {
+        Some(path) => cotab_host::mcp::SessionMode::Kept(path),
+        None => cotab_host::mcp::SessionMode::Fresh,
+    };
+    let caps = cotab_host::mcp::Caps::of(&caps);
+    let root = std::env::current_dir()
+        .map_err(|e| Failure::Other(anyhow::anyhow!("no working directory: {e}")))?;
+    let files = cotab_host::mcp::Files::new(root, output_dir);
+    match cotab_host::mcp::serve_stdio(&sock, session, caps, files).await {
+        Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {
+            Err(Failure::NotRunning(sock))
+        }
+        r => r.map_err(|e| Failure::Other(e.into())),
+    }
 }
 
 /// How long the CLI waits for a daemon whose socket is there but does

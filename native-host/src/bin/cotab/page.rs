@@ -7,7 +7,7 @@ use base64::Engine as _;
 use clap::ValueEnum as _;
 use cotab_host::cli::PageCmd;
 use cotab_shared::controller::{
-    Capture, CaptureParams, CdpSend, CdpSendParams, Console, ConsoleParams, Evaluate,
+    Capture, CaptureParams, CdpSend, CdpSendParams, Console, ConsoleLevel, ConsoleParams, Evaluate,
     EvaluateParams, ImageFormat, Navigate, NavigateAction, NavigateParams, Ref, Snapshot,
     SnapshotParams, Wait, WaitParams, WaitUntil,
 };
@@ -41,43 +41,8 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             };
             render::emulate(cx, features).await
         }
-        PageCmd::Eval { expr } => {
-            let r = cx
-                .act::<Evaluate>(&EvaluateParams {
-                    expression: expr,
-                    await_promise: None,
-                })
-                .await?;
-            if let Some(e) = &r.exception {
-                return Err(Failure::Other(anyhow::anyhow!("the expression threw: {e}")));
-            }
-            if cx.json {
-                print(cx.json, &r, |_| String::new())
-            } else {
-                let text = serde_json::to_string(&r.value).map_err(anyhow::Error::from)?;
-                println!("{text}");
-                Ok(())
-            }
-        }
-        PageCmd::Cdp { method, params } => {
-            let params = match params {
-                Some(p) => Some(
-                    serde_json::from_str::<serde_json::Value>(&p)
-                        .context("PARAMS_JSON is not valid JSON")?,
-                ),
-                None => None,
-            };
-            let r = cx
-                .act::<CdpSend>(&CdpSendParams {
-                    method,
-                    params,
-                    session_id: None,
-                })
-                .await?;
-            let text = serde_json::to_string_pretty(&r).map_err(anyhow::Error::from)?;
-            println!("{text}");
-            Ok(())
-        }
+        PageCmd::Eval { expr } => eval(cx, expr).await,
+        PageCmd::Cdp { method, params } => cdp(cx, method, params).await,
         PageCmd::Navigate { url } => {
             let r = cx.act::<Navigate>(&NavigateParams::to(url)).await?;
             print(cx.json, &r, |r| format!("{}  {}", r.title, r.url))
@@ -91,50 +56,15 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             full_page,
         } => {
             let format = image_format(&output, format, cx.json).map_err(Failure::Usage)?;
-            let r = cx
-                .client
-                .call::<Capture>(&CaptureParams {
-                    format,
-                    quality,
-                    max_width,
-                    clip: clip.map(Ref),
-                    full_page,
-                    known_frame_id: None,
-                })
-                .await?;
-            let data = r.data.as_deref().context("the daemon sent no image data")?;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(data.as_bytes())
-                .context("the daemon sent invalid base64")?;
-            if output == Path::new("-") {
-                // The image is the output; nothing else goes to stdout.
-                std::io::stdout()
-                    .write_all(&bytes)
-                    .and_then(|()| std::io::stdout().flush())
-                    .context("writing the image to stdout")?;
-                return Ok(());
-            }
-            std::fs::write(&output, bytes)
-                .with_context(|| format!("writing {}", output.display()))?;
-            #[derive(Serialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Shot {
-                path: PathBuf,
-                width: u32,
-                height: u32,
-                device_pixel_ratio: f64,
-                frame_id: cotab_shared::controller::FrameId,
-            }
-            let shot = Shot {
-                path: output,
-                width: r.width,
-                height: r.height,
-                device_pixel_ratio: r.device_pixel_ratio,
-                frame_id: r.frame_id,
+            let params = CaptureParams {
+                format,
+                quality,
+                max_width,
+                clip: clip.map(Ref),
+                full_page,
+                known_frame_id: None,
             };
-            print(cx.json, &shot, |s| {
-                format!("{} {}x{}", s.path.display(), s.width, s.height)
-            })
+            screenshot(cx, params, output).await
         }
         PageCmd::Back => history(cx, NavigateAction::Back).await,
         PageCmd::Forward => history(cx, NavigateAction::Forward).await,
@@ -145,70 +75,161 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             depth,
             boxes,
         } => {
-            let r = cx
-                .client
-                .call::<Snapshot>(&SnapshotParams {
-                    max_chars,
-                    root: root.map(Ref),
-                    depth,
-                    boxes,
-                })
-                .await?;
+            let params = SnapshotParams {
+                max_chars,
+                root: root.map(Ref),
+                depth,
+                boxes,
+            };
+            let r = cx.client.call::<Snapshot>(&params).await?;
             print(cx.json, &r, |r| r.text.clone())
         }
         PageCmd::Wait {
             condition,
             arg,
             timeout,
-        } => {
-            let (params, desc) = wait_params(condition, arg, timeout).map_err(Failure::Usage)?;
-            let call = cx.client.call::<Wait>(&params);
-            tokio::pin!(call);
-            let r = tokio::select! {
-                r = &mut call => r,
-                () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
-                    eprintln!("waiting for {desc}…");
-                    call.await
-                }
-            }?;
-            print(cx.json, &r, |r| format!("waited {} ms", r.waited_ms))
-        }
-        PageCmd::Console { levels, since } => {
-            let levels = (!levels.is_empty()).then_some(levels);
-            let r = cx
-                .client
-                .call::<Console>(&ConsoleParams {
-                    levels,
-                    since,
-                    current_document: false,
-                })
-                .await?;
-            print(cx.json, &r, |r| {
-                let mut lines: Vec<String> = r
-                    .messages
-                    .iter()
-                    .map(|m| {
-                        let level = serde_json::to_value(m.level)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_string))
-                            .unwrap_or_default();
-                        let place = match (&m.url, m.line) {
-                            (Some(u), Some(l)) => format!("  ({u}:{l})"),
-                            (Some(u), None) => format!("  ({u})"),
-                            _ => String::new(),
-                        };
-                        let kind = if m.exception { " uncaught" } else { "" };
-                        format!("[{}] {level}{kind}: {}{place}", m.seq, m.text)
-                    })
-                    .collect();
-                if r.dropped > 0 {
-                    lines.insert(0, format!("({} older message(s) dropped)", r.dropped));
-                }
-                lines.push(format!("next: {}", r.next));
-                lines.join("\n")
-            })
-        }
+        } => wait(cx, condition, arg, timeout).await,
+        PageCmd::Console { levels, since } => console(cx, levels, since).await,
     }
+}
+
+/// `eval EXPR`: the value as JSON, or what it threw.
+async fn eval(cx: &mut Ctx, expr: String) -> Result<(), Failure> {
+    let r = cx
+        .act::<Evaluate>(&EvaluateParams {
+            expression: expr,
+            await_promise: None,
+        })
+        .await?;
+    if let Some(e) = &r.exception {
+        return Err(Failure::Other(anyhow::anyhow!("the expression threw: {e}")));
+    }
+    if cx.json {
+        print(cx.json, &r, |_| String::new())
+    } else {
+        let text = serde_json::to_string(&r.value).map_err(anyhow::Error::from)?;
+        println!("{text}");
+        Ok(())
+    }
+}
+
+/// `cdp METHOD [PARAMS_JSON]`: the browser's answer, as JSON.
+async fn cdp(cx: &mut Ctx, method: String, params: Option<String>) -> Result<(), Failure> {
+    let params = match params {
+        Some(p) => Some(
+            serde_json::from_str::<serde_json::Value>(&p)
+                .context("PARAMS_JSON is not valid JSON")?,
+        ),
+        None => None,
+    };
+    let r = cx
+        .act::<CdpSend>(&CdpSendParams {
+            method,
+            params,
+            session_id: None,
+        })
+        .await?;
+    let text = serde_json::to_string_pretty(&r).map_err(anyhow::Error::from)?;
+    println!("{text}");
+    Ok(())
+}
+
+/// `screenshot -o OUTPUT`: the image to a file, or to stdout for `-`.
+async fn screenshot(cx: &mut Ctx, params: CaptureParams, output: PathBuf) -> Result<(), Failure> {
+    let r = cx.client.call::<Capture>(&params).await?;
+    let data = r.data.as_deref().context("the daemon sent no image data")?;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.as_bytes())
+        .context("the daemon sent invalid base64")?;
+    if output == Path::new("-") {
+        // The image is the output; nothing else goes to stdout.
+        std::io::stdout()
+            .write_all(&bytes)
+            .and_then(|()| std::io::stdout().flush())
+            .context("writing the image to stdout")?;
+        return Ok(());
+    }
+    std::fs::write(&output, bytes).with_context(|| format!("writing {}", output.display()))?;
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Shot {
+        path: PathBuf,
+        width: u32,
+        height: u32,
+        device_pixel_ratio: f64,
+        frame_id: cotab_shared::controller::FrameId,
+    }
+    let shot = Shot {
+        path: output,
+        width: r.width,
+        height: r.height,
+        device_pixel_ratio: r.device_pixel_ratio,
+        frame_id: r.frame_id,
+    };
+    print(cx.json, &shot, |s| {
+        format!("{} {}x{}", s.path.display(), s.width, s.height)
+    })
+}
+
+/// `wait CONDITION [ARG]`, saying what it waits for after a second.
+async fn wait(
+    cx: &mut Ctx,
+    condition: WaitUntil,
+    arg: Option<String>,
+    timeout: Option<u64>,
+) -> Result<(), Failure> {
+    let (params, desc) = wait_params(condition, arg, timeout).map_err(Failure::Usage)?;
+    let call = cx.client.call::<Wait>(&params);
+    tokio::pin!(call);
+    let r = tokio::select! {
+        r = &mut call => r,
+        () = tokio::time::sleep(std::time::Duration::from_secs(1)) => {
+            eprintln!("waiting for {desc}…");
+            call.await
+        }
+    }?;
+    print(cx.json, &r, |r| format!("waited {} ms", r.waited_ms))
+}
+
+/// `console`: the messages since `since`, of `levels` (all when empty).
+async fn console(
+    cx: &mut Ctx,
+    levels: Vec<ConsoleLevel>,
+    since: Option<u64>,
+) -> Result<(), Failure> {
+    let levels = (!levels.is_empty()).then_some(levels);
+    let r = cx
+        .client
+        .call::<Console>(&ConsoleParams {
+            levels,
+            since,
+            current_document: false,
+        })
+        .await?;
+    print(cx.json, &r, |r| {
+        let mut lines: Vec<String> = r
+            .messages
+            .iter()
+            .map(|m| {
+                let level = serde_json::to_value(m.level)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let place = match (&m.url, m.line) {
+                    (Some(u), Some(l)) => format!("  ({u}:{l})"),
+                    (Some(u), None) => format!("  ({u})"),
+                    _ => String::new(),
+                };
+                let kind = if m.exception { " uncaught" } else { "" };
+                format!("[{}] {level}{kind}: {}{place}", m.seq, m.text)
+            })
+            .collect();
+        if r.dropped > 0 {
+            lines.insert(0, format!("({} older message(s) dropped)", r.dropped));
+        }
+        lines.push(format!("next: {}", r.next));
+        lines.join("\n")
+    })
 }
 
 /// The usage errors of `cmd`, found before the daemon is asked anything.
