@@ -27,7 +27,6 @@ use futures_util::{SinkExt as _, StreamExt as _};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, Semaphore};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::CloseFrame;
@@ -239,7 +238,7 @@ struct Client {
 
 /// Serves one client until its socket closes or developer mode turns off.
 pub(super) async fn run(
-    ws: WebSocketStream<TcpStream>,
+    ws: WebSocketStream<crate::Socket>,
     config: Arc<Config>,
     agent: String,
     opened: Opened,

@@ -31,8 +31,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
-use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::StatusCode;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::WebSocketStream;
 
 pub use mux::Mux;
@@ -169,6 +170,37 @@ pub(crate) fn parse_head(bytes: &[u8]) -> Result<Option<(Head, usize)>, ()> {
     Ok(Some((head, len)))
 }
 
+/// The head of a WebSocket handshake as tungstenite read it, in the
+/// terms of [`parse_head`] (which refuses a header given twice too).
+fn head_of(request: &Request) -> Result<Head, ()> {
+    let one = |name: &str| {
+        let mut all = request.headers().get_all(name).iter();
+        match (all.next(), all.next()) {
+            (None, _) => Ok(None),
+            (Some(v), None) => Ok(Some(
+                String::from_utf8_lossy(v.as_bytes()).trim().to_owned(),
+            )),
+            (Some(_), Some(_)) => Err(()),
+        }
+    };
+    let path = request
+        .uri()
+        .path_and_query()
+        .map_or("", |p| p.as_str())
+        .to_owned();
+    Ok(Head {
+        method: request.method().as_str().to_owned(),
+        path,
+        host: one("host")?,
+        origin: one("origin")?,
+        authorization: one("authorization")?,
+        upgrade: one("upgrade")?,
+        ws_key: one("sec-websocket-key")?,
+        ws_version: one("sec-websocket-version")?,
+        user_agent: one("user-agent")?,
+    })
+}
+
 /// Why a request is refused: its status and a line for the client.
 pub(crate) type Refusal = (u16, &'static str);
 
@@ -237,7 +269,8 @@ pub(crate) fn route(head: &Head, config: &Config) -> Result<Route, Refusal> {
     }
 }
 
-async fn read_head(stream: &mut TcpStream) -> Result<Head, Refusal> {
+/// Reads a request head: what it says, and its bytes.
+async fn read_head(stream: &mut TcpStream) -> Result<(Head, Vec<u8>), Refusal> {
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 2048];
     loop {
@@ -256,7 +289,7 @@ async fn read_head(stream: &mut TcpStream) -> Result<Head, Refusal> {
                 if len != buf.len() {
                     return Err((400, "bytes after the request head"));
                 }
-                return Ok(head);
+                return Ok((head, buf));
             }
             Ok(None) if buf.len() < MAX_HEAD => continue,
             Ok(None) => return Err((431, "the request head is too long")),
@@ -301,8 +334,8 @@ async fn connection(mut stream: TcpStream, config: Arc<Config>) {
     // Each message is a small frame answered at once: none waits for the
     // one before it to be acknowledged.
     let _ = stream.set_nodelay(true);
-    let head = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)).await {
-        Ok(Ok(head)) => head,
+    let (head, raw) = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)).await {
+        Ok(Ok(read)) => read,
         Ok(Err(refusal)) => return refuse(&mut stream, refusal).await,
         Err(_) => return,
     };
@@ -325,9 +358,9 @@ async fn connection(mut stream: TcpStream, config: Arc<Config>) {
             }
         },
         Route::Browser => {
-            let Some(key) = head.ws_key.as_deref() else {
+            if head.ws_key.is_none() {
                 return refuse(&mut stream, (400, "no Sec-WebSocket-Key")).await;
-            };
+            }
             if head.ws_version.as_deref() != Some("13") {
                 return refuse(&mut stream, (400, "Sec-WebSocket-Version must be 13")).await;
             }
@@ -341,21 +374,70 @@ async fn connection(mut stream: TcpStream, config: Arc<Config>) {
                     return respond(&mut stream, 403, "text/plain; charset=utf-8", &why).await;
                 }
             };
-            let accept = derive_accept_key(key.as_bytes());
-            let reply = format!(
-                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\
-                 Connection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
-            );
-            if stream.write_all(reply.as_bytes()).await.is_err() {
+            let Some(ws) = upgrade(stream, raw, &config).await else {
                 return;
-            }
-            let ws_config = WebSocketConfig::default()
-                .max_message_size(Some(MAX_CLIENT_MESSAGE))
-                .max_frame_size(Some(MAX_CLIENT_MESSAGE));
-            let ws = WebSocketStream::from_raw_socket(stream, Role::Server, Some(ws_config)).await;
+            };
             tracing::info!(%agent, "a CDP client connected");
             client::run(ws, config, agent, opened).await;
             tracing::info!("a CDP client disconnected");
         }
     }
+}
+
+/// The browser WebSocket's handshake, by tungstenite, over the request
+/// `raw` already read from `stream` and checked. Its callback checks the
+/// head as tungstenite read it again, so the two readings cannot differ
+/// on what was let in.
+async fn upgrade(
+    stream: TcpStream,
+    raw: Vec<u8>,
+    config: &Config,
+) -> Option<WebSocketStream<Socket>> {
+    let (read, write) = stream.into_split();
+    let socket = tokio::io::join(std::io::Cursor::new(raw).chain(read), write);
+    // The callback's error type is tungstenite's (an HTTP response).
+    #[allow(clippy::result_large_err)]
+    let callback = |request: &Request, response: Response| {
+        let checked = head_of(request)
+            .map_err(|()| (400, "a header given twice"))
+            .and_then(|head| {
+                check_head(&head, config)?;
+                route(&head, config)
+            });
+        match checked {
+            Ok(Route::Browser) => Ok(response),
+            Ok(_) => Err(refusal((400, "not the browser's WebSocket"))),
+            Err(why) => Err(refusal(why)),
+        }
+    };
+    let ws_config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_CLIENT_MESSAGE))
+        .max_frame_size(Some(MAX_CLIENT_MESSAGE));
+    let handshake = tokio::time::timeout(
+        HEAD_TIMEOUT,
+        tokio_tungstenite::accept_hdr_async_with_config(socket, callback, Some(ws_config)),
+    )
+    .await;
+    match handshake {
+        Ok(Ok(ws)) => Some(ws),
+        Ok(Err(e)) => {
+            tracing::info!(error = %e, "refused a CDP endpoint WebSocket");
+            None
+        }
+        Err(_) => None,
+    }
+}
+
+/// A connection's socket once its head was read: that head again, then
+/// the rest of the connection.
+pub(crate) type Socket = tokio::io::Join<
+    tokio::io::Chain<std::io::Cursor<Vec<u8>>, tokio::net::tcp::OwnedReadHalf>,
+    tokio::net::tcp::OwnedWriteHalf,
+>;
+
+fn refusal((status, why): Refusal) -> ErrorResponse {
+    tracing::info!(status, why, "refused a CDP endpoint request");
+    let mut response = ErrorResponse::new(Some(format!("{why}\n")));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+    response
 }

@@ -64,6 +64,42 @@ fn a_header_given_twice_or_a_broken_head_is_refused() {
 }
 
 #[test]
+fn tungstenite_reads_a_handshake_as_the_endpoint_does() {
+    let c = config(9222);
+    let text = format!(
+        "GET /devtools/browser/{} HTTP/1.1\r\nHost: 127.0.0.1:9222\r\n\
+         Authorization: Bearer {}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
+         User-Agent: Playwright/1.65\r\n\r\n",
+        c.browser_id, c.token
+    );
+    let ours = parse_head(text.as_bytes())
+        .expect("http")
+        .expect("complete")
+        .0;
+    let mut request = Request::builder()
+        .method("GET")
+        .uri(ours.path.as_str())
+        .body(())
+        .expect("request");
+    for line in text.split("\r\n").skip(1).filter(|l| !l.is_empty()) {
+        let (name, value) = line.split_once(": ").expect("header");
+        request.headers_mut().append(
+            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes())
+                .expect("name"),
+            value.parse().expect("value"),
+        );
+    }
+    assert_eq!(head_of(&request), Ok(ours.clone()));
+    assert_eq!(route(&ours, &c), Ok(Route::Browser));
+    // A header that came twice is refused by both readings.
+    request
+        .headers_mut()
+        .append("host", "evil.example:9222".parse().expect("value"));
+    assert_eq!(head_of(&request), Err(()));
+}
+
+#[test]
 fn routes_are_the_json_pages_and_this_browsers_socket() {
     let c = config(1);
     let route_of = |method: &str, path: &str, upgrade: bool| {
