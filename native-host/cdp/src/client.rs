@@ -17,6 +17,7 @@
 //!   (`Target.detachedFromTarget`); a closed or unshared tab detaches at
 //!   once.
 
+mod domain;
 mod page;
 mod targets;
 
@@ -53,14 +54,15 @@ const CONTEXT: &str = "cotab-person";
 
 /// `/json/version`, as Chrome serves it.
 pub(super) fn version_json(config: &Config) -> Value {
-    json!({
-        "Browser": PRODUCT,
-        "Protocol-Version": "1.3",
-        "User-Agent": PRODUCT,
-        "V8-Version": "",
-        "WebKit-Version": "",
-        "webSocketDebuggerUrl": config.browser_ws_url(),
-    })
+    let page = domain::VersionPage {
+        browser: PRODUCT,
+        protocol_version: "1.3",
+        user_agent: PRODUCT,
+        v8_version: "",
+        webkit_version: "",
+        web_socket_debugger_url: config.browser_ws_url(),
+    };
+    serde_json::to_value(page).unwrap_or(Value::Null)
 }
 
 /// The name a client's agent sessions go by: the first word of its
@@ -110,22 +112,21 @@ pub(super) async fn list_json(config: &Config) -> Result<Value, RpcError> {
     let (mux, _notes) = session(config, "CDP endpoint", None).await?;
     let tabs = mux.call::<TabsList>(&Empty {}).await;
     let _ = mux.call::<Bye>(&Empty {}).await;
-    let list: Vec<Value> = tabs?
+    let list: Vec<domain::ListedPage> = tabs?
         .tabs
         .iter()
         .filter_map(|t| {
-            let id = target_id(t)?;
-            Some(json!({
-                "description": "",
-                "devtoolsFrontendUrl": "",
-                "id": id,
-                "title": t.title,
-                "type": "page",
-                "url": t.url,
-            }))
+            Some(domain::ListedPage {
+                description: "",
+                devtools_frontend_url: "",
+                id: target_id(t)?.to_owned(),
+                title: t.title.clone(),
+                kind: "page",
+                url: t.url.clone(),
+            })
         })
         .collect();
-    Ok(Value::Array(list))
+    domain::result(&list)
 }
 
 /// The target id of a tab a client may see: shared, not blocked, its
@@ -178,7 +179,7 @@ struct Page {
     /// Its CDP session ids, each with the browser session it was
     /// announced on (none: the client's root), where its detach goes too.
     ids: Mutex<Vec<(String, Option<String>)>>,
-    target: Value,
+    target: domain::TargetInfo,
     mux: Mux,
     /// Why the session may no longer act (the person took control): its
     /// next command fails with it, and the session is detached.
@@ -363,11 +364,12 @@ async fn watch_browser(client: Arc<Client>, mut notes: mpsc::UnboundedReceiver<V
     client.close("the connection to cotab's daemon closed");
 }
 
-fn params_str<'a>(params: &'a Value, key: &str) -> Option<&'a str> {
-    params.get(key).and_then(Value::as_str)
-}
-
 impl Client {
+    /// Sends one of the endpoint's own events, on browser session `on`.
+    fn emit(&self, event: &domain::Event<'_>, on: Option<&str>) {
+        self.send(event.message(on));
+    }
+
     fn send(&self, v: Value) {
         // Closed: the close frame went, and nothing more goes.
         let full = matches!(
@@ -471,17 +473,17 @@ impl Client {
         Ok(self.browser.call::<TabsList>(&Empty {}).await?.tabs)
     }
 
-    fn info(&self, t: &AgentTab, attached: bool) -> Option<Value> {
-        let id = target_id(t)?;
-        Some(json!({
-            "targetId": id,
-            "type": "page",
-            "title": t.title,
-            "url": t.url,
-            "attached": attached,
-            "canAccessOpener": false,
-            "browserContextId": CONTEXT,
-        }))
+    fn info(&self, t: &AgentTab, attached: bool) -> Option<domain::TargetInfo> {
+        Some(domain::TargetInfo {
+            target_id: target_id(t)?.to_owned(),
+            kind: "page",
+            title: t.title.clone(),
+            url: t.url.clone(),
+            attached,
+            opener_id: None,
+            can_access_opener: false,
+            browser_context_id: Some(CONTEXT),
+        })
     }
 
     fn attached_tab(&self, tab: TabId) -> Option<Arc<Page>> {

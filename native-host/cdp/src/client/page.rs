@@ -1,6 +1,7 @@
 //! Commands on an attached tab's session, and what its agent session
 //! hears: its events, the person's takeover, the tab's end.
 
+use super::domain::{self, AutoAttachChildren, DetachFromTarget, Done, SetAutoAttach};
 use super::{failure, Client, Page};
 use cotab_shared::controller::{CloseTabParams, RpcError, TabsClose};
 use cotab_shared::{ErrorKind, TabId};
@@ -86,8 +87,10 @@ impl Client {
             "Target.setAutoAttach" => self.auto_attach(page, child, &params).await,
             // The page itself never waits; other targets are not
             // discovered from a page.
-            "Target.setDiscoverTargets" => return Ok(json!({})),
-            "Runtime.runIfWaitingForDebugger" if child.is_none() => return Ok(json!({})),
+            "Target.setDiscoverTargets" => return domain::result(&Done {}),
+            "Runtime.runIfWaitingForDebugger" if child.is_none() => {
+                return domain::result(&Done {})
+            }
             // The tab's own session closes it as `tabs.close` (which
             // runs no beforeunload handler): the answer comes once the
             // tab is gone, and the detach follows as for any closed tab.
@@ -101,10 +104,11 @@ impl Client {
             // The children stay attached for the tab's other clients;
             // this client stops hearing of this one.
             "Target.detachFromTarget" => {
-                if let Some(s) = params.get("sessionId").and_then(Value::as_str) {
-                    self.lock().children.remove(s);
+                let p = domain::params::<DetachFromTarget>(params)?;
+                if let Some(s) = p.session_id {
+                    self.lock().children.remove(&s);
                 }
-                return Ok(json!({}));
+                return domain::result(&Done {});
             }
             "Runtime.enable" => {
                 if let Some(turn) = &turn {
@@ -255,25 +259,19 @@ impl Client {
         child: Option<&str>,
         params: &Value,
     ) -> Result<Value, RpcError> {
-        if params.get("autoAttach").and_then(Value::as_bool) != Some(true) {
-            return Ok(json!({}));
+        let asked = domain::params::<SetAutoAttach>(params.clone())?;
+        if !asked.auto_attach {
+            return domain::result(&Done {});
         }
-        let mut form = json!({
-            "autoAttach": false,
-            "waitForDebuggerOnStart": false,
-            "flatten": true,
-        });
         if child.is_none() {
-            send(page, None, "Target.setAutoAttach", form.clone()).await?;
+            let off = domain::result(&AutoAttachChildren::off())?;
+            send(page, None, "Target.setAutoAttach", off).await?;
         }
-        form["autoAttach"] = json!(true);
-        form["filter"] = json!([{"type": "iframe"}, {"type": "worker"}]);
         // Held until the client runs them, so it sees their first
         // document commit; cotab lets them run if the client's lease ends
         // first.
-        let waits = params.get("waitForDebuggerOnStart") == Some(&Value::Bool(true));
-        form["waitForDebuggerOnStart"] = json!(waits);
-        send(page, child, "Target.setAutoAttach", form).await
+        let on = AutoAttachChildren::on(asked.wait_for_debugger_on_start);
+        send(page, child, "Target.setAutoAttach", domain::result(&on)?).await
     }
 
     /// A child session the tab's browser session (or one of its children)

@@ -2,15 +2,20 @@
 //! (`Target`, `Browser`), answered over the shared tabs; attaching and
 //! detaching a tab's session.
 
+use super::domain::{
+    self, result, AttachToTarget, BrowserContexts, CloseTarget, CreateTarget, DetachFromTarget,
+    Done, Event, GetTargetInfo, SessionResult, SetAutoAttach, SetDiscoverTargets, Success,
+    TargetIdResult, TargetInfo, TargetInfoResult, TargetInfos, Version,
+};
 use super::page::watch_page;
-use super::{failure, params_str, session, target_id, Client, Page, CONTEXT, PRODUCT};
+use super::{failure, session, target_id, Client, Page, CONTEXT, PRODUCT};
 use cotab_shared::controller::{
     Acquire, AgentTab, Bye, CdpEvents, CdpEventsParams, CloseTabParams, CreateTabParams, Empty,
     ErrorData, RpcError, SelectParams, TabsClose, TabsCreate, TabsSelect,
 };
 use cotab_shared::limits::MAX_IN_FLIGHT_PER_CONNECTION;
 use cotab_shared::{ErrorKind, TabId};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -27,17 +32,17 @@ impl Client {
         on: Option<&str>,
     ) -> Result<Value, RpcError> {
         match method {
-            "Browser.getVersion" => Ok(json!({
-                "protocolVersion": "1.3",
-                "product": PRODUCT,
-                "revision": "",
-                "userAgent": PRODUCT,
-                "jsVersion": "",
-            })),
+            "Browser.getVersion" => result(&Version {
+                protocol_version: "1.3",
+                product: PRODUCT,
+                revision: "",
+                user_agent: PRODUCT,
+                js_version: "",
+            }),
             // Downloads stay the person's: where the browser puts them.
-            "Browser.setDownloadBehavior" => Ok(json!({})),
+            "Browser.setDownloadBehavior" => result(&Done {}),
             "Target.setAutoAttach" => {
-                let on = params.get("autoAttach").and_then(Value::as_bool) == Some(true);
+                let on = domain::params::<SetAutoAttach>(params)?.auto_attach;
                 self.lock().auto_attach = on;
                 if on {
                     for t in self.tabs().await? {
@@ -49,74 +54,75 @@ impl Client {
                         }
                     }
                 }
-                Ok(json!({}))
+                result(&Done {})
             }
             "Target.setDiscoverTargets" => {
-                let on = params.get("discover").and_then(Value::as_bool) == Some(true);
+                let on = domain::params::<SetDiscoverTargets>(params)?.discover;
                 self.lock().discover = on;
                 if on {
                     for t in self.tabs().await? {
                         let attached = self.attached_tab(t.id).is_some();
                         if let Some(info) = self.info(&t, attached) {
-                            self.send(json!({"method": "Target.targetCreated", "params": {"targetInfo": info}}));
+                            self.emit(&Event::TargetCreated { target_info: &info }, None);
                         }
                     }
                 }
-                Ok(json!({}))
+                result(&Done {})
             }
             "Target.getTargets" => {
                 let tabs = self.tabs().await?;
-                let infos: Vec<Value> = tabs
+                let target_infos = tabs
                     .iter()
                     .filter_map(|t| self.info(t, self.attached_tab(t.id).is_some()))
                     .collect();
-                Ok(json!({"targetInfos": infos}))
+                result(&TargetInfos { target_infos })
             }
-            "Target.getTargetInfo" => match params_str(&params, "targetId") {
-                None => Ok(json!({"targetInfo": {
-                    "targetId": self.config.browser_id,
-                    "type": "browser",
-                    "title": "",
-                    "url": "",
-                    "attached": true,
-                    "canAccessOpener": false,
-                }})),
+            "Target.getTargetInfo" => match domain::params::<GetTargetInfo>(params)?.target_id {
+                None => result(&TargetInfoResult {
+                    target_info: TargetInfo {
+                        target_id: self.config.browser_id.clone(),
+                        kind: "browser",
+                        title: String::new(),
+                        url: String::new(),
+                        attached: true,
+                        opener_id: None,
+                        can_access_opener: false,
+                        browser_context_id: None,
+                    },
+                }),
                 Some(id) => {
                     let tabs = self.tabs().await?;
-                    let t = tabs
-                        .iter()
-                        .find(|t| target_id(t) == Some(id))
-                        .ok_or_else(no_target)?;
-                    let info = self
+                    let t = find_target(&tabs, &id)?;
+                    let target_info = self
                         .info(t, self.attached_tab(t.id).is_some())
                         .ok_or_else(no_target)?;
-                    Ok(json!({"targetInfo": info}))
+                    result(&TargetInfoResult { target_info })
                 }
             },
-            "Target.getBrowserContexts" => Ok(json!({"browserContextIds": []})),
+            "Target.getBrowserContexts" => result(&BrowserContexts {
+                browser_context_ids: Vec::new(),
+            }),
             "Target.attachToTarget" => {
-                let id = params_str(&params, "targetId").unwrap_or("");
-                if params.get("flatten").and_then(Value::as_bool) != Some(true) {
+                let p = domain::params::<AttachToTarget>(params)?;
+                if !p.flatten {
                     return Err(failure(
                         ErrorKind::InvalidRequest,
                         "only flat sessions (`flatten: true`) are served",
                     ));
                 }
                 let tabs = self.tabs().await?;
-                let t = tabs
-                    .iter()
-                    .find(|t| target_id(t) == Some(id))
-                    .ok_or_else(no_target)?;
-                let session = self.attach_fresh(t, on).await?;
-                Ok(json!({"sessionId": session}))
+                let t = find_target(&tabs, &p.target_id)?;
+                let session_id = self.attach_fresh(t, on).await?;
+                result(&SessionResult { session_id })
             }
             "Target.attachToBrowserTarget" => {
-                let id = self.new_session_id();
-                self.lock().browser_sessions.push(id.clone());
-                Ok(json!({"sessionId": id}))
+                let session_id = self.new_session_id();
+                self.lock().browser_sessions.push(session_id.clone());
+                result(&SessionResult { session_id })
             }
             "Target.detachFromTarget" => {
-                let s = params_str(&params, "sessionId").unwrap_or("");
+                let p = domain::params::<DetachFromTarget>(params)?;
+                let s = p.session_id.as_deref().unwrap_or("");
                 let browser = {
                     let mut st = self.lock();
                     let before = st.browser_sessions.len();
@@ -125,7 +131,7 @@ impl Client {
                 };
                 // A child stays attached for the tab's other clients.
                 if browser || self.lock().children.remove(s).is_some() {
-                    return Ok(json!({}));
+                    return result(&Done {});
                 }
                 if !self.detach(s).await {
                     return Err(failure(
@@ -133,18 +139,20 @@ impl Client {
                         "No session with given id",
                     ));
                 }
-                Ok(json!({}))
+                result(&Done {})
             }
             "Target.createTarget" => {
-                if params.get("browserContextId").is_some_and(|c| c != CONTEXT) {
+                let p = domain::params::<CreateTarget>(params)?;
+                if p.browser_context_id
+                    .as_deref()
+                    .is_some_and(|c| c != CONTEXT)
+                {
                     return Err(no_context());
                 }
-                let url = params_str(&params, "url").filter(|u| *u != "about:blank");
+                let url = p.url.filter(|u| u != "about:blank");
                 let created = self
                     .browser
-                    .call::<TabsCreate>(&CreateTabParams {
-                        url: url.map(str::to_owned),
-                    })
+                    .call::<TabsCreate>(&CreateTabParams { url })
                     .await?;
                 // The tab's own session takes control of it.
                 let _ = self
@@ -156,20 +164,19 @@ impl Client {
                     .iter()
                     .find(|t| t.id == created.tab_id)
                     .ok_or_else(no_target)?;
-                let id = target_id(t).ok_or_else(no_target)?.to_owned();
-                self.send(json!({"method": "Target.targetCreated", "params": {"targetInfo": self.info(t, false)}}));
+                let info = self.info(t, false).ok_or_else(no_target)?;
+                self.emit(&Event::TargetCreated { target_info: &info }, None);
                 if self.lock().auto_attach {
                     self.attach(t).await?;
                 }
-                Ok(json!({"targetId": id}))
+                result(&TargetIdResult {
+                    target_id: info.target_id,
+                })
             }
             "Target.closeTarget" => {
-                let id = params_str(&params, "targetId").unwrap_or("");
+                let p = domain::params::<CloseTarget>(params)?;
                 let tabs = self.tabs().await?;
-                let t = tabs
-                    .iter()
-                    .find(|t| target_id(t) == Some(id))
-                    .ok_or_else(no_target)?;
+                let t = find_target(&tabs, &p.target_id)?;
                 // An attached tab's own agent session holds its lease:
                 // it closes the tab (the browser's session could not).
                 let close = CloseTabParams { tab_id: Some(t.id) };
@@ -177,7 +184,7 @@ impl Client {
                     Some(page) => page.mux.call::<TabsClose>(&close).await?,
                     None => self.browser.call::<TabsClose>(&close).await?,
                 };
-                Ok(json!({"success": true}))
+                result(&Success { success: true })
             }
             "Target.createBrowserContext" | "Target.disposeBrowserContext" => Err(no_context()),
             _ => Err(RpcError {
@@ -245,8 +252,8 @@ impl Client {
         }
         let mut info = self.info(t, true).ok_or_else(no_target)?;
         if let Some(opener) = opener {
-            info["openerId"] = json!(opener);
-            info["canAccessOpener"] = json!(true);
+            info.opener_id = Some(opener.to_owned());
+            info.can_access_opener = true;
         }
         let (mux, notes) = session(&self.config, &self.agent, Some(&self.group)).await?;
         let opened = async {
@@ -279,16 +286,13 @@ impl Client {
         Ok(id)
     }
 
-    fn announce(&self, id: &str, target: &Value, on: Option<&str>) {
-        let mut event = json!({"method": "Target.attachedToTarget", "params": {
-            "sessionId": id,
-            "targetInfo": target,
-            "waitingForDebugger": false,
-        }});
-        if let Some(on) = on {
-            event["sessionId"] = json!(on);
-        }
-        self.send(event);
+    fn announce(&self, id: &str, target: &TargetInfo, on: Option<&str>) {
+        let event = Event::AttachedToTarget {
+            session_id: id,
+            target_info: target,
+            waiting_for_debugger: false,
+        };
+        self.emit(&event, on);
     }
 
     /// Detaches CDP session `s` (`Target.detachedFromTarget`); the tab's
@@ -297,7 +301,6 @@ impl Client {
         let Some(page) = self.lock().pages.remove(s) else {
             return false;
         };
-        let target = page.target.get("targetId").cloned().unwrap_or(Value::Null);
         let (on, last) = {
             let mut ids = page.ids.lock().unwrap_or_else(|e| e.into_inner());
             let on = ids
@@ -307,11 +310,11 @@ impl Client {
             ids.retain(|(i, _)| i != s);
             (on, ids.is_empty())
         };
-        let mut event = json!({"method": "Target.detachedFromTarget", "params": {"sessionId": s, "targetId": target}});
-        if let Some(on) = on {
-            event["sessionId"] = json!(on);
-        }
-        self.send(event);
+        let event = Event::DetachedFromTarget {
+            session_id: s,
+            target_id: &page.target.target_id,
+        };
+        self.emit(&event, on.as_deref());
         if last {
             let _ = page.mux.call::<Bye>(&Empty {}).await;
         }
@@ -330,8 +333,10 @@ impl Client {
         }
         if let Some(why) = destroyed {
             tracing::debug!(why, "a CDP client's target went");
-            let target = page.target.get("targetId").cloned().unwrap_or(Value::Null);
-            self.send(json!({"method": "Target.targetDestroyed", "params": {"targetId": target}}));
+            let event = Event::TargetDestroyed {
+                target_id: &page.target.target_id,
+            };
+            self.emit(&event, None);
         }
     }
 }
@@ -367,22 +372,25 @@ impl Client {
             let s = self.lock();
             (s.auto_attach, s.discover)
         };
-        let opener_id = opener.target.get("targetId").and_then(Value::as_str);
+        let opener_id = Some(opener.target.target_id.as_str());
         if auto_attach {
             if let Err(e) = self.attach_opened(t, opener_id).await {
                 tracing::info!(%tab, kind = %e.data.kind, "a CDP client could not attach a tab its page opened");
             }
         } else if discover {
             if let Some(mut info) = self.info(t, false) {
-                if let Some(o) = opener_id {
-                    info["openerId"] = json!(o);
-                }
-                self.send(
-                    json!({"method": "Target.targetCreated", "params": {"targetInfo": info}}),
-                );
+                info.opener_id = opener_id.map(str::to_owned);
+                self.emit(&Event::TargetCreated { target_info: &info }, None);
             }
         }
     }
+}
+
+/// The shared tab whose target id is `id`.
+fn find_target<'a>(tabs: &'a [AgentTab], id: &str) -> Result<&'a AgentTab, RpcError> {
+    tabs.iter()
+        .find(|t| target_id(t) == Some(id))
+        .ok_or_else(no_target)
 }
 
 fn no_target() -> RpcError {
