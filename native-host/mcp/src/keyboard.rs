@@ -1,17 +1,30 @@
-//! `browser_type`: text into an element, its value replaced — at once as
+//! `browser_press_key`, and `browser_type`: text into an element, its value replaced — at once as
 //! Playwright's `fill` does (`input.type`), or with `slowly` one key press
 //! per character as its `pressSequentially` does, so the page's key
 //! handlers see every key (`input.press`, after the element was focused
 //! and emptied).
 
 use super::answers::named;
-use super::args::TypeArgs;
+use super::args::{PressKeyArgs, TypeArgs};
 use super::bridge::Bridge;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::params::type_params;
+use cotab_core::keys;
 use cotab_shared::controller::{Press, PressParams, Ref, Type, TypeParams};
 
 impl Bridge {
+    /// `browser_press_key`.
+    pub(super) async fn press_key(&mut self, a: PressKeyArgs) -> Result<ToolOutput, ToolFailure> {
+        let (modifiers, key) = keys::parse_combo(&a.key).map_err(ToolFailure::invalid)?;
+        self.acted::<Press>(&PressParams {
+            key,
+            modifiers,
+            expect: None,
+        })
+        .await?;
+        Ok(self.with_snapshot(format!("Pressed {}", a.key)).await)
+    }
+
     /// `browser_type`.
     pub(super) async fn type_text(&mut self, a: TypeArgs) -> Result<ToolOutput, ToolFailure> {
         let line = format!(

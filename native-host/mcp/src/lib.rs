@@ -2,12 +2,15 @@
 //! offers the shared tabs to an LLM as Playwright-MCP-style tools
 //! (`browser_snapshot`, `browser_click` by ref, …).
 //!
-//! - `tools`: the tool names, argument types and descriptions, the opt-in
-//!   `--caps`; decoding a `tools/call`. `schema`: the JSON schema of each.
+//! - `tools`: the table of tools: names, argument types, descriptions and
+//!   the bridge method that runs each; the opt-in `--caps`; decoding a
+//!   `tools/call` and running it. `schema`: the JSON schema of each.
 //! - `args`: the arguments of the tools without a module of their own.
-//! - `bridge`: one daemon session (agent `cotab-mcp`) and what each tool
-//!   does with the controller protocol; `form` (`browser_fill_form`),
-//!   `keyboard` (`browser_type`), `find` (`browser_find`), `drop`
+//! - `bridge`: one daemon session (agent `cotab-mcp`) and the calls every
+//!   tool makes with the controller protocol; the tools' methods in
+//!   `page` (navigation, close, dialogs, console), `elements` (click,
+//!   hover, select, drag), `form` (`browser_fill_form`), `keyboard`
+//!   (`browser_press_key`, `browser_type`), `find` (`browser_find`), `drop`
 //!   (`browser_drop`), `vision` (the
 //!   coordinate tools of `--caps vision`), `output` (screenshots,
 //!   snapshots and PDFs saved to files, which `files` writes and
@@ -33,6 +36,7 @@ mod args;
 mod bridge;
 mod dispatch;
 mod drop;
+mod elements;
 mod emulation;
 mod files;
 mod find;
@@ -41,6 +45,7 @@ mod keyboard;
 mod network;
 mod outcome;
 mod output;
+mod page;
 mod params;
 mod schema;
 mod tools;

@@ -1,16 +1,19 @@
-//! The MCP tools `cotab mcp` offers: their names (Playwright MCP's), their
-//! arguments as typed structs whose doc comments become the JSON schema's
-//! descriptions, the text an LLM reads about each, and the decoding of a
-//! `tools/call` into a [`ToolCall`].
+//! The MCP tools `cotab mcp` offers, one entry each in one table: their
+//! names (Playwright MCP's), their arguments as typed structs whose doc
+//! comments become the JSON schema's descriptions, the text an LLM reads
+//! about each, the decoding of a `tools/call` into a [`ToolCall`], and the
+//! method of the [`Bridge`] that runs it ([`ToolCall::run`]).
 //!
-//! This module knows nothing of the daemon: what each tool does is
-//! [`super::bridge`]'s business.
+//! This module knows nothing of the daemon: what each tool does is its
+//! method's business, in the module of its kind.
 
 use super::args::*;
+use super::bridge::Bridge;
 use super::drop::DropArgs;
 use super::emulation::{EmulateMediaArgs, ResizeArgs};
 use super::find::FindArgs;
 use super::network::{NetworkRequestArgs, NetworkRequestsArgs};
+use super::outcome::{ToolFailure, ToolOutput};
 use super::schema::input_schema;
 use super::upload::FileUploadArgs;
 use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
@@ -109,7 +112,7 @@ fn tool<T: JsonSchema>(
 }
 
 macro_rules! tools {
-    ($( $variant:ident($args:ty) => $name:literal, $title:literal, read_only: $ro:expr, $desc:expr; )*) => {
+    ($( $variant:ident($args:ty) => $name:literal, $title:literal, read_only: $ro:expr, run: $run:ident, $desc:expr; )*) => {
         /// A decoded `tools/call`: one variant per tool, arguments typed.
         #[derive(Debug, Clone, PartialEq)]
         pub(crate) enum ToolCall {
@@ -129,6 +132,13 @@ macro_rules! tools {
                 }
             }
 
+            /// Runs the tool: the method of the bridge its entry names.
+            pub(crate) async fn run(self, bridge: &mut Bridge) -> Result<ToolOutput, ToolFailure> {
+                match self {
+                    $( ToolCall::$variant(a) => bridge.$run(a).await, )*
+                }
+            }
+
             /// The tool's name.
             #[cfg(test)]
             pub(crate) fn name(&self) -> &'static str {
@@ -145,97 +155,97 @@ macro_rules! tools {
 }
 
 tools! {
-    Tabs(TabsArgs) => "browser_tabs", "Manage tabs", read_only: false,
+    Tabs(TabsArgs) => "browser_tabs", "Manage tabs", read_only: false, run: tabs,
         "List, create, close, or select a browser tab. Only the tabs the person shared with you \
          exist for you; a tab you open with `new` is shared with you and becomes the current tab. \
          `select` makes a tab the current one (the tab every other tool acts on) and takes \
          control of it.";
-    Close(NoArgs) => "browser_close", "Close browser", read_only: false,
+    Close(NoArgs) => "browser_close", "Close browser", read_only: false, run: close_tab,
         "Close the current tab, as browser_tabs `close` does: a shared tab the person does not \
          control. cotab never closes the browser or a tab the person did not share.";
-    Resize(ResizeArgs) => "browser_resize", "Resize browser window", read_only: false,
+    Resize(ResizeArgs) => "browser_resize", "Resize browser window", read_only: false, run: resize,
         "Resize the page's viewport (CSS pixels, at most 1920x1200). The person's window keeps \
          its size: the page inside the tab takes the new one until the person takes control or \
          the tab is no longer shared.";
-    Navigate(NavigateArgs) => "browser_navigate", "Navigate to a URL", read_only: false,
+    Navigate(NavigateArgs) => "browser_navigate", "Navigate to a URL", read_only: false, run: navigate,
         "Navigate the current tab to a URL (http or https only) and wait for it to load. \
          Answers with a snapshot of the new page.";
-    NavigateBack(NoArgs) => "browser_navigate_back", "Go back", read_only: false,
+    NavigateBack(NoArgs) => "browser_navigate_back", "Go back", read_only: false, run: navigate_back,
         "Go back to the previous page in the current tab's history. Answers with a snapshot.";
-    Snapshot(SnapshotArgs) => "browser_snapshot", "Page snapshot", read_only: true,
+    Snapshot(SnapshotArgs) => "browser_snapshot", "Page snapshot", read_only: true, run: snapshot,
         "Capture an accessibility snapshot of the current page; this is better than a \
          screenshot. Every element you can act on is listed with a ref such as [ref=e12]: pass \
          it as `target` to the other tools. An element keeps its ref across snapshots; a ref \
          is valid while the latest snapshot shows it, until the next navigation. `target` \
          narrows the snapshot to one element, `depth` to some levels.";
-    Find(FindArgs) => "browser_find", "Find in page snapshot", read_only: true,
+    Find(FindArgs) => "browser_find", "Find in page snapshot", read_only: true, run: find,
         "Search the accessibility snapshot of the current page for text or a regular \
          expression. Returns the matching lines with a few lines of context, each under its \
          path from the root: cheaper than the whole snapshot when you only need an element \
          and its ref.";
-    Click(ClickArgs) => "browser_click", "Click", read_only: false,
+    Click(ClickArgs) => "browser_click", "Click", read_only: false, run: click,
         "Perform a click on a web page element (by its ref from the latest snapshot). Answers \
          with a fresh snapshot.";
-    Hover(ElementArgs) => "browser_hover", "Hover mouse", read_only: false,
+    Hover(ElementArgs) => "browser_hover", "Hover mouse", read_only: false, run: hover,
         "Hover the mouse over an element on the page (by its ref from the latest snapshot).";
-    Type(TypeArgs) => "browser_type", "Type text", read_only: false,
+    Type(TypeArgs) => "browser_type", "Type text", read_only: false, run: type_text,
         "Type text into an editable element (by its ref from the latest snapshot), replacing \
          its value; `submit` presses Enter afterwards.";
-    PressKey(PressKeyArgs) => "browser_press_key", "Press a key", read_only: false,
+    PressKey(PressKeyArgs) => "browser_press_key", "Press a key", read_only: false, run: press_key,
         "Press a key on the keyboard, at the focused element.";
-    FillForm(FillFormArgs) => "browser_fill_form", "Fill form", read_only: false,
+    FillForm(FillFormArgs) => "browser_fill_form", "Fill form", read_only: false, run: fill_form,
         "Fill multiple form fields (by their refs from the latest snapshot): type into text \
          boxes, check or uncheck checkboxes and radios, pick a combobox's option by its text. \
          Answers with a fresh snapshot.";
-    SelectOption(SelectOptionArgs) => "browser_select_option", "Select option", read_only: false,
+    SelectOption(SelectOptionArgs) => "browser_select_option", "Select option", read_only: false, run: select_option,
         "Select an option in a dropdown (a `<select>`, by its ref from the latest snapshot).";
-    Drag(DragArgs) => "browser_drag", "Drag mouse", read_only: false,
+    Drag(DragArgs) => "browser_drag", "Drag mouse", read_only: false, run: drag,
         "Perform drag and drop between two elements (by their refs from the latest snapshot).";
-    Drop(DropArgs) => "browser_drop", "Drop files or data onto an element", read_only: false,
+    Drop(DropArgs) => "browser_drop", "Drop files or data onto an element", read_only: false, run: drop_onto,
         "Drop files or MIME-typed data onto an element (by its ref from the latest snapshot), as \
          if dragged from outside the page. At least one of \"paths\" (under the directories the \
          person allowed for uploads) or \"data\" must be provided.";
-    TakeScreenshot(ScreenshotArgs) => "browser_take_screenshot", "Take a screenshot", read_only: true,
+    TakeScreenshot(ScreenshotArgs) => "browser_take_screenshot", "Take a screenshot", read_only: true, run: screenshot,
         "Take a screenshot of the current tab's viewport, of the full page, or of one element. \
          You can't perform actions based on the screenshot: use browser_snapshot for refs.";
-    WaitFor(WaitForArgs) => "browser_wait_for", "Wait for", read_only: true,
+    WaitFor(WaitForArgs) => "browser_wait_for", "Wait for", read_only: true, run: wait_for,
         "Wait for text to appear or disappear or a specified time to pass. Answers with a \
          snapshot.";
-    HandleDialog(HandleDialogArgs) => "browser_handle_dialog", "Handle a dialog", read_only: false,
+    HandleDialog(HandleDialogArgs) => "browser_handle_dialog", "Handle a dialog", read_only: false, run: handle_dialog,
         "Handle a dialog (alert, confirm, prompt, beforeunload) open on the current tab: \
          actions fail with DIALOG_OPEN until it is handled.";
-    NetworkRequests(NetworkRequestsArgs) => "browser_network_requests", "List network requests", read_only: true,
+    NetworkRequests(NetworkRequestsArgs) => "browser_network_requests", "List network requests", read_only: true, run: network_requests,
         "Returns a numbered list of the current tab's network requests since it was shared \
          (method, url, status). Use browser_network_request with the number to get full details \
          (developer mode only).";
-    NetworkRequest(NetworkRequestArgs) => "browser_network_request", "Show network request details", read_only: true,
+    NetworkRequest(NetworkRequestArgs) => "browser_network_request", "Show network request details", read_only: true, run: network_request,
         "Returns full details (headers and body, secrets redacted) of a single network request, \
          or a single part if `part` is set. Use the number from browser_network_requests. Only \
          available while the person has turned developer mode on in the cotab popup.";
-    ConsoleMessages(ConsoleArgs) => "browser_console_messages", "Get console messages", read_only: true,
+    ConsoleMessages(ConsoleArgs) => "browser_console_messages", "Get console messages", read_only: true, run: console_messages,
         "Returns all console messages and uncaught exceptions of the current tab.";
-    FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false,
+    FileUpload(FileUploadArgs) => "browser_file_upload", "Upload files", read_only: false, run: file_upload,
         "Upload one or multiple files to the file chooser an action opened (its modal state), \
          or to a file input named by `target`.";
-    MouseMoveXy(MoveXyArgs) => "browser_mouse_move_xy", "Move mouse", read_only: false,
+    MouseMoveXy(MoveXyArgs) => "browser_mouse_move_xy", "Move mouse", read_only: false, run: mouse_move_xy,
         "Move the mouse to a point of the latest screenshot (its pixels; take one first).";
-    MouseClickXy(ClickXyArgs) => "browser_mouse_click_xy", "Click", read_only: false,
+    MouseClickXy(ClickXyArgs) => "browser_mouse_click_xy", "Click", read_only: false, run: mouse_click_xy,
         "Click at a point of the latest screenshot (its pixels). Answers with a snapshot.";
-    MouseDragXy(DragXyArgs) => "browser_mouse_drag_xy", "Drag mouse", read_only: false,
+    MouseDragXy(DragXyArgs) => "browser_mouse_drag_xy", "Drag mouse", read_only: false, run: mouse_drag_xy,
         "Drag the left mouse button from one point of the latest screenshot to another.";
-    MouseDown(ButtonArgs) => "browser_mouse_down", "Press mouse down", read_only: false,
+    MouseDown(ButtonArgs) => "browser_mouse_down", "Press mouse down", read_only: false, run: mouse_down,
         "Press a mouse button where the mouse last went, and hold it until browser_mouse_up.";
-    MouseUp(ButtonArgs) => "browser_mouse_up", "Press mouse up", read_only: false,
+    MouseUp(ButtonArgs) => "browser_mouse_up", "Press mouse up", read_only: false, run: mouse_up,
         "Release a mouse button held with browser_mouse_down.";
-    MouseWheel(WheelArgs) => "browser_mouse_wheel", "Scroll mouse wheel", read_only: false,
+    MouseWheel(WheelArgs) => "browser_mouse_wheel", "Scroll mouse wheel", read_only: false, run: mouse_wheel,
         "Turn the mouse wheel where the mouse last went (the viewport's centre at first).";
-    EmulateMedia(EmulateMediaArgs) => "browser_emulate_media", "Emulate media features", read_only: false,
+    EmulateMedia(EmulateMediaArgs) => "browser_emulate_media", "Emulate media features", read_only: false, run: emulate_media,
         "Emulate CSS media features for the page, for example switch between the light and dark \
          color scheme. Omitted parameters are left unchanged; null clears an override.";
-    PdfSave(PdfArgs) => "browser_pdf_save", "Save as PDF", read_only: true,
+    PdfSave(PdfArgs) => "browser_pdf_save", "Save as PDF", read_only: true, run: pdf_save,
         "Save the current page as a PDF file, printed as Chromium prints it (Letter, no \
          backgrounds).";
-    Evaluate(EvaluateArgs) => "browser_evaluate", "Evaluate JavaScript", read_only: false,
+    Evaluate(EvaluateArgs) => "browser_evaluate", "Evaluate JavaScript", read_only: false, run: evaluate,
         "Evaluate a JavaScript function on the current page and return its value. Only \
          available while the person has turned developer mode on in the cotab popup.";
 }
