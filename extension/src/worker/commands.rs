@@ -233,25 +233,38 @@ async fn cdp_command_once(
     if let Some(RawCdp::HistoryEntry(entry)) = rule {
         history_entry_allowed(worker, tab, entry).await?;
     }
-    let dispatched = dispatch(worker, generation, call, rule, false, marks)?;
+    let handover = Handover {
+        call,
+        rule,
+        paired: false,
+    };
+    let dispatched = dispatch(worker, generation, handover, marks)?;
     let result = dispatched.answer().await;
     marks.answered = trace::now();
     result
 }
 
-/// The last checks of `call`, made with no await between them and its
+/// A call as it is handed to `chrome.debugger` ([`dispatch`]).
+struct Handover<'c, 'a> {
+    call: &'c Call<'a>,
+    /// The raw-CDP rule it passed, if it is raw CDP or on a child session.
+    rule: Option<RawCdp>,
+    /// An event of an `input` command, whose presses that command
+    /// releases itself.
+    paired: bool,
+}
+
+/// The last checks of a call, made with no await between them and its
 /// hand-over to `chrome.debugger`, which happens before this returns: a
 /// takeover, a developer-mode change or a link drop either came before
-/// (and fails the call here) or comes after and aborts it. `paired`: an
-/// event of an `input` command, whose presses it releases itself.
+/// (and fails the call here) or comes after and aborts it.
 fn dispatch<'a>(
     worker: &'a Worker,
     generation: u64,
-    call: &Call<'a>,
-    rule: Option<RawCdp>,
-    paired: bool,
+    handover: Handover<'_, 'a>,
     marks: &mut Marks,
 ) -> Result<Dispatched<'a>, WireError> {
+    let Handover { call, rule, paired } = handover;
     let &Call {
         tab,
         method,
@@ -533,14 +546,13 @@ async fn send_groups<'a>(
                     Ok(true) => developer_mode::reattach_done(worker).await,
                 }
             }
-            match dispatch(
-                worker,
-                generation,
-                &input_call(tab, event),
-                None,
-                true,
-                marks,
-            ) {
+            let call = input_call(tab, event);
+            let handover = Handover {
+                call: &call,
+                rule: None,
+                paired: true,
+            };
+            match dispatch(worker, generation, handover, marks) {
                 Ok(d) => {
                     plan.handed(event, Ok(()));
                     group.push(d);
