@@ -57,6 +57,53 @@ impl Badge {
     }
 }
 
+/// The title of a `cotab` tab group that holds the shared tabs for which
+/// `member` holds: who works in it (`ada working · cotab`, the agent of
+/// its first tab in share order named), else the person's control
+/// (`you have control · cotab`), else `cotab`.
+pub fn group_title(machine: &Machine, member: impl Fn(TabId) -> bool) -> String {
+    let mut first: Option<&str> = None;
+    let mut others = false;
+    let mut person = false;
+    for &tab in machine.shared.ids() {
+        if !member(tab) {
+            continue;
+        }
+        let holder = machine.holders.get(&tab);
+        let name = match (badge_of(machine, tab), holder) {
+            (Badge::Agent, Some(Holder::Agent { name })) => name.as_str(),
+            (Badge::Agent, _) => "an agent",
+            (Badge::Person, _) => {
+                person = true;
+                continue;
+            }
+            _ => continue,
+        };
+        match first {
+            None => first = Some(name),
+            Some(f) if f != name => others = true,
+            Some(_) => {}
+        }
+    }
+    let mut title = String::new();
+    match first {
+        Some(name) => {
+            title.push_str(name);
+            if others {
+                title.push_str(" and others");
+            }
+            title.push_str(" working");
+        }
+        None if person => title.push_str("you have control"),
+        None => {}
+    }
+    if !title.is_empty() {
+        title.push_str(cotab_shared::TAB_GROUP_SEPARATOR);
+    }
+    title.push_str(cotab_shared::TAB_GROUP_TITLE);
+    title
+}
+
 /// The badge of every shared tab, in share order. The person's control
 /// (the extension's own flag) wins over the daemon's word, which may lag.
 pub fn badges(machine: &Machine) -> Vec<(TabId, Badge)> {
@@ -64,17 +111,19 @@ pub fn badges(machine: &Machine) -> Vec<(TabId, Badge)> {
         .shared
         .ids()
         .iter()
-        .map(|&tab| {
-            let badge = if machine.shared.is_human(tab) {
-                Badge::Person
-            } else if matches!(machine.holders.get(&tab), Some(Holder::Agent { .. })) {
-                Badge::Agent
-            } else {
-                Badge::Shared
-            };
-            (tab, badge)
-        })
+        .map(|&tab| (tab, badge_of(machine, tab)))
         .collect()
+}
+
+/// The badge of shared tab `tab`.
+fn badge_of(machine: &Machine, tab: TabId) -> Badge {
+    if machine.shared.is_human(tab) {
+        Badge::Person
+    } else if matches!(machine.holders.get(&tab), Some(Holder::Agent { .. })) {
+        Badge::Agent
+    } else {
+        Badge::Shared
+    }
 }
 
 /// What to set to go from the badges `shown` to `now`: every tab whose
@@ -98,6 +147,50 @@ pub fn changes(shown: &[(TabId, Badge)], now: &[(TabId, Badge)]) -> Vec<(TabId, 
 mod tests {
     use super::*;
     use cotab_shared::native::TabControl;
+
+    #[test]
+    fn a_groups_title_says_who_works_in_it_else_that_the_person_has_control() {
+        let agent = |tab: i32, name: &str| TabControl {
+            tab_id: TabId(tab),
+            holder: Holder::Agent { name: name.into() },
+        };
+        let mut m = Machine::default();
+        m.shared
+            .finish_restore(vec![TabId(1), TabId(2), TabId(3), TabId(4)], &[]);
+        let all = |_: TabId| true;
+        assert_eq!(group_title(&m, all), "cotab");
+        m.take_control(TabId(2)).expect("shared");
+        assert_eq!(group_title(&m, all), "you have control · cotab");
+        m.controllers(vec![agent(3, "bob")]);
+        // An agent at work in another tab of the group is what is news.
+        assert_eq!(group_title(&m, all), "bob working · cotab");
+        m.controllers(vec![agent(3, "bob"), agent(1, "ada"), agent(4, "bob")]);
+        assert_eq!(group_title(&m, all), "ada and others working · cotab");
+        // Only the group's own tabs count.
+        assert_eq!(
+            group_title(&m, |t| t == TabId(3) || t == TabId(4)),
+            "bob working · cotab"
+        );
+        assert_eq!(
+            group_title(&m, |t| t == TabId(2)),
+            "you have control · cotab"
+        );
+        assert_eq!(group_title(&m, |_| false), "cotab");
+        for title in ["cotab", "ada working · cotab", "you have control · cotab"] {
+            assert!(cotab_shared::is_tab_group_title(title), "{title}");
+        }
+        for title in [
+            "cotabs",
+            "Cotab",
+            "work",
+            "",
+            "x·cotab",
+            "my cotab",
+            "cotab · ada",
+        ] {
+            assert!(!cotab_shared::is_tab_group_title(title), "{title}");
+        }
+    }
 
     #[test]
     fn each_tab_shows_who_controls_it_and_the_person_wins() {

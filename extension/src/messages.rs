@@ -241,7 +241,9 @@ pub struct ChromeTabGroup {
 impl ChromeTabGroup {
     /// Whether this is a `cotab` group: the one whose tabs are shared.
     pub fn is_cotab(&self) -> bool {
-        self.title.as_deref() == Some(cotab_shared::TAB_GROUP_TITLE)
+        self.title
+            .as_deref()
+            .is_some_and(cotab_shared::is_tab_group_title)
     }
 }
 

@@ -53,8 +53,23 @@ pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";
 /// The extension id fixed by the `key` in `manifest.json`.
 pub const EXTENSION_ID: &str = "njcapokbkdmpnkpmgflbgjlehbglmgck";
 
-/// Title of the tab group that holds the shared tabs.
+/// Title of the tab group that holds the shared tabs, while nobody
+/// controls them; while someone does, who it is comes first, then
+/// [`TAB_GROUP_SEPARATOR`] and this (`ada working · cotab`): the browser
+/// cuts a long group title short, and who is what the person looks for.
 pub const TAB_GROUP_TITLE: &str = "cotab";
+
+/// What separates who controls a group's tabs from its title.
+pub const TAB_GROUP_SEPARATOR: &str = " · ";
+
+/// Whether `title` is a `cotab` group's: [`TAB_GROUP_TITLE`], alone or
+/// after who controls its tabs.
+pub fn is_tab_group_title(title: &str) -> bool {
+    match title.strip_suffix(TAB_GROUP_TITLE) {
+        Some(rest) => rest.is_empty() || rest.ends_with(TAB_GROUP_SEPARATOR),
+        None => false,
+    }
+}
 
 /// The origin the browser passes to the native host, for an extension id.
 pub fn extension_origin(extension_id: &str) -> String {

@@ -5,6 +5,9 @@ use crate::messages::ChromeTabGroup;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+/// The colour of the `cotab` group.
+pub(crate) const COTAB_COLOR: &str = "blue";
+
 #[wasm_bindgen]
 extern "C" {
     /// `chrome.tabGroups.query(queryInfo)`.
@@ -20,15 +23,15 @@ extern "C" {
     async fn update_raw(group_id: i32, update_properties: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// The groups titled `title` in `window_id`.
-pub(crate) async fn query(title: &str, window_id: i32) -> Result<Vec<ChromeTabGroup>, JsValue> {
+/// The groups in `window_id`; [`ChromeTabGroup::is_cotab`] tells
+/// cotab's.
+pub(crate) async fn in_window(window_id: i32) -> Result<Vec<ChromeTabGroup>, JsValue> {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
-    struct Query<'a> {
-        title: &'a str,
+    struct Query {
         window_id: i32,
     }
-    from_js(query_raw(&to_js(&Query { title, window_id })?).await?)
+    from_js(query_raw(&to_js(&Query { window_id })?).await?)
 }
 
 /// The group `group_id`; `Err` when it is gone.

@@ -27,9 +27,6 @@ use cotab_shared::{TabId, TAB_GROUP_TITLE};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
-/// Colour of the `cotab` tab group.
-const TAB_GROUP_COLOR: &str = "blue";
-
 /// Shares `tab` at the person's request from the popup; `Err` carries a
 /// message for the person.
 pub(crate) async fn share(worker: &Rc<Worker>, tab: TabId) -> Result<(), String> {
@@ -195,12 +192,12 @@ pub(super) async fn enable(worker: &Rc<Worker>, tab: TabId) -> Result<(), String
 
 /// Puts `tab` in the window's `cotab` group, creating the group if needed.
 async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> {
-    let existing = tab_groups::query(TAB_GROUP_TITLE, window_id).await?;
-    if let Some(group) = existing.first() {
+    let existing = tab_groups::in_window(window_id).await?;
+    if let Some(group) = existing.iter().find(|g| g.is_cotab()) {
         return tabs::add_to_group(tab, group.id).await;
     }
     let group_id = tabs::group_in_new(tab, window_id).await?;
-    tab_groups::update(group_id, TAB_GROUP_TITLE, TAB_GROUP_COLOR).await
+    tab_groups::update(group_id, TAB_GROUP_TITLE, tab_groups::COTAB_COLOR).await
 }
 
 /// Restores the shared set, the person's control flags and the held-input
@@ -316,10 +313,10 @@ async fn reattach(worker: &Rc<Worker>, tab: TabId, source: Source) -> Result<(),
         .map_err(|e| format!("the tab is gone: {}", error_message(&e)))?;
     if source == Source::Reload {
         let group = info.group_id.unwrap_or(TAB_GROUP_ID_NONE);
-        let cotab = tab_groups::query(TAB_GROUP_TITLE, info.window_id)
+        let groups = tab_groups::in_window(info.window_id)
             .await
             .map_err(|e| error_message(&e))?;
-        if group == TAB_GROUP_ID_NONE || !cotab.iter().any(|g| g.id == group) {
+        if group == TAB_GROUP_ID_NONE || !groups.iter().any(|g| g.id == group && g.is_cotab()) {
             return Err("it left the cotab group".to_owned());
         }
     }

@@ -1,8 +1,8 @@
 //! The toolbar icon's badge on each tab, read from the browser: nothing on
 //! a tab that is not shared, `ON` on a shared one, `AI` while an agent
 //! holds control, `YOU` while the person does, and nothing again once the
-//! tab is unshared; cotab's own icon at each size; and, pinned, no hint to
-//! pin it.
+//! tab is unshared; the `cotab` tab group titled after who works in it;
+//! cotab's own icon at each size; and, pinned, no hint to pin it.
 
 use cotab_e2e::browser::{Browser, LaunchOptions};
 use cotab_e2e::Deadline;
@@ -37,6 +37,23 @@ async fn shows(browser: &Browser, tab: TabId, text: &str, title: &str) -> anyhow
     }
 }
 
+/// Waits until the tab group of `tab` is titled `title`.
+async fn group_titled(browser: &Browser, tab: TabId, title: &str) -> anyhow::Result<()> {
+    let clock = Deadline::new("the group's title", DEADLINE);
+    loop {
+        let now = browser
+            .in_worker(&format!(
+                "chrome.tabs.get({}).then(t => chrome.tabGroups.get(t.groupId)).then(g => g.title)",
+                tab.0
+            ))
+            .await?;
+        if now == title {
+            return Ok(());
+        }
+        clock.next(now).await?;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_badge_shows_who_controls_each_tab() -> anyhow::Result<()> {
     let (browser, page, tab) = crate::shared_fixture().await?;
@@ -62,12 +79,33 @@ async fn the_badge_shows_who_controls_each_tab() -> anyhow::Result<()> {
         "cotab: agent ada has control of this tab",
     )
     .await?;
+    // The tab group, which the person sees from any tab, says the same.
+    group_titled(&browser, tab, "ada working · cotab").await?;
 
     browser.take_control(&page, tab).await?;
     shows(&browser, tab, "YOU", "cotab: you have control of this tab").await?;
+    group_titled(&browser, tab, "you have control · cotab").await?;
     browser.hand_back(&page, tab).await?;
     agent.call::<Release>(&Empty {}).await?;
     shows(&browser, tab, "ON", "cotab: shared, no agent has control").await?;
+    group_titled(&browser, tab, "cotab").await?;
+    // A tab shared while the group is titled after an agent joins that
+    // group, not a new one.
+    agent.call::<Acquire>(&Empty {}).await?;
+    group_titled(&browser, tab, "ada working · cotab").await?;
+    let third_url = browser.fixture.url("/other?third");
+    let third_page = browser.open_tab(&third_url).await?;
+    let third = browser.share(&third_page, &third_url).await?;
+    let groups = browser
+        .in_worker(&format!(
+            "Promise.all([{}, {}].map(id => chrome.tabs.get(id).then(t => t.groupId)))",
+            tab.0, third.0
+        ))
+        .await?;
+    assert_eq!(groups[0], groups[1], "{groups}");
+    group_titled(&browser, third, "ada working · cotab").await?;
+    agent.call::<Release>(&Empty {}).await?;
+    group_titled(&browser, third, "cotab").await?;
 
     browser.unshare(&page, tab).await?;
     shows(&browser, tab, "", "cotab").await?;
