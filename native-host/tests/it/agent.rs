@@ -302,6 +302,27 @@ async fn calls_before_hello_are_refused() {
 }
 
 #[tokio::test]
+async fn a_name_the_person_could_not_read_as_it_is_is_refused() {
+    let d = Daemon::start().await;
+    for bad in [
+        "",
+        "   ",
+        "ada\nyou have control",
+        "ada\u{202e}lortnoc",
+        "\u{2066}ada",
+        "ada\u{7}",
+    ] {
+        let mut c = d.client().await;
+        let err = c.hello(bad).await.expect_err(bad);
+        assert_eq!(err.kind(), Some(ErrorKind::InvalidRequest), "{bad:?}");
+    }
+    let mut c = d.client().await;
+    c.hello("Ada · the agent (é)")
+        .await
+        .expect("a name of words");
+}
+
+#[tokio::test]
 async fn resume_keeps_the_selection_across_connections() {
     let d = Daemon::start().await;
     let _ext = FakeExt::connect(&d.host_sock(), one_tab()).await;

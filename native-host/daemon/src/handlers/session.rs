@@ -12,12 +12,35 @@ use cotab_shared::limits::{MAX_AGENT_NAME, MAX_KEEP_CONTROL_MS};
 use cotab_shared::{ErrorKind, PROTOCOL_VERSION};
 use std::time::Duration;
 
+/// A character that would move or hide the text around it where a name
+/// is shown: a control character, or a mark or override of text direction.
+fn unshowable(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
 pub(super) fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
     check_version(p.protocol_version)?;
-    if p.agent.is_empty() || p.agent.len() > MAX_AGENT_NAME {
+    if p.agent.trim().is_empty() || p.agent.len() > MAX_AGENT_NAME {
         return Err(invalid_params(format!(
-            "invalid params: `params.agent` must be 1 to {MAX_AGENT_NAME} bytes"
+            "invalid params: `params.agent` must be 1 to {MAX_AGENT_NAME} bytes, not only spaces"
         )));
+    }
+    // The name is shown to the person (the badge, the tab group's title,
+    // the side panel, the record): nothing in it may move or hide text.
+    if p.agent.chars().any(unshowable)
+        || p.group
+            .as_deref()
+            .is_some_and(|g| g.chars().any(unshowable))
+    {
+        return Err(invalid_params(
+            "invalid params: `params.agent` and `params.group` may hold no control or \
+             text-direction characters"
+                .to_owned(),
+        ));
     }
     let keep_control = match p.keep_control_ms {
         None => Duration::ZERO,
