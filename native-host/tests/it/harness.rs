@@ -148,6 +148,31 @@ impl Daemon {
         c
     }
 
+    /// A browser connection sharing tab 7 alone, and an agent that
+    /// selected it and holds its lease.
+    pub(crate) async fn controlling_tab_7(&self) -> (FakeExt, Client) {
+        let ext = FakeExt::connect(
+            &self.host_sock(),
+            Script {
+                tabs: vec![tab(7)],
+                ..Script::default()
+            },
+        )
+        .await;
+        let mut agent = self.agent().await;
+        agent
+            .call::<cotab_shared::controller::TabsSelect>(&cotab_shared::controller::SelectParams {
+                tab_id: TabId(7),
+            })
+            .await
+            .expect("select");
+        agent
+            .call::<cotab_shared::controller::Acquire>(&cotab_shared::controller::Empty {})
+            .await
+            .expect("acquire");
+        (ext, agent)
+    }
+
     /// A client with a session, once the daemon has room for one (a
     /// connection closed just now gives its place back a moment later).
     pub(crate) async fn agent_eventually(&self) -> Client {

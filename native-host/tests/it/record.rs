@@ -56,20 +56,7 @@ fn taken(id: i32, human: bool) -> cotab_shared::native::TabInfo {
 #[tokio::test]
 async fn each_request_that_acted_is_kept_and_the_cli_reads_exports_and_clears_it() {
     let d = Daemon::start().await;
-    let ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            tabs: vec![tab(7)],
-            ..Script::default()
-        },
-    )
-    .await;
-    let mut agent = d.agent().await;
-    agent
-        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
-    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let (ext, mut agent) = d.controlling_tab_7().await;
     agent
         .call::<Press>(&PressParams {
             key: "Enter".into(),
@@ -323,20 +310,7 @@ async fn a_watch_asks_the_record_a_page_at_a_time_and_bad_asks_are_refused() {
         }
     }
     let d = Daemon::start().await;
-    let _ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            tabs: vec![tab(7)],
-            ..Script::default()
-        },
-    )
-    .await;
-    let mut agent = d.agent().await;
-    agent
-        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
-    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let (_ext, mut agent) = d.controlling_tab_7().await;
     for key in ["a", "b", "c"] {
         agent
             .call::<Press>(&PressParams {

@@ -2,12 +2,12 @@
 //! `host.sock` that says `watch` is told each request as the person reads
 //! it, never takes the lane, and hears nothing of what was typed.
 
-use crate::harness::{tab, Daemon, FakeExt, Script, WAIT};
+use crate::harness::{Daemon, FakeExt, WAIT};
 use cotab_local::codec::NativeCodec;
 use cotab_shared::controller::LaneState;
 use cotab_shared::controller::{
-    Acquire, Capture, CaptureParams, Click, ClickParams, Empty, Navigate, NavigateParams, Press,
-    PressParams, SelectParams, Status, TabsSelect, Type, TypeParams,
+    Capture, CaptureParams, Click, ClickParams, Empty, Navigate, NavigateParams, Press,
+    PressParams, Status, Type, TypeParams,
 };
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello, WatchSetting};
@@ -58,20 +58,7 @@ async fn ended(w: &mut Watch) -> ActivityEntry {
 #[tokio::test]
 async fn a_watch_is_told_each_request_in_the_persons_terms() {
     let d = Daemon::start().await;
-    let _ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            tabs: vec![tab(7)],
-            ..Script::default()
-        },
-    )
-    .await;
-    let mut agent = d.agent().await;
-    agent
-        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
-    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let (_ext, mut agent) = d.controlling_tab_7().await;
     agent
         .call::<Press>(&PressParams {
             key: "Enter".into(),
@@ -123,20 +110,7 @@ async fn a_watch_is_told_each_request_in_the_persons_terms() {
 #[tokio::test]
 async fn the_person_turns_the_drawings_off_and_the_choice_is_kept() {
     let d = Daemon::start().await;
-    let mut ext = FakeExt::connect(
-        &d.host_sock(),
-        Script {
-            tabs: vec![tab(7)],
-            ..Script::default()
-        },
-    )
-    .await;
-    let mut agent = d.agent().await;
-    agent
-        .call::<TabsSelect>(&SelectParams { tab_id: TabId(7) })
-        .await
-        .expect("select");
-    agent.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let (mut ext, mut agent) = d.controlling_tab_7().await;
     let click = ClickParams::at(5.0, 5.0);
     capture(&mut agent).await;
     agent.call::<Click>(&click).await.expect("click");
