@@ -142,7 +142,14 @@ pub fn describe(core: &Core, sid: SessionId, tab: Option<TabId>, call: &Call) ->
         Call::Resize(_) => "resize the page".into(),
         Call::EmulateMedia(_) => "emulate media features".into(),
         Call::Evaluate(p) => format!("run a script ({} bytes)", p.expression.len()),
-        Call::CdpSend(p) => format!("raw CDP {}", short(&p.method, 64)),
+        // Its method and the size of its params, never what they hold.
+        Call::CdpSend(p) => {
+            let size = p
+                .params
+                .as_ref()
+                .map_or(0, |v| serde_json::to_vec(v).map_or(0, |b| b.len()));
+            format!("raw CDP {} ({size} bytes)", short(&p.method, 64))
+        }
         _ => return None,
     })
 }

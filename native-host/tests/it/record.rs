@@ -3,11 +3,11 @@
 //! privately; `cotab activity` lists, shows, exports and clears it; a
 //! daemon killed mid-write loses at most the line it was writing.
 
-use crate::harness::{eventually, tab, Daemon, FakeExt, Script, WAIT};
+use crate::harness::{eventually, notification, tab, Daemon, FakeExt, Script, WAIT};
 use cotab_host::record::Record;
 use cotab_shared::controller::{
-    Acquire, Empty, Navigate, NavigateParams, Press, PressParams, SelectParams, TabsSelect, Type,
-    TypeParams,
+    Acquire, CdpSend, CdpSendParams, Empty, Evaluate, EvaluateParams, Navigate, NavigateParams,
+    Press, PressParams, SelectParams, TabsSelect, Type, TypeParams,
 };
 use cotab_shared::native::{Event, SharedTabs};
 use cotab_shared::TabId;
@@ -206,6 +206,76 @@ async fn each_request_that_acted_is_kept_and_the_cli_reads_exports_and_clears_it
 
 /// A daemon killed while it writes entries leaves every whole entry
 /// readable, at most one line torn, and the next daemon goes on.
+/// The session's entries as `cotab activity show --json` reads them, once
+/// it holds `n`.
+async fn entries(d: &Daemon, n: usize) -> Vec<Value> {
+    let state = d.dir.path().join("state");
+    eventually(|| {
+        let state = state.clone();
+        async move {
+            let listed = json(&activity(&state, &["--json"]).await);
+            let id = listed["sessions"][0]["id"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+            let shown = json(&activity(&state, &["show", &id, "--json"]).await);
+            match shown["entries"].as_array() {
+                Some(e) if e.len() >= n => Ok(e.clone()),
+                _ => Err(shown),
+            }
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn raw_cdp_and_scripts_are_kept_as_their_method_and_size_only() {
+    let d = Daemon::start().await;
+    let (ext, mut agent) = d.controlling_tab_7().await;
+    ext.event(Event::DeveloperMode { enabled: true });
+    notification(&mut agent, "developerMode.changed").await;
+    let secret = "hunter2-in-the-params";
+    agent
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Input.insertText".into(),
+            params: Some(serde_json::json!({ "text": secret })),
+            session_id: None,
+        })
+        .await
+        .expect("raw CDP");
+    let script = format!("document.title = '{secret}'");
+    // The fake browser answers nothing an evaluation reads; whatever it
+    // answers, the request is kept.
+    let _ = agent
+        .call::<Evaluate>(&EvaluateParams {
+            expression: script.clone(),
+            await_promise: None,
+        })
+        .await;
+    let entries = entries(&d, 2).await;
+    let what: Vec<&str> = entries
+        .iter()
+        .filter(|e| !e["method"].as_str().unwrap_or("").starts_with("person."))
+        .map(|e| e["what"].as_str().unwrap_or(""))
+        .collect();
+    let params_size = serde_json::to_vec(&serde_json::json!({ "text": secret }))
+        .expect("json")
+        .len();
+    assert_eq!(
+        what,
+        [
+            format!("raw CDP Input.insertText ({params_size} bytes)"),
+            format!("run a script ({} bytes)", script.len()),
+        ],
+        "{entries:?}"
+    );
+    let dir = d.dir.path().join("state").join("activity");
+    for file in std::fs::read_dir(&dir).expect("record") {
+        let text = std::fs::read_to_string(file.expect("entry").path()).expect("read");
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+}
+
 #[tokio::test]
 async fn a_daemon_killed_mid_write_loses_at_most_the_line_being_written() {
     use nix::sys::signal::{kill, Signal};
