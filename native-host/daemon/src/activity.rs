@@ -144,14 +144,31 @@ pub fn describe(core: &Core, sid: SessionId, tab: Option<TabId>, call: &Call) ->
         Call::Evaluate(p) => format!("run a script ({} bytes)", p.expression.len()),
         // Its method and the size of its params, never what they hold.
         Call::CdpSend(p) => {
-            let size = p
-                .params
-                .as_ref()
-                .map_or(0, |v| serde_json::to_vec(v).map_or(0, |b| b.len()));
+            let size = p.params.as_ref().map_or(0, json_size);
             format!("raw CDP {} ({size} bytes)", short(&p.method, 64))
         }
         _ => return None,
     })
+}
+
+/// How many bytes `v` takes as JSON, counted as it is written, without
+/// keeping them: raw CDP's params are told on every call.
+fn json_size(v: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, v) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
 }
 
 /// `s`, at most `max` characters.
