@@ -3,23 +3,22 @@
 //! in-flight budgets, the connection counts that decide the idle exit, the
 //! outboxes the core's notifications go to, the blockers signal, the local-file policy
 //! read from the host config, and each agent connection's state
-//! ([`ConnState`]). The handlers ([`crate::handlers`]) work over it; the
+//! ([`ConnState`]). What the extension reports besides answers is applied
+//! in `events`. The handlers ([`crate::handlers`]) work over it; the
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
 
-use crate::broker::{ConsoleEntry, Core, CoreConfig, Effect, Gone, ReleaseCmd};
+mod events;
+
+use crate::broker::{Core, CoreConfig, Effect, ReleaseCmd};
 use crate::config;
-use crate::lane::{CdpEvent, Lane};
+use crate::lane::Lane;
 use crate::overlay::Overlays;
 use crate::session::{ConnId, SessionId};
 use crate::socket_offers::SocketOffers;
-use cotab_shared::cdp::{
-    CdpCommand, CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened,
-    FrameNavigated, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
-    RequestWillBeSent, ResponseReceived, SetInterceptFileChooserDialog,
-};
-use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind, Notification};
+use cotab_shared::cdp::{CdpCommand, SetInterceptFileChooserDialog};
+use cotab_shared::controller::{AgentEvent, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
-use cotab_shared::native::{Command, CommandClass, Event, HostToExtension};
+use cotab_shared::native::{Command, CommandClass, HostToExtension};
 use cotab_shared::reach::LocalFiles;
 use cotab_shared::{TabId, WireError};
 use serde_json::Value;
@@ -355,201 +354,6 @@ impl Shell {
                 failed(e);
             }
         }));
-    }
-
-    /// A frame from the extension other than a response, on the
-    /// connection of `generation`. A connection that is no longer the
-    /// lane's (another replaced it while this frame was read) changes
-    /// nothing.
-    pub fn on_extension_event(&self, generation: u64, event: Event) {
-        if !self.lane.is_current(generation) {
-            tracing::debug!("ignored an event from a replaced browser connection");
-            return;
-        }
-        match &event {
-            Event::Shared(list) => {
-                let (changes, live) = self.with_core(|c| {
-                    let changes = crate::activity::person_changes(c.shared(), &list.tabs);
-                    c.on_shared(&list.tabs);
-                    (changes, c.session_ids())
-                });
-                for (method, tab, what) in changes {
-                    if method == "unshare" {
-                        self.activity.forget_picture(tab);
-                    }
-                    self.activity.person(live.clone(), Some(tab), method, what);
-                }
-                self.blockers.send_modify(|n| *n += 1);
-            }
-            Event::TabClosed {
-                tab_id,
-                with_window,
-            } => {
-                let gone = if *with_window {
-                    Gone::ClosedWithWindow
-                } else {
-                    Gone::Closed
-                };
-                self.with_core(|c| c.on_tab_gone(*tab_id, gone));
-                self.activity.forget_picture(*tab_id);
-                self.blockers.send_modify(|n| *n += 1);
-            }
-            Event::Detached { tab_id, reason } => {
-                let gone = if reason == "target_closed" {
-                    Gone::Closed
-                } else {
-                    Gone::Unshared
-                };
-                let (was, live) = self.with_core(|c| {
-                    let was = c.is_shared(*tab_id);
-                    c.on_tab_gone(*tab_id, gone);
-                    (was, c.session_ids())
-                });
-                self.activity.forget_picture(*tab_id);
-                if was && gone == Gone::Unshared {
-                    let what = format!("stop sharing tab {}", tab_id.0);
-                    self.activity.person(live, Some(*tab_id), "unshare", what);
-                }
-                self.blockers.send_modify(|n| *n += 1);
-            }
-            Event::DeveloperMode { enabled } => {
-                let live = self.with_core(|c| {
-                    c.on_developer_mode(*enabled);
-                    c.session_ids()
-                });
-                self.activity.developer_mode(live, *enabled);
-            }
-            // A child session's events (frames in other processes,
-            // workers) only go to the agents that asked for every event.
-            Event::Cdp {
-                tab_id,
-                method,
-                params,
-                session: None,
-            } => {
-                let tab = *tab_id;
-                match method.as_str() {
-                    "Inspector.targetCrashed" => self.with_core(|c| c.on_page_crashed(tab)),
-                    FrameNavigated::METHOD => {
-                        let main_frame = FrameNavigated::parse(method, params)
-                            .is_some_and(|n| n.frame.parent_id.is_none());
-                        if main_frame {
-                            self.with_core(|c| c.on_main_frame_navigated(tab));
-                        }
-                    }
-                    JavascriptDialogOpening::METHOD => {
-                        let opening =
-                            JavascriptDialogOpening::parse(method, params).unwrap_or_default();
-                        let kind = opening
-                            .kind
-                            .and_then(|t| serde_json::from_value(Value::String(t)).ok())
-                            .unwrap_or(DialogKind::Alert);
-                        let info = DialogInfo {
-                            tab_id: tab,
-                            kind,
-                            message: opening.message,
-                            default_prompt: (kind == DialogKind::Prompt)
-                                .then_some(opening.default_prompt),
-                        };
-                        self.with_core(|c| c.on_dialog_opening(info));
-                        self.blockers.send_modify(|n| *n += 1);
-                    }
-                    FileChooserOpened::METHOD => {
-                        if let Some(e) = FileChooserOpened::parse(method, params) {
-                            let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
-                            if !self.with_core(|c| c.on_file_chooser(tab, &e)) {
-                                tracing::warn!(%tab, "a file chooser opened with nobody to answer it");
-                                self.lane.send_unanswered(&intercept(tab, false));
-                            }
-                        }
-                    }
-                    JavascriptDialogClosed::METHOD => {
-                        self.with_core(|c| c.on_dialog_closed(tab));
-                    }
-                    ConsoleApiCalled::METHOD => {
-                        if let Some(e) = ConsoleApiCalled::parse(method, params) {
-                            let entry = ConsoleEntry::from_console_api(&e);
-                            self.with_core(|c| c.on_console(tab, entry));
-                        }
-                    }
-                    ExceptionThrown::METHOD => {
-                        if let Some(e) = ExceptionThrown::parse(method, params) {
-                            let entry = ConsoleEntry::from_exception(&e);
-                            self.with_core(|c| c.on_console(tab, entry));
-                        }
-                    }
-                    RequestWillBeSent::METHOD => {
-                        if let Some(e) = RequestWillBeSent::parse(method, params) {
-                            self.with_core(|c| c.on_request(tab, e));
-                        }
-                    }
-                    ResponseReceived::METHOD => {
-                        if let Some(e) = ResponseReceived::parse(method, params) {
-                            self.with_core(|c| c.on_response(tab, e));
-                        }
-                    }
-                    LoadingFailed::METHOD => {
-                        if let Some(e) = LoadingFailed::parse(method, params) {
-                            self.with_core(|c| c.on_request_failed(tab, e));
-                        }
-                    }
-                    LifecycleEvent::METHOD => {
-                        if let Some(e) = LifecycleEvent::parse(method, params) {
-                            self.with_core(|c| {
-                                c.on_lifecycle(tab, &e.frame_id, &e.loader_id, &e.name)
-                            });
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Event::Cdp { .. } => {}
-        }
-        if let Event::Cdp {
-            tab_id,
-            method,
-            params,
-            session,
-        } = event
-        {
-            let conns = self.with_core(|c| c.cdp_event_conns(tab_id));
-            if !conns.is_empty() {
-                // As developer-mode results are, by their keys and shapes
-                // (the page's own secrets would need a scan per event).
-                let mut redacted = params.clone();
-                crate::redact::redact(&mut redacted, &crate::redact::Known::default());
-                // The id of a child session of the tab, which the agent
-                // names in its commands there: the browser's, no web
-                // session's.
-                if matches!(
-                    method.as_str(),
-                    "Target.attachedToTarget" | "Target.detachedFromTarget"
-                ) {
-                    if let (Some(id), Some(slot)) =
-                        (params.get("sessionId"), redacted.get_mut("sessionId"))
-                    {
-                        slot.clone_from(id);
-                    }
-                }
-                self.notify(
-                    &conns,
-                    AgentEvent::CdpEvent {
-                        tab_id,
-                        method: method.clone(),
-                        params: redacted,
-                        session_id: session.clone(),
-                    },
-                );
-            }
-            if session.is_some() {
-                return;
-            }
-            self.lane.publish_cdp(CdpEvent {
-                tab_id,
-                method,
-                params,
-            });
-        }
     }
 
     /// A browser connection said hello and became the lane's connection.
