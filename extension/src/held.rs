@@ -18,6 +18,7 @@
 //! and serialisable, so the worker keeps it in `chrome.storage` across
 //! restarts and reloads.
 
+pub use cotab_shared::held::Sent;
 use cotab_shared::input::{
     input_role, key_id, key_up, mouse_button, mouse_up, touch_end, InputRole,
 };
@@ -50,17 +51,6 @@ impl TabHeld {
     fn is_empty(&self) -> bool {
         self.keys.is_empty() && self.buttons.is_empty() && !self.touch
     }
-}
-
-/// How a sent command ended, for the ledger.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sent {
-    /// The browser ran it.
-    Accepted,
-    /// The browser refused it: it did not run.
-    Refused,
-    /// No answer (timeout, abort): it may have run.
-    Unknown,
 }
 
 /// The ledger entry a press or release names: `key:<code>`, `button:<name>`
@@ -484,6 +474,26 @@ mod tests {
         );
         assert!(!held.before_send(T, KEY_EVENT, &json!({"type": "keyDown", "key": ""})));
         assert!(held.is_empty());
+    }
+
+    /// One tab's ledger, as the worker drives it around each command.
+    struct OneTab(HeldInput);
+
+    impl cotab_shared::held::conformance::Ledger for OneTab {
+        fn send(&mut self, method: &str, params: &Value, sent: Sent) -> Vec<(&'static str, Value)> {
+            self.0.before_send(T, method, params);
+            self.0.after_send(T, method, params, sent);
+            Vec::new()
+        }
+
+        fn revoke(&mut self) -> Vec<(&'static str, Value)> {
+            self.0.take_releases(T)
+        }
+    }
+
+    #[test]
+    fn the_ledger_passes_the_scenarios_the_daemons_record_passes() {
+        cotab_shared::held::conformance::check(|| OneTab(HeldInput::default()));
     }
 
     #[test]

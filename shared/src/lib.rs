@@ -17,6 +17,7 @@ pub mod cdp;
 pub mod controller;
 pub mod error;
 pub mod geometry;
+pub mod held;
 pub mod ids;
 pub mod input;
 pub mod limits;

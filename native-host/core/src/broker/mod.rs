@@ -65,7 +65,7 @@ pub use page::{
     CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, Viewport, CONSOLE_CAPACITY,
     MAX_ISSUED_REFS,
 };
-pub use presses::{AgentRelease, PressId, PressKind, ReleaseCmd, ReleaseTarget};
+pub use presses::{AgentRelease, PressId, PressKind, RawInput, ReleaseCmd, ReleaseTarget};
 use presses::{Press, PressState};
 
 /// Settings of the core.

@@ -15,6 +15,7 @@ use super::{err, Actor, Core, Effect, Fence};
 use crate::keys::{self, KeyInfo};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::controller::{FrameId, Modifier, MouseButton};
+use cotab_shared::held::{release_rank, Sent};
 use cotab_shared::input::{
     input_role, mouse_up, release_of, touch_end, InputRole, KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT,
 };
@@ -113,6 +114,24 @@ pub struct ReleaseCmd {
     pub method: &'static str,
     /// CDP params.
     pub params: Value,
+}
+
+/// What the record made of a raw CDP command before it was sent
+/// ([`Core::raw_input_before`]), to finish once the command ended
+/// ([`Core::raw_input_after`]).
+#[derive(Debug)]
+#[must_use]
+pub struct RawInput {
+    /// The press recorded, when the command is a press of something the
+    /// session did not hold yet: if the command is dropped before it
+    /// ends, [`Core::press_settled`] with `false` releases it.
+    pub press: Option<PressId>,
+    /// Where the session's held buttons were before a move took them
+    /// along.
+    moved: Option<Vec<(PressId, f64, f64)>>,
+    /// A release's method and params, which clear what it releases once
+    /// it ran.
+    release: Option<(String, Value)>,
 }
 
 /// The answer to an agent's release.
@@ -288,6 +307,55 @@ impl Core {
                 && (matches_target(&p.kind, &raw) || raw_id(&p.kind) == id);
             !same
         });
+    }
+
+    /// Notes a raw CDP command (`method` with `params`, by `cdp.send` or
+    /// the CDP endpoint) about to go to the fence's tab, as the extension's
+    /// ledger notes it (`cotab_shared::held::conformance` holds both to the
+    /// same scenarios): a press is recorded before it is sent (its
+    /// release is the one [`release_of`] pairs with it), a mouse move
+    /// takes the session's held buttons along, a release waits for the
+    /// answer.
+    pub fn raw_input_before(
+        &mut self,
+        fence: &Fence,
+        method: &str,
+        params: &Value,
+    ) -> Result<RawInput, WireError> {
+        let role = input_role(method, params);
+        let press = match role {
+            InputRole::Press(_) => self.begin_raw_press(fence, method, params)?,
+            InputRole::Release(_) | InputRole::Other => None,
+        };
+        let moving = method == MOUSE_EVENT
+            && params.get("type").and_then(Value::as_str) == Some("mouseMoved");
+        let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let moved = moving.then(|| self.pointer_moved(fence, at("x"), at("y")));
+        let release =
+            matches!(role, InputRole::Release(_)).then(|| (method.to_owned(), params.clone()));
+        Ok(RawInput {
+            press,
+            moved,
+            release,
+        })
+    }
+
+    /// How the command [`Core::raw_input_before`] noted ended: a press
+    /// that did not run for certain is released now (it may have reached
+    /// the page); a release that ran, or may have, clears what it
+    /// releases, so no second one is sent; a move refused before the page
+    /// saw it leaves the buttons where they were.
+    pub fn raw_input_after(&mut self, fence: &Fence, input: RawInput, sent: Sent) {
+        if let Some(id) = input.press {
+            self.press_settled(id, sent == Sent::Accepted);
+        }
+        match (sent, input.release, input.moved) {
+            (Sent::Accepted | Sent::Unknown, Some((method, params)), _) => {
+                self.raw_released(fence, &method, &params);
+            }
+            (Sent::Refused, _, Some(was)) => self.pointer_back(&was),
+            _ => {}
+        }
     }
 
     /// Takes the release of press `id` if it is still held (click and press
@@ -482,14 +550,18 @@ impl Core {
 
     /// The daemon releases every matching press: held ones now (or dropped
     /// when the browser side is gone), ones being sent once their send
-    /// settles.
+    /// settles. Their releases go in [`release_rank`]'s order.
     pub(super) fn release_where(&mut self, pred: impl Fn(&Press) -> bool, drop: bool) {
-        let ids: Vec<PressId> = self
+        let mut ids: Vec<PressId> = self
             .presses
             .iter()
             .filter(|(_, p)| pred(p))
             .map(|(id, _)| *id)
             .collect();
+        ids.sort_by_cached_key(|id| {
+            let held = self.presses.get(id).map(|p| raw_id(&p.kind));
+            release_rank(held.as_deref().unwrap_or(""), id.0)
+        });
         for id in ids {
             let state = self.presses.get(&id).map(|p| p.state);
             match state {

@@ -5,6 +5,7 @@
 use super::tests::{kind, releases, setup, tab, A, B};
 use super::*;
 use cotab_shared::controller::RevokeReason as R;
+use cotab_shared::held::Sent;
 use cotab_shared::input::{KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
 use cotab_shared::Ticket;
 use serde_json::{json, Value};
@@ -175,4 +176,50 @@ fn a_raw_press_needs_the_lease_and_is_the_sessions_own() {
     assert_eq!(c.held_count(), 2);
     c.raw_released(&g, KEY_EVENT, &q_up());
     assert_eq!(c.held_count(), 1, "the first session's press stays");
+}
+
+/// The record of one session holding tab 1, as `cdp.send` drives it
+/// around each raw command.
+struct Record {
+    core: Core,
+    session: SessionId,
+}
+
+impl cotab_shared::held::conformance::Ledger for Record {
+    fn send(&mut self, method: &str, params: &Value, sent: Sent) -> Vec<(&'static str, Value)> {
+        let f = self
+            .core
+            .fence(self.session, A, Need::Privileged)
+            .expect("fence");
+        let input = self
+            .core
+            .raw_input_before(&f, method, params)
+            .expect("noted");
+        self.core.raw_input_after(&f, input, sent);
+        sent_releases(&mut self.core)
+    }
+
+    fn revoke(&mut self) -> Vec<(&'static str, Value)> {
+        self.core.on_shared(&[tab(1, true), tab(2, false)]);
+        sent_releases(&mut self.core)
+    }
+}
+
+fn sent_releases(c: &mut Core) -> Vec<(&'static str, Value)> {
+    let fx = c.take_effects();
+    releases(&fx)
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r.tab, TabId(1), "a release goes to the press's tab");
+            (r.method, r.params)
+        })
+        .collect()
+}
+
+#[test]
+fn the_record_of_raw_presses_passes_the_scenarios_the_extensions_ledger_passes() {
+    cotab_shared::held::conformance::check(|| {
+        let (core, session) = dev_setup();
+        Record { core, session }
+    });
 }

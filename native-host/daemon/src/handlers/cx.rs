@@ -41,6 +41,11 @@ pub(super) struct PressGuard<'a> {
 }
 
 impl PressGuard<'_> {
+    /// The press is settled elsewhere ([`crate::broker::Core::raw_input_after`]).
+    pub(super) fn disarm(mut self) {
+        self.armed = false;
+    }
+
     pub(super) fn settle(mut self, sent: bool) {
         self.armed = false;
         let id = self.id;

@@ -10,7 +10,8 @@ use cotab_shared::cdp::{CdpCommand as _, Evaluate};
 use cotab_shared::controller::{
     CdpEventsParams, CdpSendParams, Empty, EvaluateParams, EvaluateResult, RpcError,
 };
-use cotab_shared::input::{input_role, InputRole, MOUSE_EVENT};
+use cotab_shared::held::Sent;
+use cotab_shared::input::MOUSE_EVENT;
 use cotab_shared::limits::MAX_EXPRESSION;
 use cotab_shared::native::{Command, CommandClass, FollowUp, Outcome, ThenResult};
 use cotab_shared::reach::{check_child_cdp, check_raw_cdp};
@@ -220,17 +221,12 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     ) {
         cx.shell.overlays.hide(&cx.shell.lane, fence.tab);
     }
-    let role = input_role(&p.method, &params);
-    let press = match &role {
-        InputRole::Press(_) => cx
-            .core(|c| c.begin_raw_press(&fence, &p.method, &params))?
-            .map(|id| PressGuard {
-                shell: cx.shell,
-                id,
-                armed: true,
-            }),
-        InputRole::Release(_) | InputRole::Other => None,
-    };
+    let input = cx.core(|c| c.raw_input_before(&fence, &p.method, &params))?;
+    let press = input.press.map(|id| PressGuard {
+        shell: cx.shell,
+        id,
+        armed: true,
+    });
     let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
     let kind = (p.method == MOUSE_EVENT)
         .then(|| params.get("type").and_then(Value::as_str))
@@ -243,21 +239,16 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     {
         cx.aimed(&fence, Aimed::Point(at("x"), at("y")));
     }
-    let moved = (kind == Some("mouseMoved"))
-        .then(|| cx.core(|c| c.pointer_moved(&fence, at("x"), at("y"))));
-    let released = matches!(role, InputRole::Release(_)).then(|| params.clone());
     let sent = scanned(cx, &fence, &p.method, params, true, p.session_id).await;
     if let Some(press) = press {
-        press.settle(sent.is_ok());
+        press.disarm();
     }
-    match (&sent, released, moved) {
-        (Ok(_), Some(release), _) => cx.core(|c| c.raw_released(&fence, &p.method, &release)),
-        // Refused before the page saw it: the buttons stay where they were.
-        (Err(e), _, Some(was)) if e.kind() == ErrorKind::CommandFailed => {
-            cx.core(|c| c.pointer_back(&was))
-        }
-        _ => {}
-    }
+    let outcome = match &sent {
+        Ok(_) => Sent::Accepted,
+        Err(e) if e.kind() == ErrorKind::CommandFailed => Sent::Refused,
+        Err(_) => Sent::Unknown,
+    };
+    cx.core(|c| c.raw_input_after(&fence, input, outcome));
     let (r, known) = sent?;
     redacted(r, known).await
 }
