@@ -76,6 +76,9 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         .await?;
     agent.call::<Acquire>(&Empty {}).await?;
     let transport = lane_transport(&mut agent).await?;
+    if std::env::var("COTAB_BENCH_DRAWINGS").as_deref() == Ok("off") {
+        drawings_off(&browser, &page).await?;
+    }
 
     // The same viewport for both CDP clients: whichever override the page
     // applies, both capture the same pixels.
@@ -116,6 +119,40 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
         unchanged,
         transport,
     })
+}
+
+/// Turns the drawing of what agents aim at off as the person does, with
+/// the side panel's switch, and puts the shared tab back in front.
+async fn drawings_off(browser: &Browser, page: &Page) -> Result<()> {
+    eprintln!("the drawings in the page are off (COTAB_BENCH_DRAWINGS=off)");
+    let url = format!(
+        "chrome-extension://{}/popup.html?panel",
+        cotab_shared::EXTENSION_ID
+    );
+    let panel = browser.open_tab(&url).await?;
+    let switch = "document.getElementById('agent-pointer')";
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let state = format!(
+            "[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked]"
+        );
+        let v = browser.eval(&panel, &state).await?;
+        match (v[0].as_str(), v[1].as_bool()) {
+            (Some("true"), Some(false)) => break,
+            (Some("true"), Some(true)) => {
+                browser
+                    .eval(&panel, &format!("{switch}.click(); 1"))
+                    .await?;
+            }
+            _ => {}
+        }
+        if tokio::time::Instant::now() > deadline {
+            anyhow::bail!("the side panel's drawing switch did not turn off: {v}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    browser.close(&panel).await?;
+    browser.activate(page).await
 }
 
 /// Items 1, 2, 3 and 5 on the shared fixture tab, in order: their rows,
