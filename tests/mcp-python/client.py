@@ -83,6 +83,21 @@ async def main(cotab, runtime_dir, button, workspace, chooser_url, upload):
                 uploaded, uploaded_error = text_of(
                     await session.call_tool("browser_file_upload", {"paths": [upload]})
                 )
+            # In a tab of its own, a click that changes one line of a form: the
+            # answer says what changed since the snapshot, not the page again.
+            await session.call_tool(
+                "browser_tabs",
+                {"action": "new", "url": chooser_url.replace("/chooser", "/signup")},
+            )
+            form, _ = text_of(await session.call_tool("browser_snapshot", {}))
+            send = re.search(r'button "Sign up" \[ref=(e\d+)\]', form)
+            changed, changed_error = ("", True)
+            if send:
+                changed, changed_error = text_of(
+                    await session.call_tool(
+                        "browser_click", {"element": "Sign up", "target": send.group(1)}
+                    )
+                )
             print(
                 json.dumps(
                     {
@@ -111,6 +126,9 @@ async def main(cotab, runtime_dir, button, workspace, chooser_url, upload):
                         "chooserError": chooser_error,
                         "uploaded": uploaded,
                         "uploadedError": uploaded_error,
+                        "form": form,
+                        "changed": changed,
+                        "changedError": changed_error,
                     }
                 )
             )

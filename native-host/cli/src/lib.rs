@@ -225,6 +225,12 @@ pub enum Cmd {
         /// directory when that is `/` or not writable.
         #[arg(long, value_name = "DIR")]
         output_dir: Option<PathBuf>,
+        /// What an action's answer shows of the page: `diff`, what changed
+        /// in its outline since the one last shown of that tab (the whole
+        /// outline when the page navigated or that is shorter); `full`,
+        /// the whole outline; `none`, no outline (call browser_snapshot).
+        #[arg(long, value_enum, default_value_t = cotab_mcp::SnapshotMode::Diff, value_name = "MODE")]
+        snapshot_mode: cotab_mcp::SnapshotMode,
     },
 }
 

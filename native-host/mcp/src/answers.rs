@@ -3,6 +3,7 @@
 //! state"), the tab list, console lines and action lines.
 
 use super::args::{ButtonArg, ClickArgs};
+use super::changes::{Shows, CHANGES_PREAMBLE};
 use cotab_shared::controller::{
     ConsoleResult, DialogInfo, DialogKind, FileChooserInfo, SnapshotResult, TabsListResult,
 };
@@ -72,11 +73,36 @@ pub(super) fn modal_states(
 /// The page's url, title and outline, as Playwright MCP shows them
 /// (`### Page`, the modal state if any, then `### Snapshot`).
 pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
+    page_changes(s, dialog, &Shows::Whole)
+}
+
+/// The page's url, title and what [`Shows`] says of its outline: the
+/// whole (`### Snapshot`), or what changed since the model last saw it
+/// (`### Snapshot changes`, a diff in a `diff` block).
+pub(crate) fn page_changes(
+    s: &SnapshotResult,
+    dialog: Option<&DialogInfo>,
+    shows: &Shows,
+) -> String {
     let mut text = format!(
         "### Page\n- Page URL: {}\n- Page Title: {}\n",
         s.url, s.title
     );
     text.push_str(&modal_states(dialog, s.file_chooser.as_ref()));
+    match shows {
+        Shows::Whole => {}
+        Shows::Same => {
+            text.push_str("### Snapshot changes\nNone since your last snapshot of this page.\n");
+            return text;
+        }
+        Shows::Changes(d) => {
+            let _ = write!(
+                text,
+                "### Snapshot changes\n{CHANGES_PREAMBLE}\n```diff\n{d}```\n"
+            );
+            return text;
+        }
+    }
     let _ = write!(text, "### Snapshot\n```yaml\n{}\n```\n", s.text.trim_end());
     if s.truncated {
         text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");

@@ -9,8 +9,9 @@
 //! daemon's notifications (developer mode, dialogs, closed tabs). It knows
 //! nothing of MCP framing: [`super`] turns its answers into MCP results.
 
-use super::answers::{modal_states, opened_tabs, page_state, tabs_text};
+use super::answers::{modal_states, opened_tabs, page_changes, tabs_text};
 use super::args::{EvaluateArgs, TabsAction, TabsArgs, WaitForArgs};
+use super::changes::{Seen, Shows, SnapshotMode};
 use super::files::Files;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::McpServeError;
@@ -80,6 +81,10 @@ pub(crate) struct Bridge {
     tools_changed: mpsc::UnboundedSender<()>,
     /// The daemon closed the connection; nothing more to read.
     pub(super) closed: bool,
+    /// What an action's answer shows of the page.
+    snapshot_mode: SnapshotMode,
+    /// The outline the model was last shown of each tab.
+    pub(super) seen: Seen,
 }
 
 impl Bridge {
@@ -89,6 +94,7 @@ impl Bridge {
         mut client: Client,
         session: SessionMode,
         files: Files,
+        snapshot_mode: SnapshotMode,
         tools_changed: mpsc::UnboundedSender<()>,
     ) -> Result<Bridge, McpServeError> {
         let forwarded = client.forward_notifications();
@@ -112,6 +118,8 @@ impl Bridge {
             files,
             tools_changed,
             closed: false,
+            snapshot_mode,
+            seen: Seen::default(),
         })
     }
 
@@ -123,6 +131,11 @@ impl Bridge {
             // The daemon may be gone already; then there is nothing to end.
             let _ = self.client.call::<Bye>(&Empty {}).await;
         }
+    }
+
+    /// The tab the tools act on, once one was selected.
+    pub(super) fn current_tab(&self) -> Option<TabId> {
+        self.current
     }
 
     pub(super) fn on_notification(&mut self, msg: Value) {
@@ -141,9 +154,12 @@ impl Bridge {
             AgentEvent::TabOpened(t) if t.opener.is_some() && t.opener == self.current => {
                 self.opened.push(t);
             }
-            AgentEvent::TabClosed { tab_id } if Some(tab_id) == self.current => {
-                self.current = None;
-                self.dialog = None;
+            AgentEvent::TabClosed { tab_id } => {
+                self.seen.forget(tab_id);
+                if Some(tab_id) == self.current {
+                    self.current = None;
+                    self.dialog = None;
+                }
             }
             _ => {}
         }
@@ -249,10 +265,11 @@ impl Bridge {
         Ok(())
     }
 
-    /// `result` followed by a fresh snapshot of the current tab, as
-    /// Playwright MCP answers actions, so the model can go on — unless a
-    /// dialog is open: the page waits for it, and the answer says how to
-    /// handle it.
+    /// `result` followed by the current tab's page after it, as the
+    /// snapshot mode says ([`SnapshotMode`]: what changed since the model
+    /// last saw it, by default), so the model can go on — unless a dialog
+    /// is open: the page waits for it, and the answer says how to handle
+    /// it.
     pub(super) async fn with_snapshot(&mut self, result: String) -> ToolOutput {
         let mut text = format!("### Result\n{result}\n\n");
         let opened = std::mem::take(&mut self.opened);
@@ -262,9 +279,22 @@ impl Bridge {
             text.push_str(&modal_states(Some(d), None));
             return ToolOutput::text(text);
         }
+        if self.snapshot_mode == SnapshotMode::None {
+            return ToolOutput::text(text);
+        }
         let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await;
         match snapshot {
-            Ok(s) => text.push_str(&page_state(&s, self.dialog.as_ref())),
+            Ok(s) => {
+                let shows = match (self.current, self.snapshot_mode) {
+                    (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s),
+                    (Some(tab), _) => {
+                        self.seen.shown(tab, &s);
+                        Shows::Whole
+                    }
+                    (None, _) => Shows::Whole,
+                };
+                text.push_str(&page_changes(&s, self.dialog.as_ref(), &shows));
+            }
             Err(e) => {
                 let _ = writeln!(text, "### Page\n(no snapshot: {e})");
                 text.push_str(&modal_states(self.dialog.as_ref(), None));

@@ -34,6 +34,7 @@
 mod answers;
 mod args;
 mod bridge;
+mod changes;
 mod dispatch;
 mod drop;
 mod elements;
@@ -54,6 +55,7 @@ mod vision;
 
 use bridge::Bridge;
 pub use bridge::SessionMode;
+pub use changes::SnapshotMode;
 use cotab_client::{Client, ClientError};
 use dispatch::Request;
 pub use files::{Files, DEFAULT_OUTPUT_DIR};
@@ -221,6 +223,7 @@ pub async fn serve_on<R, W>(
     session: SessionMode,
     caps: Caps,
     files: Files,
+    snapshot_mode: SnapshotMode,
     transport: (R, W),
 ) -> Result<(), McpServeError>
 where
@@ -229,7 +232,7 @@ where
 {
     let client = Client::connect(agent_socket).await?;
     let (changed_tx, mut changed_rx) = mpsc::unbounded_channel();
-    let bridge = Bridge::open(client, session, files, changed_tx).await?;
+    let bridge = Bridge::open(client, session, files, snapshot_mode, changed_tx).await?;
     let (requests_tx, requests_rx) = mpsc::channel(16);
     let bridge_task = dispatch::spawn(bridge, requests_rx);
     let handler = CotabMcp {
@@ -260,14 +263,24 @@ where
 }
 
 /// `cotab mcp`: serves MCP on stdin/stdout, with the opt-in tools of
-/// `caps`, writing files where `files` says.
+/// `caps`, writing files where `files` says, answering actions with what
+/// `snapshot_mode` shows of the page.
 pub async fn serve_stdio(
     agent_socket: &Path,
     session: SessionMode,
     caps: Caps,
     files: Files,
+    snapshot_mode: SnapshotMode,
 ) -> Result<(), McpServeError> {
-    serve_on(agent_socket, session, caps, files, rmcp::transport::stdio()).await
+    serve_on(
+        agent_socket,
+        session,
+        caps,
+        files,
+        snapshot_mode,
+        rmcp::transport::stdio(),
+    )
+    .await
 }
 
 #[cfg(test)]

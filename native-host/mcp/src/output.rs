@@ -108,8 +108,13 @@ impl Bridge {
             boxes: a.boxes,
             ..SnapshotParams::default()
         };
+        let whole = params.root.is_none() && params.depth.is_none() && !params.boxes;
         let s = self.observe::<Snapshot>(&params).await?;
         let Some(name) = a.filename else {
+            // The next action's answer says what changed since this one.
+            if let (true, Some(tab)) = (whole, self.current_tab()) {
+                self.seen.shown(tab, &s);
+            }
             return Ok(ToolOutput::text(page_state(&s, self.dialog.as_ref())));
         };
         let mut yaml = s.text.trim_end().to_string();

@@ -400,5 +400,20 @@ async fn the_official_python_sdk_snapshots_and_clicks_by_target() -> anyhow::Res
         "files: a.txt (3)"
     );
     assert_eq!(browser.eval(&page, "window.cancels").await?, 0);
+    // A click that changed one line of the sign-up form: the answer is that
+    // line, under the lines that say where, not the form again.
+    assert_eq!(seen["changedError"], false, "{seen}");
+    let changed = seen["changed"].as_str().unwrap_or_default();
+    let form = seen["form"].as_str().unwrap_or_default();
+    assert!(changed.contains("### Snapshot changes\n"), "{changed}");
+    assert!(
+        changed
+            .lines()
+            .any(|l| l.starts_with('+') && l.ends_with("status: Accept the terms")),
+        "{changed}"
+    );
+    assert!(!changed.contains("Password"), "{changed}");
+    assert!(form.contains("Password"), "{form}");
+    assert!(changed.len() < form.len(), "{changed}\n---\n{form}");
     Ok(())
 }

@@ -5,12 +5,12 @@
 //! daemon does (`decode_line`, `Call::parse`: a call the daemon would
 //! refuse is refused) and answers with the protocol's own result types.
 
-use super::{serve_on, Caps, Files, SessionMode};
+use super::{serve_on, Caps, Files, SessionMode, SnapshotMode};
 use cotab_shared::controller::{
-    decode_line, Acted, AgentTab, Call, CaptureResult, DialogInfo, DialogKind, Empty,
-    EvaluateResult, FrameGeometry, FrameId, HelloResult, ImageFormat, LaneState, ReleaseResult,
-    Response, ResumeResult, RpcError, SelectOptionResult, SelectResult, SnapshotResult,
-    StatusResult, TabsListResult, WaitResult, SERVER_ERROR,
+    decode_line, Acted, AgentTab, Call, CaptureResult, Empty, EvaluateResult, FrameGeometry,
+    FrameId, HelloResult, ImageFormat, LaneState, ReleaseResult, Response, ResumeResult, RpcError,
+    SelectOptionResult, SelectResult, SnapshotResult, StatusResult, TabsListResult, WaitResult,
+    SERVER_ERROR,
 };
 use cotab_shared::{ErrorKind, TabId, Ticket, PROTOCOL_VERSION};
 use serde::Serialize;
@@ -250,14 +250,22 @@ impl Mcp {
     }
 
     async fn start_serving(daemon: &FakeDaemon, session: SessionMode, caps: Caps) -> Mcp {
+        Mcp::start_in(daemon, session, caps, SnapshotMode::default()).await
+    }
+
+    async fn start_in(
+        daemon: &FakeDaemon,
+        session: SessionMode,
+        caps: Caps,
+        mode: SnapshotMode,
+    ) -> Mcp {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let socket = daemon.socket.clone();
         let workspace = tempfile::tempdir().expect("tempdir");
         let files = Files::new(workspace.path().to_path_buf(), None);
-        let server =
-            tokio::spawn(
-                async move { serve_on(&socket, session, caps, files, split(theirs)).await },
-            );
+        let server = tokio::spawn(async move {
+            serve_on(&socket, session, caps, files, mode, split(theirs)).await
+        });
         let (r, writer) = split(ours);
         let mut mcp = Mcp {
             writer,
@@ -389,7 +397,8 @@ async fn snapshot_then_click_by_ref() {
     );
     daemon.clear();
 
-    // An action answers with its result and a fresh snapshot.
+    // An action answers with its result and what changed in the page
+    // since the snapshot the model saw: nothing here.
     let (text, is_error, _) = mcp
         .call(
             "browser_click",
@@ -401,7 +410,10 @@ async fn snapshot_then_click_by_ref() {
         text.starts_with("### Result\nClicked Click me button\n"),
         "{text}"
     );
-    assert!(text.contains("[ref=e2]"), "{text}");
+    assert!(
+        text.ends_with("### Snapshot changes\nNone since your last snapshot of this page.\n"),
+        "{text}"
+    );
     assert_eq!(
         daemon.calls(),
         vec![
@@ -695,98 +707,9 @@ async fn a_kept_session_is_resumed_and_left_resumable() {
     assert!(!daemon.methods().contains(&"session.bye".to_string()));
 }
 
-#[tokio::test]
-async fn an_action_that_opens_a_dialog_shows_it_and_answers_follow_the_chain() {
-    let dialog = |kind, message: &str| DialogInfo {
-        tab_id: TabId(7),
-        kind,
-        message: message.into(),
-        default_prompt: None,
-    };
-    let answers = Arc::new(Mutex::new(0));
-    let page = one_tab();
-    let respond: Arc<Responder> = Arc::new(move |call| match call {
-        Call::Click(p) if p.element.as_ref().is_some_and(|r| r.0 == "e2") => ok(Acted {
-            dialog: Some(dialog(DialogKind::Confirm, "Delete?")),
-            file_chooser: None,
-        }),
-        // Refused: the confirm was open before the click began.
-        Call::Click(_) => Err(RpcError::dialog_open(
-            dialog(DialogKind::Confirm, "Delete?"),
-            "answer it with page.dialog",
-        )),
-        Call::Dialog(_) => {
-            let mut n = answers.lock().expect("lock");
-            *n += 1;
-            ok(Acted {
-                dialog: (*n == 1).then(|| dialog(DialogKind::Prompt, "Name?")),
-                file_chooser: None,
-            })
-        }
-        other => page(other),
-    });
-    let daemon = FakeDaemon::start(respond);
-    let mut mcp = Mcp::start(&daemon).await;
-    mcp.call("browser_snapshot", json!({})).await;
-    daemon.clear();
-
-    // The click succeeded and opened a confirm: the answer shows it, and
-    // takes no snapshot of a page that waits for it.
-    let (text, is_error, _) = mcp
-        .call("browser_click", json!({"element":"Delete","ref":"e2"}))
-        .await;
-    assert!(!is_error, "{text}");
-    assert!(text.starts_with("### Result\nClicked Delete\n"), "{text}");
-    assert!(
-        text.contains("- [\"confirm\" dialog with message \"Delete?\"]: can be handled by browser_handle_dialog"),
-        "{text}"
-    );
-    assert_eq!(daemon.methods(), vec!["input.click"]);
-    daemon.clear();
-
-    // A refusal names the tool that answers the dialog.
-    let (text, is_error, _) = mcp
-        .call("browser_click", json!({"element":"Other","ref":"e3"}))
-        .await;
-    assert!(is_error);
-    assert_eq!(
-        text,
-        "DIALOG_OPEN: a confirm dialog (\"Delete?\") is open on this tab: answer it with the browser_handle_dialog tool"
-    );
-    daemon.clear();
-
-    // Accepting it leads to a prompt: that is what the answer shows.
-    let (text, _, _) = mcp
-        .call("browser_handle_dialog", json!({"accept": true}))
-        .await;
-    assert!(
-        text.starts_with("### Result\nAccepted the confirm dialog\n"),
-        "{text}"
-    );
-    assert!(
-        text.contains("\"prompt\" dialog with message \"Name?\""),
-        "{text}"
-    );
-    assert_eq!(daemon.methods(), vec!["page.dialog"]);
-    daemon.clear();
-
-    // The prompt's answer ends the chain: the page is shown again.
-    let (text, _, _) = mcp
-        .call(
-            "browser_handle_dialog",
-            json!({"accept": true, "promptText": "x"}),
-        )
-        .await;
-    assert!(
-        text.starts_with("### Result\nAccepted the prompt dialog\n"),
-        "{text}"
-    );
-    assert!(!text.contains("Modal state"), "{text}");
-    assert!(text.contains("[ref=e2]"), "{text}");
-    assert_eq!(daemon.methods(), vec!["page.dialog", "page.snapshot"]);
-}
-
+mod changes;
 mod close;
+mod dialogs;
 mod drop;
 mod emulation;
 mod find;

@@ -67,9 +67,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         session_file,
         caps,
         output_dir,
+        snapshot_mode,
     } = cli.command
     {
-        return mcp(sock, session_file, caps, output_dir).await;
+        return mcp(sock, session_file, caps, output_dir, snapshot_mode).await;
     }
     if let Cmd::CdpEndpoint { port } = &cli.command {
         return cdp_endpoint(sock, *port, cli.json).await;
@@ -97,6 +98,7 @@ async fn mcp(
     session_file: Option<std::path::PathBuf>,
     caps: Vec<cotab_host::mcp::Cap>,
     output_dir: Option<std::path::PathBuf>,
+    snapshot_mode: cotab_host::mcp::SnapshotMode,
 ) -> Result<(), Failure> {
     let session = match session_file {
         Some(path) => cotab_host::mcp::SessionMode::Kept(path),
@@ -106,7 +108,7 @@ async fn mcp(
     let root = std::env::current_dir()
         .map_err(|e| Failure::Other(anyhow::anyhow!("no working directory: {e}")))?;
     let files = cotab_host::mcp::Files::new(root, output_dir);
-    match cotab_host::mcp::serve_stdio(&sock, session, caps, files).await {
+    match cotab_host::mcp::serve_stdio(&sock, session, caps, files, snapshot_mode).await {
         Err(cotab_host::mcp::McpServeError::Daemon(ClientError::Connect { .. })) => {
             Err(Failure::NotRunning(sock))
         }
