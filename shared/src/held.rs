@@ -13,13 +13,16 @@
 pub enum Sent {
     /// The browser ran it: a release clears its press.
     Accepted,
-    /// It was refused before it reached the page (`COMMAND_FAILED`): a
-    /// release leaves its press held, to be released again later; a move
-    /// left the pointer where it was.
+    /// It was refused before it reached the page (the browser's
+    /// `COMMAND_FAILED`, or a refusal on the way: the person's control,
+    /// developer mode off, a blocked page): a release leaves its press
+    /// held, to be released again later; a move left the pointer where it
+    /// was.
     Refused,
-    /// No answer came (a timeout, the link gone): it may have run, so a
-    /// release clears its press (the page never gets a second one) and a
-    /// press counts as held.
+    /// No answer came (`UNKNOWN_OUTCOME`: a timeout after it was handed
+    /// over, the link gone): it may have run, so a release clears its
+    /// press (the page never gets a second one) and a press counts as
+    /// held.
     Unknown,
 }
 

@@ -262,7 +262,10 @@ impl Shell {
             match e {
                 Effect::Release(cmd) => {
                     // Detached on purpose: the release must happen even if
-                    // nobody waits for it.
+                    // nobody waits for it. Spawned in the core's order
+                    // (`cotab_shared::held::release_rank`), which the
+                    // lane keeps: the daemon's runtime has one thread,
+                    // which runs its tasks in the order they came.
                     drop(self.send_release(cmd));
                 }
                 Effect::Dropped(press) => {

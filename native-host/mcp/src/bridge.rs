@@ -138,6 +138,24 @@ impl Bridge {
         self.current
     }
 
+    /// The last answer never reached the model: what it showed of the
+    /// current tab's page is not what the next one compares with.
+    pub(super) fn unseen(&mut self) {
+        if let Some(tab) = self.current {
+            self.seen.forget(tab);
+        }
+    }
+
+    /// Makes `tab` the current tab. An outline the model saw of it before
+    /// it went to other tabs may have left its mind: the next answer on
+    /// it shows the page whole.
+    fn set_current(&mut self, tab: TabId) {
+        if self.current != Some(tab) {
+            self.seen.forget(tab);
+        }
+        self.current = Some(tab);
+    }
+
     pub(super) fn on_notification(&mut self, msg: Value) {
         let Ok(n) = serde_json::from_value::<Notification>(msg) else {
             return; // A notification this version does not know.
@@ -189,7 +207,7 @@ impl Bridge {
         self.client
             .call::<TabsSelect>(&SelectParams { tab_id: tab })
             .await?;
-        self.current = Some(tab);
+        self.set_current(tab);
         self.dialog = None;
         match self.client.call::<Acquire>(&Empty {}).await {
             Ok(_) => Ok(None),
@@ -318,7 +336,7 @@ impl Bridge {
                     .client
                     .call::<TabsCreate>(&CreateTabParams { url: a.url })
                     .await?;
-                self.current = Some(r.tab_id);
+                self.set_current(r.tab_id);
                 self.dialog = None;
                 self.drain();
                 Ok(self

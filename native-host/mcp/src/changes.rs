@@ -111,14 +111,24 @@ fn indent(line: &str) -> usize {
 
 /// The lines of `new` that changed from `old`, as a unified diff without
 /// line numbers: `+` added, `-` removed, a space before the lines shown
-/// only to say where the change is (the ancestors of its first line,
-/// those not shown already), `@@` between two places. Empty when nothing
+/// only to say where the change is (the ancestors of its first line and
+/// the line before it, those not shown already), `@@` between two places. Empty when nothing
 /// changed. A diff that runs out of time ([`DIFF_TIMEOUT`]) is coarser,
 /// never wrong.
 pub(crate) fn diff(old: &str, new: &str) -> String {
+    // An outline's last line has no newline: without one added, a line
+    // added after it would show it removed and added again.
+    let ended = |s: &str| {
+        if s.is_empty() || s.ends_with('\n') {
+            s.to_owned()
+        } else {
+            format!("{s}\n")
+        }
+    };
+    let (old, new) = (ended(old), ended(new));
     let d = TextDiff::configure()
         .timeout(DIFF_TIMEOUT)
-        .diff_lines(old, new);
+        .diff_lines(&old, &new);
     let new_lines: Vec<&str> = new.lines().collect();
     let mut out = String::new();
     // New lines already written, as context or added: not written again.
@@ -134,8 +144,15 @@ pub(crate) fn diff(old: &str, new: &str) -> String {
             .iter_changes(first)
             .next()
             .map_or(0, |c| indent(c.value().trim_end_matches('\n')));
-        // The ancestors of the change's first line, nearest last.
+        // The ancestors of the change's first line, nearest last, and the
+        // line just before it, so an added line's place among its
+        // siblings is plain.
         let mut ancestors = Vec::new();
+        if let Some(before) = at.checked_sub(1).filter(|i| *i < new_lines.len()) {
+            if indent(new_lines[before]) >= depth {
+                ancestors.push(before);
+            }
+        }
         let mut below = depth;
         for (i, line) in new_lines[..at.min(new_lines.len())]
             .iter()
@@ -192,13 +209,19 @@ mod tests {
         let new = "- list\n  - item \"1\"\n  - item \"2\"\n    - button \"y\" [ref=e2]\n";
         assert_eq!(
             diff(old, new),
-            " - list\n   - item \"1\"\n-    - button \"x\" [ref=e1]\n@@\n   - item \"2\"\n-    - button \"z\" [ref=e3]\n"
+            " - list\n   - item \"1\"\n-    - button \"x\" [ref=e1]\n@@\n   - item \"2\"\n     - button \"y\" [ref=e2]\n-    - button \"z\" [ref=e3]\n"
         );
     }
 
     #[test]
-    fn a_line_at_the_top_needs_no_ancestor() {
-        assert_eq!(diff("- a\n", "- a\n- b\n"), "+- b\n");
+    fn a_line_added_at_the_end_shows_the_one_before_it_as_it_was() {
+        assert_eq!(diff("- a\n", "- a\n- b\n"), " - a\n+- b\n");
+        // Outlines end without a newline: the last line is not shown
+        // removed and added again.
+        assert_eq!(diff("- a", "- a\n- b"), " - a\n+- b\n");
+        assert_eq!(diff("- a\n- b", "- a"), " - a\n-- b\n");
+        assert_eq!(diff("- a", "- b"), "-- a\n+- b\n");
+        assert_eq!(diff("", "- a"), "+- a\n");
     }
 
     #[test]

@@ -32,8 +32,11 @@ pub(crate) fn spawn(
                     None | Some(Request::End) => break,
                     Some(Request::Tool(call, reply)) => {
                         // The MCP side may have given up on the call
-                        // (cancelled); the result then has no reader.
-                        let _ = reply.send(call.run(&mut bridge).await);
+                        // (cancelled); the result then has no reader, and
+                        // the model did not see the page it showed.
+                        if reply.send(call.run(&mut bridge).await).is_err() {
+                            bridge.unseen();
+                        }
                     }
                     Some(Request::DeveloperMode(reply)) => {
                         let _ = reply.send(bridge.developer_mode().await);

@@ -243,14 +243,24 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
     if let Some(press) = press {
         press.disarm();
     }
-    let outcome = match &sent {
-        Ok(_) => Sent::Accepted,
-        Err(e) if e.kind() == ErrorKind::CommandFailed => Sent::Refused,
-        Err(_) => Sent::Unknown,
-    };
+    let outcome = sent_as(sent.as_ref().err().map(|e| e.kind()));
     cx.core(|c| c.raw_input_after(&fence, input, outcome));
     let (r, known) = sent?;
     redacted(r, known).await
+}
+
+/// What a raw command's answer (`None`, or the kind it failed with) says
+/// to the record of held input: only a command whose outcome is unknown
+/// may have reached the page; every other failure is a refusal before it
+/// did (the person's control, developer mode off, a blocked page, the
+/// browser's own refusal), so a release refused that way leaves its press
+/// to be released again.
+fn sent_as(failure: Option<ErrorKind>) -> Sent {
+    match failure {
+        None => Sent::Accepted,
+        Some(ErrorKind::UnknownOutcome) => Sent::Unknown,
+        Some(_) => Sent::Refused,
+    }
 }
 
 /// `cdp.events`: the session gets (or stops getting) every CDP event of
@@ -277,7 +287,24 @@ pub(super) async fn cdp_events(cx: &Cx<'_>, p: CdpEventsParams) -> Result<Empty,
 
 #[cfg(test)]
 mod tests {
-    use super::text_len_over;
+
+    #[test]
+    fn a_raw_command_refused_on_its_way_did_not_reach_the_page() {
+        assert_eq!(sent_as(None), Sent::Accepted);
+        assert_eq!(sent_as(Some(ErrorKind::UnknownOutcome)), Sent::Unknown);
+        for refused in [
+            ErrorKind::CommandFailed,
+            ErrorKind::DeveloperModeOff,
+            ErrorKind::HumanHasControl,
+            ErrorKind::BlockedTarget,
+            ErrorKind::Timeout,
+            ErrorKind::RuntimeLost,
+        ] {
+            assert_eq!(sent_as(Some(refused)), Sent::Refused, "{refused:?}");
+        }
+    }
+
+    use super::{sent_as, text_len_over, ErrorKind, Sent};
     use serde_json::json;
 
     #[test]

@@ -59,7 +59,7 @@ async fn an_action_answers_with_the_lines_that_changed_and_where_they_are() {
     // The same document (a fragment is no navigation): the added alert and
     // the changed button, under the lines that say where they are.
     let text = click(&mut mcp).await;
-    let diff = "```diff\n - main\n   - form \"Sign up\" [ref=e2]\n+    - alert: Enter a valid email\n@@\n-    - button \"Send\" [ref=e6]\n+    - button \"Send\" [disabled] [ref=e6]\n```\n";
+    let diff = "```diff\n - main\n   - form \"Sign up\" [ref=e2]\n     - textbox \"Email\" [ref=e4]\n+    - alert: Enter a valid email\n@@\n     - checkbox \"Terms\" [ref=e5]\n-    - button \"Send\" [ref=e6]\n+    - button \"Send\" [disabled] [ref=e6]\n```\n";
     assert!(
         text.ends_with(&format!(
             "### Page\n- Page URL: http://127.0.0.1/form#sent\n- Page Title: Sign up\n\
@@ -136,4 +136,24 @@ async fn full_mode_answers_with_the_whole_outline_and_none_mode_with_none() {
     let text = click(&mut mcp).await;
     assert_eq!(text, "### Result\nClicked Send\n\n");
     assert_eq!(daemon.methods(), vec!["input.click"], "no snapshot taken");
+}
+
+#[tokio::test]
+async fn back_from_another_tab_the_page_is_shown_whole_once() {
+    let daemon = FakeDaemon::start(pages(vec![("http://127.0.0.1/form", FORM)]));
+    let mut mcp = Mcp::start(&daemon).await;
+    mcp.call("browser_snapshot", json!({})).await;
+    assert!(click(&mut mcp)
+        .await
+        .ends_with("None since your last snapshot of this page.\n"));
+    for index in [1, 0] {
+        let (text, is_error, _) = mcp
+            .call("browser_tabs", json!({"action": "select", "index": index}))
+            .await;
+        assert!(!is_error, "{text}");
+        assert!(text.contains("### Snapshot\n```yaml\n"), "{text}");
+    }
+    assert!(click(&mut mcp)
+        .await
+        .ends_with("None since your last snapshot of this page.\n"));
 }
