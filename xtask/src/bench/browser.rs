@@ -426,18 +426,50 @@ fn item_2_pair(
     ]
 }
 
+/// The row of cotab's click sequence over direct CDP ([`click`]).
+pub(crate) const SAME_SEQUENCE: &str = "a click as `input.click` sends it: viewport read; move and press at once; release; a trip through the page";
+
 /// Item 2: a click on the fixture's button: direct CDP's move, press and
 /// release against `input.click` at the same point of a capture (which
-/// sends the same three events, in one trip with the viewport read). Each starts after a
-/// pause, as [`mouse_move`]'s do: its move waits for the page's frame.
+/// sends the same three events, in one trip with the viewport read), and
+/// against the same sequence as cotab's over direct CDP: the viewport
+/// read, the move and the press at once, the release once the press
+/// answered, then a trip through the page (what the `input` command's
+/// `settle` does). Each starts after a pause, as [`mouse_move`]'s do: its
+/// move waits for the page's frame.
 async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec<Row>> {
     let frame = agent.call::<Capture>(&CaptureParams::default()).await?;
     if frame.device_pixel_ratio != 1.0 {
         bail!("the click's point assumes 1 image pixel per CSS pixel");
     }
     let (x, y) = cotab_e2e::fixture::BUTTON_CENTRE;
-    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let event = |kind: &str, buttons: u32| {
+        json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons,
+               "clickCount": 1})
+    };
+    let mouse = "Input.dispatchMouseEvent";
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..WARM_UP + ROUNDS {
+        tokio::time::sleep(frame_pause(round)).await;
+        let (dc, _) = timed(async {
+            direct(browser, page, "Page.getLayoutMetrics", json!({})).await?;
+            let (moved, pressed) = tokio::join!(
+                direct(browser, page, mouse, event("mouseMoved", 0)),
+                direct(browser, page, mouse, event("mousePressed", 1)),
+            );
+            moved?;
+            pressed?;
+            direct(browser, page, mouse, event("mouseReleased", 0)).await?;
+            direct(
+                browser,
+                page,
+                "Runtime.evaluate",
+                json!({"expression": "0"}),
+            )
+            .await?;
+            Ok(())
+        })
+        .await?;
         tokio::time::sleep(frame_pause(round)).await;
         let (da, _) = timed(async {
             for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
@@ -459,6 +491,7 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
         if round >= WARM_UP {
             a.push(da);
             b.push(db);
+            c.push(dc);
         }
     }
     let mut rows = vec![
@@ -468,6 +501,7 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
             "direct CDP",
             Sample::Latency(a),
         ),
+        Row::new("2", SAME_SEQUENCE, "direct CDP", Sample::Latency(c)),
         Row::new(
             "2",
             "`input.click` at a capture's point",
