@@ -73,7 +73,7 @@ pub(super) fn modal_states(
 /// The page's url, title and outline, as Playwright MCP shows them
 /// (`### Page`, the modal state if any, then `### Snapshot`).
 pub(crate) fn page_state(s: &SnapshotResult, dialog: Option<&DialogInfo>) -> String {
-    page_changes(s, dialog, &Shows::Whole)
+    page_changes(s, dialog, &Shows::Whole(None))
 }
 
 /// The page's url, title and what [`Shows`] says of its outline: the
@@ -90,7 +90,15 @@ pub(crate) fn page_changes(
     );
     text.push_str(&modal_states(dialog, s.file_chooser.as_ref()));
     match shows {
-        Shows::Whole => {}
+        Shows::Whole(None) => {}
+        Shows::Whole(Some(why)) => {
+            let _ = write!(
+                text,
+                "### Snapshot\nThe whole page: {why}.\n```yaml\n{}\n```\n",
+                s.text.trim_end()
+            );
+            return truncated_note(text, s);
+        }
         Shows::Same => {
             text.push_str("### Snapshot changes\nNone since your last snapshot of this page.\n");
             return text;
@@ -104,6 +112,11 @@ pub(crate) fn page_changes(
         }
     }
     let _ = write!(text, "### Snapshot\n```yaml\n{}\n```\n", s.text.trim_end());
+    truncated_note(text, s)
+}
+
+/// `text`, and a note when `s`'s outline was cut.
+fn truncated_note(mut text: String, s: &SnapshotResult) -> String {
     if s.truncated {
         text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");
     }

@@ -307,9 +307,9 @@ impl Bridge {
                     (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s),
                     (Some(tab), _) => {
                         self.seen.shown(tab, &s);
-                        Shows::Whole
+                        Shows::Whole(None)
                     }
-                    (None, _) => Shows::Whole,
+                    (None, _) => Shows::Whole(None),
                 };
                 text.push_str(&page_changes(&s, self.dialog.as_ref(), &shows));
             }

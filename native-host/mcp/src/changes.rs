@@ -31,6 +31,15 @@ pub enum SnapshotMode {
 pub(crate) const CHANGES_PREAMBLE: &str = "Changed since your last snapshot of this page \
     (+ added, - removed; unmarked lines show where; your refs stay valid):";
 
+/// Why the whole outline comes after an action on a page the model saw:
+/// another document, numbered afresh.
+pub(crate) const WHY_NAVIGATED: &str =
+    "another page than in your last snapshot of this tab, with new refs";
+/// … an outline cut at the snapshot limit, which no diff can be told of.
+pub(crate) const WHY_CUT: &str = "the outline is cut at the snapshot limit";
+/// … a change no shorter than the page.
+pub(crate) const WHY_LONG: &str = "the page changed as much as its outline is long";
+
 /// How long a diff may take before the answer gives the whole outline.
 const DIFF_TIMEOUT: Duration = Duration::from_millis(50);
 
@@ -56,8 +65,9 @@ fn page_of(url: &str) -> &str {
 /// What to show of a new outline.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Shows {
-    /// The whole outline.
-    Whole,
+    /// The whole outline, and why not what changed when the model saw the
+    /// tab's page before.
+    Whole(Option<&'static str>),
     /// Nothing changed.
     Same,
     /// The lines that changed (see [`diff`]).
@@ -87,17 +97,19 @@ impl Seen {
     /// notes that the model has seen it.
     pub(crate) fn show(&mut self, tab: TabId, s: &SnapshotResult) -> Shows {
         let shows = match self.by_tab.get(&tab) {
-            Some(old) if !s.truncated && old.page == page_of(&s.url) => {
+            None => Shows::Whole(None),
+            Some(_) if s.truncated => Shows::Whole(Some(WHY_CUT)),
+            Some(old) if old.page != page_of(&s.url) => Shows::Whole(Some(WHY_NAVIGATED)),
+            Some(old) => {
                 let d = diff(&old.text, &s.text);
                 if d.is_empty() {
                     Shows::Same
                 } else if d.len() + CHANGES_PREAMBLE.len() < s.text.len() {
                     Shows::Changes(d)
                 } else {
-                    Shows::Whole
+                    Shows::Whole(Some(WHY_LONG))
                 }
             }
-            _ => Shows::Whole,
         };
         self.shown(tab, s);
         shows
@@ -238,21 +250,40 @@ mod tests {
         let longer = format!("{long}- b\n");
         let mut seen = Seen::default();
         let t = TabId(1);
-        assert_eq!(seen.show(t, &s("http://x/", &long, false)), Shows::Whole);
+        assert_eq!(
+            seen.show(t, &s("http://x/", &long, false)),
+            Shows::Whole(None)
+        );
         assert_eq!(seen.show(t, &s("http://x/#f", &long, false)), Shows::Same);
         assert!(matches!(
             seen.show(t, &s("http://x/", &longer, false)),
             Shows::Changes(_)
         ));
-        assert_eq!(seen.show(t, &s("http://y/", &longer, false)), Shows::Whole);
-        assert_eq!(seen.show(t, &s("http://y/", &long, true)), Shows::Whole);
+        assert_eq!(
+            seen.show(t, &s("http://y/", &longer, false)),
+            Shows::Whole(Some(WHY_NAVIGATED))
+        );
+        assert_eq!(
+            seen.show(t, &s("http://y/", &long, true)),
+            Shows::Whole(Some(WHY_CUT))
+        );
         // A cut outline is not one to compare with.
-        assert_eq!(seen.show(t, &s("http://y/", &long, false)), Shows::Whole);
+        assert_eq!(
+            seen.show(t, &s("http://y/", &long, false)),
+            Shows::Whole(None)
+        );
+        assert_eq!(
+            seen.show(t, &s("http://y/", "- c\n", false)),
+            Shows::Whole(Some(WHY_LONG))
+        );
         seen.forget(t);
-        assert_eq!(seen.show(t, &s("http://y/", &long, false)), Shows::Whole);
+        assert_eq!(
+            seen.show(t, &s("http://y/", &long, false)),
+            Shows::Whole(None)
+        );
         assert_eq!(
             seen.show(TabId(2), &s("http://y/", &long, false)),
-            Shows::Whole
+            Shows::Whole(None)
         );
     }
 }

@@ -71,9 +71,16 @@ async fn an_action_answers_with_the_lines_that_changed_and_where_they_are() {
     assert!(text.len() < whole.len(), "{text}");
     assert!(!text.contains("Privacy"), "{text}");
 
-    // Another document: its outline whole, even where lines are alike.
+    // Another document: its outline whole, even where lines are alike,
+    // and why.
     let text = click(&mut mcp).await;
-    assert!(text.contains("### Snapshot\n```yaml\n"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "### Snapshot\nThe whole page: {}.\n```yaml\n",
+            crate::changes::WHY_NAVIGATED
+        )),
+        "{text}"
+    );
     assert!(text.contains(FORM.trim_end()), "{text}");
     // And then nothing changed.
     assert!(click(&mut mcp)
@@ -94,10 +101,13 @@ async fn the_first_answer_on_a_tab_and_a_change_as_long_as_the_page_are_whole() 
         text.contains("### Snapshot\n```yaml\n- button \"A\" [ref=e2]\n```"),
         "{text}"
     );
-    // A diff longer than the outline: whole.
+    // A diff longer than the outline: whole, and why.
     let text = click(&mut mcp).await;
     assert!(
-        text.contains("### Snapshot\n```yaml\n- button \"B\" [ref=e3]\n```"),
+        text.contains(&format!(
+            "### Snapshot\nThe whole page: {}.\n```yaml\n- button \"B\" [ref=e3]\n```",
+            crate::changes::WHY_LONG
+        )),
         "{text}"
     );
 }
