@@ -89,16 +89,8 @@ pub(crate) fn page_changes(
         s.url, s.title
     );
     text.push_str(&modal_states(dialog, s.file_chooser.as_ref()));
-    match shows {
-        Shows::Whole(None) => {}
-        Shows::Whole(Some(why)) => {
-            let _ = write!(
-                text,
-                "### Snapshot\nThe whole page: {why}.\n```yaml\n{}\n```\n",
-                s.text.trim_end()
-            );
-            return truncated_note(text, s);
-        }
+    let why = match shows {
+        Shows::Whole(why) => why,
         Shows::Same => {
             text.push_str("### Snapshot changes\nNone since your last snapshot of this page.\n");
             return text;
@@ -110,13 +102,12 @@ pub(crate) fn page_changes(
             );
             return text;
         }
+    };
+    text.push_str("### Snapshot\n");
+    if let Some(why) = why {
+        let _ = writeln!(text, "The whole page: {why}.");
     }
-    let _ = write!(text, "### Snapshot\n```yaml\n{}\n```\n", s.text.trim_end());
-    truncated_note(text, s)
-}
-
-/// `text`, and a note when `s`'s outline was cut.
-fn truncated_note(mut text: String, s: &SnapshotResult) -> String {
+    let _ = write!(text, "```yaml\n{}\n```\n", s.text.trim_end());
     if s.truncated {
         text.push_str("(the outline was cut: it is longer than the snapshot limit)\n");
     }

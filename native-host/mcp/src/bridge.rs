@@ -18,8 +18,8 @@ use super::McpServeError;
 use cotab_client::{Client, ClientError, KeptSessionError};
 use cotab_shared::controller::{
     Acquire, Acted, AgentEvent, Bye, CloseTabParams, CreateTabParams, DialogInfo, Empty, Evaluate,
-    EvaluateParams, Method, Notification, SelectParams, Snapshot, SnapshotParams, Status,
-    TabsClose, TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
+    EvaluateParams, Method, Notification, SelectParams, Snapshot, SnapshotParams, SnapshotResult,
+    Status, TabsClose, TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
 };
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
@@ -84,7 +84,7 @@ pub(crate) struct Bridge {
     /// What an action's answer shows of the page.
     snapshot_mode: SnapshotMode,
     /// The outline the model was last shown of each tab.
-    pub(super) seen: Seen,
+    seen: Seen,
 }
 
 impl Bridge {
@@ -133,9 +133,13 @@ impl Bridge {
         }
     }
 
-    /// The tab the tools act on, once one was selected.
-    pub(super) fn current_tab(&self) -> Option<TabId> {
-        self.current
+    /// The model is shown `s`, the current tab's whole outline: with
+    /// [`SnapshotMode::Diff`], the next action's answer says what changed
+    /// since.
+    pub(super) fn shown_whole(&mut self, s: &SnapshotResult) {
+        if let (Some(tab), SnapshotMode::Diff) = (self.current, self.snapshot_mode) {
+            self.seen.shown(tab, s);
+        }
     }
 
     /// The last answer never reached the model: what it showed of the
@@ -305,11 +309,7 @@ impl Bridge {
             Ok(s) => {
                 let shows = match (self.current, self.snapshot_mode) {
                     (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s),
-                    (Some(tab), _) => {
-                        self.seen.shown(tab, &s);
-                        Shows::Whole(None)
-                    }
-                    (None, _) => Shows::Whole(None),
+                    _ => Shows::Whole(None),
                 };
                 text.push_str(&page_changes(&s, self.dialog.as_ref(), &shows));
             }

@@ -124,24 +124,17 @@ fn indent(line: &str) -> usize {
 /// The lines of `new` that changed from `old`, as a unified diff without
 /// line numbers: `+` added, `-` removed, a space before the lines shown
 /// only to say where the change is (the ancestors of its first line and
-/// the line before it, those not shown already), `@@` between two places. Empty when nothing
-/// changed. A diff that runs out of time ([`DIFF_TIMEOUT`]) is coarser,
+/// the line before it, those not shown already), `@@` between two
+/// places. Empty when nothing changed. A diff that runs out of time ([`DIFF_TIMEOUT`]) is coarser,
 /// never wrong.
 pub(crate) fn diff(old: &str, new: &str) -> String {
-    // An outline's last line has no newline: without one added, a line
-    // added after it would show it removed and added again.
-    let ended = |s: &str| {
-        if s.is_empty() || s.ends_with('\n') {
-            s.to_owned()
-        } else {
-            format!("{s}\n")
-        }
-    };
-    let (old, new) = (ended(old), ended(new));
+    // Compared line by line, so an outline's last line, which has no
+    // newline, is the same line once another follows it.
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
     let d = TextDiff::configure()
         .timeout(DIFF_TIMEOUT)
-        .diff_lines(&old, &new);
-    let new_lines: Vec<&str> = new.lines().collect();
+        .diff_slices(&old_lines, &new_lines);
     let mut out = String::new();
     // New lines already written, as context or added: not written again.
     let mut written = vec![false; new_lines.len()];
@@ -155,7 +148,7 @@ pub(crate) fn diff(old: &str, new: &str) -> String {
         let depth = d
             .iter_changes(first)
             .next()
-            .map_or(0, |c| indent(c.value().trim_end_matches('\n')));
+            .map_or(0, |c| indent(c.value()));
         // The ancestors of the change's first line, nearest last, and the
         // line just before it, so an added line's place among its
         // siblings is plain.
@@ -190,7 +183,7 @@ pub(crate) fn diff(old: &str, new: &str) -> String {
         }
         for op in &group {
             for change in d.iter_changes(op) {
-                let line = change.value().trim_end_matches('\n');
+                let line = change.value();
                 let sign = match change.tag() {
                     ChangeTag::Delete => '-',
                     ChangeTag::Insert => '+',

@@ -111,9 +111,8 @@ impl Bridge {
         let whole = params.root.is_none() && params.depth.is_none() && !params.boxes;
         let s = self.observe::<Snapshot>(&params).await?;
         let Some(name) = a.filename else {
-            // The next action's answer says what changed since this one.
-            if let (true, Some(tab)) = (whole, self.current_tab()) {
-                self.seen.shown(tab, &s);
+            if whole {
+                self.shown_whole(&s);
             }
             return Ok(ToolOutput::text(page_state(&s, self.dialog.as_ref())));
         };
