@@ -131,11 +131,13 @@ async fn drawings_off(browser: &Browser, page: &Page) -> Result<()> {
     );
     let panel = browser.open_tab(&url).await?;
     let switch = "document.getElementById('agent-pointer')";
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let state =
+        format!("[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked]");
+    let clock = cotab_e2e::Deadline::new(
+        "the side panel's drawing switch to turn off",
+        Duration::from_secs(10),
+    );
     loop {
-        let state = format!(
-            "[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked]"
-        );
         let v = browser.eval(&panel, &state).await?;
         match (v[0].as_str(), v[1].as_bool()) {
             (Some("true"), Some(false)) => break,
@@ -146,10 +148,7 @@ async fn drawings_off(browser: &Browser, page: &Page) -> Result<()> {
             }
             _ => {}
         }
-        if tokio::time::Instant::now() > deadline {
-            anyhow::bail!("the side panel's drawing switch did not turn off: {v}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        clock.next(v).await?;
     }
     browser.close(&panel).await?;
     browser.activate(page).await
@@ -447,7 +446,7 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
         json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons,
                "clickCount": 1})
     };
-    let mouse = "Input.dispatchMouseEvent";
+    let mouse = cotab_shared::input::MOUSE_EVENT;
     let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..WARM_UP + ROUNDS {
         tokio::time::sleep(frame_pause(round)).await;
@@ -464,7 +463,7 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
                 browser,
                 page,
                 "Runtime.evaluate",
-                json!({"expression": "0"}),
+                json!({"expression": cotab_shared::native::SETTLE_EXPRESSION}),
             )
             .await?;
             Ok(())
@@ -473,9 +472,7 @@ async fn click(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Vec
         tokio::time::sleep(frame_pause(round)).await;
         let (da, _) = timed(async {
             for (kind, buttons) in [("mouseMoved", 0), ("mousePressed", 1), ("mouseReleased", 0)] {
-                let event = json!({"type": kind, "x": x, "y": y, "button": "left",
-                                   "buttons": buttons, "clickCount": 1});
-                direct(browser, page, "Input.dispatchMouseEvent", event).await?;
+                direct(browser, page, mouse, event(kind, buttons)).await?;
             }
             Ok(())
         })
