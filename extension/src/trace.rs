@@ -33,7 +33,7 @@ pub(crate) struct Marks {
     pub(crate) what: String,
     pub(crate) received: f64,
     /// When its first CDP command was handed to `chrome.debugger` (for a
-    /// command with `ifViewport`, the viewport read).
+    /// command aimed at a frame, the viewport read).
     pub(crate) sent: f64,
     /// When its last CDP command answered.
     pub(crate) answered: f64,

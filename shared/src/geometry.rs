@@ -33,8 +33,8 @@ impl FrameGeometry {
 
 /// The check of a frame's viewport against the live one (`None`: the
 /// browser sent none): `STALE_FRAME` unless it
-/// [matches](FrameGeometry::matches). The extension makes it for a
-/// command's `ifViewport`, the daemon before a press.
+/// [matches](FrameGeometry::matches). The extension makes it for an
+/// operation's `frame`, the daemon before a press.
 pub fn check_viewport(frame: &FrameGeometry, live: Option<FrameGeometry>) -> Result<(), WireError> {
     let live = live.ok_or_else(|| {
         WireError::new(

@@ -37,16 +37,19 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Version of the native link (daemon ↔ extension, [`native`]), said in
 /// the extension's hello and the daemon's welcome; each side closes a link
 /// that speaks another. 2: a `cdp` command may carry a follow-up
-/// (`native::FollowUp`), which an extension of version 1 would ignore.
+/// (a redaction scan), which an extension of version 1 would ignore.
 /// 3: a `cdp` command may carry the viewport it expects (`ifViewport`),
 /// which an extension of version 2 would ignore. 4: the `input` command
 /// (`native::Command::Input`), a click in one trip. 5: a shared tab may
 /// be reported suspended on a blocked target (`native::TabInfo::blocked`),
 /// which the daemon must enforce and an extension of version 4 never
 /// reports. 6: a settled `input` command goes through the page after its
-/// events (`native::Command::Input::settle`), so the daemon makes no trip
-/// of its own; an extension of version 5 would skip it.
-pub const NATIVE_PROTOCOL_VERSION: u32 = 7;
+/// events (`settle`), so the daemon makes no trip
+/// of its own; an extension of version 5 would skip it. 8: the
+/// operations are named by what they do (`observe`, `act`, `actInFrame`,
+/// `release`, `developer`, `input`) instead of one `cdp` command with a
+/// class and modifiers.
+pub const NATIVE_PROTOCOL_VERSION: u32 = 8;
 
 /// Name under which the native host is registered with the browser.
 pub const NATIVE_HOST_NAME: &str = "dev.cotab.host";

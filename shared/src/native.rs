@@ -126,55 +126,95 @@ pub enum HostToExtension {
     },
 }
 
-/// A command the daemon asks the extension to run. (Deserialised by hand,
-/// with the same shape.)
+/// One CDP command for a shared tab, as each lane operation that sends one
+/// names it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CdpCall {
+    /// The shared tab.
+    #[serde(rename = "tabId")]
+    pub tab_id: TabId,
+    /// CDP method, e.g. `Page.navigate`.
+    pub method: String,
+    /// CDP params object.
+    pub params: Value,
+}
+
+impl CdpCall {
+    /// The call of `method` with `params` on `tab`.
+    pub fn new(tab: TabId, method: impl Into<String>, params: Value) -> CdpCall {
+        CdpCall {
+            tab_id: tab,
+            method: method.into(),
+            params,
+        }
+    }
+}
+
+/// A command the daemon asks the extension to run: each operation is named
+/// by what it does to the page, which decides who may run it (its
+/// [`CommandClass`], [`Command::class`]) and what the extension does
+/// around the CDP call. A tab that is not shared fails `TAB_NOT_SHARED`;
+/// the extension never touches other tabs. (Deserialised by hand, with the
+/// same shape.)
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "op", rename_all = "camelCase")]
 pub enum Command {
     /// List the shared tabs. Result: [`SharedTabs`].
     ListShared,
-    /// Send one CDP command to a shared tab through `chrome.debugger`.
-    /// Result: the CDP result object. A tab that is not shared fails with
-    /// `TAB_NOT_SHARED`; the extension never touches other tabs.
-    Cdp {
-        /// The shared tab.
-        #[serde(rename = "tabId")]
-        tab_id: TabId,
-        /// CDP method, e.g. `Page.navigate`.
-        method: String,
-        /// CDP params object.
-        #[serde(default)]
-        params: Value,
-        /// What the command does to the page, which decides who may send
-        /// it (see [`CommandClass`]).
-        #[serde(default)]
-        class: CommandClass,
-        /// A second command for the same tab, sent (class
-        /// [`CommandClass::Observe`]) as soon as this one succeeds, in the
-        /// same trip over the native link. With it, the result is a
-        /// [`ThenResult`]; a failure of this command fails the whole and
-        /// skips the second.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        then: Option<FollowUp>,
+    /// A read of a shared tab (capture, layout, title, the outline; class
+    /// [`CommandClass::Observe`]). Result: the CDP result object.
+    Observe(CdpCall),
+    /// A change to the page that one of the daemon's tools makes
+    /// (navigation, focus, text insertion; class [`CommandClass::Act`]).
+    /// Result: the CDP result object.
+    Act(CdpCall),
+    /// An action aimed at a point of a capture's frame (a wheel turn, a
+    /// pointer move; class [`CommandClass::Act`]): right before it, the
+    /// extension reads the live viewport (`Page.getLayoutMetrics`, class
+    /// observe) and, unless it [matches](FrameGeometry::matches) `frame`,
+    /// answers `STALE_FRAME` without sending it. Result: the CDP result
+    /// object.
+    ActInFrame {
+        /// The command.
+        #[serde(flatten)]
+        call: CdpCall,
         /// The viewport (CSS pixels) the command's coordinates were taken
-        /// in: a capture's frame. Right before the command, the extension
-        /// reads the live one (`Page.getLayoutMetrics`, class
-        /// [`CommandClass::Observe`]); unless it
-        /// [matches](FrameGeometry::matches), the answer is `STALE_FRAME`
-        /// and the command is not sent.
-        #[serde(
-            default,
-            rename = "ifViewport",
-            skip_serializing_if = "Option::is_none"
-        )]
-        if_viewport: Option<FrameGeometry>,
+        /// in.
+        frame: FrameGeometry,
+    },
+    /// The paired release of input an agent pressed (key up, mouse up,
+    /// touch end; class [`CommandClass::Release`]): it runs whoever
+    /// controls the tab, once the browser answered its press. Result: the
+    /// CDP result object.
+    Release(CdpCall),
+    /// An agent's own code or raw CDP call (developer mode; class
+    /// [`CommandClass::Privileged`]), checked by the extension as
+    /// [`crate::reach::check_raw_cdp`] says. Result: the CDP result
+    /// object, or with a `scan` a [`Scanned`].
+    Developer {
+        /// The command.
+        #[serde(flatten)]
+        call: CdpCall,
         /// A child session of the tab's debugger session (a frame in
         /// another process, a worker) that a `Target.attachedToTarget`
-        /// event of the tab named: the command (and its follow-up) goes
-        /// there. Raw CDP only ([`CommandClass::Privileged`]), checked as
-        /// [`crate::reach::check_raw_cdp`] says for a child.
+        /// event of the tab named: the command (and its scan) goes there,
+        /// checked as [`crate::reach::check_child_cdp`] says.
         #[serde(default, rename = "sessionId", skip_serializing_if = "Option::is_none")]
         session: Option<String>,
+        /// The expression of the daemon's redaction scan, which the
+        /// extension evaluates (`returnByValue`, class observe) in the same
+        /// place as soon as the command succeeds, in the same trip: the
+        /// answer is then a [`Scanned`], and a failed command fails the
+        /// whole without the scan. When the command is a
+        /// `Runtime.evaluate` or `Runtime.callFunctionOn` (the page's main
+        /// thread runs it in order with the scan), the scan may be sent
+        /// right behind it, its answer counting only if the browser
+        /// answered the command first (otherwise it is sent again); and a
+        /// result that holds no text (no exception; a number, a boolean, a
+        /// bigint, undefined or null) is answered without it, the scan's
+        /// outcome an error that says so.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        scan: Option<String>,
     },
     /// Input events for a shared tab, in one trip over the native link:
     /// a click's move, press and release. The extension checks them first
@@ -186,28 +226,21 @@ pub enum Command {
     /// group ending where the page holds nothing more. A refusal ends the
     /// command, but only after the releases still due went out: each later
     /// release in the list whose press was handed to the browser. So the
-    /// extension pairs these presses, not the daemon. Result: the last
-    /// event's CDP result.
+    /// extension pairs these presses, not the daemon. Once the events
+    /// answered, it makes one trip through the page's main thread
+    /// ([`SETTLE_EXPRESSION`], class observe) before the answer, so that
+    /// every report the page made before it reached the daemon ahead of
+    /// the answer; that trip's outcome is not reported, but for
+    /// `TAB_NOT_SHARED`. Result: the last event's CDP result.
     Input {
         /// The shared tab.
         #[serde(rename = "tabId")]
         tab_id: TabId,
         /// The events, in order.
         events: Vec<InputEvent>,
-        /// As [`Command::Cdp`]'s: checked before the first event.
-        #[serde(
-            default,
-            rename = "ifViewport",
-            skip_serializing_if = "Option::is_none"
-        )]
-        if_viewport: Option<FrameGeometry>,
-        /// Once the events answered, one trip through the page's main
-        /// thread ([`SETTLE_EXPRESSION`], class observe) before the
-        /// answer, so that every report the page made before it reached
-        /// the daemon ahead of the answer. Its outcome is not reported,
-        /// but for `TAB_NOT_SHARED`.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        settle: bool,
+        /// As [`Command::ActInFrame`]'s: checked before the first event.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frame: Option<FrameGeometry>,
     },
     /// Open a new tab in the window of the shared tabs (the last focused
     /// window when none is shared) and share it. Result: its [`TabInfo`].
@@ -217,8 +250,7 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         url: Option<String>,
     },
-    /// Close a shared tab. Result: `{}`. A tab that is not shared fails
-    /// `TAB_NOT_SHARED`.
+    /// Close a shared tab. Result: `{}`.
     CloseTab {
         /// The shared tab to close.
         #[serde(rename = "tabId")]
@@ -226,8 +258,7 @@ pub enum Command {
     },
     /// Forward every CDP event of a shared tab (`all`), not only those of
     /// [`FORWARDED_CDP_EVENTS`], until `all` is false or the debugger
-    /// session ends. Result: `{}`. A tab that is not shared fails
-    /// `TAB_NOT_SHARED`.
+    /// session ends. Result: `{}`.
     ForwardEvents {
         /// The shared tab.
         #[serde(rename = "tabId")]
@@ -331,22 +362,31 @@ impl<'de> Deserialize<'de> for HostToExtension {
 impl<'de> Deserialize<'de> for Command {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut t = Tagged::read(d, "op")?;
-        Ok(match t.tag.as_str() {
-            "listShared" => Command::ListShared,
-            "cdp" => Command::Cdp {
+        let call = |t: &mut Tagged| -> Result<CdpCall, D::Error> {
+            Ok(CdpCall {
                 tab_id: t.field("tabId")?,
                 method: t.field("method")?,
                 params: t.field_or_default("params")?,
-                class: t.field_or_default("class")?,
-                then: t.field_or_default("then")?,
-                if_viewport: t.field_or_default("ifViewport")?,
+            })
+        };
+        Ok(match t.tag.as_str() {
+            "listShared" => Command::ListShared,
+            "observe" => Command::Observe(call(&mut t)?),
+            "act" => Command::Act(call(&mut t)?),
+            "actInFrame" => Command::ActInFrame {
+                call: call(&mut t)?,
+                frame: t.field("frame")?,
+            },
+            "release" => Command::Release(call(&mut t)?),
+            "developer" => Command::Developer {
+                call: call(&mut t)?,
                 session: t.field_or_default("sessionId")?,
+                scan: t.field_or_default("scan")?,
             },
             "input" => Command::Input {
                 tab_id: t.field("tabId")?,
                 events: t.field("events")?,
-                if_viewport: t.field_or_default("ifViewport")?,
-                settle: t.field_or_default("settle")?,
+                frame: t.field_or_default("frame")?,
             },
             "createTab" => Command::CreateTab {
                 url: t.field_or_default("url")?,
@@ -361,7 +401,11 @@ impl<'de> Deserialize<'de> for Command {
             _ => {
                 return Err(t.unknown(&[
                     "listShared",
-                    "cdp",
+                    "observe",
+                    "act",
+                    "actInFrame",
+                    "release",
+                    "developer",
                     "input",
                     "createTab",
                     "closeTab",
@@ -376,12 +420,53 @@ impl Command {
     /// The command's name in traces and logs: its CDP method, or its op.
     pub fn name(&self) -> &str {
         match self {
-            Command::Cdp { method, .. } => method,
             Command::ListShared => "listShared",
             Command::Input { .. } => "input",
             Command::CreateTab { .. } => "createTab",
             Command::CloseTab { .. } => "closeTab",
             Command::ForwardEvents { .. } => "forwardEvents",
+            _ => self.call().map_or("", |c| &c.method),
+        }
+    }
+
+    /// The CDP call of an operation that sends one.
+    pub fn call(&self) -> Option<&CdpCall> {
+        match self {
+            Command::Observe(call)
+            | Command::Act(call)
+            | Command::ActInFrame { call, .. }
+            | Command::Release(call)
+            | Command::Developer { call, .. } => Some(call),
+            _ => None,
+        }
+    }
+
+    /// The class of an operation that sends one CDP call: what decides who
+    /// may run it. ([`Command::Input`]'s events each have their own,
+    /// [`InputEvent::class`].)
+    pub fn class(&self) -> Option<CommandClass> {
+        match self {
+            Command::Observe(_) => Some(CommandClass::Observe),
+            Command::Act(_) | Command::ActInFrame { .. } => Some(CommandClass::Act),
+            Command::Release(_) => Some(CommandClass::Release),
+            Command::Developer { .. } => Some(CommandClass::Privileged),
+            _ => None,
+        }
+    }
+
+    /// The operation that sends `call` with `class` and nothing around it:
+    /// [`Command::Observe`], [`Command::Act`], [`Command::Release`], or a
+    /// [`Command::Developer`] call without child session or scan.
+    pub fn plain(call: CdpCall, class: CommandClass) -> Command {
+        match class {
+            CommandClass::Observe => Command::Observe(call),
+            CommandClass::Act => Command::Act(call),
+            CommandClass::Release => Command::Release(call),
+            CommandClass::Privileged => Command::Developer {
+                call,
+                session: None,
+                scan: None,
+            },
         }
     }
 }
@@ -400,51 +485,25 @@ impl<'de> Deserialize<'de> for Holder {
     }
 }
 
-/// The second command of a [`Command::Cdp`], an observation made right
-/// after the first command answers (the daemon's redaction scan after a
-/// developer-mode call).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FollowUp {
-    /// CDP method.
-    pub method: String,
-    /// CDP params object.
-    #[serde(default)]
-    pub params: Value,
-    /// The extension may send the follow-up right behind the command,
-    /// before the command answers. Its answer then counts only if the
-    /// browser answered the command first; otherwise (or if the order
-    /// cannot be told) it is sent again once the command has answered. Only
-    /// for a command that the page's main thread runs in order with the
-    /// follow-up, such as `Runtime.evaluate`: there, answering after the
-    /// command means running after its result was settled.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub overlap: bool,
-    /// The follow-up is not needed when the command is a
-    /// `Runtime.evaluate` or `Runtime.callFunctionOn` whose answer holds
-    /// no text: no exception, and a result whose `type` is `number`,
-    /// `boolean`, `bigint` or `undefined`, or `object` with the `subtype`
-    /// `null`. The extension then answers without waiting for it (or
-    /// sending it), its outcome an error that says so.
-    #[serde(
-        default,
-        rename = "unlessScalar",
-        skip_serializing_if = "std::ops::Not::not"
-    )]
-    pub unless_scalar: bool,
+/// Whether the page's main thread runs a [`Command::Developer`] call of
+/// `method` in order with its scan (an evaluation, a function called on an
+/// object, as Playwright's and Puppeteer's are): the scan may then go right
+/// behind it, and a result of it that holds no text needs none.
+pub fn runs_in_order_with_scan(method: &str) -> bool {
+    matches!(method, "Runtime.evaluate" | "Runtime.callFunctionOn")
 }
 
-/// The expression of the trip through the page that a settled
-/// [`Command::Input`] and the daemon make: nothing to compute, only the
-/// trip.
+/// The expression of the trip through the page that a [`Command::Input`]
+/// and the daemon make: nothing to compute, only the trip.
 pub const SETTLE_EXPRESSION: &str = "0";
 
-/// The result of a [`Command::Cdp`] with a [`FollowUp`].
+/// The result of a [`Command::Developer`] with a scan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThenResult {
-    /// The first command's CDP result.
+pub struct Scanned {
+    /// The command's CDP result.
     pub result: Value,
-    /// What came of the follow-up.
-    pub then: Outcome,
+    /// What came of the scan.
+    pub scan: Outcome,
 }
 
 /// One shared tab's controller.
@@ -682,7 +741,7 @@ pub enum Event {
         /// CDP event params.
         #[serde(default)]
         params: Value,
-        /// The child session it came from (see [`Command::Cdp`]'s), none
+        /// The child session it came from (see [`Command::Developer`]'s), none
         /// for the tab's own. A child's events are forwarded only while
         /// the daemon asked for every event of the tab.
         #[serde(default, rename = "sessionId", skip_serializing_if = "Option::is_none")]

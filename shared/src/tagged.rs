@@ -88,7 +88,7 @@ fn kind(v: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use crate::native::{Command, CommandClass, Holder, HostToExtension};
+    use crate::native::{CdpCall, Command, Holder, HostToExtension};
     use crate::TabId;
     use serde_json::json;
 
@@ -101,19 +101,15 @@ mod tests {
     #[test]
     fn shapes_read_as_the_derive_would() {
         let cmd: Command =
-            serde_json::from_value(json!({"op":"cdp","tabId":3,"method":"Page.reload","extra":1}))
-                .expect("cdp");
+            serde_json::from_value(json!({"op":"act","tabId":3,"method":"Page.reload","extra":1}))
+                .expect("act");
         assert_eq!(
             cmd,
-            Command::Cdp {
-                session: None,
-                tab_id: TabId(3),
-                method: "Page.reload".into(),
-                params: serde_json::Value::Null,
-                class: CommandClass::Act,
-                then: None,
-                if_viewport: None,
-            }
+            Command::Act(CdpCall::new(
+                TabId(3),
+                "Page.reload",
+                serde_json::Value::Null
+            ))
         );
         let cmd: Command =
             serde_json::from_value(json!({"op":"createTab","url":null})).expect("createTab");
@@ -129,14 +125,14 @@ mod tests {
         assert!(err::<Command>(json!({"op":"fly"}))
             .starts_with("unknown variant `fly`, expected one of"));
         assert_eq!(
-            err::<Command>(json!({"op":"cdp","tabId":3})),
+            err::<Command>(json!({"op":"act","tabId":3})),
             "missing field `method`"
         );
-        assert!(err::<Command>(json!({"op":"cdp","tabId":"x","method":"m"}))
+        assert!(err::<Command>(json!({"op":"act","tabId":"x","method":"m"}))
             .starts_with("field `tabId`: invalid type"));
         assert!(
-            err::<Command>(json!({"op":"cdp","tabId":1,"method":"m","class":null}))
-                .starts_with("field `class`:")
+            err::<Command>(json!({"op":"actInFrame","tabId":1,"method":"m","frame":null}))
+                .starts_with("field `frame`:")
         );
         assert_eq!(
             err::<HostToExtension>(json!([1])),

@@ -15,7 +15,7 @@
 
 use cotab_shared::controller::{LaneState, LaneTransport};
 use cotab_shared::limits::{LANE_RETURN_GRACE_MS, MAX_HOST_TO_EXTENSION};
-use cotab_shared::native::{Command, CommandClass, HostToExtension, Outcome};
+use cotab_shared::native::{Command, HostToExtension, Outcome};
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -551,12 +551,16 @@ fn encode_request(id: u64, command: &Command, max: usize) -> Result<Bytes, WireE
 /// Whether `command` may wait for an offline lane to come back.
 fn waits_for_lane(command: &Command) -> bool {
     match command {
-        Command::Cdp { class, .. } => {
-            matches!(class, CommandClass::Observe | CommandClass::Release)
-        }
+        Command::Observe(_) | Command::Release(_) => true,
         // Actions: they need the control that the lane's loss revoked.
-        Command::Input { .. } => false,
-        _ => true,
+        Command::Act(_)
+        | Command::ActInFrame { .. }
+        | Command::Developer { .. }
+        | Command::Input { .. } => false,
+        Command::ListShared
+        | Command::CreateTab { .. }
+        | Command::CloseTab { .. }
+        | Command::ForwardEvents { .. } => true,
     }
 }
 

@@ -17,7 +17,7 @@ use crate::lane::Lane;
 use cotab_shared::cdp::{
     CdpCommand, HideHighlight, HighlightConfig, HighlightNode, HighlightQuad, Rgba,
 };
-use cotab_shared::native::{Command, CommandClass};
+use cotab_shared::native::{CdpCall, Command};
 use cotab_shared::TabId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -90,29 +90,17 @@ fn draw(tab: TabId, aimed: Aimed) -> Command {
             (HighlightQuad::METHOD, c.params())
         }
     };
-    Command::Cdp {
-        tab_id: tab,
-        method: method.into(),
-        params,
-        // Refused once the person holds the tab, as the action is.
-        class: CommandClass::Act,
-        then: None,
-        if_viewport: None,
-        session: None,
-    }
+    // Refused once the person holds the tab, as the action is.
+    Command::Act(CdpCall::new(tab, method, params))
 }
 
 /// Its undo, which goes whoever holds the tab.
 fn hide(tab: TabId) -> Command {
-    Command::Cdp {
-        tab_id: tab,
-        method: HideHighlight::METHOD.into(),
-        params: HideHighlight {}.params(),
-        class: CommandClass::Release,
-        then: None,
-        if_viewport: None,
-        session: None,
-    }
+    Command::Release(CdpCall::new(
+        tab,
+        HideHighlight::METHOD,
+        HideHighlight {}.params(),
+    ))
 }
 
 /// Which tabs show a drawing now, each with the number of its latest (a
@@ -205,33 +193,26 @@ mod tests {
 
     #[test]
     fn an_element_is_drawn_with_its_role_and_name_and_a_point_as_a_mark() {
-        let Command::Cdp {
-            method,
-            params,
-            class,
-            ..
-        } = draw(TabId(3), Aimed::Element(42))
+        let Command::Act(CdpCall { method, params, .. }) = draw(TabId(3), Aimed::Element(42))
         else {
-            panic!("a CDP command");
+            panic!("an action");
         };
         assert_eq!(method, "Overlay.highlightNode");
-        assert_eq!(class, CommandClass::Act);
         assert_eq!(params["backendNodeId"], 42);
         assert_eq!(params["highlightConfig"]["showAccessibilityInfo"], true);
-        let Command::Cdp { method, params, .. } = draw(TabId(3), Aimed::Point(100.0, 50.0)) else {
-            panic!("a CDP command");
+        let Command::Act(CdpCall { method, params, .. }) =
+            draw(TabId(3), Aimed::Point(100.0, 50.0))
+        else {
+            panic!("an action");
         };
         assert_eq!(method, "Overlay.highlightQuad");
         assert_eq!(
             params["quad"],
             json!([100.0, 43.0, 107.0, 50.0, 100.0, 57.0, 93.0, 50.0])
         );
-        let Command::Cdp { method, class, .. } = hide(TabId(3)) else {
-            panic!("a CDP command");
+        let Command::Release(CdpCall { method, .. }) = hide(TabId(3)) else {
+            panic!("a release");
         };
-        assert_eq!(
-            (method.as_str(), class),
-            ("Overlay.hideHighlight", CommandClass::Release)
-        );
+        assert_eq!(method, "Overlay.hideHighlight");
     }
 }

@@ -18,7 +18,7 @@ use crate::socket_offers::SocketOffers;
 use cotab_shared::cdp::{CdpCommand, SetInterceptFileChooserDialog};
 use cotab_shared::controller::{AgentEvent, Notification};
 use cotab_shared::limits::{MAX_IN_FLIGHT_TOTAL, MAX_MEDIA_IN_FLIGHT_TOTAL};
-use cotab_shared::native::{Command, CommandClass, HostToExtension};
+use cotab_shared::native::{CdpCall, Command, HostToExtension};
 use cotab_shared::reach::LocalFiles;
 use cotab_shared::{TabId, WireError};
 use serde_json::Value;
@@ -296,15 +296,7 @@ impl Shell {
         tokio::spawn(async move {
             let r = lane
                 .call(
-                    Command::Cdp {
-                        session: None,
-                        tab_id: cmd.tab,
-                        method: cmd.method.into(),
-                        params: cmd.params,
-                        class: CommandClass::Release,
-                        then: None,
-                        if_viewport: None,
-                    },
+                    Command::Release(CdpCall::new(cmd.tab, cmd.method, cmd.params)),
                     deadline,
                 )
                 .await;
@@ -329,15 +321,7 @@ impl Shell {
     /// may set up again what it undoes, come after it. Otherwise it waits
     /// for the browser, as a release does.
     fn send_undo(&self, tab: TabId, method: &'static str, params: Value) {
-        let command = Command::Cdp {
-            tab_id: tab,
-            method: method.into(),
-            params,
-            class: CommandClass::Release,
-            then: None,
-            if_viewport: None,
-            session: None,
-        };
+        let command = Command::Release(CdpCall::new(tab, method, params));
         let failed = move |e: WireError| {
             tracing::warn!(%tab, method, kind = %e.kind, "an undo command failed");
         };
@@ -452,17 +436,14 @@ impl ConnState {
 /// the input it comes before) or off (class `release`: it goes even while
 /// the person has control).
 pub(crate) fn intercept(tab: TabId, enabled: bool) -> Command {
-    Command::Cdp {
-        session: None,
-        tab_id: tab,
-        method: SetInterceptFileChooserDialog::METHOD.into(),
-        params: SetInterceptFileChooserDialog { enabled }.params(),
-        class: if enabled {
-            CommandClass::Act
-        } else {
-            CommandClass::Release
-        },
-        then: None,
-        if_viewport: None,
+    let call = CdpCall::new(
+        tab,
+        SetInterceptFileChooserDialog::METHOD,
+        SetInterceptFileChooserDialog { enabled }.params(),
+    );
+    if enabled {
+        Command::Act(call)
+    } else {
+        Command::Release(call)
     }
 }

@@ -116,13 +116,8 @@ async fn takeover_releases_held_input_and_notifies_the_agent() {
     let mut released = Vec::new();
     while released.len() < 2 {
         let cmd = ext.next_command().await;
-        if let cotab_shared::native::Command::Cdp {
-            method,
-            params,
-            class,
-            ..
-        } = cmd
-        {
+        if let (Some(call), Some(class)) = (cmd.call(), cmd.class()) {
+            let (method, params) = (&call.method, &call.params);
             // The drawing of where the mouse down went, sent once it
             // answered (before the takeover), is the person's view.
             if method.starts_with("Overlay.") {
@@ -188,8 +183,9 @@ async fn mouse_events_before_a_key(ext: &mut FakeExt, a: &mut Client) -> Vec<Str
     a.call::<KeyDown>(&key("a")).await.expect("key down");
     let mut seen = Vec::new();
     loop {
-        if let Command::Cdp { method, params, .. } = ext.next_command().await {
-            match method.as_str() {
+        if let Some(call) = ext.next_command().await.call() {
+            let params = &call.params;
+            match call.method.as_str() {
                 "Input.dispatchKeyEvent" => return seen,
                 "Input.dispatchMouseEvent" => {
                     seen.push(params["type"].as_str().unwrap_or_default().to_owned());
@@ -603,33 +599,28 @@ fn scroll_to(scroll: &Mutex<f64>, y: f64) {
 }
 
 /// The next `input` command the fake extension is asked for: its events
-/// and `ifViewport`.
+/// and the frame it is checked against.
 async fn next_input(ext: &mut FakeExt) -> (Vec<InputEvent>, Option<FrameGeometry>) {
     loop {
-        if let Command::Input {
-            events,
-            if_viewport,
-            ..
-        } = ext.next_command().await
-        {
-            return (events, if_viewport);
+        if let Command::Input { events, frame, .. } = ext.next_command().await {
+            return (events, frame);
         }
     }
 }
 
 /// The next `Input.dispatchMouseEvent` the fake extension is asked for:
-/// its params and `ifViewport`.
+/// its params and the frame it is checked against
+/// ([`Command::ActInFrame`]).
 async fn next_mouse_event(ext: &mut FakeExt) -> (Value, Option<FrameGeometry>) {
     loop {
-        if let Command::Cdp {
-            method,
-            params,
-            if_viewport,
-            ..
-        } = ext.next_command().await
-        {
-            if method == "Input.dispatchMouseEvent" {
-                return (params, if_viewport);
+        let command = ext.next_command().await;
+        let frame = match &command {
+            Command::ActInFrame { frame, .. } => Some(frame.clone()),
+            _ => None,
+        };
+        if let Some(call) = command.call() {
+            if call.method == "Input.dispatchMouseEvent" {
+                return (call.params.clone(), frame);
             }
         }
     }

@@ -8,8 +8,8 @@ use cotab_host::daemon::{self, DaemonConfig};
 use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_input_events, Command, CommandClass, Event, ExtensionToHost, HostToExtension, Outcome,
-    SharedTabs, TabControl, TabInfo, ThenResult, SETTLE_EXPRESSION,
+    check_input_events, CdpCall, Command, CommandClass, Event, ExtensionToHost, HostToExtension,
+    Outcome, Scanned, SharedTabs, TabControl, TabInfo, SETTLE_EXPRESSION,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -391,15 +391,10 @@ impl FakeExt {
     /// params and class.
     pub(crate) async fn next_cdp_class(&mut self, method: &str) -> (Value, CommandClass) {
         loop {
-            if let Command::Cdp {
-                method: m,
-                params,
-                class,
-                ..
-            } = self.next_command().await
-            {
-                if m == method {
-                    return (params, class);
+            let command = self.next_command().await;
+            if let (Some(call), Some(class)) = (command.call(), command.class()) {
+                if call.method == method {
+                    return (call.params.clone(), class);
                 }
             }
         }
@@ -429,12 +424,9 @@ impl FakeExt {
     /// Waits for the next CDP command other than `Runtime.evaluate`.
     pub(crate) async fn next_cdp(&mut self, method: &str) -> Value {
         loop {
-            if let Command::Cdp {
-                method: m, params, ..
-            } = self.next_command().await
-            {
-                if m == method {
-                    return params;
+            if let Some(call) = self.next_command().await.call() {
+                if call.method == method {
+                    return call.params.clone();
                 }
             }
         }
@@ -489,14 +481,13 @@ async fn serve(
             HostToExtension::SocketSwitched { .. } => panic!("a switch never asked for"),
         };
         // The test may have stopped listening; recording is best effort.
-        if let Command::Cdp {
-            tab_id,
-            if_viewport: Some(_),
+        if let Command::ActInFrame {
+            call: CdpCall { tab_id, .. },
             ..
         }
         | Command::Input {
             tab_id,
-            if_viewport: Some(_),
+            frame: Some(_),
             ..
         } = &command
         {
@@ -536,8 +527,7 @@ async fn serve(
             Command::Input {
                 tab_id,
                 events,
-                if_viewport,
-                settle,
+                frame,
             } => {
                 // As the extension runs it: the events checked, then the
                 // viewport, then the plan, then the trip through the page.
@@ -545,31 +535,27 @@ async fn serve(
                     (Err(e), Vec::new())
                 } else {
                     let Some(checked) =
-                        viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
+                        viewport_check(&script, &mut before, *tab_id, frame.as_ref())
                     else {
                         continue;
                     };
                     let Some(answer) = checked.map_or_else(
                         |e| Some((Err(e), Vec::new())),
-                        |()| input_answer(&script, &tx, &mut before, *tab_id, events, if_viewport),
+                        |()| input_answer(&script, &tx, &mut before, *tab_id, events, frame),
                     ) else {
                         continue;
                     };
                     match answer {
-                        (Ok(v), mut events) if *settle => {
+                        (Ok(v), mut events) => {
                             // The trip is a command of its own to the
                             // tests that watch what the extension is asked.
                             let probe = json!({"expression": SETTLE_EXPRESSION,
                                                "returnByValue": true});
-                            let _ = tx.send(Command::Cdp {
-                                session: None,
-                                tab_id: *tab_id,
-                                method: "Runtime.evaluate".into(),
-                                params: probe.clone(),
-                                class: CommandClass::Observe,
-                                then: None,
-                                if_viewport: None,
-                            });
+                            let _ = tx.send(Command::Observe(CdpCall::new(
+                                *tab_id,
+                                "Runtime.evaluate",
+                                probe.clone(),
+                            )));
                             let Some((r, more)) = cdp_answer(
                                 &script,
                                 &mut before,
@@ -590,57 +576,64 @@ async fn serve(
                     }
                 }
             }
-            Command::Cdp {
-                tab_id,
-                method,
-                params,
-                class,
-                then,
-                if_viewport,
-                session,
-            } => {
-                let Some(checked) =
-                    viewport_check(&script, &mut before, *tab_id, if_viewport.as_ref())
-                else {
+            Command::Observe(call)
+            | Command::Act(call)
+            | Command::ActInFrame { call, .. }
+            | Command::Release(call)
+            | Command::Developer { call, .. } => {
+                let CdpCall {
+                    tab_id,
+                    method,
+                    params,
+                } = call;
+                let class = command.class().expect("a CDP operation has a class");
+                let frame = match &command {
+                    Command::ActInFrame { frame, .. } => Some(frame),
+                    _ => None,
+                };
+                let Some(checked) = viewport_check(&script, &mut before, *tab_id, frame) else {
                     continue;
                 };
                 let answer = match checked {
-                    Ok(()) => cdp_answer(&script, &mut before, *tab_id, method, params, *class),
+                    Ok(()) => cdp_answer(&script, &mut before, *tab_id, method, params, class),
                     Err(e) => Some((Err(e), Vec::new())),
                 };
                 let Some((result, events)) = answer else {
                     continue;
                 };
-                match (result, then) {
-                    (Ok(first), Some(then)) if !script.no_follow_ups => {
-                        // The follow-up is a command of its own to the
-                        // tests that watch what the extension is asked.
-                        let _ = tx.send(Command::Cdp {
-                            session: session.clone(),
-                            tab_id: *tab_id,
-                            method: then.method.clone(),
-                            params: then.params.clone(),
-                            class: CommandClass::Observe,
-                            then: None,
-                            if_viewport: None,
-                        });
+                let scan = match &command {
+                    Command::Developer {
+                        scan: Some(scan), ..
+                    } if !script.no_follow_ups => Some(scan),
+                    _ => None,
+                };
+                match (result, scan) {
+                    (Ok(first), Some(scan)) => {
+                        // The scan is a command of its own to the tests
+                        // that watch what the extension is asked.
+                        let probe = json!({"expression": scan, "returnByValue": true});
+                        let _ = tx.send(Command::Observe(CdpCall::new(
+                            *tab_id,
+                            "Runtime.evaluate",
+                            probe.clone(),
+                        )));
                         let second = cdp_answer(
                             &script,
                             &mut before,
                             *tab_id,
-                            &then.method,
-                            &then.params,
+                            "Runtime.evaluate",
+                            &probe,
                             CommandClass::Observe,
                         );
-                        let then = match second {
+                        let scan = match second {
                             Some((Ok(v), _)) => Outcome::Result(v),
                             Some((Err(e), _)) => Outcome::Error(e),
                             None => continue,
                         };
                         (
-                            Ok(json!(ThenResult {
+                            Ok(json!(Scanned {
                                 result: first,
-                                then
+                                scan
                             })),
                             events,
                         )
@@ -657,9 +650,8 @@ async fn serve(
             },
         };
         let method = match &command {
-            Command::Cdp { method, .. } => Some(method),
             Command::Input { events, .. } => events.first().map(|e| &e.method),
-            _ => None,
+            command => command.call().map(|c| &c.method),
         };
         let (gate, held) = match method {
             Some(method) => (

@@ -238,9 +238,12 @@ async fn raw_cdp_for_a_child_session_goes_there_under_the_tabs_rules() {
         .await
         .expect("auto-attach to frames and workers");
     match ext.next_command().await {
-        Command::Cdp {
-            method, session, ..
-        } => assert_eq!((method.as_str(), session), ("Target.setAutoAttach", None)),
+        Command::Developer { call, session, .. } => {
+            assert_eq!(
+                (call.method.as_str(), session),
+                ("Target.setAutoAttach", None)
+            )
+        }
         other => panic!("{other:?}"),
     }
     let evaluate = send(
@@ -251,21 +254,18 @@ async fn raw_cdp_for_a_child_session_goes_there_under_the_tabs_rules() {
     let call = a.call::<CdpSend>(&evaluate);
     let (_, seen) = tokio::join!(call, ext.next_command());
     match seen {
-        Command::Cdp {
-            method,
+        Command::Developer {
+            call,
             session,
-            then,
-            ..
+            scan,
         } => {
-            assert_eq!(method, "Runtime.evaluate");
-            assert_eq!(session.as_deref(), child);
-            assert!(then.is_some(), "the redaction scan rides along");
-        }
-        other => panic!("{other:?}"),
-    }
-    match ext.next_command().await {
-        Command::Cdp { session, .. } => {
-            assert_eq!(session.as_deref(), child, "the scan reads the child's page")
+            assert_eq!(call.method, "Runtime.evaluate");
+            assert_eq!(
+                session.as_deref(),
+                child,
+                "the command and its scan go there"
+            );
+            assert!(scan.is_some(), "the redaction scan rides along");
         }
         other => panic!("{other:?}"),
     }

@@ -10,7 +10,7 @@ use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::controller::{
     Acquire, CdpSend, CdpSendParams, Empty, Evaluate, EvaluateParams, SelectParams, TabsSelect,
 };
-use cotab_shared::native::{Command as NativeCommand, CommandClass, Event};
+use cotab_shared::native::{Command as NativeCommand, Event};
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -216,16 +216,9 @@ async fn the_page_scan_rides_with_the_call() {
         .expect("evaluate");
     assert_eq!(r.value, json!(REDACTED));
     loop {
-        if let NativeCommand::Cdp { class, then, .. } = ext.next_command().await {
-            if class != CommandClass::Privileged {
-                continue;
-            }
-            let then = then.expect("the scan rides with the call");
-            assert_eq!(then.method, "Runtime.evaluate");
-            assert_eq!(then.params["expression"], PAGE_SECRETS_EXPRESSION);
-            assert_eq!(then.params["returnByValue"], true);
-            // An evaluation whose result holds no text needs no scan.
-            assert!(then.unless_scalar);
+        if let NativeCommand::Developer { scan, .. } = ext.next_command().await {
+            let scan = scan.expect("the scan rides with the call");
+            assert_eq!(scan, PAGE_SECRETS_EXPRESSION);
             break;
         }
     }
@@ -247,25 +240,10 @@ async fn calls_that_answer_no_page_text_go_without_the_scan() {
             .await
             .expect("cdp.send");
         loop {
-            if let NativeCommand::Cdp {
-                class,
-                then,
-                method: m,
-                ..
-            } = ext.next_command().await
-            {
-                if class == CommandClass::Privileged {
-                    assert_eq!(m, method);
-                    assert_eq!(then.is_some(), scanned, "{method}");
-                    // Only an evaluation's answer may hold no text, which
-                    // the extension sees once it answered.
-                    assert_eq!(
-                        then.is_some_and(|t| t.unless_scalar),
-                        method == "Runtime.evaluate",
-                        "{method}"
-                    );
-                    break;
-                }
+            if let NativeCommand::Developer { call, scan, .. } = ext.next_command().await {
+                assert_eq!(call.method, method);
+                assert_eq!(scan.is_some(), scanned, "{method}");
+                break;
             }
         }
     }

@@ -156,10 +156,9 @@ async fn drawn(ext: &mut FakeExt, want: bool) {
         let cmd =
             tokio::time::timeout(std::time::Duration::from_millis(500), ext.received.recv()).await;
         match cmd {
-            Ok(Some(cotab_shared::native::Command::Cdp { method, .. })) => {
-                seen |= method == "Overlay.highlightQuad";
+            Ok(Some(command)) => {
+                seen |= command.name() == "Overlay.highlightQuad";
             }
-            Ok(Some(_)) => {}
             Ok(None) | Err(_) => break,
         }
     }

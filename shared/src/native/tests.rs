@@ -31,22 +31,13 @@ fn hello_golden() {
 
 #[test]
 fn command_names_are_the_method_or_the_op() {
-    let cdp = Command::Cdp {
-        session: None,
-        tab_id: TabId(1),
-        method: "Page.reload".into(),
-        params: Value::Null,
-        class: CommandClass::Act,
-        then: None,
-        if_viewport: None,
-    };
-    assert_eq!(cdp.name(), "Page.reload");
+    let act = Command::Act(CdpCall::new(TabId(1), "Page.reload", Value::Null));
+    assert_eq!(act.name(), "Page.reload");
     assert_eq!(Command::ListShared.name(), "listShared");
     let input = Command::Input {
         tab_id: TabId(1),
         events: Vec::new(),
-        if_viewport: None,
-        settle: false,
+        frame: None,
     };
     assert_eq!(input.name(), "input");
     assert_eq!(Command::CreateTab { url: None }.name(), "createTab");
@@ -54,89 +45,126 @@ fn command_names_are_the_method_or_the_op() {
 }
 
 #[test]
+fn each_operation_has_the_class_that_decides_who_may_run_it() {
+    let call = || CdpCall::new(TabId(1), "Page.reload", Value::Null);
+    for class in [
+        CommandClass::Observe,
+        CommandClass::Act,
+        CommandClass::Release,
+        CommandClass::Privileged,
+    ] {
+        let command = Command::plain(call(), class);
+        assert_eq!(command.class(), Some(class));
+        assert_eq!(command.call(), Some(&call()));
+    }
+    let frame = FrameGeometry {
+        viewport_width: 1.0,
+        viewport_height: 1.0,
+        scroll_x: 0.0,
+        scroll_y: 0.0,
+    };
+    let in_frame = Command::ActInFrame {
+        call: call(),
+        frame,
+    };
+    assert_eq!(in_frame.class(), Some(CommandClass::Act));
+    let input = Command::Input {
+        tab_id: TabId(1),
+        events: Vec::new(),
+        frame: None,
+    };
+    assert_eq!((input.class(), input.call()), (None, None));
+}
+
+#[test]
+fn only_what_the_main_thread_runs_in_order_has_its_scan_ride_behind_it() {
+    assert!(runs_in_order_with_scan("Runtime.evaluate"));
+    assert!(runs_in_order_with_scan("Runtime.callFunctionOn"));
+    for method in ["DOM.getOuterHTML", "Page.navigate", "Runtime.evaluat", ""] {
+        assert!(!runs_in_order_with_scan(method), "{method}");
+    }
+}
+
+#[test]
 fn request_golden() {
     round_trip(
         &HostToExtension::Request {
             id: 7,
-            command: Command::Cdp {
-                session: None,
-                tab_id: TabId(3),
-                method: "Page.navigate".into(),
-                params: json!({"url":"http://127.0.0.1/"}),
-                class: CommandClass::Act,
-                then: None,
-                if_viewport: None,
-            },
+            command: Command::Act(CdpCall::new(
+                TabId(3),
+                "Page.navigate",
+                json!({"url":"http://127.0.0.1/"}),
+            )),
         },
-        json!({"type":"request","id":7,"command":{"op":"cdp","tabId":3,
-               "method":"Page.navigate","params":{"url":"http://127.0.0.1/"},"class":"act"}}),
+        json!({"type":"request","id":7,"command":{"op":"act","tabId":3,
+               "method":"Page.navigate","params":{"url":"http://127.0.0.1/"}}}),
     );
-    // A follow-up rides in the same request; its result is a
-    // `ThenResult` in the response.
+    for (command, op) in [
+        (
+            Command::Observe(CdpCall::new(TabId(3), "Page.getLayoutMetrics", json!({}))),
+            "observe",
+        ),
+        (
+            Command::Release(CdpCall::new(TabId(3), "Input.dispatchKeyEvent", json!({}))),
+            "release",
+        ),
+    ] {
+        let method = command.name().to_owned();
+        round_trip(
+            &command,
+            json!({"op":op,"tabId":3,"method":method,"params":{}}),
+        );
+    }
+    // An agent's evaluation carries the daemon's redaction scan; its
+    // result is then a `Scanned` in the response.
     round_trip(
         &HostToExtension::Request {
             id: 8,
-            command: Command::Cdp {
+            command: Command::Developer {
+                call: CdpCall::new(TabId(3), "Runtime.evaluate", json!({"expression":"1+1"})),
                 session: None,
-                tab_id: TabId(3),
-                method: "Runtime.evaluate".into(),
-                params: json!({"expression":"1+1"}),
-                class: CommandClass::Privileged,
-                then: Some(FollowUp {
-                    method: "Runtime.evaluate".into(),
-                    params: json!({"expression":"scan()"}),
-                    overlap: true,
-                    unless_scalar: true,
-                }),
-                if_viewport: None,
+                scan: Some("scan()".into()),
             },
         },
-        json!({"type":"request","id":8,"command":{"op":"cdp","tabId":3,
-               "method":"Runtime.evaluate","params":{"expression":"1+1"},"class":"privileged",
-               "then":{"method":"Runtime.evaluate","params":{"expression":"scan()"},
-                       "overlap":true,"unlessScalar":true}}}),
+        json!({"type":"request","id":8,"command":{"op":"developer","tabId":3,
+               "method":"Runtime.evaluate","params":{"expression":"1+1"},"scan":"scan()"}}),
     );
     // Raw CDP for a child session of the tab.
     round_trip(
         &HostToExtension::Request {
             id: 11,
-            command: Command::Cdp {
-                tab_id: TabId(3),
-                method: "DOM.getDocument".into(),
-                params: json!({}),
-                class: CommandClass::Privileged,
-                then: None,
-                if_viewport: None,
+            command: Command::Developer {
+                call: CdpCall::new(TabId(3), "DOM.getDocument", json!({})),
                 session: Some("3D541C72A1AB".into()),
+                scan: None,
             },
         },
-        json!({"type":"request","id":11,"command":{"op":"cdp","tabId":3,
-               "method":"DOM.getDocument","params":{},"class":"privileged",
-               "sessionId":"3D541C72A1AB"}}),
+        json!({"type":"request","id":11,"command":{"op":"developer","tabId":3,
+               "method":"DOM.getDocument","params":{},"sessionId":"3D541C72A1AB"}}),
     );
     // Input aimed at a capture's frame names the frame's viewport.
+    let frame = FrameGeometry {
+        viewport_width: 1280.0,
+        viewport_height: 720.0,
+        scroll_x: 0.0,
+        scroll_y: 96.5,
+    };
     round_trip(
         &HostToExtension::Request {
             id: 9,
-            command: Command::Cdp {
-                session: None,
-                tab_id: TabId(3),
-                method: "Input.dispatchMouseEvent".into(),
-                params: json!({"type":"mouseMoved","x":10,"y":20}),
-                class: CommandClass::Act,
-                then: None,
-                if_viewport: Some(FrameGeometry {
-                    viewport_width: 1280.0,
-                    viewport_height: 720.0,
-                    scroll_x: 0.0,
-                    scroll_y: 96.5,
-                }),
+            command: Command::ActInFrame {
+                call: CdpCall::new(
+                    TabId(3),
+                    "Input.dispatchMouseEvent",
+                    json!({"type":"mouseWheel","x":10,"y":20}),
+                ),
+                frame: frame.clone(),
             },
         },
-        json!({"type":"request","id":9,"command":{"op":"cdp","tabId":3,
-               "method":"Input.dispatchMouseEvent","params":{"type":"mouseMoved","x":10,"y":20},
-               "class":"act","ifViewport":{"viewportWidth":1280.0,"viewportHeight":720.0,
-                                           "scrollX":0.0,"scrollY":96.5}}}),
+        json!({"type":"request","id":9,"command":{"op":"actInFrame","tabId":3,
+               "method":"Input.dispatchMouseEvent","params":{"type":"mouseWheel","x":10,"y":20},
+               "frame":{"viewportWidth":1280.0,"viewportHeight":720.0,
+                        "scrollX":0.0,"scrollY":96.5}}}),
     );
     // A click in one trip: its events, the first checked against the
     // frame's viewport.
@@ -155,52 +183,40 @@ fn request_golden() {
                         json!({"type":"mousePressed","x":10,"y":20,"button":"left"}),
                     ),
                 ],
-                if_viewport: None,
-                settle: false,
+                frame: Some(frame),
             },
         },
         json!({"type":"request","id":10,"command":{"op":"input","tabId":3,"events":[
                {"method":"Input.dispatchMouseEvent","params":{"type":"mouseMoved","x":10,"y":20}},
                {"method":"Input.dispatchMouseEvent",
-                "params":{"type":"mousePressed","x":10,"y":20,"button":"left"}}]}}),
-    );
-    // Settled: one trip through the page after the events.
-    round_trip(
-        &HostToExtension::Request {
-            id: 11,
-            command: Command::Input {
-                tab_id: TabId(3),
-                events: Vec::new(),
-                if_viewport: None,
-                settle: true,
-            },
-        },
-        json!({"type":"request","id":11,"command":{"op":"input","tabId":3,"events":[],
-               "settle":true}}),
+                "params":{"type":"mousePressed","x":10,"y":20,"button":"left"}}],
+               "frame":{"viewportWidth":1280.0,"viewportHeight":720.0,
+                        "scrollX":0.0,"scrollY":96.5}}}),
     );
     round_trip(
-        &ThenResult {
+        &Scanned {
             result: json!({"result":{"value":2}}),
-            then: Outcome::Error(WireError::new(ErrorKind::CommandFailed, "gone")),
+            scan: Outcome::Error(WireError::new(ErrorKind::CommandFailed, "gone")),
         },
         json!({"result":{"result":{"value":2}},
-               "then":{"error":{"kind":"COMMAND_FAILED","message":"gone"}}}),
+               "scan":{"error":{"kind":"COMMAND_FAILED","message":"gone"}}}),
     );
-    // A command without a class is an action (the strictest
-    // non-privileged class).
-    let back: HostToExtension = serde_json::from_value(json!({"type":"request","id":1,
-        "command":{"op":"cdp","tabId":3,"method":"Page.reload"}}))
-    .expect("deserialises");
-    assert!(matches!(
-        back,
-        HostToExtension::Request {
-            command: Command::Cdp {
-                class: CommandClass::Act,
-                ..
-            },
-            ..
-        }
-    ));
+    // The old generic command, and an operation without its tab or its
+    // frame, are refused with what is missing.
+    let refused = |v: Value| {
+        serde_json::from_value::<HostToExtension>(json!({"type":"request","id":1,"command":v}))
+            .expect_err("refused")
+            .to_string()
+    };
+    assert!(
+        refused(json!({"op":"cdp","tabId":3,"method":"Page.reload"}))
+            .contains("unknown variant `cdp`")
+    );
+    assert!(refused(json!({"op":"act","method":"Page.reload"})).contains("missing field `tabId`"));
+    assert!(
+        refused(json!({"op":"actInFrame","tabId":3,"method":"Page.reload"}))
+            .contains("missing field `frame`")
+    );
     round_trip(
         &HostToExtension::Controllers {
             tabs: vec![
@@ -509,7 +525,7 @@ mod bad_input {
         let e = serde_json::from_str::<ExtensionToHost>(&event).expect_err("refused");
         assert!(e.to_string().contains("recursion limit"), "{e}");
         let request = format!(
-            r#"{{"type":"request","id":1,"command":{{"op":"cdp","tabId":1,"method":"m","params":{deep}}}}}"#
+            r#"{{"type":"request","id":1,"command":{{"op":"act","tabId":1,"method":"m","params":{deep}}}}}"#
         );
         let e = serde_json::from_str::<HostToExtension>(&request).expect_err("refused");
         assert!(e.to_string().contains("recursion limit"), "{e}");

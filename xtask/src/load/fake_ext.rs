@@ -3,7 +3,7 @@
 //! ([`cotab_shared::native`]).
 //!
 //! It says hello, checks the welcome, then answers `listShared` with one
-//! shared tab and every `cdp` command with a small canned result. While it
+//! shared tab and every CDP operation with a small canned result. While it
 //! is *holding*, answers wait (nothing is dropped); releasing the hold sends
 //! every waiting answer. It owns no assertion about the daemon beyond the
 //! handshake: the load driver checks what agents see.
@@ -19,8 +19,8 @@ use cotab_shared::geometry::FrameGeometry;
 use cotab_shared::input::InputPlan;
 use cotab_shared::limits::{MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
-    check_viewport, Command, ExtensionToHost, HostToExtension, Outcome, SharedTabs, TabInfo,
-    ThenResult,
+    check_viewport, Command, ExtensionToHost, HostToExtension, Outcome, Scanned, SharedTabs,
+    TabInfo,
 };
 use cotab_shared::{ErrorKind, LaneId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -161,11 +161,7 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
             LayoutMetrics::viewport_in(cdp("Page.getLayoutMetrics", &Value::Null)),
         )
     };
-    if let Command::Cdp {
-        if_viewport: Some(frame),
-        ..
-    } = command
-    {
+    if let Command::ActInFrame { frame, .. } = command {
         if let Err(e) = viewport(frame) {
             return Outcome::Error(e);
         }
@@ -174,32 +170,31 @@ fn answer(command: &Command, tab: &TabInfo) -> Outcome {
         Command::ListShared => Outcome::Result(json!(SharedTabs {
             tabs: vec![tab.clone()]
         })),
-        Command::Cdp {
-            method,
-            params,
-            then: None,
+        Command::Observe(call)
+        | Command::Act(call)
+        | Command::ActInFrame { call, .. }
+        | Command::Release(call)
+        | Command::Developer {
+            call, scan: None, ..
+        } => Outcome::Result(cdp(&call.method, &call.params)),
+        Command::Developer {
+            call,
+            scan: Some(scan),
             ..
-        } => Outcome::Result(cdp(method, params)),
-        Command::Cdp {
-            method,
-            params,
-            then: Some(then),
-            ..
-        } => Outcome::Result(json!(ThenResult {
-            result: cdp(method, params),
-            then: Outcome::Result(cdp(&then.method, &then.params)),
+        } => Outcome::Result(json!(Scanned {
+            result: cdp(&call.method, &call.params),
+            scan: Outcome::Result(cdp(
+                "Runtime.evaluate",
+                &json!({"expression": scan, "returnByValue": true})
+            )),
         })),
-        Command::Input {
-            events,
-            if_viewport,
-            ..
-        } => {
+        Command::Input { events, frame, .. } => {
             // Run as the extension runs it; every event succeeds.
             let mut plan = match InputPlan::new(events) {
                 Ok(plan) => plan,
                 Err(e) => return Outcome::Error(e),
             };
-            if let Some(Err(e)) = if_viewport.as_ref().map(viewport) {
+            if let Some(Err(e)) = frame.as_ref().map(viewport) {
                 return Outcome::Error(e);
             }
             let mut answers = Vec::new();

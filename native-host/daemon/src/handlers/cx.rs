@@ -18,7 +18,7 @@ use cotab_shared::controller::{
     Acted, Expect, FrameGeometry, FrameId, LaneState, ReleaseResult, RpcError,
 };
 use cotab_shared::input::{check_input_events, InputEvent};
-use cotab_shared::native::{Command, CommandClass, FollowUp, SharedTabs};
+use cotab_shared::native::{CdpCall, Command, CommandClass, SharedTabs};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 use std::future::Future;
@@ -203,7 +203,7 @@ impl Cx<'_> {
     pub(super) async fn extension(&self, command: Command) -> Result<Value, RpcError> {
         let child = matches!(
             &command,
-            Command::Cdp {
+            Command::Developer {
                 session: Some(_),
                 ..
             }
@@ -329,24 +329,25 @@ impl Cx<'_> {
     }
 
     /// One awaited CDP step of a fenced action ([`Step`]): `method` with
-    /// `params` on the fence's tab, as `class`.
+    /// `params` on the fence's tab, as `class` ([`Command::plain`]).
     pub(super) fn step<'s>(
         &'s self,
         fence: &'s Fence,
-        method: &'s str,
+        method: &str,
         params: Value,
         class: CommandClass,
     ) -> Step<'s> {
+        let call = CdpCall::new(fence.tab, method, params);
+        self.step_of(fence, Command::plain(call, class))
+    }
+
+    /// The [`Step`] that sends `command`, which is for the fence's tab.
+    pub(super) fn step_of<'s>(&'s self, fence: &'s Fence, command: Command) -> Step<'s> {
         Step {
             cx: self,
             fence,
-            method,
-            params,
-            class,
-            then: None,
-            viewport: None,
+            command,
             through_dialogs: false,
-            session: None,
         }
     }
 
@@ -362,18 +363,25 @@ impl Cx<'_> {
         Ok(C::response(v)?)
     }
 
-    /// [`Cx::send`] of input aimed at a capture's frame
-    /// ([`Step::in_frame`]).
+    /// [`Cx::send`] of input aimed at a capture's frame (if any,
+    /// [`Command::ActInFrame`]): the extension reads the live viewport right
+    /// before sending it and answers `STALE_FRAME` instead if it is not the
+    /// frame's, all in one trip over the native link.
     pub(super) async fn send_in<C: CdpCommand>(
         &self,
         fence: &Fence,
         command: &C,
         frame: Option<&Frame>,
     ) -> Result<C::Response, RpcError> {
-        let v = self
-            .step(fence, C::METHOD, command.params(), CommandClass::Act)
-            .in_frame(frame)
-            .await?;
+        let call = CdpCall::new(fence.tab, C::METHOD, command.params());
+        let command = match frame {
+            Some(frame) => Command::ActInFrame {
+                call,
+                frame: frame.geometry.clone(),
+            },
+            None => Command::Act(call),
+        };
+        let v = self.step_of(fence, command).await?;
         Ok(C::response(v)?)
     }
 
@@ -425,8 +433,7 @@ impl Cx<'_> {
         let call = self.extension(Command::Input {
             tab_id: fence.tab,
             events,
-            if_viewport: frame.map(|f| f.geometry.clone()),
-            settle: true,
+            frame: frame.map(|f| f.geometry.clone()),
         });
         let r = self.unless_dialog(fence.tab, call).await;
         if r.is_ok() {
@@ -662,44 +669,16 @@ impl Cx<'_> {
 pub(super) struct Step<'s> {
     cx: &'s Cx<'s>,
     fence: &'s Fence,
-    method: &'s str,
-    params: Value,
-    class: CommandClass,
-    then: Option<FollowUp>,
-    viewport: Option<&'s FrameGeometry>,
+    command: Command,
     through_dialogs: bool,
-    session: Option<String>,
 }
 
-impl<'s> Step<'s> {
+impl Step<'_> {
     /// Raw CDP as the browser has it: a dialog that is open or opens
     /// meanwhile does not cut the step short; the browser answers it once
     /// the dialog is (within the request's deadline).
     pub(super) fn through_dialogs(mut self) -> Self {
         self.through_dialogs = true;
-        self
-    }
-
-    /// Raw CDP for a child session of the tab (`cdp.send`'s `sessionId`);
-    /// its follow-up goes there too.
-    pub(super) fn in_session(mut self, session: Option<String>) -> Self {
-        self.session = session;
-        self
-    }
-
-    /// A follow-up the extension sends in the same trip once the step
-    /// succeeds; the result is then a [`cotab_shared::native::ThenResult`].
-    pub(super) fn then(mut self, then: FollowUp) -> Self {
-        self.then = Some(then);
-        self
-    }
-
-    /// Input aimed at a capture's frame (if any): the extension reads the
-    /// live viewport right before sending it and answers `STALE_FRAME`
-    /// instead if it is not the frame's, all in one trip over the native
-    /// link.
-    pub(super) fn in_frame(mut self, frame: Option<&'s Frame>) -> Self {
-        self.viewport = frame.map(|f| &f.geometry);
         self
     }
 }
@@ -713,27 +692,16 @@ impl<'s> std::future::IntoFuture for Step<'s> {
             let Step {
                 cx,
                 fence,
-                method,
-                params,
-                class,
-                then,
-                viewport,
+                command,
                 through_dialogs,
-                session,
             } = self;
             let tab_id = fence.tab;
-            tracing::debug!(tab = %tab_id, method, ?class, "cdp");
-            let call = cx.extension(Command::Cdp {
-                tab_id,
-                method: method.into(),
-                params,
-                class,
-                then,
-                if_viewport: viewport.cloned(),
-                session,
-            });
+            let through_dialogs =
+                through_dialogs || command.name() == HandleJavaScriptDialog::METHOD;
+            tracing::debug!(tab = %tab_id, method = command.name(), class = ?command.class(), "cdp");
+            let call = cx.extension(command);
             // Answering a dialog is the one step a dialog must not cut short.
-            let r = if through_dialogs || method == HandleJavaScriptDialog::METHOD {
+            let r = if through_dialogs {
                 call.await
             } else {
                 cx.unless_dialog(tab_id, call).await

@@ -13,7 +13,7 @@ use cotab_shared::controller::{
 use cotab_shared::held::Sent;
 use cotab_shared::input::MOUSE_EVENT;
 use cotab_shared::limits::MAX_EXPRESSION;
-use cotab_shared::native::{Command, CommandClass, FollowUp, Outcome, ThenResult};
+use cotab_shared::native::{CdpCall, Command, Outcome, Scanned};
 use cotab_shared::reach::{check_child_cdp, check_raw_cdp};
 use cotab_shared::ErrorKind;
 use serde_json::{json, Value};
@@ -92,15 +92,15 @@ pub(super) fn text_len_over(value: &Value, limit: usize) -> bool {
 
 /// A developer-mode (class privileged) call, with the page's secrets read
 /// right after it for [`redact`] (password field values, cookie values
-/// scripts can read): the extension sends the scan as the call's
-/// follow-up, class observe, as soon as the call answers, in the same trip
-/// over the native link, so the scan sees what the person typed even if
-/// the call waited for it. A scan that fails (the page navigated away or
+/// scripts can read): the extension evaluates the scan (class observe) as
+/// soon as the call answers, in the same trip over the native link
+/// ([`Command::Developer`]'s `scan`), so the scan sees what the person
+/// typed even if the call waited for it. A scan that fails (the page navigated away or
 /// closed, a dialog opened) yields nothing and the result still goes
 /// through the key and shape rules: the call has already acted, and
 /// failing it now would hide that outcome. An evaluation whose result
-/// holds no text (a number, a boolean, null) goes without the scan
-/// ([`FollowUp::unless_scalar`]): no page text can be in it, and its
+/// holds no text (a number, a boolean, null) goes without the scan (the
+/// extension sees that): no page text can be in it, and its
 /// answer does not wait for the page a second time. With
 /// `through_dialogs` (raw CDP) a dialog does not cut the call short
 /// ([`super::cx::Step::through_dialogs`]).
@@ -112,46 +112,30 @@ pub(super) async fn scanned(
     through_dialogs: bool,
     session: Option<String>,
 ) -> Result<(Value, redact::Known), RpcError> {
-    if redact::answer_holds_no_page_text(method) {
-        let step = cx
-            .step(fence, method, params, CommandClass::Privileged)
-            .in_session(session);
-        let step = if through_dialogs {
-            step.through_dialogs()
-        } else {
-            step
-        };
-        return Ok((step.await?, redact::Known::default()));
-    }
-    // An evaluation (a function called on an object too, as Playwright's
-    // and Puppeteer's are) runs on the page's main thread in order with
-    // the scan, so the scan may ride right behind it; and one whose
-    // result holds no text needs none.
-    let evaluation = matches!(method, Evaluate::METHOD | "Runtime.callFunctionOn");
-    let scan = FollowUp {
-        method: Evaluate::METHOD.into(),
-        params: Evaluate::by_value(redact::PAGE_SECRETS_EXPRESSION).params(),
-        overlap: evaluation,
-        unless_scalar: evaluation,
+    let holds_page_text = !redact::answer_holds_no_page_text(method);
+    let command = Command::Developer {
+        call: CdpCall::new(fence.tab, method, params),
+        session,
+        scan: holds_page_text.then(|| redact::PAGE_SECRETS_EXPRESSION.to_owned()),
     };
-    let step = cx
-        .step(fence, method, params, CommandClass::Privileged)
-        .in_session(session)
-        .then(scan);
+    let step = cx.step_of(fence, command);
     let step = if through_dialogs {
         step.through_dialogs()
     } else {
         step
     };
     let r = step.await?;
-    let r: ThenResult = serde_json::from_value(r).map_err(|_| {
+    if !holds_page_text {
+        return Ok((r, redact::Known::default()));
+    }
+    let r: Scanned = serde_json::from_value(r).map_err(|_| {
         wire(
             ErrorKind::CommandFailed,
             "the extension answered a developer-mode call without its redaction scan; \
              the result is withheld",
         )
     })?;
-    let known = match r.then {
+    let known = match r.scan {
         Outcome::Result(v) if v.get("exceptionDetails").is_none() => {
             redact::Known::from_scan(v.pointer("/result/value"))
         }

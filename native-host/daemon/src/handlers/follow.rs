@@ -12,7 +12,7 @@ use cotab_shared::cdp::{
     NavigatedWithinDocument,
 };
 use cotab_shared::controller::RpcError;
-use cotab_shared::native::{Command, CommandClass};
+use cotab_shared::native::{CdpCall, Command};
 use cotab_shared::ErrorKind;
 use serde_json::Value;
 use std::sync::Arc;
@@ -206,15 +206,11 @@ impl Cx<'_> {
     /// looks for.
     async fn settle(&self, tab: cotab_shared::TabId) -> Result<(), RpcError> {
         let probe = Evaluate::by_value(SETTLE);
-        let call = self.extension(Command::Cdp {
-            session: None,
-            tab_id: tab,
-            method: Evaluate::METHOD.into(),
-            params: probe.params(),
-            class: CommandClass::Observe,
-            then: None,
-            if_viewport: None,
-        });
+        let call = self.extension(Command::Observe(CdpCall::new(
+            tab,
+            Evaluate::METHOD,
+            probe.params(),
+        )));
         match self.unless_dialog(tab, call).await {
             Err(e) if e.kind() == ErrorKind::DialogOpen || e.kind() == ErrorKind::TabNotShared => {
                 Err(e)
@@ -226,15 +222,11 @@ impl Cx<'_> {
     /// The id of `tab`'s main frame (`Page.getFrameTree`, class Observe).
     async fn main_frame(&self, tab: cotab_shared::TabId) -> Result<String, RpcError> {
         let tree = self
-            .extension(Command::Cdp {
-                session: None,
-                tab_id: tab,
-                method: GetFrameTree::METHOD.into(),
-                params: GetFrameTree {}.params(),
-                class: CommandClass::Observe,
-                then: None,
-                if_viewport: None,
-            })
+            .extension(Command::Observe(CdpCall::new(
+                tab,
+                GetFrameTree::METHOD,
+                GetFrameTree {}.params(),
+            )))
             .await?;
         Ok(GetFrameTree::response(tree)?.frame_tree.frame.id)
     }

@@ -17,7 +17,7 @@
 use crate::session::SessionId;
 use crate::shell::Shell;
 use cotab_shared::cdp::{CaptureScreenshot, CdpCommand};
-use cotab_shared::native::{Command, CommandClass};
+use cotab_shared::native::{CdpCall, Command};
 use cotab_shared::{TabId, WireError};
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,15 +65,7 @@ async fn send<C: CdpCommand>(
     tab: TabId,
     command: &C,
 ) -> Result<C::Response, WireError> {
-    let command_ = Command::Cdp {
-        tab_id: tab,
-        method: C::METHOD.into(),
-        params: command.params(),
-        class: CommandClass::Observe,
-        then: None,
-        if_viewport: None,
-        session: None,
-    };
+    let command_ = Command::Observe(CdpCall::new(tab, C::METHOD, command.params()));
     let v = shell.lane.call(command_, Instant::now() + DEADLINE).await?;
     C::response(v)
 }

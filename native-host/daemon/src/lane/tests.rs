@@ -2,6 +2,7 @@
 //! returning browser.
 
 use super::*;
+use cotab_shared::native::{CdpCall, CommandClass};
 use serde_json::json;
 use std::time::Duration;
 
@@ -177,22 +178,34 @@ async fn an_offline_lane_refuses_actions_at_once_but_lets_reads_and_releases_wai
     let lane = Arc::new(Lane::default());
     let (generation, _rx) = online(&lane);
     lane.detach(generation);
-    let cdp = |class| Command::Cdp {
-        session: None,
-        tab_id: TabId(1),
-        method: "Input.dispatchKeyEvent".into(),
-        params: json!({"type": "keyDown"}),
-        class,
-        then: None,
-        if_viewport: None,
+    let cdp = |class| {
+        let call = CdpCall::new(
+            TabId(1),
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyDown"}),
+        );
+        Command::plain(call, class)
     };
     let input = Command::Input {
         tab_id: TabId(1),
         events: Vec::new(),
-        if_viewport: None,
-        settle: false,
+        frame: None,
     };
-    for command in [cdp(CommandClass::Act), cdp(CommandClass::Privileged), input] {
+    let in_frame = Command::ActInFrame {
+        call: CdpCall::new(TabId(1), "Input.dispatchMouseEvent", json!({})),
+        frame: cotab_shared::native::FrameGeometry {
+            viewport_width: 1.0,
+            viewport_height: 1.0,
+            scroll_x: 0.0,
+            scroll_y: 0.0,
+        },
+    };
+    for command in [
+        cdp(CommandClass::Act),
+        cdp(CommandClass::Privileged),
+        input,
+        in_frame,
+    ] {
         let start = Instant::now();
         let name = command.name().to_owned();
         let err = lane.call(command, far()).await.expect_err("offline");
@@ -216,15 +229,11 @@ async fn an_offline_lane_refuses_actions_at_once_but_lets_reads_and_releases_wai
 async fn oversize_frames_are_refused_before_sending() {
     let lane = Lane::new(100);
     let (_generation, mut rx) = online(&lane);
-    let cmd = Command::Cdp {
-        session: None,
-        tab_id: TabId(1),
-        method: "Input.insertText".into(),
-        params: json!({"text": "x".repeat(200)}),
-        class: cotab_shared::native::CommandClass::Act,
-        then: None,
-        if_viewport: None,
-    };
+    let cmd = Command::Act(CdpCall::new(
+        TabId(1),
+        "Input.insertText",
+        json!({"text": "x".repeat(200)}),
+    ));
     let err = lane.call(cmd, far()).await.expect_err("too big");
     assert_eq!(err.kind, ErrorKind::InvalidRequest);
     assert!(rx.try_recv().is_err(), "nothing was sent");

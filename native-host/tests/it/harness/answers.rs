@@ -1,4 +1,4 @@
-//! How the fake extension answers: the viewport check of `ifViewport`,
+//! How the fake extension answers: the viewport check of a `frame`,
 //! an `input` command's events by the shared `InputPlan`, and each CDP
 //! command, scripted by the test or by default in the shared `cdp` types.
 
@@ -10,12 +10,12 @@ use cotab_shared::cdp::{
 };
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::{InputEvent, InputPlan};
-use cotab_shared::native::{check_viewport, Command, CommandClass, Event};
+use cotab_shared::native::{check_viewport, CdpCall, Command, CommandClass, Event};
 use cotab_shared::{TabId, WireError};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-/// The extension's check of `ifViewport` (none: `Ok`): `None` when the
+/// The extension's check of a `frame` (none: `Ok`): `None` when the
 /// script keeps its read unanswered; else `STALE_FRAME` unless the live
 /// viewport is the frame's.
 pub(super) fn viewport_check(
@@ -50,7 +50,7 @@ pub(super) fn input_answer(
     before: &mut Vec<Event>,
     tab_id: TabId,
     events: &[InputEvent],
-    if_viewport: &Option<FrameGeometry>,
+    frame: &Option<FrameGeometry>,
 ) -> Option<(Result<Value, WireError>, Vec<Event>)> {
     let mut plan = match InputPlan::new(events) {
         Ok(plan) => plan,
@@ -60,14 +60,14 @@ pub(super) fn input_answer(
     let mut answers = Vec::new();
     while plan.begin_group(|| None) {
         while let Some(event) = plan.next_event() {
-            let _ = tx.send(Command::Cdp {
-                session: None,
-                tab_id,
-                method: event.method.clone(),
-                params: event.params.clone(),
-                class: event.class(),
-                then: None,
-                if_viewport: if_viewport.clone().filter(|_| first),
+            // Each event is a command of its own to the tests that watch
+            // what the extension is asked, the first one in the frame.
+            let call = CdpCall::new(tab_id, event.method.clone(), event.params.clone());
+            let _ = tx.send(match frame.clone().filter(|_| first) {
+                Some(frame) if event.class() == CommandClass::Act => {
+                    Command::ActInFrame { call, frame }
+                }
+                _ => Command::plain(call, event.class()),
             });
             first = false;
             plan.handed(event, Ok(()));
@@ -93,15 +93,7 @@ pub(super) fn input_answer(
 
 /// The `Page.getLayoutMetrics` read of the extension's viewport check.
 pub(super) fn layout_read(tab_id: TabId) -> Command {
-    Command::Cdp {
-        session: None,
-        tab_id,
-        method: "Page.getLayoutMetrics".into(),
-        params: json!({}),
-        class: CommandClass::Observe,
-        then: None,
-        if_viewport: None,
-    }
+    Command::Observe(CdpCall::new(tab_id, "Page.getLayoutMetrics", json!({})))
 }
 
 /// The fake's answer to one CDP command and the events that follow it, or

@@ -423,10 +423,7 @@ async fn a_click_goes_through_the_page_before_it_answers_and_no_trip_follows() {
         .rposition(|c| matches!(c, cotab_shared::native::Command::Input { .. }))
         .expect("the click's input");
     assert!(
-        matches!(
-            &seen[input],
-            cotab_shared::native::Command::Input { settle: true, .. }
-        ),
+        matches!(&seen[input], cotab_shared::native::Command::Input { .. }),
         "{:?}",
         seen[input]
     );
@@ -434,8 +431,8 @@ async fn a_click_goes_through_the_page_before_it_answers_and_no_trip_follows() {
     let probes = seen[input..]
         .iter()
         .filter(|c| {
-            matches!(c, cotab_shared::native::Command::Cdp { method, params, .. }
-                if method == "Runtime.evaluate" && params["expression"] == "0")
+            matches!(c, cotab_shared::native::Command::Observe(call)
+                if call.method == "Runtime.evaluate" && call.params["expression"] == "0")
         })
         .count();
     assert_eq!(probes, 1, "{:?}", &seen[input..]);

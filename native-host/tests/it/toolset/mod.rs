@@ -402,15 +402,10 @@ fn find_ref(outline: &str, needle: &str) -> Ref {
 pub(crate) async fn cdp_until(ext: &mut FakeExt, last: &str) -> Vec<(String, Value, CommandClass)> {
     let mut out = Vec::new();
     loop {
-        if let cotab_shared::native::Command::Cdp {
-            method,
-            params,
-            class,
-            ..
-        } = ext.next_command().await
-        {
-            let done = method == last;
-            out.push((method, params, class));
+        let command = ext.next_command().await;
+        if let (Some(call), Some(class)) = (command.call(), command.class()) {
+            let done = call.method == last;
+            out.push((call.method.clone(), call.params.clone(), class));
             if done {
                 return out;
             }
