@@ -123,8 +123,7 @@ pub fn classify(method: &str, params: &Value) -> Input {
 
 impl HeldInput {
     /// Notes a command about to be sent to `tab`. Returns whether the set
-    /// of held input changed (so it should be saved); a pointer move only
-    /// updates where a held button would be released.
+    /// of held input changed (so it should be saved).
     pub fn before_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
         let role = input_role(method, params);
         if let InputRole::Release(id) = role {
@@ -134,16 +133,6 @@ impl HeldInput {
             return false;
         }
         if role == InputRole::Other {
-            if method == MOUSE_EVENT
-                && params.get("type").and_then(Value::as_str) == Some("mouseMoved")
-            {
-                if let Some(held) = self.get_mut(tab) {
-                    let at = point(params);
-                    for (_, pos) in &mut held.buttons {
-                        *pos = at;
-                    }
-                }
-            }
             return false;
         }
         if self.get_mut(tab).is_none() {
@@ -166,11 +155,26 @@ impl HeldInput {
 
     /// Notes how a command ended. A release the browser refused leaves its
     /// press held (a later fault sends it again); one that ran, or may have,
-    /// forgets it, so the page never sees a second one. Returns whether the
-    /// set of held input changed.
+    /// forgets it, so the page never sees a second one. A pointer move that
+    /// ran, or may have, moves where the held buttons would be released (not
+    /// saved for it alone). Returns whether the set of held input changed.
     pub fn after_send(&mut self, tab: TabId, method: &str, params: &Value, sent: Sent) -> bool {
-        if classify(method, params) != Input::Release {
-            return false;
+        match classify(method, params) {
+            Input::Release => {}
+            Input::Other
+                if sent != Sent::Refused
+                    && method == MOUSE_EVENT
+                    && params.get("type").and_then(Value::as_str) == Some("mouseMoved") =>
+            {
+                if let Some(held) = self.get_mut(tab) {
+                    let at = point(params);
+                    for (_, pos) in &mut held.buttons {
+                        *pos = at;
+                    }
+                }
+                return false;
+            }
+            _ => return false,
         }
         let Some(held) = self.get_mut(tab) else {
             return false;
@@ -338,12 +342,10 @@ mod tests {
             &json!({"type": "mouseReleased", "button": "right"}),
             Sent::Accepted
         ));
-        // A move carries a held button along.
-        held.before_send(
-            T,
-            MOUSE_EVENT,
-            &json!({"type": "mouseMoved", "x": 50, "y": 60}),
-        );
+        // A move carries a held button along once it ran.
+        let moved = json!({"type": "mouseMoved", "x": 50, "y": 60});
+        held.before_send(T, MOUSE_EVENT, &moved);
+        held.after_send(T, MOUSE_EVENT, &moved, Sent::Accepted);
         let releases = held.take_releases(T);
         assert_eq!(releases.len(), 2);
         assert_eq!(

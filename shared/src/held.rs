@@ -105,6 +105,22 @@ pub mod conformance {
         let shift_up = || key_up("Shift", "ShiftLeft", 16);
         let touch = || json!({"type": "touchStart", "touchPoints": [{"x": 3, "y": 4}]});
         let touch_end = || (TOUCH_EVENT, json!({"type": "touchEnd", "touchPoints": []}));
+        // The left button pressed at (10, 20), then a move to (300, 40.5)
+        // that ended as `sent`.
+        let press_then_move = |sent| {
+            vec![
+                (
+                    MOUSE_EVENT,
+                    button("mousePressed", "left", 10.0, 20.0),
+                    Accepted,
+                ),
+                (
+                    MOUSE_EVENT,
+                    json!({"type": "mouseMoved", "x": 300, "y": 40.5, "buttons": 1}),
+                    sent,
+                ),
+            ]
+        };
         vec![
             Case {
                 name: "a key held is released by its own identity, without its modifiers or text",
@@ -143,19 +159,17 @@ pub mod conformance {
             },
             Case {
                 name: "a button is released where the pointer went",
-                steps: vec![
-                    (
-                        MOUSE_EVENT,
-                        button("mousePressed", "left", 10.0, 20.0),
-                        Accepted,
-                    ),
-                    (
-                        MOUSE_EVENT,
-                        json!({"type": "mouseMoved", "x": 300, "y": 40.5,
-                                         "buttons": 1}),
-                        Accepted,
-                    ),
-                ],
+                steps: press_then_move(Accepted),
+                releases: vec![released("left", 300.0, 40.5)],
+            },
+            Case {
+                name: "a move refused before the page saw it leaves the button where it was",
+                steps: press_then_move(Refused),
+                releases: vec![released("left", 10.0, 20.0)],
+            },
+            Case {
+                name: "a move that may have run takes the button along",
+                steps: press_then_move(Unknown),
                 releases: vec![released("left", 300.0, 40.5)],
             },
             Case {
