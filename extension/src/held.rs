@@ -37,7 +37,7 @@ pub struct TabHeld {
     pub keys: Vec<(String, Value)>,
     /// Held mouse buttons by name, each with the pointer's last position.
     #[serde(default)]
-    pub buttons: Vec<(String, (f64, f64))>,
+    pub buttons: Buttons,
     /// Whether a touch is in progress.
     #[serde(default)]
     pub touch: bool,
@@ -45,7 +45,15 @@ pub struct TabHeld {
     /// sent again by [`HeldInput::take_releases`]. Not saved.
     #[serde(skip)]
     releasing: Vec<String>,
+    /// Pointer moves being sent right now, each with where it goes and
+    /// where the held buttons were before it, put back if the browser
+    /// refuses it. Not saved.
+    #[serde(skip)]
+    moving: Vec<((f64, f64), Buttons)>,
 }
+
+/// Held mouse buttons by name, each with where it would be released.
+type Buttons = Vec<(String, (f64, f64))>;
 
 impl TabHeld {
     fn is_empty(&self) -> bool {
@@ -103,6 +111,10 @@ pub enum Input {
     Release,
 }
 
+fn is_move(method: &str, params: &Value) -> bool {
+    method == MOUSE_EVENT && params.get("type").and_then(Value::as_str) == Some("mouseMoved")
+}
+
 fn point(params: &Value) -> (f64, f64) {
     let coord = |name: &str| params.get(name).and_then(Value::as_f64).unwrap_or(0.0);
     (coord("x"), coord("y"))
@@ -123,7 +135,9 @@ pub fn classify(method: &str, params: &Value) -> Input {
 
 impl HeldInput {
     /// Notes a command about to be sent to `tab`. Returns whether the set
-    /// of held input changed (so it should be saved).
+    /// of held input changed (so it should be saved); a pointer move only
+    /// moves where the held buttons would be released (not saved for it
+    /// alone), until the browser refuses it.
     pub fn before_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
         let role = input_role(method, params);
         if let InputRole::Release(id) = role {
@@ -133,6 +147,14 @@ impl HeldInput {
             return false;
         }
         if role == InputRole::Other {
+            if let (true, Some(held)) = (is_move(method, params), self.get_mut(tab)) {
+                let at = point(params);
+                let was = held.buttons.clone();
+                for (_, pos) in &mut held.buttons {
+                    *pos = at;
+                }
+                held.moving.push((at, was));
+            }
             return false;
         }
         if self.get_mut(tab).is_none() {
@@ -155,21 +177,26 @@ impl HeldInput {
 
     /// Notes how a command ended. A release the browser refused leaves its
     /// press held (a later fault sends it again); one that ran, or may have,
-    /// forgets it, so the page never sees a second one. A pointer move that
-    /// ran, or may have, moves where the held buttons would be released (not
-    /// saved for it alone). Returns whether the set of held input changed.
+    /// forgets it, so the page never sees a second one. A pointer move the
+    /// browser refused puts the buttons it moved, those still held, back
+    /// where they were. Returns whether the set of held input changed.
     pub fn after_send(&mut self, tab: TabId, method: &str, params: &Value, sent: Sent) -> bool {
         match classify(method, params) {
             Input::Release => {}
-            Input::Other
-                if sent != Sent::Refused
-                    && method == MOUSE_EVENT
-                    && params.get("type").and_then(Value::as_str) == Some("mouseMoved") =>
-            {
-                if let Some(held) = self.get_mut(tab) {
-                    let at = point(params);
-                    for (_, pos) in &mut held.buttons {
-                        *pos = at;
+            Input::Other if is_move(method, params) => {
+                let at = point(params);
+                let Some(held) = self.get_mut(tab) else {
+                    return false;
+                };
+                let Some(i) = held.moving.iter().position(|(to, _)| *to == at) else {
+                    return false;
+                };
+                let (_, was) = held.moving.remove(i);
+                if sent == Sent::Refused {
+                    for (name, pos) in was {
+                        if let Some(button) = held.buttons.iter_mut().find(|(n, _)| *n == name) {
+                            button.1 = pos;
+                        }
                     }
                 }
                 return false;
@@ -476,6 +503,37 @@ mod tests {
         );
         assert!(!held.before_send(T, KEY_EVENT, &json!({"type": "keyDown", "key": ""})));
         assert!(held.is_empty());
+    }
+
+    #[test]
+    fn a_move_still_in_flight_has_moved_the_buttons_and_a_refusal_puts_back_only_those() {
+        let mut held = HeldInput::default();
+        let press = |b: &str, x: f64| json!({"type": "mousePressed", "button": b, "x": x, "y": 1.0, "clickCount": 1});
+        let moved = json!({"type": "mouseMoved", "x": 50, "y": 60});
+        held.before_send(T, MOUSE_EVENT, &press("left", 1.0));
+        held.after_send(T, MOUSE_EVENT, &press("left", 1.0), Sent::Accepted);
+        // The move goes; a press of another button goes before it answers.
+        held.before_send(T, MOUSE_EVENT, &moved);
+        held.before_send(T, MOUSE_EVENT, &press("right", 9.0));
+        held.after_send(T, MOUSE_EVENT, &press("right", 9.0), Sent::Accepted);
+        let at = |held: &HeldInput| {
+            held.clone()
+                .take_releases(T)
+                .iter()
+                .map(|(_, p)| (p["button"].clone(), p["x"].clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            at(&held),
+            [(json!("left"), json!(50.0)), (json!("right"), json!(9.0))],
+            "taken while the move is in flight: where it went"
+        );
+        held.after_send(T, MOUSE_EVENT, &moved, Sent::Refused);
+        assert_eq!(
+            at(&held),
+            [(json!("left"), json!(1.0)), (json!("right"), json!(9.0))],
+            "refused: the button it moved goes back, the later one stays"
+        );
     }
 
     /// One tab's ledger, as the worker drives it around each command.

@@ -37,8 +37,8 @@ pub(crate) struct Marks {
     pub(crate) sent: f64,
     /// When its last CDP command answered.
     pub(crate) answered: f64,
-    /// CDP commands sent for the request (a follow-up sent again counts
-    /// twice, a viewport read once).
+    /// CDP commands sent for the request (a scan sent again counts twice, a
+    /// viewport read once).
     pub(crate) sends: u32,
 }
 

@@ -45,7 +45,8 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// which the daemon must enforce and an extension of version 4 never
 /// reports. 6: a settled `input` command goes through the page after its
 /// events (`settle`), so the daemon makes no trip
-/// of its own; an extension of version 5 would skip it. 8: the
+/// of its own; an extension of version 5 would skip it. 7: the
+/// `forwardEvents` command and tabs' `targetId`. 8: the
 /// operations are named by what they do (`observe`, `act`, `actInFrame`,
 /// `release`, `developer`, `input`) instead of one `cdp` command with a
 /// class and modifiers.

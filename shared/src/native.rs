@@ -271,14 +271,13 @@ pub enum Command {
 /// What a CDP command does to the page. The extension enforces it on top
 /// of the daemon's rules, so a bug in the daemon cannot act on a tab the
 /// person controls or run privileged code with developer mode off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum CommandClass {
     /// Reads state (capture, layout, title); always allowed on a shared tab.
     Observe,
     /// Changes the page (input, navigation); refused with
     /// `HUMAN_HAS_CONTROL` while the person controls the tab.
-    #[default]
     Act,
     /// The paired release of input an agent pressed (key up, mouse up, touch
     /// end); allowed even while the person controls the tab.

@@ -119,6 +119,7 @@ const STEPS = {
     return {
       frame: frame.url().replace(/:\d+/, ''),
       card: await frame.evaluate(() => document.getElementById('card').value),
+      pin: await frame.evaluate(() => document.getElementById('pin').value),
       button: await frame.evaluate(() => document.getElementById('submit').textContent),
       worker: await worker.evaluate(() => self.answer),
     };

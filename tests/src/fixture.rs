@@ -116,11 +116,13 @@ pub const CHECKOUT: &str = r#"<!doctype html>
  </script>
 </body></html>
 "#;
-/// The payment form [`CHECKOUT`] embeds.
+/// The payment form [`CHECKOUT`] embeds, with a PIN the person already
+/// typed (a password field, which agents read redacted).
 const PAY: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>Pay</title></head>
 <body>
  <input id="card" placeholder="Card number">
+ <input id="pin" type="password" value="frame-pin-8168">
  <button id="submit" onclick="parent.postMessage('paid', '*'); this.textContent = 'Paid'">Pay</button>
  <script>parent.postMessage('ready', '*');</script>
 </body></html>

@@ -23,8 +23,8 @@ use std::future::Future;
 use std::pin::{pin, Pin};
 use wasm_bindgen::JsValue;
 
-/// `cdp`: one CDP command on a shared tab, if its class allows it; other
-/// tabs are never touched. A read that failed while a re-attach of the
+/// One CDP call on a shared tab, if its class allows it; other tabs are
+/// never touched. A read that failed while a re-attach of the
 /// worker's own (developer mode off, a takeover after raw CDP) replaced
 /// its session is sent once more, on the new session: it changed nothing,
 /// and the person's switch must not fail the agent's reads. Nothing else
@@ -77,7 +77,9 @@ async fn cdp_command_once(
         CommandClass::Privileged => developer_mode_read_on(worker).await,
         _ => None,
     };
-    if let Ok(Some(RawCdp::HistoryEntry(entry))) = raw_rule(worker, call) {
+    // Only once developer mode was read on: with it off, the call will be
+    // refused, and nothing about the tab's history is to be learnt.
+    if let (Some(_), Ok(Some(RawCdp::HistoryEntry(entry)))) = (developer, raw_rule(worker, call)) {
         history_entry_allowed(worker, generation, tab, entry, marks).await?;
     }
     let handover = Handover {

@@ -284,7 +284,9 @@ async fn puppeteer_closes_the_tabs_it_controls() -> anyhow::Result<()> {
 /// A page with a form in a frame of another site and a dedicated worker:
 /// Playwright fills and submits the form and evaluates in the worker,
 /// through their own sessions; then Puppeteer, connecting to the page as
-/// it is, finds both again. The page heard of each payment.
+/// it is, finds both again. The page heard of each payment. The frame's
+/// password field reads redacted: the redaction scan runs in the frame's
+/// own session, where its document is.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frames_of_other_sites_and_workers_are_driven_through_their_own_sessions(
 ) -> anyhow::Result<()> {
@@ -294,6 +296,7 @@ async fn frames_of_other_sites_and_workers_are_driven_through_their_own_sessions
     let expected = serde_json::json!({
         "frame": "http://localhost/pay",
         "card": "4242",
+        "pin": "[redacted]",
         "button": "Paid",
         "worker": 42,
     });

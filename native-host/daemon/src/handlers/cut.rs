@@ -27,8 +27,8 @@ pub(super) struct Cut {
     /// The answer to the request's "on" of file-chooser interception,
     /// while nothing waited for it ([`Cx::interception_on`]).
     pub(super) intercepting: Mutex<Option<oneshot::Receiver<CallResult>>>,
-    /// The tab whose page the request's last step, a settled input
-    /// ([`Command::Input`]'s `settle`), went through after its events:
+    /// The tab whose page the request's last step, an input
+    /// ([`Command::Input`], which settles), went through after its events:
     /// every report the page made before then has arrived.
     pub(super) settled: Mutex<Option<TabId>>,
     /// What the request's action aimed at last, drawn for the person once
