@@ -326,6 +326,11 @@ pub enum PageCmd {
         /// pixels.
         #[arg(long)]
         boxes: bool,
+        /// Print what changed since this session's last snapshot of the
+        /// page (`+` added, `-` removed, unmarked lines show where), when
+        /// that is shorter than the outline; the refs you hold stay valid.
+        #[arg(long, conflicts_with_all = ["root", "depth", "boxes"])]
+        changes: bool,
     },
     /// Capture the selected tab to a file.
     Screenshot {

@@ -18,6 +18,7 @@
 //! ([`crate::broker`]).
 
 pub mod aria;
+pub mod changes;
 pub mod dom;
 
 use crate::broker::{NodeRef, RefNumbers};
@@ -358,7 +359,18 @@ pub fn with_boxes(text: &str, boxes: &HashMap<u64, [i64; 4]>) -> String {
 }
 
 fn marker(n: usize) -> String {
-    format!("- … (truncated: {n} more nodes)")
+    format!("{MARKER_START}{n} more nodes)")
+}
+
+/// How the line that says an outline was cut begins.
+const MARKER_START: &str = "- … (truncated: ";
+
+/// Whether `text`, an outline, was cut at its limit (it ends with the
+/// line that says so).
+pub fn is_cut(text: &str) -> bool {
+    text.lines()
+        .last()
+        .is_some_and(|l| l.starts_with(MARKER_START))
 }
 
 fn collect(source: Source<'_>) -> Vec<Line> {

@@ -105,7 +105,7 @@ pub(crate) fn page_changes(
     };
     text.push_str("### Snapshot\n");
     if let Some(why) = why {
-        let _ = writeln!(text, "The whole page: {why}.");
+        let _ = writeln!(text, "The whole page: {}.", why.says());
     }
     let _ = write!(text, "```yaml\n{}\n```\n", s.text.trim_end());
     if s.truncated {
@@ -199,6 +199,8 @@ mod tests {
             refs: 1,
             truncated: false,
             file_chooser: None,
+            changes: None,
+            whole_because: None,
         };
         let d = DialogInfo {
             tab_id: TabId(1),

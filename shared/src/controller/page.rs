@@ -238,6 +238,12 @@ pub struct SnapshotParams {
     /// has no size).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub boxes: bool,
+    /// Answer with what changed since the session's last whole outline of
+    /// the tab's page, when that says it in fewer characters
+    /// ([`SnapshotResult::changes`]); the whole outline otherwise. Not with
+    /// `ref`, `depth` or `boxes`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub changes: bool,
 }
 
 /// Result of `page.snapshot`.
@@ -258,6 +264,18 @@ pub struct SnapshotResult {
     /// The file chooser waiting on the tab ([`FileChooserInfo`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file_chooser: Option<FileChooserInfo>,
+    /// With `changes`, when they say it in fewer characters than the
+    /// outline: the lines that changed since the session's last whole
+    /// outline of the page, `+` added, `-` removed, unmarked lines to show
+    /// where, `@@` between two places (empty: nothing changed); `text` is
+    /// then empty. The refs the session holds stay valid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<String>,
+    /// With `changes`, when the whole outline came though the session had
+    /// an outline of the tab: why (another page, an outline cut at the
+    /// limit, a change as long as the page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole_because: Option<String>,
 }
 
 /// What `page.wait` waits for.

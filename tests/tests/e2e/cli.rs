@@ -127,6 +127,21 @@ async fn cli_snapshot_click_by_ref_downscaled_screenshot_and_wait_progress() -> 
             .await?,
         true
     );
+    // `cotab snapshot --changes` prints only what the click changed, the
+    // checkbox with its ref, from one command to the next (the CLI's
+    // session is resumed); then that nothing did.
+    let changed = ok(&cotab(&run, &["snapshot", "--changes"])?);
+    assert!(
+        changed.lines().any(|l| l.starts_with('+')
+            && l.contains("[checked]")
+            && l.contains(&format!("[ref={r}]"))),
+        "{changed}"
+    );
+    assert!(changed.len() < outline.len(), "{changed}");
+    assert_eq!(
+        ok(&cotab(&run, &["snapshot", "--changes"])?).trim(),
+        "no change since your last snapshot of this page"
+    );
 
     // `cotab screenshot --max-width 800` writes an image that wide.
     let dir = tempfile::tempdir()?;
@@ -174,6 +189,12 @@ async fn cli_snapshot_click_by_ref_downscaled_screenshot_and_wait_progress() -> 
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("STALE_REF"),
         "{out:?}"
+    );
+    // Another document: the whole outline, and why.
+    let whole = ok(&cotab(&run, &["snapshot", "--changes"])?);
+    assert!(
+        whole.starts_with("# the whole page: another page") && whole.contains("checkbox"),
+        "{whole}"
     );
     Ok(())
 }

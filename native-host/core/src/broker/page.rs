@@ -447,6 +447,18 @@ impl Core {
         crate::outline::label_of(text, n)
     }
 
+    /// The session's latest whole outline of the fence's tab, and whether
+    /// it is of the document the snapshot `mark` began in (no main-frame
+    /// navigation between them): what `page.snapshot`'s `changes` are of.
+    pub fn outline_given(&self, fence: &Fence, mark: &SnapshotMark) -> Option<(Arc<str>, bool)> {
+        let snap = self
+            .sessions
+            .get(&fence.session)?
+            .snapshots
+            .get(&fence.tab)?;
+        Some((snap.text.clone()?, snap.nav == mark.nav))
+    }
+
     /// The latest whole outline the session was given of `tab`.
     pub fn last_outline(&self, sid: SessionId, tab: TabId) -> Option<Arc<str>> {
         self.sessions.get(&sid)?.snapshots.get(&tab)?.text.clone()

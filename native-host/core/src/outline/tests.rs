@@ -477,6 +477,7 @@ fn a_long_outline_is_cut_at_a_line_with_a_marker() {
         *last,
         format!("- … (truncated: {} more nodes)", total - shown)
     );
+    assert!(is_cut(&o.text) && !is_cut(&full.text));
     // What is shown is the full outline's beginning, and only its refs
     // were issued.
     assert!(full.text.starts_with(&lines[..shown].join("\n")));

@@ -7,6 +7,7 @@
 use super::element::quads;
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Need};
+use crate::outline::changes::{self, Seen, Shows};
 use crate::outline::dom::STYLES;
 use crate::outline::{self, Captured, Dom, RootGone, Scope, Source};
 use cotab_shared::cdp::{
@@ -135,6 +136,12 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         }
         d => d.map(|d| d as usize),
     };
+    if p.changes && (p.root.is_some() || p.depth.is_some() || p.boxes) {
+        return Err(invalid_params(
+            "invalid params: `params.changes` are of the whole outline: not with `ref`, \
+             `depth` or `boxes`",
+        ));
+    }
     let fence = cx.fence(Need::Observe)?;
     // The root's element, while its ref is still good.
     let root = match &p.root {
@@ -142,6 +149,12 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         None => None,
     };
     let mark = cx.core(|c| c.snapshot_started(&fence));
+    // What the changes are of: the session's outline of the tab before
+    // this one.
+    let given = match p.changes {
+        true => cx.core(|c| c.outline_given(&fence, &mark)),
+        false => None,
+    };
     let fence = &fence;
     let capture = CaptureSnapshot {
         computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
@@ -202,6 +215,16 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         out.text
     };
     cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, whole))?;
+    let shows = match p.changes {
+        true => Some(changes_of(given, text_out.clone(), out.truncated, nodes).await?),
+        false => None,
+    };
+    let (text_out, changes, whole_because) = match shows {
+        None | Some(Shows::Whole(None)) => (text_out, None, None),
+        Some(Shows::Whole(Some(why))) => (text_out, None, Some(why.says().to_owned())),
+        Some(Shows::Same) => (String::new(), Some(String::new()), None),
+        Some(Shows::Changes(d)) => (String::new(), Some(d), None),
+    };
     Ok(SnapshotResult {
         url: text("url"),
         title: text("title"),
@@ -209,7 +232,37 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         text: text_out,
         truncated: out.truncated,
         file_chooser: cx.core(|c| c.file_chooser(fence.tab)),
+        changes,
+        whole_because,
     })
+}
+
+/// How long a diff of two outlines refines before it gives what it has
+/// (coarser, never wrong).
+const DIFF_TIME: Duration = Duration::from_millis(50);
+
+/// What `page.snapshot`'s `changes` give of `new`, an outline of `nodes`
+/// nodes (`cut` at its limit), when the session was `given` an outline of
+/// the tab before (and whether it was of the same document): on the
+/// blocking pool for a large page, as its rendering.
+async fn changes_of(
+    given: Option<(std::sync::Arc<str>, bool)>,
+    new: String,
+    cut: bool,
+    nodes: usize,
+) -> Result<Shows, RpcError> {
+    off_thread_if(nodes > LARGE_CAPTURE, "comparing the outlines", move || {
+        let seen = given.as_ref().map(|(old, same)| match same {
+            true => Seen::Same(old),
+            false => Seen::Other,
+        });
+        let old_cut = given
+            .as_ref()
+            .is_some_and(|(old, same)| *same && outline::is_cut(old));
+        let deadline = std::time::Instant::now().checked_add(DIFF_TIME);
+        Ok(changes::compare(seen, &new, cut || old_cut, 0, deadline))
+    })
+    .await
 }
 
 /// Boxes asked for at once, at most.

@@ -31,6 +31,8 @@ fn pages(pages: Vec<(&'static str, &'static str)>) -> Arc<Responder> {
                 refs: 8,
                 truncated: false,
                 file_chooser: None,
+                changes: None,
+                whole_because: None,
             })
         }
         other => page(other),
@@ -77,7 +79,7 @@ async fn an_action_answers_with_the_lines_that_changed_and_where_they_are() {
     assert!(
         text.contains(&format!(
             "### Snapshot\nThe whole page: {}.\n```yaml\n",
-            crate::changes::WHY_NAVIGATED
+            cotab_core::outline::changes::Why::Navigated.says()
         )),
         "{text}"
     );
@@ -106,7 +108,7 @@ async fn the_first_answer_on_a_tab_and_a_change_as_long_as_the_page_are_whole() 
     assert!(
         text.contains(&format!(
             "### Snapshot\nThe whole page: {}.\n```yaml\n- button \"B\" [ref=e3]\n```",
-            crate::changes::WHY_LONG
+            cotab_core::outline::changes::Why::Long.says()
         )),
         "{text}"
     );

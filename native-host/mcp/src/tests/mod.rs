@@ -187,6 +187,8 @@ fn one_tab() -> Arc<Responder> {
             refs: 2,
             truncated: false,
             file_chooser: None,
+            changes: None,
+            whole_because: None,
         }),
         Call::Click(p) if p.element.as_ref().is_some_and(|r| r.0 == "e9") => refused(
             ErrorKind::StaleRef,

@@ -35,6 +35,8 @@ async fn a_file_chooser_is_a_modal_state_that_browser_file_upload_answers() {
             refs: 1,
             truncated: false,
             file_chooser: state.lock().expect("lock").then(|| opened.clone()),
+            changes: None,
+            whole_because: None,
         }),
         other => base(other),
     }));

@@ -9,7 +9,7 @@ use cotab_host::cli::PageCmd;
 use cotab_shared::controller::{
     Capture, CaptureParams, CdpSend, CdpSendParams, Console, ConsoleLevel, ConsoleParams, Evaluate,
     EvaluateParams, ImageFormat, Navigate, NavigateAction, NavigateParams, Ref, Snapshot,
-    SnapshotParams, Wait, WaitParams, WaitUntil,
+    SnapshotParams, SnapshotResult, Wait, WaitParams, WaitUntil,
 };
 use serde::Serialize;
 use std::io::Write as _;
@@ -74,15 +74,17 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             root,
             depth,
             boxes,
+            changes,
         } => {
             let params = SnapshotParams {
                 max_chars,
                 root: root.map(Ref),
                 depth,
                 boxes,
+                changes,
             };
             let r = cx.client.call::<Snapshot>(&params).await?;
-            print(cx.json, &r, |r| r.text.clone())
+            print(cx.json, &r, snapshot_text)
         }
         PageCmd::Wait {
             condition,
@@ -90,6 +92,17 @@ pub(crate) async fn run(cx: &mut Ctx, cmd: PageCmd) -> Result<(), Failure> {
             timeout,
         } => wait(cx, condition, arg, timeout).await,
         PageCmd::Console { levels, since } => console(cx, levels, since).await,
+    }
+}
+
+/// A snapshot as text: the outline, or with `--changes` the lines that
+/// changed (the whole outline first says why when it comes instead).
+fn snapshot_text(r: &SnapshotResult) -> String {
+    match (&r.changes, &r.whole_because) {
+        (Some(d), _) if d.is_empty() => "no change since your last snapshot of this page".into(),
+        (Some(d), _) => d.trim_end().to_owned(),
+        (None, Some(why)) => format!("# the whole page: {why}\n{}", r.text),
+        (None, None) => r.text.clone(),
     }
 }
 

@@ -96,12 +96,7 @@ async fn snapshot_issues_refs_that_only_the_latest_snapshot_keeps() {
     assert_eq!(err.kind(), Some(ErrorKind::StaleRef));
     // A main-frame navigation since the snapshot: the next snapshot
     // numbers the new document afresh.
-    ext.event(Event::Cdp {
-        session: None,
-        tab_id: TabId(7),
-        method: "Page.frameNavigated".into(),
-        params: json!({"frame": {"id": "MAIN", "loaderId": "L2"}}),
-    });
+    main_frame_navigated(&ext);
     let give_up = tokio::time::Instant::now() + WAIT;
     loop {
         let err = c
@@ -654,4 +649,89 @@ async fn a_capture_that_fails_fails_the_snapshot_with_its_kind() {
             .expect_err("the capture failed");
         assert_eq!(err.kind(), Some(kind));
     }
+}
+
+/// `page.snapshot` with `changes`: the whole outline the first time, then
+/// only what changed since the session's last one of the page (its refs
+/// still good), nothing when nothing did, and the whole outline again,
+/// saying why, after a navigation.
+#[tokio::test]
+async fn a_snapshot_of_changes_gives_what_changed_since_the_sessions_last_one() {
+    let d = Daemon::start().await;
+    let (script, state) = page_script();
+    let ext = FakeExt::connect(&d.host_sock(), script).await;
+    let mut c = controller(&d).await;
+    let changes = SnapshotParams {
+        changes: true,
+        ..SnapshotParams::default()
+    };
+    let first = c.call::<Snapshot>(&changes).await.expect("snapshot");
+    assert_eq!((&first.changes, &first.whole_because), (&None, &None));
+    let agree = find_ref(&first.text, "\"Agree\"");
+    state.lock().expect("state").checked = true;
+    let second = c.call::<Snapshot>(&changes).await.expect("snapshot");
+    let diff = second.changes.expect("what changed");
+    assert_eq!(second.text, "", "no outline beside the changes");
+    let added: Vec<&str> = diff.lines().filter(|l| l.starts_with('+')).collect();
+    assert_eq!(added.len(), 1, "{diff}");
+    assert!(
+        added[0].contains("checkbox \"Agree\"") && added[0].contains("[checked]"),
+        "{diff}"
+    );
+    assert!(
+        added[0].contains(&format!("[ref={}]", agree.0)),
+        "the same ref: {diff}"
+    );
+    assert!(diff.lines().any(|l| l.starts_with('-')), "{diff}");
+    assert!(diff.len() < first.text.len());
+    // Nothing changed since.
+    let third = c.call::<Snapshot>(&changes).await.expect("snapshot");
+    assert_eq!(third.changes.as_deref(), Some(""));
+    // The refs the session holds still act.
+    c.call::<Click>(&ClickParams::on(agree))
+        .await
+        .expect("a ref of the first snapshot");
+    // Another session has its own last snapshot: none yet.
+    let mut other = observer(&d).await;
+    let theirs = other.call::<Snapshot>(&changes).await.expect("snapshot");
+    assert!(theirs.changes.is_none() && !theirs.text.is_empty());
+    // After a navigation, the whole outline and why.
+    main_frame_navigated(&ext);
+    // The event may reach the daemon after the next request does.
+    let give_up = tokio::time::Instant::now() + WAIT;
+    let navigated = loop {
+        let s = c.call::<Snapshot>(&changes).await.expect("snapshot");
+        if s.whole_because.is_some() {
+            break s;
+        }
+        assert!(tokio::time::Instant::now() < give_up, "{s:?}");
+    };
+    assert!(navigated.changes.is_none() && !navigated.text.is_empty());
+    assert!(navigated
+        .whole_because
+        .is_some_and(|why| why.contains("another page")),);
+    // Changes are of the whole outline only.
+    for params in [
+        SnapshotParams {
+            boxes: true,
+            ..changes.clone()
+        },
+        SnapshotParams {
+            depth: Some(1),
+            ..changes.clone()
+        },
+    ] {
+        let err = c.call::<Snapshot>(&params).await.expect_err("refused");
+        assert_eq!(err.rpc().map(|e| e.code), Some(INVALID_PARAMS), "{err}");
+    }
+}
+
+/// The fake's tab 7 reports a main-frame navigation to another document.
+fn main_frame_navigated(ext: &FakeExt) {
+    ext.event(Event::Cdp {
+        session: None,
+        tab_id: TabId(7),
+        method: "Page.frameNavigated".into(),
+        params: json!({"frame": {"id": "MAIN", "loaderId": "L2"}}),
+    });
 }

@@ -1,0 +1,242 @@
+//! What changed between two outlines of one page: the lines of the new
+//! one that differ from the old, each change under the lines that say where
+//! it is, and when the whole outline says it better. Refs stay the same
+//! from one snapshot of a document to the next (docs/protocol.md), so the
+//! refs an agent holds stay valid and the changes name the new ones. Used by
+//! `page.snapshot`'s `changes` and by `cotab mcp`'s answers.
+
+use similar::{ChangeTag, DiffTag, TextDiff};
+use std::fmt::Write as _;
+use std::time::Instant;
+
+/// What was given before of the page a new outline is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen<'a> {
+    /// The whole outline of the same document.
+    Same(&'a str),
+    /// An outline of another document (a navigation since).
+    Other,
+}
+
+/// Why the whole outline is given though what changed was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Another document than the one seen, numbered afresh.
+    Navigated,
+    /// The outline (the new one, or the one seen) is cut at the snapshot
+    /// limit, which no diff can be told of.
+    Cut,
+    /// The change is no shorter than the outline.
+    Long,
+}
+
+impl Why {
+    /// The reason in words, for an agent.
+    pub fn says(self) -> &'static str {
+        match self {
+            Why::Navigated => "another page than in your last snapshot of this tab, with new refs",
+            Why::Cut => "the outline is cut at the snapshot limit",
+            Why::Long => "the page changed as much as its outline is long",
+        }
+    }
+}
+
+/// What to give of a new outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shows {
+    /// The whole outline, and why not what changed when the page was seen
+    /// before.
+    Whole(Option<Why>),
+    /// Nothing changed.
+    Same,
+    /// The lines that changed (see [`diff`]).
+    Changes(String),
+}
+
+/// What to give of `new` (`cut` at the snapshot limit) when `seen` was
+/// given of the page before (none: nothing to compare with). The changes
+/// are given only when they and `preamble` (what is said before them, in
+/// bytes) are shorter than `new`; the diff stops refining at `deadline`
+/// ([`diff`]).
+pub fn compare(
+    seen: Option<Seen<'_>>,
+    new: &str,
+    cut: bool,
+    preamble: usize,
+    deadline: Option<Instant>,
+) -> Shows {
+    match seen {
+        None => Shows::Whole(None),
+        Some(_) if cut => Shows::Whole(Some(Why::Cut)),
+        Some(Seen::Other) => Shows::Whole(Some(Why::Navigated)),
+        Some(Seen::Same(old)) => {
+            let d = diff(old, new, deadline);
+            if d.is_empty() {
+                Shows::Same
+            } else if d.len() + preamble < new.len() {
+                Shows::Changes(d)
+            } else {
+                Shows::Whole(Some(Why::Long))
+            }
+        }
+    }
+}
+
+/// The number of leading spaces of `line`: its depth in the outline.
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The lines of `new` that changed from `old`, as a unified diff without
+/// line numbers: `+` added, `-` removed, a space before the lines shown
+/// only to say where the change is (the ancestors of its first line and
+/// the line before it, those not shown already), `@@` between two
+/// places. Empty when nothing changed. Past `deadline` the diff stops
+/// refining: coarser, never wrong.
+pub fn diff(old: &str, new: &str, deadline: Option<Instant>) -> String {
+    // Compared line by line, so an outline's last line, which has no
+    // newline, is the same line once another follows it.
+    let old_lines: Vec<&str> = old.lines().collect();
+    let new_lines: Vec<&str> = new.lines().collect();
+    let mut config = TextDiff::configure();
+    if let Some(deadline) = deadline {
+        config.deadline(deadline);
+    }
+    let d = config.diff_slices(&old_lines, &new_lines);
+    let mut out = String::new();
+    // New lines already written, as context or added: not written again.
+    let mut written = vec![false; new_lines.len()];
+    for group in d.grouped_ops(0) {
+        // Grouped without context, a group may still open with an empty
+        // run of equal lines.
+        let Some(first) = group.iter().find(|op| op.tag() != DiffTag::Equal) else {
+            continue;
+        };
+        let at = first.new_range().start;
+        let depth = d
+            .iter_changes(first)
+            .next()
+            .map_or(0, |c| indent(c.value()));
+        // The ancestors of the change's first line, nearest last, and the
+        // line just before it, so an added line's place among its
+        // siblings is plain.
+        let mut ancestors = Vec::new();
+        if let Some(before) = at.checked_sub(1).filter(|i| *i < new_lines.len()) {
+            if indent(new_lines[before]) >= depth {
+                ancestors.push(before);
+            }
+        }
+        let mut below = depth;
+        for (i, line) in new_lines[..at.min(new_lines.len())]
+            .iter()
+            .enumerate()
+            .rev()
+        {
+            if below == 0 {
+                break;
+            }
+            if indent(line) < below {
+                below = indent(line);
+                ancestors.push(i);
+            }
+        }
+        if !out.is_empty() {
+            out.push_str("@@\n");
+        }
+        for i in ancestors.into_iter().rev() {
+            if !written[i] {
+                written[i] = true;
+                let _ = writeln!(out, " {}", new_lines[i]);
+            }
+        }
+        for op in &group {
+            for change in d.iter_changes(op) {
+                let line = change.value();
+                let sign = match change.tag() {
+                    ChangeTag::Delete => '-',
+                    ChangeTag::Insert => '+',
+                    ChangeTag::Equal => ' ',
+                };
+                if let Some(i) = change.new_index() {
+                    written[i] = true;
+                }
+                let _ = writeln!(out, "{sign}{line}");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_changed_is_an_empty_diff() {
+        assert_eq!(diff("- a\n  - b\n", "- a\n  - b\n", None), "");
+    }
+
+    #[test]
+    fn a_removed_line_is_shown_under_its_ancestors_and_each_ancestor_once() {
+        let old = "- list\n  - item \"1\"\n    - button \"x\" [ref=e1]\n  - item \"2\"\n    - button \"y\" [ref=e2]\n    - button \"z\" [ref=e3]\n";
+        let new = "- list\n  - item \"1\"\n  - item \"2\"\n    - button \"y\" [ref=e2]\n";
+        assert_eq!(
+            diff(old, new, None),
+            " - list\n   - item \"1\"\n-    - button \"x\" [ref=e1]\n@@\n   - item \"2\"\n     - button \"y\" [ref=e2]\n-    - button \"z\" [ref=e3]\n"
+        );
+    }
+
+    #[test]
+    fn a_line_added_at_the_end_shows_the_one_before_it_as_it_was() {
+        assert_eq!(diff("- a\n", "- a\n- b\n", None), " - a\n+- b\n");
+        // Outlines end without a newline: the last line is not shown
+        // removed and added again.
+        assert_eq!(diff("- a", "- a\n- b", None), " - a\n+- b\n");
+        assert_eq!(diff("- a\n- b", "- a", None), " - a\n-- b\n");
+        assert_eq!(diff("- a", "- b", None), "-- a\n+- b\n");
+        assert_eq!(diff("", "- a", None), "+- a\n");
+    }
+
+    #[test]
+    fn another_document_a_cut_outline_or_a_change_as_long_as_the_page_is_given_whole() {
+        let long = "- a\n".repeat(100);
+        let longer = format!("{long}- b\n");
+        assert_eq!(compare(None, &long, false, 0, None), Shows::Whole(None));
+        assert_eq!(
+            compare(Some(Seen::Same(&long)), &long, false, 0, None),
+            Shows::Same
+        );
+        assert!(matches!(
+            compare(Some(Seen::Same(&long)), &longer, false, 0, None),
+            Shows::Changes(_)
+        ));
+        assert_eq!(
+            compare(Some(Seen::Other), &longer, false, 0, None),
+            Shows::Whole(Some(Why::Navigated))
+        );
+        assert_eq!(
+            compare(Some(Seen::Same(&long)), &longer, true, 0, None),
+            Shows::Whole(Some(Why::Cut))
+        );
+        assert_eq!(
+            compare(Some(Seen::Same(&long)), "- c\n", false, 0, None),
+            Shows::Whole(Some(Why::Long))
+        );
+        // What the answer says before the diff counts against it.
+        let one_more = format!("{long}- c\n");
+        assert!(matches!(
+            compare(Some(Seen::Same(&long)), &one_more, false, 0, None),
+            Shows::Changes(_)
+        ));
+        assert_eq!(
+            compare(
+                Some(Seen::Same(&long)),
+                &one_more,
+                false,
+                one_more.len(),
+                None
+            ),
+            Shows::Whole(Some(Why::Long))
+        );
+    }
+}
