@@ -328,7 +328,8 @@ pub enum PageCmd {
         boxes: bool,
         /// Print what changed since this session's last snapshot of the
         /// page (`+` added, `-` removed, unmarked lines show where), when
-        /// that is shorter than the outline; the refs you hold stay valid.
+        /// that is shorter than the outline; refs of lines still shown
+        /// stay valid.
         #[arg(long, conflicts_with_all = ["root", "depth", "boxes"])]
         changes: bool,
     },

@@ -268,7 +268,8 @@ pub struct SnapshotResult {
     /// outline: the lines that changed since the session's last whole
     /// outline of the page, `+` added, `-` removed, unmarked lines to show
     /// where, `@@` between two places (empty: nothing changed); `text` is
-    /// then empty. The refs the session holds stay valid.
+    /// then empty. Refs of lines still shown stay valid; those on removed
+    /// lines are stale.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changes: Option<String>,
     /// With `changes`, when the whole outline came though the session had

@@ -67,8 +67,8 @@ pub fn compare(
 ) -> Shows {
     match seen {
         None => Shows::Whole(None),
-        Some(_) if cut => Shows::Whole(Some(Why::Cut)),
         Some(Seen::Other) => Shows::Whole(Some(Why::Navigated)),
+        Some(_) if cut => Shows::Whole(Some(Why::Cut)),
         Some(Seen::Same(old)) => {
             let d = diff(old, new, deadline);
             if d.is_empty() {
