@@ -7,15 +7,11 @@
 //! holds stay valid and the diff names the new ones.
 
 pub(crate) use cotab_core::outline::changes::Shows;
-use cotab_core::outline::changes::{compare, Seen as Given};
+use cotab_core::outline::changes::{compare, Seen as Given, DIFF_TIME};
 use cotab_shared::controller::SnapshotResult;
 use cotab_shared::TabId;
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
-
-/// How long a diff may take to refine before it gives what it has
-/// (coarser, never wrong).
-const DIFF_TIME: Duration = Duration::from_millis(50);
+use std::time::Instant;
 
 /// What an action's answer shows of the page, as Playwright MCP's
 /// `--snapshot-mode` names it, and cotab's `diff`.

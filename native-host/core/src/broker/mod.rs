@@ -62,8 +62,8 @@ pub use browser::Gone;
 pub use chooser::{ChooserMark, WaitingChooser, INTERCEPT_GRACE};
 pub use network::NetworkEntry;
 pub use page::{
-    CaptureMeta, ConsoleEntry, NodeRef, RefNumbers, SnapshotMark, Viewport, CONSOLE_CAPACITY,
-    MAX_ISSUED_REFS,
+    CaptureMeta, ConsoleEntry, Given, NodeRef, RefNumbers, SnapshotMark, Viewport,
+    CONSOLE_CAPACITY, MAX_ISSUED_REFS,
 };
 pub use presses::{AgentRelease, PressId, PressKind, RawInput, ReleaseCmd, ReleaseTarget};
 use presses::{Press, PressState};

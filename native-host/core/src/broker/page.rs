@@ -2,7 +2,7 @@
 //! tab's page and what agents may refer to in it.
 //!
 //! It owns: element refs (each session's latest snapshot per tab, and the
-//! rule that only it is valid), the open JavaScript dialog of each tab, the
+//! rule that only it is valid; in `refs`), the open JavaScript dialog of each tab, the
 //! bounded console buffer of each tab, the lifecycle events of each frame's
 //! current loader (for `networkIdle`), the digest of each capture (for
 //! `knownFrameId`), and the selection and lease moves of `tabs.create` and
@@ -23,13 +23,12 @@ use cotab_shared::cdp::{
 };
 use cotab_shared::controller::{
     AgentEvent, ConsoleLevel, ConsoleMessage, ConsoleResult, DialogInfo, FrameGeometry, FrameId,
-    MediaEmulation, Ref,
+    MediaEmulation,
 };
 use cotab_shared::native::TabInfo;
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Console messages kept per tab; older ones are dropped (and counted).
 pub const CONSOLE_CAPACITY: usize = 1000;
@@ -39,93 +38,6 @@ const MAX_CONSOLE_TEXT: usize = 8 * 1024;
 
 /// Frames whose lifecycle is remembered per tab.
 const MAX_LIFECYCLE_FRAMES: usize = 64;
-
-/// An element a ref stands for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct NodeRef {
-    /// The CDP frame id of the element's document.
-    pub frame: String,
-    /// The element's `backendNodeId`.
-    pub backend_node_id: i64,
-}
-
-/// The refs of one snapshot.
-#[derive(Debug)]
-pub(super) struct Snapshot {
-    /// Main-frame navigations of the tab when the snapshot started.
-    nav: u64,
-    refs: HashMap<u64, NodeRef>,
-    /// The number of every element of the tab's document numbered so far
-    /// (by this snapshot and the session's earlier ones since the
-    /// navigation), so that an element keeps its ref.
-    issued: HashMap<NodeRef, u64>,
-    /// The latest whole outline the session was given of the tab: what it
-    /// saw, and how the person is told what its refs stand for
-    /// ([`Core::ref_label`]).
-    text: Option<Arc<str>>,
-}
-
-/// The most elements of one document a session's numbering remembers;
-/// past it, only the latest snapshot's are kept (older elements get new
-/// numbers if they show up again).
-pub const MAX_ISSUED_REFS: usize = 100_000;
-
-/// The numbers a snapshot gives its elements ([`Core::reserve_refs`]):
-/// the number an element already has in the tab's document, else the
-/// next of the numbers reserved for the snapshot.
-#[derive(Debug, Clone, Default)]
-pub struct RefNumbers {
-    known: HashMap<NodeRef, u64>,
-    first: u64,
-    fresh: u64,
-}
-
-impl RefNumbers {
-    /// Numbers from `first` on, no element known yet (for tests of the
-    /// outline).
-    pub fn starting_at(first: u64) -> RefNumbers {
-        RefNumbers {
-            first,
-            ..RefNumbers::default()
-        }
-    }
-
-    /// The first number reserved.
-    pub fn first(&self) -> u64 {
-        self.first
-    }
-
-    /// How many reserved numbers were given out.
-    pub fn fresh(&self) -> u64 {
-        self.fresh
-    }
-
-    /// The number [`RefNumbers::number`] would give `node` now.
-    pub fn peek(&self, node: &NodeRef) -> u64 {
-        self.known
-            .get(node)
-            .copied()
-            .unwrap_or(self.first + self.fresh)
-    }
-
-    /// `node`'s number: the one it has, else the next reserved one.
-    pub fn number(&mut self, node: &NodeRef) -> u64 {
-        if let Some(n) = self.known.get(node) {
-            return *n;
-        }
-        let n = self.first + self.fresh;
-        self.fresh += 1;
-        self.known.insert(node.clone(), n);
-        n
-    }
-}
-
-/// Where a tab stood when a snapshot started (see
-/// [`Core::snapshot_started`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SnapshotMark {
-    nav: u64,
-}
 
 /// What a finished capture is remembered with.
 #[derive(Debug, Clone, PartialEq)]
@@ -296,180 +208,9 @@ pub(super) struct PageState {
     pub(super) choosers: super::chooser::Choosers,
 }
 
-fn stale_ref(why: &str) -> WireError {
-    err(ErrorKind::StaleRef, why)
-}
-
-/// The number of a ref (`e12` → 12).
-fn ref_number(r: &Ref) -> Option<u64> {
-    let digits = r.0.strip_prefix('e')?;
-    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
-}
-
 impl Core {
     pub(super) fn page_mut(&mut self, tab: TabId) -> &mut PageState {
         self.pages.entry(tab).or_default()
-    }
-
-    // ---- refs -------------------------------------------------------------
-
-    /// Marks where the tab stands as a snapshot starts.
-    pub fn snapshot_started(&self, fence: &Fence) -> SnapshotMark {
-        SnapshotMark {
-            nav: self.tabs.get(&fence.tab).map_or(0, |t| t.nav),
-        }
-    }
-
-    /// Reserves `count` ref numbers for a snapshot being rendered (at most
-    /// one per node of its trees), with the numbers the tab's elements
-    /// already have in its current document; a snapshot of the same
-    /// session rendered meanwhile takes numbers after them. Hand them back
-    /// with [`Core::snapshot_finished`].
-    pub fn reserve_refs(&mut self, fence: &Fence, count: u64) -> Result<RefNumbers, WireError> {
-        self.check(fence)?;
-        let nav = self.tabs.get(&fence.tab).map(|t| t.nav);
-        let s = self.bound_mut(fence.session, fence.conn)?;
-        let first = s.next_ref;
-        s.next_ref = first.saturating_add(count);
-        let known = match s.snapshots.get(&fence.tab) {
-            Some(old) if Some(old.nav) == nav => old.issued.clone(),
-            _ => HashMap::new(),
-        };
-        Ok(RefNumbers {
-            known,
-            first,
-            fresh: 0,
-        })
-    }
-
-    /// Stores a snapshot's refs (each element with the number
-    /// [`RefNumbers::number`] gave it; `numbers` is what
-    /// [`Core::reserve_refs`] returned, for its `reserved` numbers) as the
-    /// session's latest of the tab: a ref it does not show is stale from
-    /// now on, and the numbers it did not use go back unless another
-    /// snapshot reserved numbers after them. An element keeps its number
-    /// in the next snapshots of the same document. A navigation since
-    /// `mark` makes these stale at once. A whole snapshot comes with its
-    /// `text`; a partial one (one element's subtree, or some levels, no
-    /// `text`) adds its refs to the latest snapshot's, which stay good, as
-    /// does that snapshot's text.
-    pub fn snapshot_finished(
-        &mut self,
-        fence: &Fence,
-        mark: SnapshotMark,
-        numbers: (u64, u64),
-        reserved: u64,
-        nodes: Vec<(u64, NodeRef)>,
-        text: Option<Arc<str>>,
-    ) -> Result<(), WireError> {
-        self.check(fence)?;
-        let partial = text.is_none();
-        let (first, fresh) = numbers;
-        let s = self.bound_mut(fence.session, fence.conn)?;
-        let (mut issued, mut refs, old_text) = match s.snapshots.remove(&fence.tab) {
-            Some(old) if old.nav == mark.nav => (old.issued, old.refs, old.text),
-            _ => (HashMap::new(), HashMap::new(), None),
-        };
-        let text = text.or(old_text);
-        if issued.len() + nodes.len() > MAX_ISSUED_REFS {
-            issued.clear();
-            refs.clear();
-        }
-        if !partial {
-            refs.clear();
-        }
-        issued.extend(nodes.iter().map(|(n, node)| (node.clone(), *n)));
-        refs.extend(nodes);
-        s.snapshots.insert(
-            fence.tab,
-            Snapshot {
-                nav: mark.nav,
-                refs,
-                issued,
-                text,
-            },
-        );
-        if s.next_ref == first.saturating_add(reserved) {
-            s.next_ref = first + fresh;
-        }
-        s.next_ref = s.next_ref.max(first + fresh);
-        Ok(())
-    }
-
-    /// The element `r` stands for: only a ref of the session's latest
-    /// snapshot of the fence's tab, with no main-frame navigation since.
-    /// Anything else is `STALE_REF` (never another element), whose message
-    /// tells a ref never issued to the session from one that went stale.
-    pub fn resolve_ref(&self, fence: &Fence, r: &Ref) -> Result<NodeRef, WireError> {
-        self.check(fence)?;
-        let n = ref_number(r).ok_or_else(|| {
-            err(
-                ErrorKind::InvalidRequest,
-                "invalid params: `params.ref` is not an element ref like `e12`",
-            )
-        })?;
-        let s = self.bound(fence.session, fence.conn)?;
-        if n >= s.next_ref {
-            return Err(stale_ref(&format!(
-                "{} was never issued to this session: call page.snapshot and use a ref it shows",
-                r.0
-            )));
-        }
-        let snap = s
-            .snapshots
-            .get(&fence.tab)
-            .ok_or_else(|| stale_ref("no snapshot of this tab: call page.snapshot first"))?;
-        if self.tabs.get(&fence.tab).map(|t| t.nav) != Some(snap.nav) {
-            return Err(stale_ref(
-                "the page navigated since the snapshot: call page.snapshot again",
-            ));
-        }
-        snap.refs.get(&n).cloned().ok_or_else(|| {
-            stale_ref("the ref is not from this tab's latest snapshot: call page.snapshot again")
-        })
-    }
-
-    /// What the element of ref `r` is, as the session's latest whole
-    /// outline of `tab` showed it (`button "Delete draft"`): the person's
-    /// terms for what an agent acts on.
-    pub fn ref_label(&self, sid: SessionId, tab: TabId, r: &Ref) -> Option<String> {
-        let n = ref_number(r)?;
-        let text = self
-            .sessions
-            .get(&sid)?
-            .snapshots
-            .get(&tab)?
-            .text
-            .as_ref()?;
-        crate::outline::label_of(text, n)
-    }
-
-    /// The session's latest whole outline of the fence's tab, and whether
-    /// it is of the document the snapshot `mark` began in (no main-frame
-    /// navigation between them): what `page.snapshot`'s `changes` are of.
-    pub fn outline_given(&self, fence: &Fence, mark: &SnapshotMark) -> Option<(Arc<str>, bool)> {
-        let snap = self
-            .sessions
-            .get(&fence.session)?
-            .snapshots
-            .get(&fence.tab)?;
-        Some((snap.text.clone()?, snap.nav == mark.nav))
-    }
-
-    /// The latest whole outline the session was given of `tab`.
-    pub fn last_outline(&self, sid: SessionId, tab: TabId) -> Option<Arc<str>> {
-        self.sessions.get(&sid)?.snapshots.get(&tab)?.text.clone()
-    }
-
-    /// Number of refs of the session's latest snapshot of `tab` (tests).
-    pub fn snapshot_refs(&self, sid: SessionId, tab: TabId) -> usize {
-        self.sessions
-            .get(&sid)
-            .and_then(|s| s.snapshots.get(&tab))
-            .map_or(0, |s| s.refs.len())
     }
 
     // ---- emulation --------------------------------------------------------
@@ -770,6 +511,10 @@ impl Core {
         }
     }
 }
+
+mod refs;
+pub(super) use refs::Snapshot;
+pub use refs::{Given, NodeRef, RefNumbers, SnapshotMark, MAX_ISSUED_REFS};
 
 #[cfg(test)]
 mod tests;

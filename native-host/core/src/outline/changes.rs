@@ -7,7 +7,12 @@
 
 use similar::{ChangeTag, DiffTag, TextDiff};
 use std::fmt::Write as _;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long a diff of two outlines refines before it gives what it has
+/// (coarser, never wrong): what its callers hand [`compare`] as a
+/// deadline.
+pub const DIFF_TIME: Duration = Duration::from_millis(50);
 
 /// What was given before of the page a new outline is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,13 +75,11 @@ pub fn compare(
         Some(Seen::Other) => Shows::Whole(Some(Why::Navigated)),
         Some(_) if cut => Shows::Whole(Some(Why::Cut)),
         Some(Seen::Same(old)) => {
-            let d = diff(old, new, deadline);
-            if d.is_empty() {
-                Shows::Same
-            } else if d.len() + preamble < new.len() {
-                Shows::Changes(d)
-            } else {
-                Shows::Whole(Some(Why::Long))
+            let room = new.len().saturating_sub(preamble);
+            match diff_shorter(old, new, deadline, room) {
+                Some(d) if d.is_empty() => Shows::Same,
+                Some(d) => Shows::Changes(d),
+                None => Shows::Whole(Some(Why::Long)),
             }
         }
     }
@@ -94,6 +97,12 @@ fn indent(line: &str) -> usize {
 /// places. Empty when nothing changed. Past `deadline` the diff stops
 /// refining: coarser, never wrong.
 pub fn diff(old: &str, new: &str, deadline: Option<Instant>) -> String {
+    diff_shorter(old, new, deadline, usize::MAX).unwrap_or_default()
+}
+
+/// [`diff`], if it is shorter than `room` bytes: the writing stops as soon
+/// as it is not.
+fn diff_shorter(old: &str, new: &str, deadline: Option<Instant>, room: usize) -> Option<String> {
     // Compared line by line, so an outline's last line, which has no
     // newline, is the same line once another follows it.
     let old_lines: Vec<&str> = old.lines().collect();
@@ -103,6 +112,20 @@ pub fn diff(old: &str, new: &str, deadline: Option<Instant>) -> String {
         config.deadline(deadline);
     }
     let d = config.diff_slices(&old_lines, &new_lines);
+    // The nearest line above each new line that is less indented: its
+    // parent in the outline, found once for every change's walk up.
+    let mut parent: Vec<Option<usize>> = Vec::with_capacity(new_lines.len());
+    let mut open: Vec<usize> = Vec::new();
+    for (i, line) in new_lines.iter().enumerate() {
+        while open
+            .last()
+            .is_some_and(|&j| indent(new_lines[j]) >= indent(line))
+        {
+            open.pop();
+        }
+        parent.push(open.last().copied());
+        open.push(i);
+    }
     let mut out = String::new();
     // New lines already written, as context or added: not written again.
     let mut written = vec![false; new_lines.len()];
@@ -126,19 +149,15 @@ pub fn diff(old: &str, new: &str, deadline: Option<Instant>) -> String {
                 ancestors.push(before);
             }
         }
-        let mut below = depth;
-        for (i, line) in new_lines[..at.min(new_lines.len())]
-            .iter()
-            .enumerate()
-            .rev()
-        {
-            if below == 0 {
-                break;
-            }
-            if indent(line) < below {
-                below = indent(line);
-                ancestors.push(i);
-            }
+        // The nearest line above the change that is less indented than
+        // it, then that line's parents.
+        let mut up = at.min(new_lines.len()).checked_sub(1);
+        while let Some(i) = up.filter(|&i| indent(new_lines[i]) >= depth) {
+            up = parent[i];
+        }
+        while let Some(i) = up {
+            ancestors.push(i);
+            up = parent[i];
         }
         if !out.is_empty() {
             out.push_str("@@\n");
@@ -163,8 +182,11 @@ pub fn diff(old: &str, new: &str, deadline: Option<Instant>) -> String {
                 let _ = writeln!(out, "{sign}{line}");
             }
         }
+        if out.len() >= room {
+            return None;
+        }
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -195,6 +217,29 @@ mod tests {
         assert_eq!(diff("- a\n- b", "- a", None), " - a\n-- b\n");
         assert_eq!(diff("- a", "- b", None), "-- a\n+- b\n");
         assert_eq!(diff("", "- a", None), "+- a\n");
+    }
+
+    #[test]
+    fn a_diff_stops_being_written_once_it_is_as_long_as_the_room_it_has() {
+        let old = "- a\n".repeat(50);
+        let new = "- b\n".repeat(50);
+        let whole = diff(&old, &new, None);
+        assert_eq!(
+            diff_shorter(&old, &new, None, whole.len() + 1),
+            Some(whole.clone())
+        );
+        assert_eq!(diff_shorter(&old, &new, None, whole.len()), None);
+        assert_eq!(diff_shorter(&old, &new, None, 10), None);
+    }
+
+    #[test]
+    fn a_change_deep_in_the_outline_is_shown_under_each_of_its_ancestors() {
+        let old = "- a\n  - b\n    - c\n  - d\n    - e\n      - f\n";
+        let new = "- a\n  - b\n    - c\n  - d\n    - e\n      - g\n";
+        assert_eq!(
+            diff(old, new, None),
+            " - a\n   - d\n     - e\n-      - f\n+      - g\n"
+        );
     }
 
     #[test]

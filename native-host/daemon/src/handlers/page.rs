@@ -6,7 +6,7 @@
 
 use super::element::quads;
 use super::{invalid_params, off_thread_if, wire, Cx};
-use crate::broker::{Fence, Need};
+use crate::broker::{Fence, Given, Need};
 use crate::outline::changes::{self, Seen, Shows};
 use crate::outline::dom::STYLES;
 use crate::outline::{self, Captured, Dom, RootGone, Scope, Source};
@@ -26,6 +26,7 @@ use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
@@ -149,12 +150,6 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         None => None,
     };
     let mark = cx.core(|c| c.snapshot_started(&fence));
-    // What the changes are of: the session's outline of the tab before
-    // this one.
-    let given = match p.changes {
-        true => cx.core(|c| c.outline_given(&fence, &mark)),
-        false => None,
-    };
     let fence = &fence;
     let capture = CaptureSnapshot {
         computed_styles: STYLES.iter().map(|s| s.to_string()).collect(),
@@ -207,17 +202,20 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     let refs = out.refs.len();
     // What the session saw of the tab, kept for what its next actions
     // name ([`crate::broker::Core::ref_label`]).
-    let whole = (!partial).then(|| std::sync::Arc::<str>::from(out.text.as_str()));
+    let whole = (!partial).then(|| Arc::<str>::from(out.text.as_str()));
     let text_out = if p.boxes {
         let boxes = boxes_of(cx, fence, &out.refs).await?;
         outline::with_boxes(&out.text, &boxes)
     } else {
         out.text
     };
-    cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, whole))?;
-    let shows = match p.changes {
-        true => Some(changes_of(given, text_out.clone(), out.truncated, nodes).await?),
-        false => None,
+    // What the changes are of: the session's outline of the tab that this
+    // one replaces.
+    let given =
+        cx.core(|c| c.snapshot_finished(fence, mark, used, reserved, out.refs, whole.clone()))?;
+    let shows = match (p.changes, whole) {
+        (true, Some(new)) => Some(changes_of(given, new, out.truncated).await?),
+        _ => None,
     };
     let (text_out, changes, whole_because) = match shows {
         None | Some(Shows::Whole(None)) => (text_out, None, None),
@@ -237,29 +235,21 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     })
 }
 
-/// How long a diff of two outlines refines before it gives what it has
-/// (coarser, never wrong).
-const DIFF_TIME: Duration = Duration::from_millis(50);
-
-/// What `page.snapshot`'s `changes` give of `new`, an outline of `nodes`
-/// nodes (`cut` at its limit), when the session was `given` an outline of
-/// the tab before (and whether it was of the same document): on the
-/// blocking pool for a large page, as its rendering.
-async fn changes_of(
-    given: Option<(std::sync::Arc<str>, bool)>,
-    new: String,
-    cut: bool,
-    nodes: usize,
-) -> Result<Shows, RpcError> {
-    off_thread_if(nodes > LARGE_CAPTURE, "comparing the outlines", move || {
-        let seen = given.as_ref().map(|(old, same)| match same {
-            true => Seen::Same(old),
+/// What `page.snapshot`'s `changes` give of `new` (`cut` at its limit),
+/// the outline that replaced the one the session was `given`: on the
+/// blocking pool for large outlines, as their rendering.
+async fn changes_of(given: Option<Given>, new: Arc<str>, cut: bool) -> Result<Shows, RpcError> {
+    let lines = |t: &str| t.bytes().filter(|b| *b == b'\n').count();
+    let large = lines(&new) + given.as_ref().map_or(0, |g| lines(&g.outline)) > LARGE_CAPTURE;
+    off_thread_if(large, "comparing the outlines", move || {
+        let seen = given.as_ref().map(|g| match g.same {
+            true => Seen::Same(&g.outline),
             false => Seen::Other,
         });
         let old_cut = given
             .as_ref()
-            .is_some_and(|(old, same)| *same && outline::is_cut(old));
-        let deadline = std::time::Instant::now().checked_add(DIFF_TIME);
+            .is_some_and(|g| g.same && outline::is_cut(&g.outline));
+        let deadline = std::time::Instant::now().checked_add(changes::DIFF_TIME);
         Ok(changes::compare(seen, &new, cut || old_cut, 0, deadline))
     })
     .await

@@ -688,7 +688,7 @@ async fn a_snapshot_of_changes_gives_what_changed_since_the_sessions_last_one() 
     let third = c.call::<Snapshot>(&changes).await.expect("snapshot");
     assert_eq!(third.changes.as_deref(), Some(""));
     // The refs the session holds still act.
-    c.call::<Click>(&ClickParams::on(agree))
+    c.call::<Click>(&ClickParams::on(agree.clone()))
         .await
         .expect("a ref of the first snapshot");
     // Another session has its own last snapshot: none yet.
@@ -710,8 +710,43 @@ async fn a_snapshot_of_changes_gives_what_changed_since_the_sessions_last_one() 
     assert!(navigated
         .whole_because
         .is_some_and(|why| why.contains("another page")),);
+    // A part of the new page after another navigation keeps the whole
+    // outline given before, and the next changes say why they are whole.
+    main_frame_navigated_to(&ext, "L3");
+    let part = SnapshotParams {
+        depth: Some(1),
+        ..SnapshotParams::default()
+    };
+    let give_up = tokio::time::Instant::now() + WAIT;
+    loop {
+        c.call::<Snapshot>(&part).await.expect("a part");
+        let s = c.call::<Snapshot>(&changes).await.expect("snapshot");
+        if s.whole_because.is_some() {
+            assert!(s.changes.is_none() && !s.text.is_empty(), "{s:?}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < give_up, "{s:?}");
+    }
+    // An outline cut at the limit cannot be compared with.
+    let cut = SnapshotParams {
+        max_chars: Some(20),
+        ..SnapshotParams::default()
+    };
+    assert!(c.call::<Snapshot>(&cut).await.expect("cut").truncated);
+    let after_cut = c.call::<Snapshot>(&changes).await.expect("snapshot");
+    assert!(
+        after_cut
+            .whole_because
+            .as_deref()
+            .is_some_and(|why| why.contains("cut")),
+        "{after_cut:?}"
+    );
     // Changes are of the whole outline only.
     for params in [
+        SnapshotParams {
+            root: Some(agree.clone()),
+            ..changes.clone()
+        },
         SnapshotParams {
             boxes: true,
             ..changes.clone()
@@ -728,10 +763,15 @@ async fn a_snapshot_of_changes_gives_what_changed_since_the_sessions_last_one() 
 
 /// The fake's tab 7 reports a main-frame navigation to another document.
 fn main_frame_navigated(ext: &FakeExt) {
+    main_frame_navigated_to(ext, "L2");
+}
+
+/// [`main_frame_navigated`], to the document of `loader`.
+fn main_frame_navigated_to(ext: &FakeExt, loader: &str) {
     ext.event(Event::Cdp {
         session: None,
         tab_id: TabId(7),
         method: "Page.frameNavigated".into(),
-        params: json!({"frame": {"id": "MAIN", "loaderId": "L2"}}),
+        params: json!({"frame": {"id": "MAIN", "loaderId": loader}}),
     });
 }

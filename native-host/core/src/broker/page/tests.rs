@@ -5,7 +5,7 @@ use super::*;
 use crate::broker::tests::*;
 use crate::broker::{CaptureMark, Effect, Need};
 use cotab_shared::controller::DialogKind;
-use cotab_shared::controller::RevokeReason;
+use cotab_shared::controller::{Ref, RevokeReason};
 use serde_json::json;
 
 fn node(id: i64) -> NodeRef {
@@ -38,11 +38,25 @@ fn finish(
     c: &mut Core,
     f: &crate::broker::Fence,
     mark: crate::broker::SnapshotMark,
-    mut numbers: RefNumbers,
+    numbers: RefNumbers,
     reserved: u64,
     ids: &[i64],
     partial: bool,
 ) {
+    let text = (!partial).then_some("- document");
+    finish_with(c, f, mark, numbers, reserved, ids, text);
+}
+
+/// [`finish`], a whole snapshot when it has a `text`: what it replaces.
+fn finish_with(
+    c: &mut Core,
+    f: &crate::broker::Fence,
+    mark: crate::broker::SnapshotMark,
+    mut numbers: RefNumbers,
+    reserved: u64,
+    ids: &[i64],
+    text: Option<&str>,
+) -> Option<Given> {
     let refs = ids
         .iter()
         .map(|i| {
@@ -56,9 +70,9 @@ fn finish(
         (numbers.first(), numbers.fresh()),
         reserved,
         refs,
-        (!partial).then(|| std::sync::Arc::from("- document")),
+        text.map(std::sync::Arc::from),
     )
-    .expect("stored");
+    .expect("stored")
 }
 
 fn resolve(c: &Core, s: SessionId, r: &str) -> Result<NodeRef, ErrorKind> {
@@ -171,6 +185,49 @@ fn snapshots_rendered_at_once_take_numbers_apart() {
     assert_eq!(resolve(&c, s, "e1"), Err(ErrorKind::StaleRef));
     // Nothing reserved after `b`: its unused numbers came back.
     assert_eq!(snapshot(&mut c, s, &[30]), 12);
+}
+
+/// A whole snapshot of `text` taken from start to end, as `finish_with`.
+fn whole(c: &mut Core, s: SessionId, text: &str) -> Option<(String, bool)> {
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let mark = c.snapshot_started(&f);
+    let numbers = c.reserve_refs(&f, 1).expect("numbers");
+    finish_with(c, &f, mark, numbers, 1, &[10], Some(text)).map(|g| (g.outline.to_string(), g.same))
+}
+
+#[test]
+fn each_whole_snapshot_is_compared_with_the_whole_one_it_replaces() {
+    let (mut c, s) = setup();
+    assert_eq!(whole(&mut c, s, "- one"), None, "nothing before");
+    assert_eq!(whole(&mut c, s, "- two"), Some(("- one".into(), true)));
+
+    // Two at once: the one ending last is compared with the one ending
+    // first, which the agent was given in between, not with what both
+    // started from.
+    let f = c.fence(s, A, Need::Observe).expect("fence");
+    let mark = c.snapshot_started(&f);
+    let a = c.reserve_refs(&f, 1).expect("a");
+    let b = c.reserve_refs(&f, 1).expect("b");
+    let given = |g: Option<Given>| g.map(|g| (g.outline.to_string(), g.same));
+    let first = finish_with(&mut c, &f, mark, a, 1, &[10], Some("- three"));
+    assert_eq!(given(first), Some(("- two".into(), true)));
+    let second = finish_with(&mut c, &f, mark, b, 1, &[10], Some("- four"));
+    assert_eq!(given(second), Some(("- three".into(), true)));
+
+    // A partial snapshot keeps the whole outline, through a navigation too,
+    // and the next whole one is told it is of another document.
+    c.on_main_frame_navigated(TabId(1));
+    snapshot_of(&mut c, s, &[11], true);
+    assert_eq!(whole(&mut c, s, "- five"), Some(("- four".into(), false)));
+
+    // A navigation while the snapshot is read: the page read may be either.
+    let mark = c.snapshot_started(&f);
+    let numbers = c.reserve_refs(&f, 1).expect("numbers");
+    c.on_main_frame_navigated(TabId(1));
+    let during = finish_with(&mut c, &f, mark, numbers, 1, &[10], Some("- six"));
+    assert_eq!(given(during), Some(("- five".into(), false)));
+    // What the person is told an agent aimed at still reads the latest.
+    assert_eq!(c.last_outline(s, TabId(1)).as_deref(), Some("- six"));
 }
 
 #[test]
