@@ -100,3 +100,9 @@ pub const SOCKET_OFFER_TTL_MS: u64 = 10_000;
 /// Browser (relay) connections the daemon keeps open at once: one is the
 /// lane, the others are relays saying hello. One past it is closed.
 pub const MAX_LANE_CONNECTIONS: usize = 8;
+
+/// Default `maxChars` of `page.snapshot`.
+pub const DEFAULT_SNAPSHOT_CHARS: usize = 40_000;
+
+/// Largest `maxChars` of `page.snapshot`.
+pub const MAX_SNAPSHOT_CHARS: usize = 400_000;

@@ -362,6 +362,37 @@ fn marker(n: usize) -> String {
     format!("{MARKER_START}{n} more nodes)")
 }
 
+/// `text`, a whole outline, cut as [`render`] cuts one at `max_chars`
+/// characters: whole lines, then the line that says how many more there
+/// were. `None` when it fits.
+pub fn cut(text: &str, max_chars: usize) -> Option<String> {
+    if text.chars().count() <= max_chars {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    let mut used = 0;
+    let mut shown = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let len = line.chars().count() + usize::from(i > 0);
+        let reserve = marker(lines.len() - i - 1).chars().count() + 1;
+        if used + len + reserve > max_chars {
+            break;
+        }
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+        used += len;
+        shown += 1;
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&marker(lines.len() - shown));
+    Some(out)
+}
+
 /// How the line that says an outline was cut begins.
 const MARKER_START: &str = "- … (truncated: ";
 

@@ -16,11 +16,13 @@ use super::files::Files;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::McpServeError;
 use cotab_client::{Client, ClientError, KeptSessionError};
+use cotab_core::outline;
 use cotab_shared::controller::{
     Acquire, Acted, AgentEvent, Bye, CloseTabParams, CreateTabParams, DialogInfo, Empty, Evaluate,
     EvaluateParams, Method, Notification, SelectParams, Snapshot, SnapshotParams, SnapshotResult,
     Status, TabsClose, TabsCreate, TabsList, TabsSelect, Wait, WaitParams, WaitUntil,
 };
+use cotab_shared::limits::{DEFAULT_SNAPSHOT_CHARS, MAX_SNAPSHOT_CHARS};
 use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -130,6 +132,18 @@ impl Bridge {
         if !self.closed && self.session == SessionMode::Fresh {
             // The daemon may be gone already; then there is nothing to end.
             let _ = self.client.call::<Bye>(&Empty {}).await;
+        }
+    }
+
+    /// What an outline of the whole page is asked for with: in
+    /// [`SnapshotMode::Diff`], all of it (up to the largest `maxChars`),
+    /// so that changes past where the model is shown it cut are changes
+    /// too, never lines that only fell out of view; else the outline the
+    /// model is shown.
+    pub(super) fn whole_outline(&self) -> SnapshotParams {
+        SnapshotParams {
+            max_chars: (self.snapshot_mode == SnapshotMode::Diff).then_some(MAX_SNAPSHOT_CHARS),
+            ..SnapshotParams::default()
         }
     }
 
@@ -304,13 +318,18 @@ impl Bridge {
         if self.snapshot_mode == SnapshotMode::None {
             return ToolOutput::text(text);
         }
-        let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await;
+        let snapshot = self.observe::<Snapshot>(&self.whole_outline()).await;
         match snapshot {
-            Ok(s) => {
+            Ok(mut s) => {
+                let cut = outline::cut(&s.text, DEFAULT_SNAPSHOT_CHARS);
+                let shown = cut.as_ref().map_or(s.text.len(), String::len);
                 let shows = match (self.current, self.snapshot_mode) {
-                    (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s),
+                    (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s, shown),
                     _ => Shows::Whole(None),
                 };
+                if let (Some(cut), Shows::Whole(_)) = (cut, &shows) {
+                    (s.text, s.truncated) = (cut, true);
+                }
                 text.push_str(&page_changes(&s, self.dialog.as_ref(), &shows));
             }
             Err(e) => {

@@ -69,9 +69,11 @@ impl Seen {
         self.by_tab.remove(&tab);
     }
 
-    /// What to show of `s`, the outline of `tab` after an action, and
-    /// notes that the model has seen it.
-    pub(crate) fn show(&mut self, tab: TabId, s: &SnapshotResult) -> Shows {
+    /// What to show of `s`, the whole outline of `tab` after an action,
+    /// which the model would be shown in `shown` bytes (cut at the
+    /// snapshot limit), and notes that the model has seen it. Changes are
+    /// given only when they are shorter than that.
+    pub(crate) fn show(&mut self, tab: TabId, s: &SnapshotResult, shown: usize) -> Shows {
         let given = self.by_tab.get(&tab).map(|old| {
             if old.page == page_of(&s.url) {
                 Given::Same(&old.text)
@@ -80,13 +82,10 @@ impl Seen {
             }
         });
         let deadline = Instant::now().checked_add(DIFF_TIME);
-        let shows = compare(
-            given,
-            &s.text,
-            s.truncated,
-            CHANGES_PREAMBLE.len(),
-            deadline,
-        );
+        // What the answer says before the changes, and what of the
+        // outline would not be shown whole, both count against them.
+        let preamble = CHANGES_PREAMBLE.len() + s.text.len().saturating_sub(shown);
+        let shows = compare(given, &s.text, s.truncated, preamble, deadline);
         self.shown(tab, s);
         shows
     }
@@ -95,6 +94,13 @@ impl Seen {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Seen {
+        /// [`Seen::show`] of an outline shown whole.
+        fn show_all(&mut self, tab: TabId, s: &SnapshotResult) -> Shows {
+            self.show(tab, s, s.text.len())
+        }
+    }
     use cotab_core::outline::changes::Why;
 
     #[test]
@@ -114,38 +120,41 @@ mod tests {
         let mut seen = Seen::default();
         let t = TabId(1);
         assert_eq!(
-            seen.show(t, &s("http://x/", &long, false)),
+            seen.show_all(t, &s("http://x/", &long, false)),
             Shows::Whole(None)
         );
-        assert_eq!(seen.show(t, &s("http://x/#f", &long, false)), Shows::Same);
+        assert_eq!(
+            seen.show_all(t, &s("http://x/#f", &long, false)),
+            Shows::Same
+        );
         assert!(matches!(
-            seen.show(t, &s("http://x/", &longer, false)),
+            seen.show_all(t, &s("http://x/", &longer, false)),
             Shows::Changes(_)
         ));
         assert_eq!(
-            seen.show(t, &s("http://y/", &longer, false)),
+            seen.show_all(t, &s("http://y/", &longer, false)),
             Shows::Whole(Some(Why::Navigated))
         );
         assert_eq!(
-            seen.show(t, &s("http://y/", &long, true)),
+            seen.show_all(t, &s("http://y/", &long, true)),
             Shows::Whole(Some(Why::Cut))
         );
         // A cut outline is not one to compare with.
         assert_eq!(
-            seen.show(t, &s("http://y/", &long, false)),
+            seen.show_all(t, &s("http://y/", &long, false)),
             Shows::Whole(None)
         );
         assert_eq!(
-            seen.show(t, &s("http://y/", "- c\n", false)),
+            seen.show_all(t, &s("http://y/", "- c\n", false)),
             Shows::Whole(Some(Why::Long))
         );
         seen.forget(t);
         assert_eq!(
-            seen.show(t, &s("http://y/", &long, false)),
+            seen.show_all(t, &s("http://y/", &long, false)),
             Shows::Whole(None)
         );
         assert_eq!(
-            seen.show(TabId(2), &s("http://y/", &long, false)),
+            seen.show_all(TabId(2), &s("http://y/", &long, false)),
             Shows::Whole(None)
         );
     }

@@ -8,6 +8,7 @@
 use super::bridge::Bridge;
 use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{Snapshot, SnapshotParams};
+use cotab_shared::limits::MAX_SNAPSHOT_CHARS;
 use regex::{Regex, RegexBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -148,10 +149,20 @@ impl Bridge {
     /// `browser_find`.
     pub(super) async fn find(&mut self, a: FindArgs) -> Result<ToolOutput, ToolFailure> {
         let (query, shown) = Query::of(&a)?;
-        let snapshot = self.observe::<Snapshot>(&SnapshotParams::default()).await?;
+        // The whole page, not the outline an answer shows, which is cut
+        // at the default limit.
+        let whole = SnapshotParams {
+            max_chars: Some(MAX_SNAPSHOT_CHARS),
+            ..SnapshotParams::default()
+        };
+        let snapshot = self.observe::<Snapshot>(&whole).await?;
         let found = snippets(&snapshot.text, &query);
+        let cut = match snapshot.truncated {
+            true => " The page's outline is cut at 400,000 characters: what you look for may be past it.",
+            false => "",
+        };
         let text = if found.is_empty() {
-            format!("### Find results\nNo matches found for {shown}.")
+            format!("### Find results\nNo matches found for {shown}.{cut}")
         } else {
             let n = found.len();
             format!(

@@ -14,10 +14,12 @@ use super::files::generated_name;
 use super::outcome::{ToolFailure, ToolOutput};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use cotab_core::outline;
 use cotab_shared::controller::{
     Capture, CaptureParams, CaptureResult, ImageFormat, Pdf, PdfParams, Ref, Snapshot,
     SnapshotParams,
 };
+use cotab_shared::limits::DEFAULT_SNAPSHOT_CHARS;
 use cotab_shared::ErrorKind;
 
 impl Bridge {
@@ -109,13 +111,21 @@ impl Bridge {
             ..SnapshotParams::default()
         };
         let whole = params.root.is_none() && params.depth.is_none() && !params.boxes;
-        let s = self.observe::<Snapshot>(&params).await?;
         let Some(name) = a.filename else {
-            if whole {
-                self.shown_whole(&s);
+            if !whole {
+                let s = self.observe::<Snapshot>(&params).await?;
+                return Ok(ToolOutput::text(page_state(&s, self.dialog.as_ref())));
+            }
+            // All of it is what the next answer's changes are of; the
+            // model is shown it cut at the snapshot limit.
+            let mut s = self.observe::<Snapshot>(&self.whole_outline()).await?;
+            self.shown_whole(&s);
+            if let Some(cut) = outline::cut(&s.text, DEFAULT_SNAPSHOT_CHARS) {
+                (s.text, s.truncated) = (cut, true);
             }
             return Ok(ToolOutput::text(page_state(&s, self.dialog.as_ref())));
         };
+        let s = self.observe::<Snapshot>(&params).await?;
         let mut yaml = s.text.trim_end().to_string();
         yaml.push('\n');
         let shown = self

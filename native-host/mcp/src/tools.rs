@@ -179,8 +179,8 @@ tools! {
          is valid while the latest snapshot shows it, until the next navigation. `target` \
          narrows the snapshot to one element, `depth` to some levels.";
     Find(FindArgs) => "browser_find", "Find in page snapshot", read_only: true, run: find,
-        "Search the accessibility snapshot of the current page for text or a regular \
-         expression. Returns the matching lines with a few lines of context, each under its \
+        "Search the accessibility snapshot of the whole current page (also past where \
+         answers cut it) for text or a regular expression. Returns the matching lines with a few lines of context, each under its \
          path from the root: cheaper than the whole snapshot when you only need an element \
          and its ref.";
     Click(ClickArgs) => "browser_click", "Click", read_only: false, run: click,

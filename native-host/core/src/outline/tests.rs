@@ -667,3 +667,21 @@ fn a_refs_label_is_its_role_and_name_as_the_outline_shows_them() {
     assert_eq!(label.chars().count(), MAX_LABEL);
     assert!(label.ends_with('…'));
 }
+
+#[test]
+fn a_whole_outline_is_cut_as_a_rendered_one_is() {
+    let text = (0..100)
+        .map(|i| format!("- button \"{i}\" [ref=e{i}]"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(cut(&text, text.len()), None);
+    let shown = cut(&text, 500).expect("cut");
+    assert!(shown.chars().count() <= 500, "{shown}");
+    assert!(is_cut(&shown), "{shown}");
+    let kept = shown.lines().count() - 1;
+    assert!(shown.starts_with("- button \"0\" [ref=e0]\n"), "{shown}");
+    assert!(
+        shown.ends_with(&format!("(truncated: {} more nodes)", 100 - kept)),
+        "{shown}"
+    );
+}

@@ -19,7 +19,7 @@ use cotab_shared::controller::{
     Acted, ConsoleParams, ConsoleResult, DialogParams, RpcError, SnapshotParams, SnapshotResult,
     WaitParams, WaitResult, WaitUntil,
 };
-use cotab_shared::limits::MAX_DEADLINE_MS;
+use cotab_shared::limits::{DEFAULT_SNAPSHOT_CHARS, MAX_DEADLINE_MS, MAX_SNAPSHOT_CHARS};
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
 use futures_util::stream::{self, StreamExt as _, TryStreamExt as _};
@@ -31,10 +31,6 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 use tokio::time::Instant;
 
-/// Default and largest `maxChars` of a snapshot.
-pub(super) const DEFAULT_SNAPSHOT_CHARS: usize = 40_000;
-/// Largest `maxChars` of a snapshot.
-pub(super) const MAX_SNAPSHOT_CHARS: usize = 400_000;
 /// Default `timeoutMs` of `page.wait`.
 const DEFAULT_WAIT_MS: u64 = 30_000;
 /// How often `page.wait` looks at text, refs and selectors.

@@ -169,3 +169,38 @@ async fn back_from_another_tab_the_page_is_shown_whole_once() {
         .await
         .ends_with("None since your last snapshot of this page.\n"));
 }
+
+/// An outline of 2,000 rows (longer than the snapshot limit) that ends
+/// with `last`.
+fn rows(last: &str) -> &'static str {
+    let mut s = String::new();
+    for i in 0..2000 {
+        s.push_str(&format!("- row \"Product {i}\" [ref=e{}]\n", i + 10));
+    }
+    s.push_str(last);
+    s.leak()
+}
+
+#[tokio::test]
+async fn a_page_longer_than_the_limit_is_shown_cut_and_a_change_past_the_cut_is_a_change() {
+    let daemon = FakeDaemon::start(pages(vec![
+        ("http://127.0.0.1/big", rows("- status: The cart is empty.")),
+        (
+            "http://127.0.0.1/big",
+            rows("- status: The cart holds Product 1999."),
+        ),
+    ]));
+    let mut mcp = Mcp::start(&daemon).await;
+    let (whole, _, _) = mcp.call("browser_snapshot", json!({})).await;
+    assert!(whole.contains("(truncated: "), "cut as shown");
+    assert!(
+        whole.len() < 41_000 && !whole.contains("The cart"),
+        "cut as shown"
+    );
+    let answer = click(&mut mcp).await;
+    assert!(
+        answer.contains("+- status: The cart holds Product 1999."),
+        "{answer}"
+    );
+    assert!(answer.len() < 1_000, "the change, not the page: {answer}");
+}

@@ -18,6 +18,10 @@ async fn browser_find_answers_the_matching_lines_of_a_snapshot() {
         "{text}"
     );
     assert_eq!(daemon.methods(), vec!["page.snapshot"]);
+    // The whole page is searched, not the outline cut at the default
+    // limit that answers show.
+    let calls = daemon.calls();
+    assert_eq!(calls[0].1["maxChars"], json!(400_000), "{calls:?}");
     daemon.clear();
     let (text, is_error, _) = mcp
         .call("browser_find", json!({"regex": "/^- link/"}))

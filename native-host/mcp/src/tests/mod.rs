@@ -394,7 +394,8 @@ async fn snapshot_then_click_by_ref() {
             ("tabs.list".to_string(), json!({})),
             ("tabs.select".to_string(), json!({"tabId":7})),
             ("control.acquire".to_string(), json!({})),
-            ("page.snapshot".to_string(), json!({})),
+            // All of the page: what the next answer's changes are of.
+            ("page.snapshot".to_string(), json!({"maxChars": 400_000})),
         ]
     );
     daemon.clear();
@@ -420,7 +421,7 @@ async fn snapshot_then_click_by_ref() {
         daemon.calls(),
         vec![
             ("input.click".to_string(), json!({"ref":"e2"})),
-            ("page.snapshot".to_string(), json!({})),
+            ("page.snapshot".to_string(), json!({"maxChars": 400_000})),
         ]
     );
     daemon.clear();

@@ -117,9 +117,13 @@ async fn a_snapshot_narrows_to_an_element_and_levels_or_goes_to_a_file() {
             json!({"ref": "e2", "depth": 2})
         )
     );
-    // Playwright's depth 0 is no limit.
+    // Playwright's depth 0 is no limit: the whole page, read all of it
+    // for the changes of the next answer.
     mcp.call("browser_snapshot", json!({"depth": 0})).await;
-    assert_eq!(daemon.calls().last().expect("a snapshot").1, json!({}));
+    assert_eq!(
+        daemon.calls().last().expect("a snapshot").1,
+        json!({"maxChars": 400_000})
+    );
     let (text, is_error, _) = mcp
         .call("browser_snapshot", json!({"filename": "page.yml"}))
         .await;
