@@ -562,7 +562,10 @@ impl Fixture {
                         "/covered" => (200, COVERED),
                         "/slow" => (200, SECOND),
                         "/big" => (200, crate::big_page::html()),
-                        _ => (404, "<!doctype html><title>Not found</title>"),
+                        tasks => match crate::task_pages::page(tasks) {
+                            Some(page) => (200, page),
+                            None => (404, "<!doctype html><title>Not found</title>"),
+                        },
                     };
                     let header = tiny_http::Header::from_bytes(
                         &b"Content-Type"[..],

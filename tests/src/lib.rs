@@ -13,6 +13,7 @@ pub mod big_page;
 pub mod browser;
 pub mod cdp;
 pub mod fixture;
+pub mod task_pages;
 
 use anyhow::{bail, Result};
 use std::future::Future;

@@ -36,6 +36,7 @@ mod probe;
 mod relay;
 mod snapshots;
 mod stats;
+mod tasks;
 mod worker_trace;
 
 use crate::build_extension;
@@ -172,6 +173,10 @@ pub(crate) enum Part {
     Browser,
     /// A shared tab driven behind the person's tab.
     Background,
+    /// Scripted tasks through `cotab mcp` beside Playwright MCP and
+    /// chrome-devtools-mcp (not part of the whole bench: it installs the
+    /// peers from npm).
+    Tasks,
 }
 
 impl Part {
@@ -181,6 +186,7 @@ impl Part {
             Part::Daemon => "daemon",
             Part::Browser => "browser",
             Part::Background => "background",
+            Part::Tasks => "tasks",
         }
     }
 }
@@ -192,6 +198,7 @@ pub(crate) fn run_bench(root: &Path, only: Option<Part>) -> Result<()> {
         Some(Part::Daemon) => (true, false, false),
         Some(Part::Browser) => (false, true, false),
         Some(Part::Background) => (false, false, true),
+        Some(Part::Tasks) => (false, false, false),
     };
     if cfg!(debug_assertions) {
         // The agents, the fake extension and the CDP client run in this
@@ -209,6 +216,13 @@ pub(crate) fn run_bench(root: &Path, only: Option<Part>) -> Result<()> {
     // The harness starts the host binaries from here (no thread runs yet).
     std::env::set_var("COTAB_BIN_DIR", &release);
     let host = release.join("cotab-host");
+    if only == Some(Part::Tasks) {
+        crate::setup::ensure_chromium()?;
+        return tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?
+            .block_on(tasks::run_tasks(root, &release));
+    }
 
     let mut rows = Vec::new();
     // With a baseline binary, each daemon run is followed by the same run
