@@ -11,7 +11,7 @@
 
 use super::answers::{modal_states, opened_tabs, page_changes, tabs_text};
 use super::args::{EvaluateArgs, TabsAction, TabsArgs, WaitForArgs};
-use super::changes::{Seen, Shows, SnapshotMode};
+use super::changes::{Seen, Set, Shows, SnapshotMode};
 use super::files::Files;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::McpServeError;
@@ -307,6 +307,17 @@ impl Bridge {
     /// is open: the page waits for it, and the answer says how to handle
     /// it.
     pub(super) async fn with_snapshot(&mut self, result: String) -> ToolOutput {
+        self.with_snapshot_set(result, Vec::new()).await
+    }
+
+    /// [`Bridge::with_snapshot`] after an action that gave the elements of
+    /// `set` (by ref) their values: the model knows them, so lines that
+    /// show them so are no change to tell.
+    pub(super) async fn with_snapshot_set(
+        &mut self,
+        result: String,
+        set: Vec<(String, Set)>,
+    ) -> ToolOutput {
         let mut text = format!("### Result\n{result}\n\n");
         let opened = std::mem::take(&mut self.opened);
         text.push_str(&opened_tabs(&opened));
@@ -324,7 +335,7 @@ impl Bridge {
                 let cut = outline::cut(&s.text, DEFAULT_SNAPSHOT_CHARS);
                 let shown = cut.as_ref().map_or(s.text.len(), String::len);
                 let shows = match (self.current, self.snapshot_mode) {
-                    (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s, shown),
+                    (Some(tab), SnapshotMode::Diff) => self.seen.show(tab, &s, shown, &set),
                     _ => Shows::Whole(None),
                 };
                 if let (Some(cut), Shows::Whole(_)) = (cut, &shows) {

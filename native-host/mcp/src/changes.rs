@@ -31,6 +31,67 @@ pub enum SnapshotMode {
 pub(crate) const CHANGES_PREAMBLE: &str = "Changed since your last snapshot of this page \
     (+ added, - removed; unmarked lines show where; your refs stay valid):";
 
+/// A value an action just gave an element: the model knows it, so a line
+/// that shows the element with it is not a change to tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Set {
+    /// Typed into a text box, its value replaced.
+    Text(String),
+    /// A checkbox or radio checked or not.
+    Checked(bool),
+    /// A combobox's option picked by its text.
+    Chosen(String),
+}
+
+impl Set {
+    /// Whether `line`, an element's outline line, shows it with this value.
+    fn shown_in(&self, line: &str) -> bool {
+        let ends =
+            |v: &str| line.ends_with(&format!(": {v}")) || line.ends_with(&format!(": \"{v}\""));
+        match self {
+            Set::Text(v) | Set::Chosen(v) => ends(v),
+            Set::Checked(c) => line.contains("[checked]") == *c,
+        }
+    }
+}
+
+/// The ref on an outline line (`[ref=e12]` → `e12`).
+fn ref_on(line: &str) -> Option<&str> {
+    let at = line.find("[ref=")? + "[ref=".len();
+    let rest = &line[at..];
+    Some(&rest[..rest.find(']')?])
+}
+
+/// `old` as the model knows the page after the action that gave the
+/// elements of `set` their values: each of their lines as `new` shows it,
+/// where it shows the value given (a value the page changed or refused
+/// stays a change).
+fn known(old: &str, new: &str, set: &[(String, Set)]) -> Option<String> {
+    if set.is_empty() {
+        return None;
+    }
+    let now: HashMap<&str, &str> = new
+        .lines()
+        .filter_map(|l| {
+            let r = ref_on(l)?;
+            set.iter().any(|(t, _)| t == r).then_some((r, l))
+        })
+        .collect();
+    let mut out = String::with_capacity(old.len());
+    for (i, line) in old.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let given = ref_on(line).and_then(|r| {
+            let (_, value) = set.iter().rev().find(|(t, _)| t == r)?;
+            let shown = now.get(r)?;
+            value.shown_in(shown).then_some(*shown)
+        });
+        out.push_str(given.unwrap_or(line));
+    }
+    Some(out)
+}
+
 /// The outline the model was last shown of each tab.
 #[derive(Debug, Default)]
 pub(crate) struct Seen {
@@ -73,13 +134,22 @@ impl Seen {
     /// which the model would be shown in `shown` bytes (cut at the
     /// snapshot limit), and notes that the model has seen it. Changes are
     /// given only when they are shorter than that.
-    pub(crate) fn show(&mut self, tab: TabId, s: &SnapshotResult, shown: usize) -> Shows {
-        let given = self.by_tab.get(&tab).map(|old| {
-            if old.page == page_of(&s.url) {
-                Given::Same(&old.text)
-            } else {
-                Given::Other
-            }
+    pub(crate) fn show(
+        &mut self,
+        tab: TabId,
+        s: &SnapshotResult,
+        shown: usize,
+        set: &[(String, Set)],
+    ) -> Shows {
+        let same = self
+            .by_tab
+            .get(&tab)
+            .filter(|old| old.page == page_of(&s.url));
+        let patched = same.and_then(|old| known(&old.text, &s.text, set));
+        let given = self.by_tab.get(&tab).map(|old| match (same, &patched) {
+            (None, _) => Given::Other,
+            (Some(_), Some(p)) => Given::Same(p),
+            (Some(_), None) => Given::Same(&old.text),
         });
         let deadline = Instant::now().checked_add(DIFF_TIME);
         // What the answer says before the changes, and what of the
@@ -95,10 +165,34 @@ impl Seen {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_value_the_action_gave_is_known_and_one_the_page_changed_is_not() {
+        let old = "- form\n  - textbox \"Name\" [ref=e3]\n  - textbox \"Zip\" [ref=e4]\n  - checkbox \"Terms\" [ref=e5]";
+        let new = "- form\n  - textbox \"Name\" [ref=e3]: Ada\n  - textbox \"Zip\" [ref=e4]: \"123\"\n  - checkbox \"Terms\" [checked] [ref=e5]";
+        let set = [
+            ("e3".to_owned(), Set::Text("Ada".into())),
+            ("e4".to_owned(), Set::Text("12345".into())),
+            ("e5".to_owned(), Set::Checked(true)),
+        ];
+        let known = known(old, new, &set).expect("patched");
+        // Name and Terms as given; the page cut Zip short: still a change.
+        assert_eq!(
+            known,
+            "- form\n  - textbox \"Name\" [ref=e3]: Ada\n  - textbox \"Zip\" [ref=e4]\n  - checkbox \"Terms\" [checked] [ref=e5]"
+        );
+        assert_eq!(
+            compare(Some(Given::Same(&known)), new, false, 0, None),
+            Shows::Changes(
+                " - form\n   - textbox \"Name\" [ref=e3]: Ada\n-  - textbox \"Zip\" [ref=e4]\n+  - textbox \"Zip\" [ref=e4]: \"123\"\n"
+                    .into()
+            )
+        );
+    }
+
     impl Seen {
         /// [`Seen::show`] of an outline shown whole.
         fn show_all(&mut self, tab: TabId, s: &SnapshotResult) -> Shows {
-            self.show(tab, s, s.text.len())
+            self.show(tab, s, s.text.len(), &[])
         }
     }
     use cotab_core::outline::changes::Why;

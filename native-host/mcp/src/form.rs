@@ -8,6 +8,7 @@
 use super::answers::named;
 use super::args::{FieldKind, FillFormArgs, FormField};
 use super::bridge::Bridge;
+use super::changes::Set;
 use super::outcome::{ToolFailure, ToolOutput};
 use cotab_shared::controller::{
     Check, CheckParams, Ref, SelectOption, SelectOptionParams, Type, TypeParams,
@@ -20,6 +21,7 @@ impl Bridge {
         let checked: Vec<Option<bool>> =
             a.fields.iter().map(check_state).collect::<Result<_, _>>()?;
         let mut lines = Vec::with_capacity(a.fields.len());
+        let mut set = Vec::with_capacity(a.fields.len());
         for (field, checked) in a.fields.into_iter().zip(checked) {
             let name = named(Some(&field.name), &field.target);
             let done = self.fill(&field, checked).await;
@@ -31,6 +33,14 @@ impl Bridge {
                 e.message = format!("filling {name}: {}; {filled}", e.message);
                 return Err(e);
             }
+            set.push((
+                field.target.clone(),
+                match (field.kind, checked) {
+                    (_, Some(c)) => Set::Checked(c),
+                    (FieldKind::Combobox, _) => Set::Chosen(field.value.clone()),
+                    _ => Set::Text(field.value.clone()),
+                },
+            ));
             lines.push(match (field.kind, checked) {
                 (_, Some(true)) => format!("- checked {name}"),
                 (_, Some(false)) => format!("- unchecked {name}"),
@@ -39,7 +49,7 @@ impl Bridge {
             });
         }
         let text = format!("Filled {} field(s):\n{}", lines.len(), lines.join("\n"));
-        Ok(self.with_snapshot(text).await)
+        Ok(self.with_snapshot_set(text, set).await)
     }
 
     /// Fills one field; `checked` is its state for a checkbox or radio.

@@ -7,6 +7,7 @@
 use super::answers::named;
 use super::args::{PressKeyArgs, TypeArgs};
 use super::bridge::Bridge;
+use super::changes::Set;
 use super::outcome::{ToolFailure, ToolOutput};
 use super::params::type_params;
 use cotab_core::keys;
@@ -34,8 +35,9 @@ impl Bridge {
             if a.submit { " and pressed Enter" } else { "" }
         );
         if !a.slowly {
+            let set = vec![(a.target.clone(), Set::Text(a.text.clone()))];
             self.acted::<Type>(&type_params(a)).await?;
-            return Ok(self.with_snapshot(line).await);
+            return Ok(self.with_snapshot_set(line, set).await);
         }
         // Focused and emptied the way `input.type` does, then each key.
         self.acted::<Type>(&TypeParams {

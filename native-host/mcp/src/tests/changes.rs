@@ -204,3 +204,40 @@ async fn a_page_longer_than_the_limit_is_shown_cut_and_a_change_past_the_cut_is_
     );
     assert!(answer.len() < 1_000, "the change, not the page: {answer}");
 }
+
+#[tokio::test]
+async fn a_fill_answers_with_what_the_page_did_not_with_the_values_given() {
+    const FILLED: &str = "- banner\n  - navigation \"Site\"\n    - link \"Home\" [ref=e10]\n    - link \"Pricing\" [ref=e11]\n    - link \"Blog\" [ref=e12]\n    - link \"Sign in\" [ref=e13]\n- main\n  - heading \"Sign up\" [level=1]\n  - form \"Sign up\" [ref=e2]\n    - textbox \"Name\" [ref=e3]: Ada\n    - textbox \"Email\" [ref=e4]: ada@\n    - alert: Enter a valid email\n    - checkbox \"Terms\" [checked] [ref=e5]\n    - button \"Send\" [ref=e6]\n- contentinfo\n  - link \"Help\" [ref=e7]\n  - link \"Privacy\" [ref=e8]\n";
+    let daemon = FakeDaemon::start(pages(vec![
+        ("http://127.0.0.1/form", FORM),
+        ("http://127.0.0.1/form", FILLED),
+    ]));
+    let mut mcp = Mcp::start(&daemon).await;
+    mcp.call("browser_snapshot", json!({})).await;
+    let field = |target: &str, kind: &str, value: &str| json!({"target": target, "name": target, "type": kind, "value": value});
+    let (text, is_error, _) = mcp
+        .call(
+            "browser_fill_form",
+            json!({"fields": [
+                field("e3", "textbox", "Ada"),
+                field("e4", "textbox", "ada@example.com"),
+                field("e5", "checkbox", "true"),
+            ]}),
+        )
+        .await;
+    assert!(!is_error, "{text}");
+    // The page's alert and the email it cut short are news; the name and
+    // the checked box are what the model gave.
+    assert!(text.contains("+    - alert: Enter a valid email"), "{text}");
+    assert!(
+        text.contains("+    - textbox \"Email\" [ref=e4]: ada@"),
+        "{text}"
+    );
+    let diff = text.split("```diff").nth(1).expect("a diff");
+    let told: Vec<&str> = diff
+        .lines()
+        .filter(|l| l.starts_with('+') || l.starts_with('-'))
+        .collect();
+    assert_eq!(told.len(), 3, "{text}");
+    assert!(!text.contains("[checked]"), "{text}");
+}
