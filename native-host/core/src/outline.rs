@@ -369,13 +369,23 @@ pub fn cut(text: &str, max_chars: usize) -> Option<String> {
     if text.chars().count() <= max_chars {
         return None;
     }
-    let lines: Vec<&str> = text.lines().collect();
+    let mut lines: Vec<&str> = text.lines().collect();
+    // An outline the renderer cut already: the nodes its last line says
+    // were left out are left out still.
+    let before = match lines.last().and_then(|l| l.strip_prefix(MARKER_START)) {
+        Some(said) => {
+            let n = said.split(' ').next().and_then(|n| n.parse().ok());
+            lines.pop();
+            n.unwrap_or(0)
+        }
+        None => 0,
+    };
     let mut out = String::new();
     let mut used = 0;
     let mut shown = 0;
     for (i, line) in lines.iter().enumerate() {
         let len = line.chars().count() + usize::from(i > 0);
-        let reserve = marker(lines.len() - i - 1).chars().count() + 1;
+        let reserve = marker(lines.len() - i - 1 + before).chars().count() + 1;
         if used + len + reserve > max_chars {
             break;
         }
@@ -389,7 +399,7 @@ pub fn cut(text: &str, max_chars: usize) -> Option<String> {
     if !out.is_empty() {
         out.push('\n');
     }
-    out.push_str(&marker(lines.len() - shown));
+    out.push_str(&marker(lines.len() - shown + before));
     Some(out)
 }
 

@@ -53,19 +53,38 @@ impl Set {
             Set::Checked(c) => line.contains("[checked]") == *c,
         }
     }
+
+    /// `line` without what this value and the focus show on it: the part
+    /// that must stay the same for the line to be no news.
+    fn rest_of(&self, line: &str) -> String {
+        let line = match self {
+            // The value follows the ref.
+            Set::Text(_) | Set::Chosen(_) => ref_end(line).map_or(line, |end| &line[..end]),
+            Set::Checked(_) => line,
+        };
+        line.replace(" [checked]", "").replace(" [active]", "")
+    }
+}
+
+/// Where an outline line's ref ends. The last `[ref=` on the line is its
+/// own: a name may hold the text `[ref=e3]`.
+fn ref_end(line: &str) -> Option<usize> {
+    let at = line.rfind("[ref=")?;
+    Some(at + line[at..].find(']')? + 1)
 }
 
 /// The ref on an outline line (`[ref=e12]` → `e12`).
 fn ref_on(line: &str) -> Option<&str> {
-    let at = line.find("[ref=")? + "[ref=".len();
+    let at = line.rfind("[ref=")? + "[ref=".len();
     let rest = &line[at..];
     Some(&rest[..rest.find(']')?])
 }
 
 /// `old` as the model knows the page after the action that gave the
 /// elements of `set` their values: each of their lines as `new` shows it,
-/// where it shows the value given (a value the page changed or refused
-/// stays a change).
+/// where it shows the value given and differs from the old one in nothing
+/// else but the focus (a value the page changed or refused, a field it
+/// disabled or renamed, stays a change).
 fn known(old: &str, new: &str, set: &[(String, Set)]) -> Option<String> {
     if set.is_empty() {
         return None;
@@ -85,7 +104,8 @@ fn known(old: &str, new: &str, set: &[(String, Set)]) -> Option<String> {
         let given = ref_on(line).and_then(|r| {
             let (_, value) = set.iter().rev().find(|(t, _)| t == r)?;
             let shown = now.get(r)?;
-            value.shown_in(shown).then_some(*shown)
+            let same = value.rest_of(line) == value.rest_of(shown);
+            (same && value.shown_in(shown)).then_some(*shown)
         });
         out.push_str(given.unwrap_or(line));
     }
@@ -175,6 +195,13 @@ mod tests {
             ("e5".to_owned(), Set::Checked(true)),
         ];
         let known = known(old, new, &set).expect("patched");
+        // A field the page also disabled or renamed is news.
+        let disabled = new.replace("[ref=e3]: Ada", "[disabled] [ref=e3]: Ada");
+        let kept = super::known(old, &disabled, &set).expect("patched");
+        assert!(kept.contains("  - textbox \"Name\" [ref=e3]\n"), "{kept}");
+        let renamed = new.replace("\"Terms\" [checked]", "\"Terms!\" [checked]");
+        let kept = super::known(old, &renamed, &set).expect("patched");
+        assert!(kept.ends_with("- checkbox \"Terms\" [ref=e5]"), "{kept}");
         // Name and Terms as given; the page cut Zip short: still a change.
         assert_eq!(
             known,

@@ -684,4 +684,11 @@ fn a_whole_outline_is_cut_as_a_rendered_one_is() {
         shown.ends_with(&format!("(truncated: {} more nodes)", 100 - kept)),
         "{shown}"
     );
+    // Cut again, it still counts the nodes the first cut left out.
+    let again = cut(&shown, 200).expect("cut again");
+    let kept_again = again.lines().count() - 1;
+    assert!(
+        again.ends_with(&format!("(truncated: {} more nodes)", 100 - kept_again)),
+        "{again}"
+    );
 }
