@@ -41,8 +41,9 @@ pub(super) async fn attach(tab: TabId, ours_if_attached: bool) -> Result<(), Str
 
 /// Sends every command of [`cotab_shared::native::ENABLED_CDP_DOMAINS`],
 /// with its params, then reads the tab's main frame (`Page.getFrameTree`)
-/// into [`Worker::pages`]: whether its page is blocked, from the session
-/// just opened. What was known of the page before is forgotten first.
+/// into the machine's [`pages`](crate::machine::Machine::pages): whether
+/// its page is blocked, from the session just opened. What was known of
+/// the page before is forgotten first.
 /// Says how the page changed, if it did.
 pub(super) async fn enable(worker: &Worker, tab: TabId) -> Result<Option<Change>, String> {
     let before = worker.state.borrow().pages.blocked(tab);
