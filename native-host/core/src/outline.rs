@@ -330,6 +330,15 @@ pub fn label_of(text: &str, n: u64) -> Option<String> {
     Some(label)
 }
 
+/// Where an outline line's own ref stands: the span of `e12` in
+/// `[ref=e12]`. It is the last one on the line: a name that holds
+/// `[ref=…]` comes before it, quoted.
+pub fn own_ref(line: &str) -> Option<std::ops::Range<usize>> {
+    let start = line.rfind("[ref=e")? + "[ref=".len();
+    let end = start + line[start..].find(']')?;
+    Some(start..end)
+}
+
 /// `text` with ` [box=x,y,width,height]` after the `[ref=eN]` of each line
 /// whose ref `boxes` has a box for, as Playwright's `boxes` option shows
 /// them.
@@ -339,12 +348,9 @@ pub fn with_boxes(text: &str, boxes: &HashMap<u64, [i64; 4]>) -> String {
         if i > 0 {
             out.push('\n');
         }
-        // The line's own ref is the last one on it: a name that holds
-        // `[ref=…]` comes before it, quoted.
-        let at = line.rfind("[ref=e").and_then(|start| {
-            let end = start + line[start..].find(']')?;
-            let n: u64 = line[start + 6..end].parse().ok()?;
-            Some((end + 1, boxes.get(&n)?))
+        let at = own_ref(line).and_then(|r| {
+            let n: u64 = line[r.start + 1..r.end].parse().ok()?;
+            Some((r.end + 1, boxes.get(&n)?))
         });
         match at {
             Some((end, [x, y, w, h])) => {

@@ -8,6 +8,7 @@
 
 pub(crate) use cotab_core::outline::changes::Shows;
 use cotab_core::outline::changes::{compare, Seen as Given, DIFF_TIME};
+use cotab_core::outline::own_ref;
 use cotab_shared::controller::SnapshotResult;
 use cotab_shared::TabId;
 use std::collections::HashMap;
@@ -66,18 +67,14 @@ impl Set {
     }
 }
 
-/// Where an outline line's ref ends. The last `[ref=` on the line is its
-/// own: a name may hold the text `[ref=e3]`.
+/// Where an outline line's own ref ends (after its `]`).
 fn ref_end(line: &str) -> Option<usize> {
-    let at = line.rfind("[ref=")?;
-    Some(at + line[at..].find(']')? + 1)
+    own_ref(line).map(|r| r.end + 1)
 }
 
 /// The ref on an outline line (`[ref=e12]` → `e12`).
 fn ref_on(line: &str) -> Option<&str> {
-    let at = line.rfind("[ref=")? + "[ref=".len();
-    let rest = &line[at..];
-    Some(&rest[..rest.find(']')?])
+    own_ref(line).map(|r| &line[r])
 }
 
 /// `old` as the model knows the page after the action that gave the
@@ -161,16 +158,14 @@ impl Seen {
         shown: usize,
         set: &[(String, Set)],
     ) -> Shows {
-        let same = self
-            .by_tab
-            .get(&tab)
-            .filter(|old| old.page == page_of(&s.url));
+        let old = self.by_tab.get(&tab);
+        let same = old.filter(|old| old.page == page_of(&s.url));
         let patched = same.and_then(|old| known(&old.text, &s.text, set));
-        let given = self.by_tab.get(&tab).map(|old| match (same, &patched) {
-            (None, _) => Given::Other,
-            (Some(_), Some(p)) => Given::Same(p),
-            (Some(_), None) => Given::Same(&old.text),
-        });
+        let given = match (old, same) {
+            (None, _) => None,
+            (Some(_), None) => Some(Given::Other),
+            (Some(_), Some(old)) => Some(Given::Same(patched.as_deref().unwrap_or(&old.text))),
+        };
         let deadline = Instant::now().checked_add(DIFF_TIME);
         // What the answer says before the changes, and what of the
         // outline would not be shown whole, both count against them.

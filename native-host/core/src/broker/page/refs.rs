@@ -265,15 +265,7 @@ impl Core {
     /// outline of `tab` showed it (`button "Delete draft"`): the person's
     /// terms for what an agent acts on.
     pub fn ref_label(&self, sid: SessionId, tab: TabId, r: &Ref) -> Option<String> {
-        let n = ref_number(r)?;
-        let text = self
-            .sessions
-            .get(&sid)?
-            .snapshots
-            .get(&tab)?
-            .text
-            .as_ref()?;
-        crate::outline::label_of(&text.outline, n)
+        crate::outline::label_of(&self.last_outline(sid, tab)?, ref_number(r)?)
     }
 
     /// The latest whole outline the session was given of `tab`.
