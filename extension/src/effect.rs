@@ -22,8 +22,8 @@ pub enum Effect {
     /// will get no answer that matters, and releases waiting for them may
     /// go.
     PressesGone(TabId),
-    /// Send the releases of what agents hold on the tab, through its
-    /// debugger session.
+    /// Let the tab's paused navigations go and send the releases of what
+    /// agents hold on it, through its debugger session.
     ReleaseHeld(TabId),
     /// The tab's debugger was detached by someone else: attach once more
     /// just to release what its page holds, then detach.

@@ -1,11 +1,11 @@
 //! What the side panel shows of agents at work, pure: the requests the
 //! daemon's watch told of ([`cotab_shared::watch`]), per agent — what it
 //! is doing now, its latest requests with their outcome and the latest
-//! picture of the tab it works in — and which tabs "Stop all agents"
-//! takes from them.
+//! picture of the tab it works in — where agents may take each shared
+//! tab, and which tabs "Stop all agents" takes from them.
 
 use cotab_shared::native::{Holder, TabControl};
-use cotab_shared::watch::{ActivityEntry, TabPicture, WatchEvent};
+use cotab_shared::watch::{ActivityEntry, TabPicture, TabScope, WatchEvent};
 use cotab_shared::TabId;
 use std::collections::BTreeMap;
 
@@ -21,6 +21,8 @@ pub struct Activity {
     entries: BTreeMap<u64, ActivityEntry>,
     /// The latest picture of each tab.
     pictures: BTreeMap<TabId, TabPicture>,
+    /// Each shared tab's sites, as the watch last told them.
+    scopes: Vec<TabScope>,
 }
 
 /// One agent as the panel shows it.
@@ -44,6 +46,9 @@ impl Activity {
             self.entries.clear();
             self.pictures.clear();
         }
+        if let Some(scopes) = event.scopes {
+            self.scopes = scopes;
+        }
         for picture in event.pictures {
             self.pictures.insert(picture.tab, picture);
         }
@@ -53,6 +58,20 @@ impl Activity {
         while self.entries.len() > KEPT {
             self.entries.pop_first();
         }
+    }
+
+    /// Where agents may take `tab`: its sites (empty for any site), or
+    /// `None` when the watch told of no such shared tab.
+    pub fn sites(&self, tab: TabId) -> Option<&[String]> {
+        self.scopes
+            .iter()
+            .find(|s| s.tab == tab)
+            .map(|s| s.sites.as_slice())
+    }
+
+    /// Every shared tab's sites, as the watch last told them.
+    pub fn scopes(&self) -> &[TabScope] {
+        &self.scopes
     }
 
     /// Every agent that made a request, the one that acted last first.
@@ -146,6 +165,7 @@ fn outcome_text(outcome: &str) -> &str {
         "DEVELOPER_MODE_OFF" => "refused: developer mode is off",
         "TIMEOUT" => "timed out",
         "DIALOG_OPEN" => "a dialog is open",
+        "SITE_NOT_ALLOWED" => "refused: a site you did not allow",
         other => other,
     }
 }
@@ -165,6 +185,7 @@ mod tests {
             outcome: outcome.map(str::to_owned),
             ms: outcome.map(|_| 5),
             typed: None,
+            site: None,
         }
     }
 
@@ -230,15 +251,12 @@ mod tests {
                 entry(2, "bob", "go back", Some("TIMEOUT")),
             ],
             agent_pointer: Some(true),
-            record: None,
-            pictures: Vec::new(),
+            ..WatchEvent::default()
         });
         a.apply(WatchEvent {
             recent: false,
             entries: vec![entry(3, "ada", "type 5 characters", None)],
-            agent_pointer: None,
-            record: None,
-            pictures: Vec::new(),
+            ..WatchEvent::default()
         });
         let views = a.agents();
         assert_eq!(
@@ -260,9 +278,7 @@ mod tests {
                 "type 5 characters",
                 Some("HUMAN_HAS_CONTROL"),
             )],
-            agent_pointer: None,
-            record: None,
-            pictures: Vec::new(),
+            ..WatchEvent::default()
         });
         let views = a.agents();
         assert_eq!(views[0].now, None);
@@ -275,13 +291,44 @@ mod tests {
             a.apply(WatchEvent {
                 recent: false,
                 entries: vec![entry(seq, "ada", "wait", Some("ok"))],
-                agent_pointer: None,
-                record: None,
-                pictures: Vec::new(),
+                ..WatchEvent::default()
             });
         }
         assert_eq!(a.agents()[0].recent.len(), RECENT_PER_AGENT);
         assert!(a.entries.len() <= KEPT);
+    }
+
+    #[test]
+    fn the_sites_of_each_tab_are_the_last_told() {
+        let mut a = Activity::default();
+        assert_eq!(a.sites(TabId(1)), None);
+        let scope = |tab: i32, sites: &[&str]| TabScope {
+            tab: TabId(tab),
+            title: String::new(),
+            sites: sites.iter().map(|s| s.to_string()).collect(),
+        };
+        a.apply(WatchEvent {
+            recent: true,
+            scopes: Some(vec![scope(1, &["example.com"]), scope(2, &[])]),
+            ..WatchEvent::default()
+        });
+        assert_eq!(a.sites(TabId(1)), Some(&["example.com".to_string()][..]));
+        assert_eq!(a.sites(TabId(2)), Some(&[][..]));
+        // Entries alone keep them; a new list replaces them.
+        a.apply(WatchEvent {
+            entries: vec![entry(1, "ada", "go", Some("SITE_NOT_ALLOWED"))],
+            ..WatchEvent::default()
+        });
+        assert_eq!(a.sites(TabId(2)), Some(&[][..]));
+        a.apply(WatchEvent {
+            scopes: Some(vec![scope(2, &["a.test"])]),
+            ..WatchEvent::default()
+        });
+        assert_eq!(a.sites(TabId(1)), None);
+        assert_eq!(
+            line(&a.agents()[0].recent[0]),
+            "go — refused: a site you did not allow, 5 ms"
+        );
     }
 
     #[test]

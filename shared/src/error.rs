@@ -56,6 +56,9 @@ pub enum ErrorKind {
     DialogOpen,
     /// The file is not under a directory the person allowed for uploads.
     PathNotAllowed,
+    /// The page or url is on a site outside those the tab is shared for
+    /// (the person chooses them per share).
+    SiteNotAllowed,
 }
 
 impl ErrorKind {
@@ -83,6 +86,7 @@ impl ErrorKind {
             ErrorKind::NotInteractable => "NOT_INTERACTABLE",
             ErrorKind::DialogOpen => "DIALOG_OPEN",
             ErrorKind::PathNotAllowed => "PATH_NOT_ALLOWED",
+            ErrorKind::SiteNotAllowed => "SITE_NOT_ALLOWED",
         }
     }
 }
@@ -126,6 +130,7 @@ mod tests {
             ErrorKind::NotInteractable,
             ErrorKind::DialogOpen,
             ErrorKind::PathNotAllowed,
+            ErrorKind::SiteNotAllowed,
             ErrorKind::CommandFailed,
         ] {
             let json = serde_json::to_value(kind).expect("serialises");

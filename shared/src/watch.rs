@@ -30,6 +30,45 @@ pub struct WatchSetting {
     pub agent_pointer: bool,
 }
 
+/// The person's choice of where agents may take a shared tab, sent on
+/// the watch: `{"tabScope":{"tab":3,"anySite":true}}` (any site, or with
+/// `false` the site of the page it shows), or
+/// `{"tabScope":{"tab":3,"allow":"bank.example"}}` (one site more).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScopeChange {
+    /// The change.
+    pub tab_scope: TabScopeChange,
+}
+
+/// The change of one tab's sites ([`ScopeChange`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TabScopeChange {
+    /// The shared tab.
+    pub tab: TabId,
+    /// Any site (`true`), or only the site of the page it shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub any_site: Option<bool>,
+    /// A site to allow too (a registrable domain, as [`TabScope`] names
+    /// them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<String>,
+}
+
+/// Where agents may take one shared tab, as the watch tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabScope {
+    /// The shared tab.
+    pub tab: TabId,
+    /// Its title, as the person knows it (empty on a blocked page).
+    #[serde(default)]
+    pub title: String,
+    /// Its sites (`example.com`); empty for any site.
+    pub sites: Vec<String>,
+}
+
 /// The start of [`ActivityEntry::method`] for what the person did
 /// (`person.takeover`, `person.share`, …) rather than an agent.
 pub const PERSON: &str = "person.";
@@ -66,6 +105,10 @@ pub struct ActivityEntry {
     /// field known not to take a secret, and redacted as results are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub typed: Option<String>,
+    /// The site a refused navigation was going to (`navigation.refused`),
+    /// which the person may allow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<String>,
 }
 
 impl ActivityEntry {
@@ -208,6 +251,10 @@ pub struct WatchEvent {
     /// (one per tab), then each as it is taken.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pictures: Vec<TabPicture>,
+    /// Every shared tab's sites: with the recent entries, then whenever
+    /// one changes or a tab joins the list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<TabScope>>,
 }
 
 /// A picture of a tab after an agent's request (the activity record's,
@@ -260,6 +307,7 @@ mod tests {
             outcome: None,
             ms: None,
             typed: None,
+            site: None,
         };
         let event = WatchEvent {
             recent: false,
@@ -267,6 +315,7 @@ mod tests {
             agent_pointer: None,
             record: None,
             pictures: Vec::new(),
+            scopes: None,
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(

@@ -135,6 +135,8 @@ mod tests {
         // Line diffs of outlines; it reads the clock only to stop at the
         // deadline its caller hands in (`outline::changes::diff`).
         "similar",
+        // The Public Suffix List, compiled in (`scope::site_of`).
+        "psl",
     ];
 
     /// The names of a `Cargo.toml` section's entries (`[dependencies]`).

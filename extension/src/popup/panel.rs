@@ -4,15 +4,21 @@
 //! it shows what each agent is doing now and its latest requests with
 //! their outcome, told by the daemon's watch over a native port of the
 //! panel's own ([`cotab_shared::watch`]; the worker's lane never carries
-//! them), and a "Stop all agents" button that takes every tab an agent
-//! holds back for the person.
+//! them), where agents may take each shared tab (the site it was shared
+//! at, more sites the person allowed, or any site), and a "Stop all
+//! agents" button that takes every tab an agent holds back for the
+//! person. The person's choices of sites go to the daemon on the same
+//! watch; agents have no way to make them.
 //!
 //! Its DOM is the end-to-end tests' contract: `#activity`,
 //! `#watch-status[data-watching]`, `button#stop-all`,
 //! `input#agent-pointer` (the drawings in the page, on or off: the daemon
-//! keeps the choice), one
+//! keeps the choice), `ul#scopes > li[data-tab]` with `span.sites` and
+//! `input.any-site[data-tab]`, one
 //! `section.agent[data-agent]` per agent with `p.now[data-now]`,
-//! `ol.recent > li[data-seq][data-outcome]` and, once the daemon took
+//! `ol.recent > li[data-seq][data-outcome]` (a navigation refused for
+//! its site with `button.allow-site[data-tab][data-site]`) and, once the
+//! daemon took
 //! one, `figure.picture[data-tab][data-seq] > img` (the tab it works in
 //! after its latest request).
 
@@ -20,7 +26,10 @@ use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::log;
 use crate::messages::{PopupRequest, PopupState};
 use crate::panel_model::{held_by_agents, line, Activity, AgentView};
-use cotab_shared::watch::{ActivityEntry, WatchEvent, WatchHello, WatchSetting};
+use cotab_shared::watch::{
+    ActivityEntry, ScopeChange, TabScope, TabScopeChange, WatchEvent, WatchHello, WatchSetting,
+};
+use cotab_shared::{ErrorKind, TabId};
 use cotab_shared::{NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
 use gloo_timers::future::TimeoutFuture;
 use std::cell::RefCell;
@@ -45,6 +54,8 @@ pub(crate) fn is_panel() -> bool {
 struct Panel {
     document: Document,
     list: Element,
+    /// Where agents may take each shared tab.
+    scopes: Element,
     status: Element,
     /// The switch of the drawings in the page (the daemon keeps it).
     pointer: HtmlInputElement,
@@ -67,6 +78,7 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
     let panel = Rc::new(Panel {
         document: document.clone(),
         list: by_id("agents-activity")?,
+        scopes: by_id("scopes")?,
         status: by_id("watch-status")?,
         pointer: by_id("agent-pointer")?.dyn_into::<HtmlInputElement>()?,
         activity: RefCell::new(Activity::default()),
@@ -84,12 +96,7 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
             let setting = WatchSetting {
                 agent_pointer: panel.pointer.checked(),
             };
-            let sent = match (&*panel.port.borrow(), to_js(&setting)) {
-                (Some(port), Ok(message)) => port.post_message(&message),
-                (None, _) => Err(JsValue::from_str("cotab's host is not connected")),
-                (_, Err(e)) => Err(e),
-            };
-            if let Err(e) = sent {
+            if let Err(e) = panel.post(&setting) {
                 log::warn(&format!(
                     "could not change the setting: {}",
                     error_message(&e)
@@ -103,8 +110,66 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
         .add_event_listener_with_callback("change", switch.as_ref().unchecked_ref())?;
     // Page-lifetime listener: the switch lives as long as the page.
     switch.forget();
+    // The person's choices of sites, from the controls `render` makes.
+    let choose = Closure::<dyn FnMut(web_sys::Event)>::new({
+        let panel = panel.clone();
+        move |event: web_sys::Event| {
+            let Some(change) = event
+                .target()
+                .and_then(|t| t.dyn_into::<Element>().ok())
+                .and_then(|e| scope_change(&event.type_(), &e))
+            else {
+                return;
+            };
+            if let Err(e) = panel.post(&ScopeChange { tab_scope: change }) {
+                log::warn(&format!(
+                    "could not change the tab's sites: {}",
+                    error_message(&e)
+                ));
+                // Shows the sites as the daemon last told them again.
+                let _ = render(&panel);
+            }
+        }
+    });
+    let section = by_id("activity")?;
+    for kind in ["click", "change"] {
+        section.add_event_listener_with_callback(kind, choose.as_ref().unchecked_ref())?;
+    }
+    // Page-lifetime listener: the section lives as long as the page.
+    choose.forget();
     watch(&panel);
     Ok(())
+}
+
+impl Panel {
+    /// Sends `message` on the watch.
+    fn post(&self, message: &impl serde::Serialize) -> Result<(), JsValue> {
+        match &*self.port.borrow() {
+            Some(port) => port.post_message(&to_js(message)?),
+            None => Err(JsValue::from_str("cotab's host is not connected")),
+        }
+    }
+}
+
+/// The change of sites the person asked for by `kind` (`click`,
+/// `change`) on `target`: a tab's "any site" switch, or "allow" on a
+/// refused navigation.
+fn scope_change(kind: &str, target: &Element) -> Option<TabScopeChange> {
+    let tab = TabId(target.get_attribute("data-tab")?.parse().ok()?);
+    let class = target.get_attribute("class").unwrap_or_default();
+    match (kind, class.as_str()) {
+        ("change", "any-site") => Some(TabScopeChange {
+            tab,
+            any_site: Some(target.dyn_ref::<HtmlInputElement>()?.checked()),
+            allow: None,
+        }),
+        ("click", "allow-site") => Some(TabScopeChange {
+            tab,
+            any_site: None,
+            allow: Some(target.get_attribute("data-site")?),
+        }),
+        _ => None,
+    }
 }
 
 /// Opens the watch: the daemon says what is recent, then each request as
@@ -210,8 +275,13 @@ async fn stop_all() {
     }
 }
 
-/// Rebuilds the agents' sections.
+/// Rebuilds the tabs' sites and the agents' sections.
 fn render(panel: &Panel) -> Result<(), JsValue> {
+    panel.scopes.set_text_content(None);
+    for scope in panel.activity.borrow().scopes() {
+        let item = scope_item(panel, scope)?;
+        panel.scopes.append_child(&item)?;
+    }
     let views = panel.activity.borrow().agents();
     panel.list.set_text_content(None);
     if views.is_empty() {
@@ -256,6 +326,9 @@ fn agent_section(panel: &Panel, view: &AgentView) -> Result<Element, JsValue> {
         time.set_text_content(Some(&clock(e.at_ms)));
         li.append_child(&time)?;
         li.append_with_str_1(&format!(" {}{}", line(e), on_tab(e)))?;
+        if let Some(button) = allow_button(panel, e)? {
+            li.append_child(&button)?;
+        }
         list.append_child(&li)?;
     }
     section.append_child(&list)?;
@@ -278,6 +351,63 @@ fn agent_section(panel: &Panel, view: &AgentView) -> Result<Element, JsValue> {
         section.append_child(&figure)?;
     }
     Ok(section)
+}
+
+/// A shared tab with its sites and the switch to any site.
+fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
+    let d = &panel.document;
+    let li = d.create_element("li")?;
+    let tab = scope.tab.to_string();
+    li.set_attribute("data-tab", &tab)?;
+    let title = if scope.title.is_empty() {
+        format!("Tab {tab}")
+    } else {
+        scope.title.clone()
+    };
+    li.append_with_str_1(&format!("{title}: "))?;
+    let sites = d.create_element("span")?;
+    sites.set_attribute("class", "sites")?;
+    sites.set_text_content(Some(&if scope.sites.is_empty() {
+        "any site".to_owned()
+    } else {
+        scope.sites.join(", ")
+    }));
+    li.append_child(&sites)?;
+    let label = d.create_element("label")?;
+    let input = d.create_element("input")?.dyn_into::<HtmlInputElement>()?;
+    input.set_type("checkbox");
+    input.set_attribute("class", "any-site")?;
+    input.set_attribute("data-tab", &tab)?;
+    input.set_checked(scope.sites.is_empty());
+    label.append_child(&input)?;
+    label.append_with_str_1(" any site")?;
+    li.append_with_str_1(" ")?;
+    li.append_child(&label)?;
+    Ok(li)
+}
+
+/// "Allow" on a navigation refused for its site, while the tab is still
+/// shared without it.
+fn allow_button(panel: &Panel, e: &ActivityEntry) -> Result<Option<Element>, JsValue> {
+    let (Some(tab), Some(site)) = (e.tab, e.site.as_deref()) else {
+        return Ok(None);
+    };
+    let refused = e.outcome.as_deref() == Some(ErrorKind::SiteNotAllowed.as_str());
+    let shut = panel
+        .activity
+        .borrow()
+        .sites(tab)
+        .is_some_and(|sites| !sites.is_empty() && !sites.iter().any(|s| s == site));
+    if !refused || !shut {
+        return Ok(None);
+    }
+    let button = panel.document.create_element("button")?;
+    button.set_attribute("type", "button")?;
+    button.set_attribute("class", "allow-site")?;
+    button.set_attribute("data-tab", &tab.to_string())?;
+    button.set_attribute("data-site", site)?;
+    button.set_text_content(Some(&format!("Allow {site} in this tab")));
+    Ok(Some(button))
 }
 
 /// ` (tab N)` when the entry has a tab.

@@ -87,11 +87,24 @@ pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
     sent
 }
 
-/// Releases what every shared tab holds, and forgets what other tabs hold
-/// (no debugger session to send through). Waits for the restore, whose
-/// shared set says which tabs are shared.
+/// Lets the document requests the daemon had `tab` pause go on
+/// (`Fetch.disable`): once the tab is suspended or the daemon gone, nobody
+/// is left to answer them. A tab never paused takes it as a no-op.
+pub(super) async fn let_navigations_go(tab: TabId) {
+    // A detached tab has nothing paused: its failure is no news.
+    let _ = cdp::send(tab, "Fetch.disable", &Value::Null, RELEASE_DEADLINE_MS).await;
+}
+
+/// Lets every shared tab's paused navigations go, releases what every
+/// shared tab holds, and forgets what other tabs hold (no debugger session
+/// to send through). Waits for the restore, whose shared set says which
+/// tabs are shared.
 pub(super) async fn release_all(worker: &Worker) {
     worker.restored.wait().await;
+    let shared = worker.state.borrow().shared.ids().to_vec();
+    for tab in shared {
+        let_navigations_go(tab).await;
+    }
     let tabs = worker.state.borrow().held.tabs();
     for tab in tabs {
         if worker.state.borrow().shared.contains(tab) {

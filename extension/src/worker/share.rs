@@ -237,9 +237,11 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
         worker.persist();
     }
     // Release before anything else may reach the tabs: a press an agent
-    // makes once the gate opens must not be taken for an old one.
+    // makes once the gate opens must not be taken for an old one. The
+    // daemon that paused navigations lost its lane with the old worker.
     let kept = worker.state.borrow().shared.ids().to_vec();
     for tab in kept {
+        held_input::let_navigations_go(tab).await;
         held_input::release_tab(&worker, tab).await;
     }
     let others = worker.state.borrow().held.tabs();

@@ -9,6 +9,7 @@
 //!   snapshot's text with refs.
 //! - [`redact`]: secrets out of developer-mode results.
 //! - [`keys`]: key names → the browser's key events.
+//! - [`scope`]: a share's sites, where agents may take a shared tab.
 //! - [`session`]: session and connection ids, tickets, the constant-time
 //!   compare.
 //! - [`validate`]: checks of urls agents submit and of images the browser
@@ -21,5 +22,6 @@ pub mod broker;
 pub mod keys;
 pub mod outline;
 pub mod redact;
+pub mod scope;
 pub mod session;
 pub mod validate;

@@ -313,6 +313,7 @@ impl Feed {
                 outcome: None,
                 ms: None,
                 typed: None,
+                site: None,
             };
             g.running.insert(entry.seq, (sid, entry.clone()));
             entry
@@ -350,6 +351,27 @@ impl Feed {
             r.entry(sid, &entry.agent, kept);
         }
         let _ = self.tx.send(entry);
+    }
+
+    /// A navigation of `tab` to `site`, started while session `sid`
+    /// (agent `agent`) held it, was held and refused (`error`): kept as
+    /// an entry of that session's that ended as it began, with the site
+    /// the person may allow.
+    pub fn refused(
+        &self,
+        sid: SessionId,
+        agent: &str,
+        tab: TabId,
+        what: String,
+        site: String,
+        error: cotab_shared::WireError,
+    ) {
+        let seq = self.begin(sid, agent, Some(tab), "navigation.refused", what);
+        if let Some((_, entry)) = self.lock().running.get_mut(&seq) {
+            entry.site = Some(site);
+        }
+        let outcome: Result<(), RpcError> = Err(error.into());
+        self.end(seq, &outcome, 0, None);
     }
 
     /// A request ended on `tab`: the number that a picture of the tab
@@ -439,6 +461,7 @@ impl Feed {
             outcome: Some("ok".to_owned()),
             ms: None,
             typed: None,
+            site: None,
         };
         r.person(live, entry);
     }

@@ -18,7 +18,9 @@ use crate::lane::Attached;
 use crate::settings::Settings;
 use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
-use cotab_shared::watch::{RecordAnswer, RecordAsk, WatchEvent, WatchHello, WatchSetting};
+use cotab_shared::watch::{
+    RecordAnswer, RecordAsk, ScopeChange, WatchEvent, WatchHello, WatchSetting,
+};
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use std::fmt::Display;
@@ -142,12 +144,14 @@ async fn watch<R, W, RE, WE>(
     let mut entries = shell.activity.subscribe();
     let mut settings = shell.settings_changed.subscribe();
     let mut pictures = shell.activity.subscribe_pictures();
+    let mut scopes = shell.scopes_changed.subscribe();
     let recent = || WatchEvent {
         recent: true,
         entries: shell.activity.recent(),
         agent_pointer: Some(shell.settings().agent_pointer),
         record: None,
         pictures: shell.activity.pictures(),
+        scopes: Some(shell.tab_scopes()),
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -171,6 +175,15 @@ async fn watch<R, W, RE, WE>(
                             record: Some(ask_record(shell, ask).await),
                             ..WatchEvent::default()
                         });
+                    } else if let Ok(change) = serde_json::from_slice::<ScopeChange>(&frame) {
+                        if let Err(e) = shell.change_scope(&change.tab_scope) {
+                            tracing::warn!(tab = %change.tab_scope.tab, error = %e, "a change of a tab's sites was refused");
+                            // The page shows the sites as they still are.
+                            next = Some(WatchEvent {
+                                scopes: Some(shell.tab_scopes()),
+                                ..WatchEvent::default()
+                            });
+                        }
                     } else if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
                         shell.change_settings(Settings {
                             agent_pointer: setting.agent_pointer,
@@ -185,6 +198,15 @@ async fn watch<R, W, RE, WE>(
                 }
                 next = Some(WatchEvent {
                     agent_pointer: Some(shell.settings().agent_pointer),
+                    ..WatchEvent::default()
+                });
+            }
+            changed = scopes.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                next = Some(WatchEvent {
+                    scopes: Some(shell.tab_scopes()),
                     ..WatchEvent::default()
                 });
             }

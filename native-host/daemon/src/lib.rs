@@ -30,5 +30,5 @@ pub mod uploads;
 
 // The core's modules and the machine's ground, as the daemon's own
 // modules name them (`crate::broker`, `crate::codec`).
-pub use cotab_core::{broker, keys, outline, redact, session, validate};
+pub use cotab_core::{broker, keys, outline, redact, scope, session, validate};
 use cotab_local::{accept, codec, default_runtime_dir, logs, runtime, VERSION};

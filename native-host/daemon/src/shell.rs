@@ -8,6 +8,7 @@
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
 
 mod events;
+mod holds;
 
 use crate::broker::{Core, CoreConfig, Effect, ReleaseCmd};
 use crate::config;
@@ -97,6 +98,12 @@ pub struct Shell {
     /// Told when the person's settings change (the watches tell the
     /// panels).
     pub settings_changed: watch::Sender<u64>,
+    /// The tabs whose navigations are held, and what is known of each
+    /// tab's navigations ([`holds`]).
+    holds: Mutex<holds::Holds>,
+    /// Told when a shared tab's sites changed (the watches tell the
+    /// panels).
+    pub scopes_changed: watch::Sender<u64>,
 }
 
 impl Shell {
@@ -120,6 +127,8 @@ impl Shell {
             activity: crate::activity::Feed::default(),
             settings: std::sync::OnceLock::new(),
             settings_changed: watch::Sender::new(0),
+            holds: Mutex::default(),
+            scopes_changed: watch::Sender::new(0),
         }
     }
 
@@ -258,6 +267,7 @@ impl Shell {
     }
 
     fn perform(&self, effects: Vec<(Effect, Vec<ConnId>)>) {
+        let mut holds_changed = false;
         for (e, to) in effects {
             match e {
                 Effect::Release(cmd) => {
@@ -275,12 +285,20 @@ impl Shell {
                 Effect::Controllers(tabs) => {
                     self.lane
                         .send_oneway(&HostToExtension::Controllers { tabs });
+                    holds_changed = true;
+                }
+                Effect::Scopes => {
+                    self.scopes_changed.send_modify(|n| *n += 1);
+                    holds_changed = true;
                 }
                 Effect::Agents(names) => {
                     self.lane.send_oneway(&HostToExtension::Agents { names });
                 }
                 Effect::Undo(cmd) => self.send_undo(cmd.tab, cmd.method, cmd.params),
             }
+        }
+        if holds_changed {
+            self.update_holds();
         }
     }
 
@@ -307,9 +325,10 @@ impl Shell {
         })
     }
 
-    /// Sends a CDP command that undoes state the daemon set (class
-    /// `Release`, so it runs whoever controls the tab) in its own task; a
-    /// failure is logged.
+    /// Sends a CDP command of the daemon's own — one that undoes state it
+    /// set, or holds the tab's navigations — as class `Release`, so it
+    /// runs whoever controls the tab, in its own task; a failure is
+    /// logged.
     pub(crate) fn send_detached<C: CdpCommand>(&self, tab: TabId, command: &C) {
         self.send_undo(tab, C::METHOD, command.params());
     }
@@ -323,7 +342,7 @@ impl Shell {
     fn send_undo(&self, tab: TabId, method: &'static str, params: Value) {
         let command = Command::Release(CdpCall::new(tab, method, params));
         let failed = move |e: WireError| {
-            tracing::warn!(%tab, method, kind = %e.kind, "an undo command failed");
+            tracing::warn!(%tab, method, kind = %e.kind, "a command of the daemon's own failed");
         };
         if let Some(answer) = self.lane.send_now(&command) {
             drop(tokio::spawn(async move {

@@ -185,6 +185,21 @@ pub(super) fn opened_tabs(tabs: &[TabInfo]) -> String {
     text
 }
 
+/// The current tab's navigations refused since the last answer (the page
+/// or the action tried to leave the sites the tab is shared for), for the
+/// next answer; nothing when there are none.
+pub(super) fn refused_navigations(messages: &[String]) -> String {
+    if messages.is_empty() {
+        return String::new();
+    }
+    let mut text = "### Navigation refused\n".to_string();
+    for m in messages {
+        let _ = writeln!(text, "- {m}");
+    }
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +255,15 @@ mod tests {
         assert_eq!(
             console_text(&r),
             "[ERROR] (uncaught) boom @ http://a/x.js:3\n"
+        );
+    }
+
+    #[test]
+    fn refused_navigations_are_told_once_each() {
+        assert_eq!(refused_navigations(&[]), "");
+        assert_eq!(
+            refused_navigations(&["a.example is outside the sites tab 3 is shared for (b.example)".into()]),
+            "### Navigation refused\n- a.example is outside the sites tab 3 is shared for (b.example)\n\n"
         );
     }
 

@@ -9,7 +9,7 @@
 //! daemon's notifications (developer mode, dialogs, closed tabs). It knows
 //! nothing of MCP framing: [`super`] turns its answers into MCP results.
 
-use super::answers::{modal_states, opened_tabs, page_changes, tabs_text};
+use super::answers::{modal_states, opened_tabs, page_changes, refused_navigations, tabs_text};
 use super::args::{EvaluateArgs, TabsAction, TabsArgs, WaitForArgs};
 use super::changes::{Seen, Set, Shows, SnapshotMode};
 use super::files::Files;
@@ -28,6 +28,9 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tokio::sync::mpsc;
+
+/// How many refused navigations one answer tells at most.
+const REFUSALS_TOLD: usize = 4;
 
 /// The agent name the MCP server's session shows the person.
 pub(crate) const AGENT_NAME: &str = "cotab-mcp";
@@ -73,6 +76,9 @@ pub(crate) struct Bridge {
     pub(super) dialog: Option<DialogInfo>,
     /// Tabs the current tab's page opened since the last answer.
     opened: Vec<cotab_shared::native::TabInfo>,
+    /// Why the current tab's navigations were refused since the last
+    /// answer (its sites: [`AgentEvent::NavigationRefused`]).
+    refused: Vec<String>,
     /// Developer mode as last seen.
     developer_mode: bool,
     /// Where the coordinate tools last put the mouse (screenshot pixels).
@@ -115,6 +121,7 @@ impl Bridge {
             current,
             dialog: None,
             opened: Vec::new(),
+            refused: Vec::new(),
             developer_mode: status.developer_mode,
             pointer: None,
             files,
@@ -189,6 +196,11 @@ impl Bridge {
             }
             AgentEvent::TabOpened(t) if t.opener.is_some() && t.opener == self.current => {
                 self.opened.push(t);
+            }
+            AgentEvent::NavigationRefused {
+                tab_id, message, ..
+            } if Some(tab_id) == self.current && self.refused.len() < REFUSALS_TOLD => {
+                self.refused.push(message);
             }
             AgentEvent::TabClosed { tab_id } => {
                 self.seen.forget(tab_id);
@@ -321,6 +333,7 @@ impl Bridge {
         let mut text = format!("### Result\n{result}\n\n");
         let opened = std::mem::take(&mut self.opened);
         text.push_str(&opened_tabs(&opened));
+        text.push_str(&refused_navigations(&std::mem::take(&mut self.refused)));
         if let Some(d) = &self.dialog {
             text.push_str("### Page\n(the page waits for the dialog below)\n");
             text.push_str(&modal_states(Some(d), None));

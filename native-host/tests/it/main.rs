@@ -16,6 +16,7 @@ mod limits;
 mod raw_events;
 mod reach;
 mod record;
+mod scope;
 mod secrets;
 mod security;
 mod toolset;

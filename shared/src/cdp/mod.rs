@@ -76,6 +76,7 @@ macro_rules! event {
 }
 
 mod dom;
+mod fetch;
 mod input;
 mod network;
 mod overlay;
@@ -86,6 +87,7 @@ mod session;
 mod tests;
 
 pub use dom::*;
+pub use fetch::*;
 pub use input::*;
 pub use network::*;
 pub use overlay::*;

@@ -20,6 +20,9 @@ pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     "Network.requestWillBeSent",
     "Network.responseReceived",
     "Network.loadingFailed",
+    // Main-frame navigations the daemon holds while an agent works in a
+    // tab shared for some sites only (it enables `Fetch` then).
+    "Fetch.requestPaused",
 ];
 
 /// CDP commands (method, params as JSON text) the extension sends on every

@@ -77,6 +77,20 @@ pub enum AgentEvent {
         #[serde(default, rename = "sessionId", skip_serializing_if = "Option::is_none")]
         session_id: Option<String>,
     },
+    /// A navigation of a tab the session holds, to a site outside those
+    /// the tab is shared for, was held before its request left the
+    /// browser and refused: the tab stayed on its page. Started by the
+    /// page (a link, a form, a script) or by the agent.
+    #[serde(rename = "navigation.refused")]
+    NavigationRefused {
+        /// The shared tab it is about.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// The site it was going to (`bank.example`), never the whole url.
+        site: String,
+        /// Why, as `SITE_NOT_ALLOWED` says it.
+        message: String,
+    },
     /// The browser lane dropped.
     #[serde(rename = "lane.offline")]
     LaneOffline {},

@@ -71,7 +71,7 @@ async fn person_goes_to(browser: &Browser, page: &Page, url: &str) -> anyhow::Re
 }
 
 /// The tab's url, as the browser (not cotab) reports it.
-async fn location(browser: &Browser, page: &Page) -> anyhow::Result<String> {
+pub(crate) async fn location(browser: &Browser, page: &Page) -> anyhow::Result<String> {
     Ok(browser
         .eval(page, "location.href")
         .await?

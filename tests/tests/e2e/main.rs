@@ -25,6 +25,7 @@ mod panel;
 mod popup;
 mod record;
 mod rules;
+mod scope;
 mod toolbar;
 mod toolset;
 

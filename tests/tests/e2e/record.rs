@@ -191,6 +191,7 @@ fn long_session(state: &Path) -> anyhow::Result<String> {
             outcome: Some(if seq % 100 == 0 { "TIMEOUT" } else { "ok" }.into()),
             ms: Some(20),
             typed: None,
+            site: None,
         })?;
     }
     Ok(id)

@@ -34,6 +34,10 @@ impl Core {
     /// A tab now under human control revokes the agent lease there
     /// (`human`); a tab gone from the list revokes with `unshared`.
     pub fn on_shared(&mut self, tabs: &[TabInfo]) {
+        if self.shared != tabs {
+            // The watches list each shared tab with its title and sites.
+            self.effects.push(Effect::Scopes);
+        }
         for t in tabs {
             if !self.shared.contains(t) {
                 self.effects
@@ -66,10 +70,12 @@ impl Core {
                 }
                 // A tab shared (again): no frame from before may match.
                 let nav = self.fresh_nav();
+                let scope = self.scope_of_new(info);
                 self.tabs.insert(
                     info.id,
                     Tab {
                         nav,
+                        scope,
                         ..Tab::default()
                     },
                 );
@@ -111,6 +117,7 @@ impl Core {
         }
         self.effects
             .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: tab }));
+        self.effects.push(Effect::Scopes);
     }
 
     /// Notes why `tab` left the shared list.

@@ -54,6 +54,9 @@ mod presses;
 mod presses_tests;
 #[cfg(test)]
 mod proptests;
+mod scopes;
+#[cfg(test)]
+mod scopes_tests;
 mod sessions;
 #[cfg(test)]
 mod tests;
@@ -168,6 +171,9 @@ pub enum Effect {
     NotifyAll(AgentEvent),
     /// Tell the extension who controls each shared tab.
     Controllers(Vec<TabControl>),
+    /// A shared tab's scope changed, or a tab joined the list with one:
+    /// tell the person's watches ([`Core::scopes`]).
+    Scopes,
     /// Tell the extension which agents are connected (their names,
     /// sorted), for the popup.
     Agents(Vec<String>),
@@ -203,6 +209,8 @@ struct Tab {
     /// Input counter; `last_input` says who acted at which count.
     seq: u64,
     last_input: HashMap<Actor, u64>,
+    /// Where agents may take it ([`crate::scope`]).
+    scope: crate::scope::Scope,
 }
 
 fn err(kind: ErrorKind, message: &str) -> WireError {
@@ -488,6 +496,32 @@ impl Core {
 
     /// Starts an action: checks what it needs and captures its fence.
     pub fn fence(&self, sid: SessionId, conn: ConnId, need: Need) -> Result<Fence, WireError> {
+        let fence = self.lease_fence(sid, conn, need)?;
+        self.page_in_scope(fence.tab)?;
+        Ok(fence)
+    }
+
+    /// [`Core::fence`] for taking the tab to `to` (`page.navigate`): the
+    /// url must be in the tab's scope, and the page it shows now need not
+    /// be, so an agent can leave a page of another site that the person
+    /// (or the history) took it to. With no `to` (a history entry not yet
+    /// looked up) the caller checks where it goes
+    /// ([`Core::url_in_scope`]).
+    pub fn fence_to(
+        &self,
+        sid: SessionId,
+        conn: ConnId,
+        need: Need,
+        to: Option<&str>,
+    ) -> Result<Fence, WireError> {
+        let fence = self.lease_fence(sid, conn, need)?;
+        if let Some(to) = to {
+            self.url_in_scope(fence.tab, to)?;
+        }
+        Ok(fence)
+    }
+
+    fn lease_fence(&self, sid: SessionId, conn: ConnId, need: Need) -> Result<Fence, WireError> {
         let (tab, revision) = self.selected(sid, conn)?;
         let mut fence = Fence {
             session: sid,

@@ -453,9 +453,14 @@ impl Core {
         sid: SessionId,
         conn: ConnId,
         info: &TabInfo,
+        scope: crate::scope::Scope,
     ) -> Result<u64, WireError> {
         self.bound(sid, conn)?;
-        self.tabs.entry(info.id).or_default();
+        // What the shared tabs were shared for together when the agent
+        // asked (the daemon checked its url against it), even if the
+        // list told of the tab first.
+        self.tabs.entry(info.id).or_default().scope = scope;
+        self.effects.push(Effect::Scopes);
         let revision = self.select(sid, conn, info.id)?;
         self.acquire(sid, conn)?;
         Ok(revision)

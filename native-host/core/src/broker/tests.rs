@@ -96,7 +96,7 @@ pub(crate) fn actions(effects: Vec<Effect>) -> Vec<Effect> {
         .filter(|e| {
             !matches!(
                 e,
-                Effect::Notify(..) | Effect::NotifyAll(_) | Effect::Agents(_)
+                Effect::Notify(..) | Effect::NotifyAll(_) | Effect::Agents(_) | Effect::Scopes
             )
         })
         .collect()

@@ -149,6 +149,13 @@ impl Cx<'_> {
         Ok(self.core(|c| c.fence(sid, conn, need))?)
     }
 
+    /// [`Cx::fence`] for taking the tab to `to` ([`Core::fence_to`]).
+    pub(super) fn fence_to(&self, need: Need, to: Option<&str>) -> Result<Fence, RpcError> {
+        let sid = self.sid()?;
+        let conn = self.conn.id;
+        Ok(self.core(|c| c.fence_to(sid, conn, need, to))?)
+    }
+
     pub(super) fn check(&self, fence: &Fence) -> Result<(), RpcError> {
         Ok(self.core(|c| c.check(fence))?)
     }

@@ -184,6 +184,31 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
             ))
         }
     };
+    // The tab's sites hold raw CDP too: `Fetch` is the daemon's, which
+    // holds navigations with it; a navigation the agent sends is checked
+    // now and what it starts is judged as the agent's.
+    let scope = cx.core(|c| c.scope(fence.tab));
+    if p.method.starts_with("Fetch.") && scope.holds() {
+        return Err(wire(
+            ErrorKind::BlockedTarget,
+            format!(
+                "`Fetch` is cotab's own on tab {}: it holds navigations outside the sites the tab is shared for ({})",
+                fence.tab,
+                scope.describe()
+            ),
+        ));
+    }
+    let _going = match p.method.as_str() {
+        "Page.navigate" | "Page.reload" | "Page.navigateToHistoryEntry"
+            if p.session_id.is_none() =>
+        {
+            if let Some(url) = params.get("url").and_then(Value::as_str) {
+                cx.core(|c| c.url_in_scope(fence.tab, url))?;
+            }
+            Some(cx.shell.agent_going(fence.tab))
+        }
+        _ => None,
+    };
     cx.core(|c| c.input(&fence))?;
     // Set before it is sent: a lease that ends meanwhile still undoes it.
     let waits = p.method == "Target.setAutoAttach"

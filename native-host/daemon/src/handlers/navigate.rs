@@ -29,7 +29,22 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
         (Some(url), None) => check_url_param(url, &cx.shell.local_files())?,
         (None, Some(_)) => {}
     }
-    let fence = cx.fence(Need::Act)?;
+    // Leaving a page of another site is allowed (to a url in scope, or
+    // a history entry checked below); reloading it is not.
+    let fence = match (&p.url, p.action) {
+        (Some(url), _) => cx.fence_to(Need::Act, Some(url))?,
+        (None, Some(NavigateAction::Back | NavigateAction::Forward)) => {
+            cx.fence_to(Need::Act, None)?
+        }
+        _ => cx.fence(Need::Act)?,
+    };
+    // What this request starts is the agent's, whatever redirects follow.
+    let _going = cx.shell.agent_going(fence.tab);
+    let (refused_before, _) = cx.shell.refusals(fence.tab);
+    let refused = || match cx.shell.refusals(fence.tab) {
+        (n, Some(e)) if n > refused_before => Some(RpcError::from(e)),
+        _ => None,
+    };
     cx.expect(&fence, p.expect.as_ref()).await?;
     cx.core(|c| c.input(&fence))?;
     // Subscribe before navigating so the load event cannot slip past.
@@ -41,6 +56,10 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
                 .send(&fence, &Navigate { url: &url }, CommandClass::Act)
                 .await?;
             if let Some(err) = r.error_text.filter(|s| !s.is_empty()) {
+                // A redirect to another site, held and refused.
+                if let Some(e) = refused() {
+                    return Err(e);
+                }
                 return Err(wire(
                     ErrorKind::CommandFailed,
                     format!("navigation failed: {err}"),
@@ -95,6 +114,7 @@ pub(super) async fn navigate(cx: &Cx<'_>, p: NavigateParams) -> Result<NavigateR
                     ),
                 )
             })?;
+            cx.core(|c| c.url_in_scope(fence.tab, url))?;
             let to = NavigateToHistoryEntry { entry_id: entry.id };
             cx.send(&fence, &to, CommandClass::Act).await?;
             // A document load, a same-document entry, or a page restored

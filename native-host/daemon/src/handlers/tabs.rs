@@ -1,5 +1,6 @@
 //! `tabs.create` and `tabs.close`: the extension opens or closes the tab;
-//! the core moves the session's selection and lease.
+//! the core moves the session's selection and lease. A tab an agent opens
+//! is shared for the sites the shared tabs are shared for together.
 
 use super::{check_url_param, wire, Cx};
 use cotab_shared::controller::{CloseTabParams, CreateTabParams, CreateTabResult, Empty, RpcError};
@@ -13,6 +14,19 @@ pub(super) async fn create(cx: &Cx<'_>, p: CreateTabParams) -> Result<CreateTabR
     let sid = cx.sid()?;
     let conn = cx.conn.id;
     cx.core(|c| c.selection(sid, conn))?;
+    // The new tab is shared for the sites the shared tabs are shared
+    // for together; its url must be one of them.
+    let scope = cx.core(|c| c.scope_for_agent_tab());
+    if let Some(url) = p.url.as_deref().filter(|u| !scope.allows(u)) {
+        let site = crate::scope::site_of(url).unwrap_or_default();
+        return Err(wire(
+            ErrorKind::SiteNotAllowed,
+            format!(
+                "{site} is outside the sites the shared tabs are shared for ({}): the person can allow it in cotab's side panel",
+                scope.describe()
+            ),
+        ));
+    }
     let v = cx.extension(Command::CreateTab { url: p.url }).await?;
     let info: TabInfo = serde_json::from_value(v).map_err(|_| {
         wire(
@@ -22,7 +36,7 @@ pub(super) async fn create(cx: &Cx<'_>, p: CreateTabParams) -> Result<CreateTabR
     })?;
     // The tab exists now whatever moved meanwhile: it becomes the
     // session's selection (a new revision) and its lease is taken.
-    let selection_revision = cx.core(|c| c.tab_created(sid, conn, &info))?;
+    let selection_revision = cx.core(|c| c.tab_created(sid, conn, &info, scope))?;
     Ok(CreateTabResult {
         tab_id: info.id,
         selection_revision,

@@ -14,6 +14,7 @@ fn entry(seq: u64, what: &str) -> ActivityEntry {
         outcome: Some("ok".into()),
         ms: Some(3),
         typed: None,
+        site: None,
     }
 }
 

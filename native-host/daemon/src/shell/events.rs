@@ -8,8 +8,8 @@ use crate::broker::{ConsoleEntry, Gone};
 use crate::lane::CdpEvent;
 use cotab_shared::cdp::{
     CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened, FrameNavigated,
-    JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent, LoadingFailed,
-    RequestWillBeSent, ResponseReceived,
+    FrameRequestedNavigation, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent,
+    LoadingFailed, RequestPaused, RequestWillBeSent, ResponseReceived,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind};
 use cotab_shared::native::{Event, SharedTabs};
@@ -39,6 +39,7 @@ impl Shell {
                 };
                 self.with_core(|c| c.on_tab_gone(tab_id, gone));
                 self.activity.forget_picture(tab_id);
+                self.forget_navs(tab_id);
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::Detached { tab_id, reason } => self.on_detached(tab_id, &reason),
@@ -60,6 +61,11 @@ impl Shell {
                 // event.
                 if session.is_none() {
                     self.on_page_event(tab_id, &method, &params);
+                    // The daemon's own holding: no agent sees or answers
+                    // it.
+                    if method == RequestPaused::METHOD {
+                        return;
+                    }
                 }
                 self.pass_on(tab_id, method, params, session);
             }
@@ -97,6 +103,7 @@ impl Shell {
             (was, c.session_ids())
         });
         self.activity.forget_picture(tab);
+        self.forget_navs(tab);
         if was && gone == Gone::Unshared {
             let what = format!("stop sharing tab {}", tab.0);
             self.activity.person(live, Some(tab), "unshare", what);
@@ -142,6 +149,16 @@ impl Shell {
                 }
             }
             JavascriptDialogClosed::METHOD => self.with_core(|c| c.on_dialog_closed(tab)),
+            FrameRequestedNavigation::METHOD => {
+                if let Some(e) = FrameRequestedNavigation::parse(method, params) {
+                    self.on_navigation_asked(tab, &e);
+                }
+            }
+            RequestPaused::METHOD => {
+                if let Some(e) = RequestPaused::parse(method, params) {
+                    self.on_request_paused(tab, &e);
+                }
+            }
             ConsoleApiCalled::METHOD => {
                 if let Some(e) = ConsoleApiCalled::parse(method, params) {
                     let entry = ConsoleEntry::from_console_api(&e);

@@ -13,6 +13,7 @@ fn entry(seq: u64, tab: i32, what: &str, outcome: &str) -> ActivityEntry {
         outcome: Some(outcome.into()),
         ms: Some(12),
         typed: None,
+        site: None,
     }
 }
 

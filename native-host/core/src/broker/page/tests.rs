@@ -456,7 +456,9 @@ fn created_tabs_are_selected_and_leased_and_closing_clears_the_selection() {
         opener: None,
         target_id: None,
     };
-    let rev = c.tab_created(s, A, &info).expect("created");
+    let rev = c
+        .tab_created(s, A, &info, crate::scope::Scope::Any)
+        .expect("created");
     assert_eq!(c.selection(s, A).expect("bound"), (Some(TabId(9)), rev));
     let effects = c.take_effects();
     // Leaving tab 1 released the button there and its lease.

@@ -1,0 +1,147 @@
+//! Each shared tab's sites ([`crate::scope`]): what a tab is shared for
+//! when it joins the list, the person changing it, the refusal of an
+//! agent's request on a page of another site, and which tabs must have
+//! their navigations held (an agent holds them and their scope is not
+//! any site).
+//!
+//! Like the rest of the core it does no I/O and never awaits.
+
+use super::{Core, Effect, Tab};
+use crate::scope::Scope;
+use cotab_shared::controller::AgentEvent;
+use cotab_shared::native::TabInfo;
+use cotab_shared::{ErrorKind, TabId, WireError};
+
+impl Core {
+    /// The scope a tab that joins the list gets: its opener's (a page
+    /// cannot widen its own by opening a tab), else the site of the page
+    /// it shows.
+    pub(super) fn scope_of_new(&self, info: &TabInfo) -> Scope {
+        match info.opener.and_then(|o| self.tabs.get(&o)) {
+            Some(opener) => opener.scope.clone(),
+            None => Scope::shared_at(&info.url),
+        }
+    }
+
+    /// The scope of a tab an agent opens (`tabs.create`): every site the
+    /// shared tabs are shared for together, so opening a tab reaches no
+    /// site the person did not share; any site when one of them is, or
+    /// none is shared.
+    pub fn scope_for_agent_tab(&self) -> Scope {
+        Scope::union(self.tabs.values().map(|t| &t.scope))
+    }
+
+    /// Where agents may take `tab`; any site for a tab not shared.
+    pub fn scope(&self, tab: TabId) -> Scope {
+        self.tabs
+            .get(&tab)
+            .map(|t| t.scope.clone())
+            .unwrap_or_default()
+    }
+
+    /// The person set where agents may take `tab` (from the extension's
+    /// side panel). A tab not shared is a clear error that changes
+    /// nothing.
+    pub fn set_scope(&mut self, tab: TabId, scope: Scope) -> Result<(), WireError> {
+        let Some(t) = self.tabs.get_mut(&tab) else {
+            return Err(WireError::new(
+                ErrorKind::TabNotShared,
+                format!("tab {tab} is not shared"),
+            ));
+        };
+        if t.scope != scope {
+            t.scope = scope;
+            self.effects.push(Effect::Scopes);
+        }
+        Ok(())
+    }
+
+    /// The scope of `tab` narrowed to the site of the page it shows (any
+    /// site when that page has none).
+    pub fn scope_of_page(&self, tab: TabId) -> Scope {
+        self.shared
+            .iter()
+            .find(|i| i.id == tab)
+            .map_or(Scope::Any, |i| Scope::shared_at(&i.url))
+    }
+
+    /// Every shared tab with its scope, in the list's order.
+    pub fn scopes(&self) -> Vec<(&TabInfo, Scope)> {
+        self.shared
+            .iter()
+            .filter_map(|i| self.tabs.get(&i.id).map(|t| (i, t.scope.clone())))
+            .collect()
+    }
+
+    /// `SITE_NOT_ALLOWED` unless the page `tab` shows is in its scope.
+    pub(super) fn page_in_scope(&self, tab: TabId) -> Result<(), WireError> {
+        let (Some(t), Some(info)) = (
+            self.tabs.get(&tab),
+            self.shared.iter().find(|i| i.id == tab),
+        ) else {
+            return Ok(());
+        };
+        if t.scope.allows(&info.url) {
+            Ok(())
+        } else {
+            Err(t.scope.refusal(tab, &info.url))
+        }
+    }
+
+    /// `SITE_NOT_ALLOWED` unless agents may take `tab` to `url`.
+    pub fn url_in_scope(&self, tab: TabId, url: &str) -> Result<(), WireError> {
+        let scope = self.scope(tab);
+        if scope.allows(url) {
+            Ok(())
+        } else {
+            Err(scope.refusal(tab, url))
+        }
+    }
+
+    /// The tabs whose main-frame navigations must be held now: an agent
+    /// holds the lease, the person does not control it, and its scope is
+    /// narrower than any site.
+    pub fn tabs_to_hold(&self) -> Vec<TabId> {
+        self.tabs
+            .iter()
+            .filter(|(_, t)| holds(t))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Whether the extension still takes commands for `tab`: shared and
+    /// not suspended on a blocked page (where the extension itself lets
+    /// go of what was held, navigations included).
+    pub fn reachable(&self, tab: TabId) -> bool {
+        self.tabs.get(&tab).is_some_and(|t| t.blocked.is_none())
+    }
+
+    /// The agent session holding `tab`'s lease while its navigations are
+    /// held, and its agent's name, if one does.
+    pub fn holder_of(&self, tab: TabId) -> Option<(crate::session::SessionId, String)> {
+        let sid = self
+            .tabs
+            .get(&tab)
+            .filter(|t| holds(t))
+            .and_then(|t| t.lease.map(|(s, _)| s))?;
+        let agent = self.sessions.get(&sid).map(|s| s.agent.clone())?;
+        Some((sid, agent))
+    }
+
+    /// Tells session `sid` `event` (dropped if it has no connection).
+    pub fn notify(&mut self, sid: crate::session::SessionId, event: AgentEvent) {
+        self.effects.push(Effect::Notify(sid, event));
+    }
+
+    /// The CDP id of `tab`'s main frame, once the extension reported it.
+    pub fn main_frame(&self, tab: TabId) -> Option<&str> {
+        self.shared
+            .iter()
+            .find(|i| i.id == tab)
+            .and_then(|i| i.target_id.as_deref())
+    }
+}
+
+fn holds(t: &Tab) -> bool {
+    t.lease.is_some() && !t.human && t.blocked.is_none() && t.scope.holds()
+}

@@ -1,0 +1,318 @@
+//! Holding a shared tab's navigations to sites outside its scope
+//! ([`crate::scope`]) before any request for them leaves the browser.
+//!
+//! While an agent holds a tab whose scope is narrower than any site
+//! ([`Core::tabs_to_hold`]), the daemon has the browser pause every
+//! document request of the tab (`Fetch.enable`) and answers each pause:
+//! a frame's document, a page in scope and a navigation the person
+//! started go on; a main-frame navigation to another site that the page
+//! or an agent started is failed as `Aborted` (the tab stays on its
+//! page, as when a navigation is cancelled), kept in the agent's
+//! activity record, and told to the agent (`navigation.refused`).
+//!
+//! Who started a navigation, as the browser tells it: the page asks
+//! first (`Page.frameRequestedNavigation`: a link, a form, a script, a
+//! refresh); an agent's own (`page.navigate`, a raw `Page.navigate`)
+//! runs under [`Shell::agent_going`]; anything else is the browser's own
+//! — the person's address bar, a bookmark, the back button — which is
+//! never held. A redirect is judged as the request that began its chain.
+//! Not told apart: a script's `history.back()` from the person's back
+//! button (both go on; a page of another site the history brings back is
+//! refused to agents by the fence, `SITE_NOT_ALLOWED`), and a page
+//! opening another tab (`window.open`, `target=_blank`), whose first
+//! request the opener cannot pause: the new tab is shared for the
+//! opener's sites, so agents are refused there if it left them.
+//!
+//! The commands go as the daemon's own (class `release`), so a pause is
+//! answered whoever controls the tab by then; a pause of a tab not held
+//! (Fetch left on by an earlier daemon, or turned off meanwhile) goes on.
+
+use super::Shell;
+use crate::broker::Core;
+use crate::scope::Scope;
+use cotab_shared::cdp::{
+    ContinueRequest, FailRequest, FetchDisable, FrameRequestedNavigation, HoldDocuments,
+    RequestPaused,
+};
+use cotab_shared::controller::AgentEvent;
+use cotab_shared::watch::{TabScope, TabScopeChange};
+use cotab_shared::{ErrorKind, TabId, WireError};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+/// How many chains of redirects a tab remembers the start of.
+const CHAINS: usize = 8;
+
+/// Who started a navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Starter {
+    /// The browser on its own: the person (address bar, bookmarks,
+    /// history buttons).
+    Person,
+    /// The page (links, forms, scripts, refreshes).
+    Page,
+    /// An agent's own navigation command.
+    Agent,
+}
+
+/// What the daemon holds and knows of each tab's navigations.
+#[derive(Debug, Default)]
+pub(crate) struct Holds {
+    /// The tabs it had the browser pause document requests of.
+    on: BTreeSet<TabId>,
+    tabs: HashMap<TabId, TabNavs>,
+}
+
+#[derive(Debug, Default)]
+struct TabNavs {
+    /// The page asked for a main-frame navigation that no paused request
+    /// answered yet.
+    asked: bool,
+    /// Agent requests taking the tab somewhere themselves, running.
+    agent_going: u32,
+    /// Who began each recent chain, by its network id.
+    chains: VecDeque<(String, Starter)>,
+    /// Navigations refused so far, and the last refusal.
+    refused: u64,
+    last: Option<WireError>,
+}
+
+/// While alive, an agent's request is taking its tab somewhere itself
+/// ([`Shell::agent_going`]).
+pub(crate) struct Going<'a> {
+    shell: &'a Shell,
+    tab: TabId,
+}
+
+impl Drop for Going<'_> {
+    fn drop(&mut self) {
+        let mut h = self.shell.holds_lock();
+        if let Some(t) = h.tabs.get_mut(&self.tab) {
+            t.agent_going = t.agent_going.saturating_sub(1);
+        }
+    }
+}
+
+impl Shell {
+    fn holds_lock(&self) -> std::sync::MutexGuard<'_, Holds> {
+        self.holds.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Turns the pausing on where the core now wants navigations held and
+    /// off where it no longer does (after the lease or a scope changed,
+    /// or the lane came back).
+    pub(super) fn update_holds(&self) {
+        let (want, reachable): (BTreeSet<TabId>, BTreeSet<TabId>) = self.with_core(|c| {
+            let want = c.tabs_to_hold().into_iter().collect();
+            let reachable = c.shared().iter().map(|i| i.id).filter(|t| c.reachable(*t));
+            (want, reachable.collect())
+        });
+        let (on, off) = {
+            let mut h = self.holds_lock();
+            let on: Vec<TabId> = want.difference(&h.on).copied().collect();
+            // An unshared tab's debugger is gone, and the extension lets a
+            // suspended one go itself: nothing to turn off there.
+            let off: Vec<TabId> =
+                h.on.difference(&want)
+                    .filter(|t| reachable.contains(t))
+                    .copied()
+                    .collect();
+            h.on = want;
+            (on, off)
+        };
+        for tab in on {
+            tracing::debug!(%tab, "holding navigations outside the tab's sites");
+            self.send_detached(tab, &HoldDocuments);
+        }
+        for tab in off {
+            tracing::debug!(%tab, "no longer holding navigations");
+            self.send_detached(tab, &FetchDisable {});
+        }
+    }
+
+    /// Every shared tab's sites, as the watches tell them.
+    pub(crate) fn tab_scopes(&self) -> Vec<TabScope> {
+        self.with_core(|c| {
+            c.scopes()
+                .into_iter()
+                .map(|(info, scope)| TabScope {
+                    tab: info.id,
+                    title: info.title.clone(),
+                    sites: match scope {
+                        Scope::Any => Vec::new(),
+                        Scope::Sites(sites) => sites.into_iter().collect(),
+                    },
+                })
+                .collect()
+        })
+    }
+
+    /// The person changed where agents may take a shared tab (from the
+    /// side panel's watch): any site, only the site of the page it shows,
+    /// or one site more. A tab not shared or a name that is not a site
+    /// is refused and changes nothing.
+    pub(crate) fn change_scope(&self, change: &TabScopeChange) -> Result<(), WireError> {
+        let tab = change.tab;
+        self.with_core(|c| {
+            let now = c.scope(tab);
+            let scope = match (change.any_site, change.allow.as_deref()) {
+                (Some(true), None) => Scope::Any,
+                (Some(false), None) => c.scope_of_page(tab),
+                (None, Some(site)) => {
+                    let Some(site) = crate::scope::site_named(site) else {
+                        return Err(WireError::new(
+                            ErrorKind::InvalidRequest,
+                            "`allow` must name a site, as `example.com`",
+                        ));
+                    };
+                    match now {
+                        Scope::Any => Scope::Any,
+                        Scope::Sites(mut sites) => {
+                            sites.insert(site);
+                            Scope::Sites(sites)
+                        }
+                    }
+                }
+                _ => {
+                    return Err(WireError::new(
+                        ErrorKind::InvalidRequest,
+                        "a change of a tab's sites says `anySite` or `allow`, one of them",
+                    ))
+                }
+            };
+            c.set_scope(tab, scope)
+        })?;
+        tracing::info!(%tab, "the person changed the sites a tab is shared for");
+        Ok(())
+    }
+
+    /// Marks an agent's request on `tab` as taking it somewhere itself
+    /// until the guard drops: what it starts is the agent's.
+    pub(crate) fn agent_going(&self, tab: TabId) -> Going<'_> {
+        self.holds_lock().tabs.entry(tab).or_default().agent_going += 1;
+        Going { shell: self, tab }
+    }
+
+    /// How many navigations of `tab` were refused so far, and the last
+    /// refusal.
+    pub(crate) fn refusals(&self, tab: TabId) -> (u64, Option<WireError>) {
+        self.holds_lock()
+            .tabs
+            .get(&tab)
+            .map_or((0, None), |t| (t.refused, t.last.clone()))
+    }
+
+    /// `Page.frameRequestedNavigation` of `tab`: the page asked to take
+    /// its main frame somewhere.
+    pub(super) fn on_navigation_asked(&self, tab: TabId, e: &FrameRequestedNavigation) {
+        let main = self.with_core(|c| c.main_frame(tab) == Some(e.frame_id.as_str()));
+        if main && e.disposition == "currentTab" {
+            self.holds_lock().tabs.entry(tab).or_default().asked = true;
+        }
+    }
+
+    /// The tab's share ended: what was known of it goes.
+    pub(super) fn forget_navs(&self, tab: TabId) {
+        self.holds_lock().tabs.remove(&tab);
+    }
+
+    /// `Fetch.requestPaused` of `tab`: let it go or fail it.
+    pub(super) fn on_request_paused(&self, tab: TabId, e: &RequestPaused) {
+        let (main, scope, holder) = self.with_core(|c: &mut Core| {
+            (
+                c.main_frame(tab).map(str::to_owned),
+                c.scope(tab),
+                c.holder_of(tab),
+            )
+        });
+        let is_main = main.as_deref() == Some(e.frame_id.as_str());
+        let starter = {
+            let mut h = self.holds_lock();
+            let held = h.on.contains(&tab);
+            let t = h.tabs.entry(tab).or_default();
+            let starter = if !is_main {
+                Starter::Person
+            } else {
+                starter_of(t, e)
+            };
+            if !held || holder.is_none() {
+                None
+            } else {
+                Some(starter)
+            }
+        };
+        tracing::debug!(%tab, main = is_main, starter = ?starter, "a document request paused");
+        let refuse = is_main
+            && e.resource_type == "Document"
+            && matches!(starter, Some(Starter::Page | Starter::Agent))
+            && !scope.allows(&e.request.url);
+        if !refuse {
+            self.send_detached(
+                tab,
+                &ContinueRequest {
+                    request_id: &e.request_id,
+                },
+            );
+            if starter.is_none() && !self.holds_lock().on.contains(&tab) {
+                // Left on by an earlier daemon, or turned off since.
+                self.send_detached(tab, &FetchDisable {});
+            }
+            return;
+        }
+        self.send_detached(
+            tab,
+            &FailRequest {
+                request_id: &e.request_id,
+                error_reason: "Aborted",
+            },
+        );
+        let error = scope.refusal(tab, &e.request.url);
+        let site = crate::scope::site_of(&e.request.url).unwrap_or_default();
+        tracing::info!(%tab, %site, "held a navigation outside the tab's sites");
+        {
+            let mut h = self.holds_lock();
+            let t = h.tabs.entry(tab).or_default();
+            t.refused += 1;
+            t.last = Some(error.clone());
+        }
+        if let Some((sid, agent)) = holder {
+            let what = format!("navigate · {site} (not allowed: {})", scope.describe());
+            self.activity
+                .refused(sid, &agent, tab, what, site.clone(), error.clone());
+            self.with_core(|c| {
+                c.notify(
+                    sid,
+                    AgentEvent::NavigationRefused {
+                        tab_id: tab,
+                        site,
+                        message: error.message,
+                    },
+                );
+            });
+        }
+    }
+}
+
+/// Who began the navigation `e` (a main-frame document request) of a tab
+/// whose navigations are `t`, remembered along its redirects.
+fn starter_of(t: &mut TabNavs, e: &RequestPaused) -> Starter {
+    let chain = e.network_id.clone().unwrap_or_default();
+    if e.redirected_request_id.is_some() {
+        if let Some((_, s)) = t.chains.iter().find(|(id, _)| *id == chain) {
+            return *s;
+        }
+        // A chain begun before the daemon knew: judged as the page's.
+        return Starter::Page;
+    }
+    let s = if std::mem::take(&mut t.asked) {
+        Starter::Page
+    } else if t.agent_going > 0 {
+        Starter::Agent
+    } else {
+        Starter::Person
+    };
+    if t.chains.len() >= CHAINS {
+        t.chains.pop_front();
+    }
+    t.chains.push_back((chain, s));
+    s
+}

@@ -1,0 +1,291 @@
+//! Where agents may take a shared tab (issue 40): a tab is shared for the
+//! site of the page it shows; an agent's navigation or new tab elsewhere
+//! is refused before anything reaches the browser; while an agent holds
+//! the tab, the page's own navigations elsewhere are held in the browser
+//! and failed, the person's go on; only the person, on the side panel's
+//! watch, widens it.
+
+use crate::harness::{notification, tab, Daemon, FakeExt, Script};
+use crate::watch::{next, watch, Watch};
+use cotab_host::client::Client;
+use cotab_shared::controller::{
+    Acquire, CdpSend, CdpSendParams, CreateTabParams, Empty, Navigate, NavigateParams,
+    SelectParams, TabsCreate, TabsSelect,
+};
+use cotab_shared::native::{Command, Event, TabInfo};
+use cotab_shared::watch::{ActivityEntry, TabScope};
+use cotab_shared::{ErrorKind, TabId};
+use futures_util::SinkExt as _;
+use serde_json::{json, Value};
+
+const T: i32 = 7;
+
+/// Tab `id` showing `url`, its main frame `main-<id>`.
+fn at(id: i32, url: &str) -> TabInfo {
+    TabInfo {
+        url: url.into(),
+        target_id: Some(format!("main-{id}")),
+        ..tab(id)
+    }
+}
+
+/// The extension sharing tab 7 on `url`, and an agent that holds it.
+async fn controlling(d: &Daemon, url: &str) -> (FakeExt, Client) {
+    let ext = FakeExt::connect(
+        &d.host_sock(),
+        Script {
+            tabs: vec![at(T, url)],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut a = d.agent().await;
+    a.call::<TabsSelect>(&SelectParams { tab_id: TabId(T) })
+        .await
+        .expect("select");
+    a.call::<Acquire>(&Empty {}).await.expect("acquire");
+    (ext, a)
+}
+
+/// A CDP event of tab 7, as the extension forwards it.
+fn cdp(ext: &FakeExt, method: &str, params: Value) {
+    ext.event(Event::Cdp {
+        session: None,
+        tab_id: TabId(T),
+        method: method.into(),
+        params,
+    });
+}
+
+/// The page asks to take its main frame to `url`.
+fn page_asks(ext: &FakeExt, url: &str) {
+    cdp(
+        ext,
+        "Page.frameRequestedNavigation",
+        json!({"frameId": format!("main-{T}"), "url": url, "reason": "scriptInitiated",
+               "disposition": "currentTab"}),
+    );
+}
+
+/// The browser paused the document request `id` to `url` of `frame`.
+fn paused(ext: &FakeExt, id: &str, url: &str, frame: &str, redirected: Option<&str>) {
+    let mut params = json!({"requestId": id, "frameId": frame, "resourceType": "Document",
+        "networkId": format!("net-{}", redirected.unwrap_or(id)),
+        "request": {"url": url, "method": "GET", "headers": {}}});
+    if let Some(r) = redirected {
+        params["redirectedRequestId"] = json!(r);
+    }
+    cdp(ext, "Fetch.requestPaused", params);
+}
+
+/// How the daemon answered the paused request `id`: the method it sent
+/// for it (`Fetch.continueRequest` or `Fetch.failRequest`) and its params.
+async fn answer(ext: &mut FakeExt, id: &str) -> (String, Value) {
+    loop {
+        let command = ext.next_command().await;
+        let Some(call) = command.call() else {
+            continue;
+        };
+        if call.params["requestId"] == id {
+            return (call.method.clone(), call.params.clone());
+        }
+    }
+}
+
+async fn goes_on(ext: &mut FakeExt, id: &str) {
+    let (method, _) = answer(ext, id).await;
+    assert_eq!(method, "Fetch.continueRequest", "request {id}");
+}
+
+async fn is_failed(ext: &mut FakeExt, id: &str) {
+    let (method, params) = answer(ext, id).await;
+    assert_eq!(method, "Fetch.failRequest", "request {id}");
+    assert_eq!(params["errorReason"], "Aborted");
+}
+
+/// The next sites the watch tells.
+async fn scopes(w: &mut Watch) -> Vec<TabScope> {
+    loop {
+        if let Some(scopes) = next(w).await.scopes {
+            return scopes;
+        }
+    }
+}
+
+async fn send(w: &mut Watch, change: Value) {
+    w.send(serde_json::to_vec(&change).expect("json"))
+        .await
+        .expect("send");
+}
+
+fn sites(scopes: &[TabScope]) -> Vec<String> {
+    scopes
+        .iter()
+        .find(|s| s.tab == TabId(T))
+        .map(|s| s.sites.clone())
+        .expect("tab 7 listed")
+}
+
+#[tokio::test]
+async fn an_agent_cannot_take_a_tab_or_open_one_outside_its_sites() {
+    let d = Daemon::start().await;
+    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
+    ext.next_cdp("Fetch.enable").await;
+    while ext.received.try_recv().is_ok() {}
+
+    let err = a
+        .call::<Navigate>(&NavigateParams::to("https://bank.test/login?next=pay"))
+        .await
+        .expect_err("another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("bank.test") && text.contains("example.com"),
+        "{text}"
+    );
+    assert!(!text.contains("login"), "the url's path stays out: {text}");
+    let err = a
+        .call::<TabsCreate>(&CreateTabParams {
+            url: Some("http://bank.test/".into()),
+        })
+        .await
+        .expect_err("another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    // Nothing of either reached the browser.
+    a.call::<cotab_shared::controller::TabsList>(&Empty {})
+        .await
+        .expect("tabs.list");
+    assert!(matches!(ext.next_command().await, Command::ListShared));
+
+    // Another page of the same site is the same site.
+    a.call::<Navigate>(&NavigateParams::to("https://www.example.com/settings"))
+        .await
+        .expect("the same site");
+}
+
+#[tokio::test]
+async fn the_pages_own_navigations_elsewhere_are_held_and_the_agent_told() {
+    let d = Daemon::start().await;
+    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
+    let enable = ext.next_cdp("Fetch.enable").await;
+    assert_eq!(
+        enable["patterns"][0],
+        json!({"urlPattern": "http://*", "resourceType": "Document", "requestStage": "Request"})
+    );
+    let mut w = watch(&d).await;
+    assert_eq!(sites(&scopes(&mut w).await), ["example.com"]);
+
+    // A script, a link or a form of the page: failed before it is sent.
+    page_asks(&ext, "https://bank.test/pay");
+    paused(&ext, "r1", "https://bank.test/pay", "main-7", None);
+    is_failed(&mut ext, "r1").await;
+    let told = notification(&mut a, "navigation.refused").await;
+    assert_eq!(told["tabId"], T);
+    assert_eq!(told["site"], "bank.test");
+    // Its own site, a frame's document and the person's own navigation go.
+    page_asks(&ext, "https://www.example.com/next");
+    paused(&ext, "r2", "https://www.example.com/next", "main-7", None);
+    goes_on(&mut ext, "r2").await;
+    paused(&ext, "r3", "https://ads.test/frame", "child-1", None);
+    goes_on(&mut ext, "r3").await;
+    paused(&ext, "r4", "https://bank.test/", "main-7", None);
+    goes_on(&mut ext, "r4").await;
+    // A redirect is judged as the request its chain began with.
+    page_asks(&ext, "https://mail.example.com/out");
+    paused(&ext, "r5", "https://mail.example.com/out", "main-7", None);
+    goes_on(&mut ext, "r5").await;
+    paused(&ext, "r6", "https://bank.test/pay", "main-7", Some("r5"));
+    is_failed(&mut ext, "r6").await;
+
+    // The person reads it in the side panel and allows the site there.
+    let refused: ActivityEntry = loop {
+        let event = next(&mut w).await;
+        if let Some(e) = event
+            .entries
+            .into_iter()
+            .find(|e| e.outcome.as_deref() == Some("SITE_NOT_ALLOWED"))
+        {
+            break e;
+        }
+    };
+    assert_eq!(refused.site.as_deref(), Some("bank.test"));
+    assert_eq!(refused.agent, "test-agent");
+    send(
+        &mut w,
+        json!({"tabScope": {"tab": T, "allow": "bank.test"}}),
+    )
+    .await;
+    assert_eq!(sites(&scopes(&mut w).await), ["bank.test", "example.com"]);
+    page_asks(&ext, "https://bank.test/pay");
+    paused(&ext, "r7", "https://bank.test/pay", "main-7", None);
+    goes_on(&mut ext, "r7").await;
+    a.call::<Navigate>(&NavigateParams::to("https://bank.test/"))
+        .await
+        .expect("allowed now");
+
+    // Any site: nothing is held any more.
+    send(&mut w, json!({"tabScope": {"tab": T, "anySite": true}})).await;
+    assert_eq!(sites(&scopes(&mut w).await), Vec::<String>::new());
+    ext.next_cdp("Fetch.disable").await;
+    a.call::<Navigate>(&NavigateParams::to("https://elsewhere.test/"))
+        .await
+        .expect("any site");
+}
+
+#[tokio::test]
+async fn raw_cdp_cannot_turn_the_holding_off() {
+    let d = Daemon::start().await;
+    let (ext, mut a) = controlling(&d, "https://mail.example.com/").await;
+    ext.event(Event::DeveloperMode { enabled: true });
+    notification(&mut a, "developerMode.changed").await;
+    for (method, params) in [
+        ("Fetch.disable", json!({})),
+        ("Fetch.enable", json!({"patterns": []})),
+        ("Fetch.continueRequest", json!({"requestId": "r1"})),
+        ("Page.navigate", json!({"url": "https://bank.test/"})),
+    ] {
+        let err = a
+            .call::<CdpSend>(&CdpSendParams {
+                method: method.into(),
+                params: Some(params),
+                session_id: None,
+            })
+            .await
+            .expect_err(method);
+        assert!(
+            matches!(
+                err.kind(),
+                Some(ErrorKind::BlockedTarget | ErrorKind::SiteNotAllowed)
+            ),
+            "{method}: {err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_bad_change_of_sites_changes_nothing() {
+    let d = Daemon::start().await;
+    let (_ext, _a) = controlling(&d, "https://mail.example.com/").await;
+    let mut w = watch(&d).await;
+    let first = scopes(&mut w).await;
+    assert_eq!(sites(&first), ["example.com"]);
+    assert_eq!(first[0].title, "Tab 7");
+    for bad in [
+        json!({"tabScope": {"tab": T, "allow": "https://bank.test/x"}}),
+        json!({"tabScope": {"tab": T, "allow": "com"}}),
+        json!({"tabScope": {"tab": T, "allow": ""}}),
+        json!({"tabScope": {"tab": T}}),
+        json!({"tabScope": {"tab": T, "anySite": true, "allow": "bank.test"}}),
+        json!({"tabScope": {"tab": 99, "anySite": true}}),
+    ] {
+        send(&mut w, bad.clone()).await;
+        assert_eq!(sites(&scopes(&mut w).await), ["example.com"], "{bad}");
+    }
+    // A site is named by its registrable domain, whatever the case.
+    send(
+        &mut w,
+        json!({"tabScope": {"tab": T, "allow": "Bank.Test"}}),
+    )
+    .await;
+    assert_eq!(sites(&scopes(&mut w).await), ["bank.test", "example.com"]);
+}

@@ -1,0 +1,250 @@
+//! Issue 40: a share is scoped to the site of the page it was shared on.
+//! While an agent holds the tab, a main-frame navigation to another site
+//! — the agent's own, or the page's (a script, a link, a form, a
+//! redirect) — is refused before any request for it leaves the browser:
+//! a server on a second site records every request it gets, with its
+//! cookies, and gets none. The person's own navigations go; the agent
+//! reads nothing of the page they took the tab to; the person widens the
+//! sites in the side panel, and only there.
+
+use crate::boundary::location;
+use crate::rules::notification;
+use crate::toolset::{on_page, snapshot};
+use cotab_e2e::browser::{Browser, LaunchOptions, Page};
+use cotab_e2e::wait_for;
+use cotab_shared::controller::{
+    CreateTabParams, Navigate, NavigateParams, Snapshot, SnapshotParams, TabsCreate,
+};
+use cotab_shared::{ErrorKind, EXTENSION_ID};
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// A server of a second site: answers every request with a small page
+/// (`/redirect` with a redirect to `to`, given as the query) and records
+/// each as `host path cookie`.
+struct Other {
+    port: u16,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Other {
+    fn start() -> anyhow::Result<Other> {
+        let server = tiny_http::Server::http("127.0.0.1:0")
+            .map_err(|e| anyhow::anyhow!("starting the second site: {e}"))?;
+        let port = server
+            .server_addr()
+            .to_ip()
+            .ok_or_else(|| anyhow::anyhow!("no port"))?
+            .port();
+        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for request in server.incoming_requests() {
+                let header = |name: &'static str| {
+                    request
+                        .headers()
+                        .iter()
+                        .find(|h| h.field.equiv(name))
+                        .map(|h| h.value.to_string())
+                        .unwrap_or_default()
+                };
+                let line = format!(
+                    "{} {} cookie={}",
+                    header("Host"),
+                    request.url(),
+                    header("Cookie")
+                );
+                log.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+                let url = request.url().to_owned();
+                let response = match url.strip_prefix("/redirect?to=") {
+                    Some(to) => tiny_http::Response::from_string("")
+                        .with_status_code(302)
+                        .with_header(
+                            tiny_http::Header::from_bytes(&b"Location"[..], to.as_bytes())
+                                .expect("a header"),
+                        ),
+                    None => tiny_http::Response::from_string(
+                        "<!doctype html><title>Other site</title><p>other",
+                    )
+                    .with_header(
+                        tiny_http::Header::from_bytes(
+                            &b"Content-Type"[..],
+                            &b"text/html; charset=utf-8"[..],
+                        )
+                        .expect("a header"),
+                    ),
+                };
+                let _ = request.respond(response);
+            }
+        });
+        Ok(Other { port, seen })
+    }
+
+    /// `path` on the second site: `localhost`, another site than the
+    /// fixture's `127.0.0.1` though the same server.
+    fn url(&self, path: &str) -> String {
+        format!("http://localhost:{}{path}", self.port)
+    }
+
+    /// The requests that reached it as the second site.
+    fn reached(&self) -> Vec<String> {
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|l| l.starts_with("localhost"))
+            .cloned()
+            .collect()
+    }
+}
+
+/// The page itself (a script of its own) runs `js`, then a moment
+/// passes for what it started.
+async fn page_runs(browser: &Browser, page: &Page, js: &str) -> anyhow::Result<()> {
+    browser.eval(page, &format!("{js}; 1")).await?;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow::Result<()> {
+    let other = Other::start()?;
+    let (browser, page, tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    let home = browser.fixture.url("/");
+    // The person is logged in to the second site.
+    let cookie = other.url("/");
+    browser
+        .cdp
+        .send(
+            "Storage.setCookies",
+            json!({"cookies": [{"name": "session", "value": "s3cret", "url": cookie}]}),
+        )
+        .await?;
+
+    // The agent's own navigation and new tab: refused before sending.
+    let err = agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/agent?x=1")))
+        .await
+        .expect_err("another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    assert!(err.to_string().contains("localhost"), "{err}");
+    let err = agent
+        .call::<TabsCreate>(&CreateTabParams {
+            url: Some(other.url("/new")),
+        })
+        .await
+        .expect_err("another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+
+    // The page's own: a script, a link, a form that posts, a redirect
+    // from its own site.
+    let to = other.url("/script");
+    page_runs(&browser, &page, &format!("location.href = {to:?}")).await?;
+    let refused = notification(&mut agent, "navigation.refused").await?;
+    assert_eq!(refused["params"]["site"], "localhost");
+    assert_eq!(refused["params"]["tabId"], tab.0);
+    let link = other.url("/link");
+    page_runs(
+        &browser,
+        &page,
+        &format!(
+            "const a = document.createElement('a'); a.href = {link:?}; \
+             document.body.append(a); a.click()"
+        ),
+    )
+    .await?;
+    let form = other.url("/form");
+    page_runs(
+        &browser,
+        &page,
+        &format!(
+            "const f = document.createElement('form'); f.method = 'post'; \
+             f.action = {form:?}; document.body.append(f); f.submit()"
+        ),
+    )
+    .await?;
+    let away = format!(
+        "http://127.0.0.1:{}/redirect?to={}",
+        other.port,
+        other.url("/redirected")
+    );
+    page_runs(&browser, &page, &format!("location.href = {away:?}")).await?;
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
+    assert_eq!(location(&browser, &page).await?, home, "the tab stayed");
+    // The agent goes on working on its page.
+    assert!(snapshot(&mut agent).await?.contains("link"));
+
+    // The person's own navigation goes, and the agent reads nothing there.
+    browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "Page.navigate",
+            json!({"url": other.url("/person")}),
+        )
+        .await?;
+    wait_for("the person's page", DEADLINE, || async {
+        Ok((location(&browser, &page).await? == other.url("/person")).then_some(()))
+    })
+    .await?;
+    assert_eq!(other.reached().len(), 1, "{:?}", other.reached());
+    assert!(other.reached()[0].contains("s3cret"), "the person's own");
+    let err = agent
+        .call::<Snapshot>(&SnapshotParams::default())
+        .await
+        .expect_err("another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    // The agent may take the tab back to its site.
+    agent
+        .call::<Navigate>(&NavigateParams::to(home.clone()))
+        .await?;
+    assert_eq!(location(&browser, &page).await?, home);
+
+    // The person allows the site in the side panel: then it goes.
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    let item = format!("#scopes li[data-tab=\"{}\"] .sites", tab.0);
+    let shown = until(
+        &browser,
+        &panel,
+        &format!("document.querySelector('{item}')?.textContent ?? ''"),
+        |v| v != "",
+    )
+    .await?;
+    assert_eq!(shown, "127.0.0.1");
+    let allow = "document.querySelector('button.allow-site[data-site=\"localhost\"]')";
+    until(&browser, &panel, &format!("!!{allow}"), |v| v == true).await?;
+    browser.eval(&panel, &format!("{allow}.click(); 1")).await?;
+    until(
+        &browser,
+        &panel,
+        &format!("document.querySelector('{item}').textContent"),
+        |v| v == "127.0.0.1, localhost",
+    )
+    .await?;
+    agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/allowed")))
+        .await?;
+    assert!(other.reached().iter().any(|l| l.contains("/allowed")));
+    Ok(())
+}
+
+/// Until `expression` on `page` gives something `ok` accepts.
+async fn until(
+    browser: &Browser,
+    page: &Page,
+    expression: &str,
+    ok: impl Fn(&Value) -> bool,
+) -> anyhow::Result<Value> {
+    wait_for(expression, DEADLINE, || async {
+        let now = browser.eval(page, expression).await?;
+        Ok(ok(&now).then_some(now))
+    })
+    .await
+}
