@@ -4,15 +4,19 @@
 //! web pages:
 //!
 //! ```json
-//! {"uploadDirs": ["/home/ada/Uploads"], "fileDirs": ["/home/ada/site"]}
+//! {"uploadDirs": ["/home/ada/Uploads"], "fileDirs": ["/home/ada/site"],
+//!  "sites": ["github.com"]}
 //! ```
 //!
 //! `uploadDirs`: the directories `input.setFiles` may upload from
 //! ([`crate::uploads`], read at every upload). `fileDirs`: the directories
 //! whose local files (`file:` urls) may be shared and driven by agents
 //! ([`cotab_shared::reach::LocalFiles`]); the daemon follows changes to
-//! them within a second ([`Watch`]) and tells the extension. Absent file,
-//! absent keys: nothing of either.
+//! them within a second ([`Watch`]) and tells the extension. `sites`: the
+//! sites agents may work on in every share, besides each share's own
+//! ([`crate::scope`]), followed as `fileDirs` are; an entry that names no
+//! site is left out and reported ([`HostConfig::sites`]), the others
+//! apply. Absent file, absent keys: nothing of any.
 //!
 //! **API Boundary:** errors never contain a path from the config or from
 //! an agent.
@@ -39,6 +43,10 @@ pub struct HostConfig {
     /// How much of the activity record is kept.
     #[serde(default)]
     pub activity: ActivityConfig,
+    /// Sites agents may work on in every share, as the person wrote them
+    /// ([`HostConfig::sites`] reads them).
+    #[serde(default, rename = "sites")]
+    pub site_names: Vec<String>,
 }
 
 /// `"activity": {"maxMegabytes": 200, "maxDays": 7}` in the host config:
@@ -69,6 +77,24 @@ impl ActivityConfig {
 }
 
 impl HostConfig {
+    /// [`HostConfig::site_names`] read as sites ([`crate::scope::site_named`]:
+    /// `GitHub.com` is `github.com`), once each, and the places (from 0)
+    /// of the entries that name none (`https://github.com/`, `com`,
+    /// `mail.example.com`), which are left out.
+    pub fn sites(&self) -> (std::collections::BTreeSet<String>, Vec<usize>) {
+        let mut sites = std::collections::BTreeSet::new();
+        let mut refused = Vec::new();
+        for (i, name) in self.site_names.iter().enumerate() {
+            match crate::scope::site_named(name) {
+                Some(site) => {
+                    sites.insert(site);
+                }
+                None => refused.push(i),
+            }
+        }
+        (sites, refused)
+    }
+
     /// [`HostConfig::file_dirs`] as the extension checks them: absolute
     /// directories that exist, symlinks resolved, in order, once each.
     pub fn local_files(&self) -> LocalFiles {
@@ -114,7 +140,7 @@ pub fn load(path: Option<&Path>) -> Result<HostConfig, WireError> {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|_| {
             WireError::new(
                 ErrorKind::CommandFailed,
-                "the cotab config file is not valid: expected {\"uploadDirs\": [\"/abs/dir\"], \"fileDirs\": [\"/abs/dir\"], \"activity\": {\"maxMegabytes\": 200, \"maxDays\": 7}}",
+                "the cotab config file is not valid: expected {\"uploadDirs\": [\"/abs/dir\"], \"fileDirs\": [\"/abs/dir\"], \"sites\": [\"example.com\"], \"activity\": {\"maxMegabytes\": 200, \"maxDays\": 7}}",
             )
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HostConfig::default()),
@@ -213,6 +239,26 @@ mod tests {
             config.local_files(),
             LocalFiles(vec![real.display().to_string()])
         );
+    }
+
+    #[test]
+    fn sites_are_read_as_sites_and_an_entry_that_names_none_is_left_out() {
+        let config: HostConfig = serde_json::from_str(
+            r#"{"sites": ["GitHub.com", "https://bank.test/", "com", "example.org", "github.com"]}"#,
+        )
+        .expect("valid");
+        let (sites, refused) = config.sites();
+        assert_eq!(
+            sites.into_iter().collect::<Vec<_>>(),
+            ["example.org", "github.com"]
+        );
+        assert_eq!(refused, [1, 2]);
+        // Not a list of names: the whole file is not valid.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("config.json");
+        std::fs::write(&path, r#"{"sites": "github.com"}"#).expect("write");
+        assert!(load(Some(&path)).is_err());
+        assert_eq!(HostConfig::default().sites(), Default::default());
     }
 
     #[test]

@@ -77,9 +77,9 @@ pub struct Shell {
     /// pending on a tab look again.
     pub(crate) blockers: watch::Sender<u64>,
     next_conn: AtomicU64,
-    /// The local files the host config lets agents reach, as last read,
-    /// and the watch that says when to read it again.
-    files: Mutex<(LocalFiles, config::Watch)>,
+    /// What the host config allows, as last read, and the watch that
+    /// says when to read it again.
+    config: Mutex<ConfigRead>,
     /// When the daemon started serving.
     pub started: std::time::Instant,
     /// Held while a tab's interception of file choosers is turned on or
@@ -106,6 +106,16 @@ pub struct Shell {
     pub scopes_changed: watch::Sender<u64>,
 }
 
+/// What the host config allows, as the daemon last read it.
+#[derive(Debug)]
+struct ConfigRead {
+    /// The local files agents may reach.
+    files: LocalFiles,
+    /// The entries of `sites` that name no site.
+    sites_refused: Vec<usize>,
+    watch: config::Watch,
+}
+
 impl Shell {
     /// A broker with an absent lane and no session.
     pub fn new(default_deadline: Duration, core: CoreConfig) -> Self {
@@ -119,7 +129,11 @@ impl Shell {
             sinks: Mutex::new(HashMap::new()),
             blockers: watch::Sender::new(0),
             next_conn: AtomicU64::new(1),
-            files: Mutex::new((LocalFiles::NONE, config::Watch::default())),
+            config: Mutex::new(ConfigRead {
+                files: LocalFiles::NONE,
+                sites_refused: Vec::new(),
+                watch: config::Watch::default(),
+            }),
             started: std::time::Instant::now(),
             choosers: Mutex::new(()),
             socket: std::sync::OnceLock::new(),
@@ -174,28 +188,44 @@ impl Shell {
 
     /// The local files agents may reach (`fileDirs` of the host config).
     pub fn local_files(&self) -> LocalFiles {
-        self.files
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .0
-            .clone()
+        self.config_lock().files.clone()
+    }
+
+    /// The entries of the host config's `sites` that name no site, by
+    /// their place in the list.
+    pub fn sites_refused(&self) -> Vec<usize> {
+        self.config_lock().sites_refused.clone()
+    }
+
+    fn config_lock(&self) -> std::sync::MutexGuard<'_, ConfigRead> {
+        self.config.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Reads the host config again if it changed; when the local files it
-    /// allows changed, tells the extension. Called on the daemon's tick,
-    /// so a change applies within a second.
+    /// allows changed, tells the extension, and the core takes its sites
+    /// for every share. Called on the daemon's tick, so a change applies
+    /// within a second.
     pub fn refresh_config(&self) {
         let path = config::config_path();
-        let changed = {
-            let mut g = self.files.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(read) = g.1.changed(path.as_deref()) else {
+        let (changed, sites) = {
+            let mut g = self.config_lock();
+            let Some(read) = g.watch.changed(path.as_deref()) else {
                 return;
             };
+            let (sites, refused) = read.sites();
+            if !refused.is_empty() {
+                tracing::warn!(
+                    entries = ?refused,
+                    "entries of the host config's `sites` name no site (a registrable domain, as `example.com`): left out"
+                );
+            }
+            g.sites_refused = refused;
             let files = read.local_files();
-            (files != g.0).then(|| {
-                g.0 = files.clone();
+            let changed = (files != g.files).then(|| {
+                g.files = files.clone();
                 files
-            })
+            });
+            (changed, sites)
         };
         if let Some(file_dirs) = changed {
             tracing::info!(
@@ -205,6 +235,7 @@ impl Shell {
             self.lane
                 .send_oneway(&HostToExtension::Policy { file_dirs });
         }
+        self.with_core(|c| c.set_lasting_sites(sites));
     }
 
     /// Runs `f` on the core, then performs the effects it produced (after

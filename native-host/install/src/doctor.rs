@@ -2,7 +2,8 @@
 //! failure the exact command that fixes it — the binaries and `PATH`, the
 //! native-messaging host manifest of each browser (its path, its origin,
 //! that it points at this `cotab-host`), the runtime directory, the daemon
-//! and the browser lane, and that their versions agree.
+//! and the browser lane, the sites agents may work on in every share, and
+//! that their versions agree.
 
 use crate::install::{self, Browser, Scope, Target};
 use cotab_client::Client;
@@ -97,6 +98,29 @@ pub async fn run(setting: &Setting) -> Vec<Check> {
     }
     checks.extend(daemon(dir).await);
     checks
+}
+
+/// The sites agents may work on in every share (the host config's
+/// `sites`), and the entries that name none.
+fn sites_check(sites: &[String], refused: &[usize]) -> Check {
+    let now = if sites.is_empty() {
+        "none: each share is for its own site only".to_owned()
+    } else {
+        format!("agents may work on {} in every share", sites.join(", "))
+    };
+    if refused.is_empty() {
+        return Check::ok("sites", now);
+    }
+    let places: Vec<String> = refused.iter().map(|i| format!("#{}", i + 1)).collect();
+    Check::failed(
+        "sites",
+        format!(
+            "{now}; entries {} of the host config's `sites` name no site and are left out",
+            places.join(", ")
+        ),
+        "write each as a registrable domain, `github.com` (not a url, not `mail.github.com`,          not `com`), in the host config (`cotab doctor` reads it again within a second)"
+            .into(),
+    )
 }
 
 /// A duration for people: `42s`, `7m 3s`, `2h 5m`, `3d 4h`.
@@ -208,6 +232,8 @@ async fn daemon(dir: &Path) -> Vec<Check> {
         extension_version,
         lane_transport,
         uptime_secs,
+        sites,
+        sites_refused,
         ..
     }) = status
     else {
@@ -254,6 +280,7 @@ async fn daemon(dir: &Path) -> Vec<Check> {
                 .into(),
         ),
     });
+    checks.push(sites_check(&sites, &sites_refused));
     let versions = [
         Some(cotab_local::VERSION),
         Some(daemon_version.as_str()),
@@ -280,7 +307,21 @@ async fn daemon(dir: &Path) -> Vec<Check> {
 
 #[cfg(test)]
 mod tests {
-    use super::uptime;
+    use super::{sites_check, uptime};
+
+    #[test]
+    fn the_sites_of_every_share_are_shown_and_a_bad_entry_is_a_failure() {
+        let none = sites_check(&[], &[]);
+        assert!(none.ok);
+        assert_eq!(none.detail, "none: each share is for its own site only");
+        let some = sites_check(&["github.com".into(), "example.org".into()], &[]);
+        assert!(some.ok, "{some:?}");
+        assert!(some.detail.contains("github.com, example.org"));
+        let bad = sites_check(&["github.com".into()], &[1, 3]);
+        assert!(!bad.ok);
+        assert!(bad.detail.contains("entries #2, #4"), "{}", bad.detail);
+        assert!(bad.fix.is_some());
+    }
 
     #[test]
     fn uptime_reads_in_the_two_largest_units() {

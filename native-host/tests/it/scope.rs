@@ -289,3 +289,81 @@ async fn a_bad_change_of_sites_changes_nothing() {
     .await;
     assert_eq!(sites(&scopes(&mut w).await), ["bank.test", "example.com"]);
 }
+
+/// The person's sites for every share, in the host config: agents may
+/// work there in any share, an entry that names no site is left out and
+/// reported, and a change applies within a second.
+#[tokio::test]
+async fn the_host_configs_sites_apply_to_every_share() {
+    use cotab_shared::controller::Status;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let rt = tmp.path().join("rt");
+    let config = tmp.path().join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"sites": ["GitHub.com", "https://bank.test/", "com"]}"#,
+    )
+    .expect("config");
+    let _daemon = tokio::process::Command::new(env!("CARGO_BIN_EXE_cotab-host"))
+        .args(["daemon", "--foreground"])
+        .env("COTAB_RUNTIME_DIR", &rt)
+        .env("COTAB_LOG_DIR", tmp.path().join("state"))
+        .env("COTAB_CONFIG", &config)
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn daemon");
+    let host = rt.join(cotab_host::runtime::HOST_SOCKET);
+    let agent_sock = rt.join(cotab_host::runtime::AGENT_SOCKET);
+    crate::harness::eventually(|| tokio::net::UnixStream::connect(host.clone())).await;
+    let _ext = FakeExt::connect(
+        &host,
+        Script {
+            tabs: vec![at(T, "https://mail.example.com/")],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut a = crate::harness::eventually(|| {
+        let sock = agent_sock.clone();
+        async move {
+            let mut c = Client::connect(sock).await?;
+            c.hello("test-agent").await?;
+            c.call::<TabsSelect>(&SelectParams { tab_id: TabId(T) })
+                .await?;
+            Ok::<_, cotab_host::client::ClientError>(c)
+        }
+    })
+    .await;
+    a.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let status = a.call::<Status>(&Empty {}).await.expect("status");
+    assert_eq!(status.sites, ["github.com"]);
+    assert_eq!(status.sites_refused, [1, 2]);
+    a.call::<Navigate>(&NavigateParams::to("https://github.com/ada"))
+        .await
+        .expect("a site of every share");
+    let err = a
+        .call::<Navigate>(&NavigateParams::to("https://bank.test/"))
+        .await
+        .expect_err("a bad entry allows nothing");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+
+    // The person takes it back: refused within a second or so.
+    std::fs::write(&config, r#"{"sites": []}"#).expect("config");
+    let give_up = tokio::time::Instant::now() + crate::harness::WAIT;
+    loop {
+        let r = a
+            .call::<Navigate>(&NavigateParams::to("https://github.com/ada"))
+            .await;
+        match r {
+            Err(e) if e.kind() == Some(ErrorKind::SiteNotAllowed) => break,
+            other if tokio::time::Instant::now() > give_up => {
+                panic!("still allowed: {other:?}")
+            }
+            _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+    let status = a.call::<Status>(&Empty {}).await.expect("status");
+    assert!(status.sites.is_empty() && status.sites_refused.is_empty());
+}

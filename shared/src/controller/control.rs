@@ -159,6 +159,14 @@ pub struct StatusResult {
     /// Seconds since the daemon started.
     #[serde(default)]
     pub uptime_secs: u64,
+    /// The sites agents may work on in every share, from the host
+    /// config's `sites` (registrable domains, `github.com`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<String>,
+    /// The entries of the host config's `sites` that name no site (their
+    /// place in the list, from 0): left out, the others apply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites_refused: Vec<usize>,
 }
 
 /// A shared tab as listed to an agent.

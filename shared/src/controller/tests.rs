@@ -331,6 +331,8 @@ fn results_golden() {
         agents: 2,
         developer_mode: false,
         uptime_secs: 75,
+        sites: Vec::new(),
+        sites_refused: Vec::new(),
     };
     assert_eq!(
         serde_json::to_value(&s).expect("serialises"),

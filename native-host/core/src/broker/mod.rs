@@ -248,6 +248,9 @@ pub struct Core {
     /// The shared tabs as the extension last reported them, in the order
     /// the person shared them: the daemon's one copy of the list.
     shared: Vec<TabInfo>,
+    /// The sites agents may work on in every share (the host config's
+    /// `sites`), besides each tab's own.
+    lasting: std::collections::BTreeSet<String>,
     /// Why the tabs that left the shared list lately left, newest last
     /// (at most [`browser::DEPARTED`]): an agent whose tab went is told
     /// the cause.
@@ -282,6 +285,7 @@ impl Core {
             dev_epoch: 0,
             lane_online: false,
             shared: Vec::new(),
+            lasting: std::collections::BTreeSet::new(),
             departed: std::collections::VecDeque::new(),
             next_session: 1,
             next_press: 1,

@@ -1,8 +1,9 @@
 //! Each shared tab's sites ([`crate::scope`]): what a tab is shared for
-//! when it joins the list, the person changing it, the refusal of an
-//! agent's request on a page of another site, and which tabs must have
-//! their navigations held (an agent holds them and their scope is not
-//! any site).
+//! when it joins the list, the person changing it, the sites the person
+//! lets agents work on in every share (the host config's `sites`), the
+//! refusal of an agent's request on a page of another site, and which
+//! tabs must have their navigations held (an agent holds them and their
+//! scope is not any site).
 //!
 //! Like the rest of the core it does no I/O and never awaits.
 
@@ -11,6 +12,7 @@ use crate::scope::Scope;
 use cotab_shared::controller::AgentEvent;
 use cotab_shared::native::TabInfo;
 use cotab_shared::{ErrorKind, TabId, WireError};
+use std::collections::BTreeSet;
 
 impl Core {
     /// The scope a tab that joins the list gets: its opener's (a page
@@ -28,15 +30,47 @@ impl Core {
     /// site the person did not share; any site when one of them is, or
     /// none is shared.
     pub fn scope_for_agent_tab(&self) -> Scope {
-        Scope::union(self.tabs.values().map(|t| &t.scope))
+        self.widened(Scope::union(self.tabs.values().map(|t| &t.scope)))
     }
 
-    /// Where agents may take `tab`; any site for a tab not shared.
+    /// Where agents may take `tab`: its own sites and those of every
+    /// share; any site for a tab not shared.
     pub fn scope(&self, tab: TabId) -> Scope {
+        self.widened(self.own_scope(tab))
+    }
+
+    /// The sites `tab` itself is shared for (without those of every
+    /// share); any site for a tab not shared.
+    pub fn own_scope(&self, tab: TabId) -> Scope {
         self.tabs
             .get(&tab)
             .map(|t| t.scope.clone())
             .unwrap_or_default()
+    }
+
+    /// `scope` with the sites of every share added.
+    fn widened(&self, scope: Scope) -> Scope {
+        match scope {
+            Scope::Any => Scope::Any,
+            Scope::Sites(mut sites) => {
+                sites.extend(self.lasting.iter().cloned());
+                Scope::Sites(sites)
+            }
+        }
+    }
+
+    /// The person's sites for every share (the host config's `sites`)
+    /// are now `sites`.
+    pub fn set_lasting_sites(&mut self, sites: BTreeSet<String>) {
+        if self.lasting != sites {
+            self.lasting = sites;
+            self.effects.push(Effect::Scopes);
+        }
+    }
+
+    /// The sites of every share.
+    pub fn lasting_sites(&self) -> &BTreeSet<String> {
+        &self.lasting
     }
 
     /// The person set where agents may take `tab` (from the extension's
@@ -65,27 +99,25 @@ impl Core {
             .map_or(Scope::Any, |i| Scope::shared_at(&i.url))
     }
 
-    /// Every shared tab with its scope, in the list's order.
+    /// Every shared tab with where agents may take it, in the list's
+    /// order.
     pub fn scopes(&self) -> Vec<(&TabInfo, Scope)> {
         self.shared
             .iter()
-            .filter_map(|i| self.tabs.get(&i.id).map(|t| (i, t.scope.clone())))
+            .filter(|i| self.tabs.contains_key(&i.id))
+            .map(|i| (i, self.scope(i.id)))
             .collect()
     }
 
     /// `SITE_NOT_ALLOWED` unless the page `tab` shows is in its scope.
     pub(super) fn page_in_scope(&self, tab: TabId) -> Result<(), WireError> {
-        let (Some(t), Some(info)) = (
-            self.tabs.get(&tab),
+        let (true, Some(info)) = (
+            self.tabs.contains_key(&tab),
             self.shared.iter().find(|i| i.id == tab),
         ) else {
             return Ok(());
         };
-        if t.scope.allows(&info.url) {
-            Ok(())
-        } else {
-            Err(t.scope.refusal(tab, &info.url))
-        }
+        self.url_in_scope(tab, &info.url)
     }
 
     /// `SITE_NOT_ALLOWED` unless agents may take `tab` to `url`.

@@ -105,3 +105,28 @@ fn navigations_are_held_while_an_agent_holds_a_tab_of_some_sites() {
     assert!(!c.reachable(TabId(1)));
     assert!(c.reachable(TabId(2)));
 }
+
+#[test]
+fn the_persons_sites_for_every_share_widen_each_and_are_not_kept_by_one() {
+    let (mut c, s) = holding(&[at(1, "https://mail.example.com/")]);
+    c.set_lasting_sites(BTreeSet::from(["github.com".to_owned()]));
+    assert!(c.take_effects().contains(&Effect::Scopes));
+    assert_eq!(c.scope(TabId(1)), sites(&["example.com", "github.com"]));
+    assert_eq!(c.own_scope(TabId(1)), sites(&["example.com"]));
+    assert_eq!(
+        c.scope_for_agent_tab(),
+        sites(&["example.com", "github.com"])
+    );
+    c.on_shared(&[at(1, "https://github.com/ada")]);
+    assert!(c.fence(s, A, Need::Observe).is_ok());
+    assert_eq!(c.tabs_to_hold(), vec![TabId(1)], "still some sites only");
+    // Taken back: the tab's own sites are what is left.
+    c.set_lasting_sites(BTreeSet::new());
+    assert_eq!(
+        c.fence(s, A, Need::Observe).expect_err("another site").kind,
+        ErrorKind::SiteNotAllowed
+    );
+    c.take_effects();
+    c.set_lasting_sites(BTreeSet::new());
+    assert!(!c.take_effects().contains(&Effect::Scopes), "no change");
+}

@@ -122,6 +122,8 @@ pub(super) fn status(cx: &Cx<'_>) -> StatusResult {
         agents: cx.shell.counts.borrow().agents,
         developer_mode: cx.core(|c| c.developer_mode()),
         uptime_secs: cx.shell.started.elapsed().as_secs(),
+        sites: cx.core(|c| c.lasting_sites().iter().cloned().collect()),
+        sites_refused: cx.shell.sites_refused(),
     }
 }
 

@@ -153,7 +153,7 @@ impl Shell {
     pub(crate) fn change_scope(&self, change: &TabScopeChange) -> Result<(), WireError> {
         let tab = change.tab;
         self.with_core(|c| {
-            let now = c.scope(tab);
+            let now = c.own_scope(tab);
             let scope = match (change.any_site, change.allow.as_deref()) {
                 (Some(true), None) => Scope::Any,
                 (Some(false), None) => c.scope_of_page(tab),

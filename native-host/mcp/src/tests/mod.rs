@@ -89,6 +89,8 @@ impl FakeDaemon {
                                 agents: 1,
                                 developer_mode: dev.load(Ordering::SeqCst),
                                 uptime_secs: 1,
+                                sites: Vec::new(),
+                                sites_refused: Vec::new(),
                             }),
                             Ok(Call::Bye(_)) => ok(Empty {}),
                             Ok(Call::Resume(p)) if p.ticket.0 == "t" => ok(ResumeResult {
