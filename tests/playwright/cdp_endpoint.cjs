@@ -103,7 +103,13 @@ const STEPS = {
       const form = p.frameLocator('#pay');
       await form.locator('#card').fill('4242');
       await form.locator('#submit').click();
-      frame = p.frames().find((f) => f.url().includes('//localhost:'));
+      // The frame's url is Playwright's record of its last commit, which
+      // may follow the form it already reached by a moment (the payment
+      // page's document request waited for the daemon's word on its site).
+      for (let i = 0; i < 30 && !frame; i++) {
+        frame = p.frames().find((f) => f.url().includes('//localhost:'));
+        if (!frame) await new Promise((r) => setTimeout(r, 100));
+      }
       if (!frame) throw new Error(`frames: ${p.frames().map((f) => f.url()).join(', ')}`);
     } else {
       frame = await (await p.waitForSelector('#pay')).contentFrame();
