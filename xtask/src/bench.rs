@@ -34,6 +34,7 @@ mod frames;
 mod panel;
 mod probe;
 mod relay;
+mod scope;
 mod snapshots;
 mod stats;
 mod tasks;

@@ -168,6 +168,7 @@ async fn items(
     rows.push(ref_click(agent).await?);
     rows.extend(super::frames::record_frames(browser, page, agent).await?);
     rows.extend(super::panel::panel_updates(browser, page, agent).await?);
+    rows.extend(super::scope::navigations(browser, page, agent).await?);
     rows.push(ref_type(browser, page, agent).await?);
     rows.extend(key_press(browser, page, agent).await?);
     rows.extend(super::snapshots::snapshots(browser, page, agent).await?);

@@ -1,0 +1,144 @@
+//! What a share's sites cost (issue 40). The fixture tab is shared for
+//! its site, `127.0.0.1`, so while the agent holds it the browser pauses
+//! each of its document requests for the daemon to judge: an in-scope
+//! `page.navigate` is timed so, then with the tab shared for any site
+//! (nothing paused; the person's switch in the side panel), and an
+//! out-of-scope one, refused before anything is sent. Last, the page's
+//! own navigation to another site (`localhost`): from the script's
+//! `location` change until the agent is told it was refused, the request
+//! failed in the browser meanwhile.
+
+use super::{Row, Sample};
+use anyhow::{anyhow, bail, Result};
+use cotab_e2e::browser::{Browser, Page};
+use cotab_host::client::Client;
+use cotab_shared::controller::{Navigate, NavigateParams};
+use cotab_shared::{ErrorKind, EXTENSION_ID};
+use std::time::Duration;
+use tokio::time::Instant;
+
+const WARM_UP: usize = 3;
+const ROUNDS: usize = 20;
+const GIVE_UP: Duration = Duration::from_secs(10);
+
+pub(super) async fn navigations(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+) -> Result<Vec<Row>> {
+    let home = browser.fixture.url("/");
+    let second = browser.fixture.url("/second");
+    let held = round_trips(agent, &home, &second).await?;
+    any_site(browser, page, true).await?;
+    let free = round_trips(agent, &home, &second).await?;
+    any_site(browser, page, false).await?;
+    let elsewhere = home.replace("127.0.0.1", "localhost");
+    let mut refused = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        let t = Instant::now();
+        let err = agent
+            .call::<Navigate>(&NavigateParams::to(elsewhere.clone()))
+            .await
+            .err()
+            .ok_or_else(|| anyhow!("page.navigate to another site was not refused"))?;
+        if err.kind() != Some(ErrorKind::SiteNotAllowed) {
+            bail!("page.navigate to another site: {err}");
+        }
+        if round >= WARM_UP {
+            refused.push(t.elapsed());
+        }
+    }
+    let mut pages = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        let t = Instant::now();
+        browser
+            .eval(page, &format!("location.href = {elsewhere:?}; 1"))
+            .await?;
+        told(agent).await?;
+        if round >= WARM_UP {
+            pages.push(t.elapsed());
+        }
+    }
+    let row = |what: &str, sample| Row::new("40", what, "cotab", Sample::Latency(sample));
+    Ok(vec![
+        row(
+            "`page.navigate` to a page of the tab's site and back, its navigations held \
+             (each paused request judged by the daemon)",
+            held,
+        ),
+        row(
+            "`page.navigate` to a page of the tab's site and back, the tab shared for any site \
+             (nothing paused)",
+            free,
+        ),
+        row(
+            "`page.navigate` to another site, refused before anything is sent",
+            refused,
+        ),
+        row(
+            "the page's own navigation to another site: its script's `location` change until \
+             the agent is told `navigation.refused`",
+            pages,
+        ),
+    ])
+}
+
+/// `page.navigate` to `there` and back to `home`, timed each way.
+async fn round_trips(agent: &mut Client, home: &str, there: &str) -> Result<Vec<Duration>> {
+    let mut sample = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        for url in [there, home] {
+            let t = Instant::now();
+            agent.call::<Navigate>(&NavigateParams::to(url)).await?;
+            if round >= WARM_UP {
+                sample.push(t.elapsed());
+            }
+        }
+    }
+    Ok(sample)
+}
+
+/// Waits for the agent's next `navigation.refused`.
+async fn told(agent: &mut Client) -> Result<()> {
+    let found = tokio::time::timeout(GIVE_UP, async {
+        loop {
+            let msg = agent.next_message().await?;
+            if msg["method"] == "navigation.refused" {
+                return anyhow::Ok(());
+            }
+        }
+    })
+    .await;
+    found.map_err(|_| anyhow!("no navigation.refused within {GIVE_UP:?}"))?
+}
+
+/// Shares the fixture tab for any site (`on`) or its own site again, as
+/// the person does with the side panel's switch, and puts the tab back in
+/// front.
+async fn any_site(browser: &Browser, page: &Page, on: bool) -> Result<()> {
+    let url = format!("chrome-extension://{EXTENSION_ID}/popup.html?panel");
+    let panel = browser.open_tab(&url).await?;
+    let switch = "document.querySelector('#scopes input.any-site')";
+    let state = format!(
+        "[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked, \
+          document.querySelector('#scopes .sites')?.textContent]"
+    );
+    let want = if on { "any site" } else { "127.0.0.1" };
+    let clock = cotab_e2e::Deadline::new("the side panel's any-site switch", GIVE_UP);
+    loop {
+        let v = browser.eval(&panel, &state).await?;
+        match (v[0].as_str(), v[1].as_bool(), v[2].as_str()) {
+            // The daemon told the watch the tab's sites changed.
+            (Some("true"), _, Some(sites)) if sites == want => break,
+            (Some("true"), Some(checked), _) if checked != on => {
+                browser
+                    .eval(&panel, &format!("{switch}.click(); 1"))
+                    .await?;
+            }
+            _ => {}
+        }
+        clock.next(v).await?;
+    }
+    browser.close(&panel).await?;
+    browser.activate(page).await
+}
