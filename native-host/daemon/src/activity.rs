@@ -323,6 +323,13 @@ impl Feed {
         entry.seq
     }
 
+    /// Request `seq`, running, goes to `site`.
+    pub fn set_site(&self, seq: u64, site: String) {
+        if let Some((_, entry)) = self.lock().running.get_mut(&seq) {
+            entry.site = Some(site);
+        }
+    }
+
     /// Request `seq` ended (`Ok` or with its error) after `ms`; `typed`
     /// (as the record keeps it) goes to the record only, never a watch.
     pub fn end<T>(&self, seq: u64, outcome: &Result<T, RpcError>, ms: u64, typed: Option<String>) {
@@ -367,9 +374,7 @@ impl Feed {
         error: cotab_shared::WireError,
     ) {
         let seq = self.begin(sid, agent, Some(tab), "navigation.refused", what);
-        if let Some((_, entry)) = self.lock().running.get_mut(&seq) {
-            entry.site = Some(site);
-        }
+        self.set_site(seq, site);
         let outcome: Result<(), RpcError> = Err(error.into());
         self.end(seq, &outcome, 0, None);
     }

@@ -161,6 +161,20 @@ async fn an_agent_cannot_take_a_tab_or_open_one_outside_its_sites() {
     a.call::<Navigate>(&NavigateParams::to("https://www.example.com/settings"))
         .await
         .expect("the same site");
+    // The person's side panel can offer to allow the site of each.
+    let mut w = watch(&d).await;
+    let recent = next(&mut w).await.entries;
+    let refused: Vec<&ActivityEntry> = recent
+        .iter()
+        .filter(|e| e.outcome.as_deref() == Some("SITE_NOT_ALLOWED"))
+        .collect();
+    assert_eq!(refused.len(), 2, "{recent:?}");
+    assert!(
+        refused
+            .iter()
+            .all(|e| e.site.as_deref() == Some("bank.test")),
+        "{refused:?}"
+    );
 }
 
 #[tokio::test]
@@ -210,6 +224,10 @@ async fn the_pages_own_navigations_elsewhere_are_held_and_the_agent_told() {
     };
     assert_eq!(refused.site.as_deref(), Some("bank.test"));
     assert_eq!(refused.agent, "test-agent");
+    assert_eq!(
+        refused.what,
+        "the page tried to go to bank.test (not allowed: example.com)"
+    );
     send(
         &mut w,
         json!({"tabScope": {"tab": T, "allow": "bank.test"}}),

@@ -198,6 +198,16 @@ fn told(cx: &Cx<'_>, call: &Call) -> Option<(u64, crate::session::SessionId, Opt
         .shell
         .activity
         .begin(sid, &agent, tab, call.method(), what);
+    // Where it goes, so a refusal for its site offers the person to allow
+    // it.
+    let url = match call {
+        Call::Navigate(p) => p.url.as_deref(),
+        Call::TabsCreate(p) => p.url.as_deref(),
+        _ => None,
+    };
+    if let Some(site) = url.and_then(crate::scope::site_of) {
+        cx.shell.activity.set_site(seq, site);
+    }
     Some((seq, sid, tab))
 }
 

@@ -275,7 +275,11 @@ impl Shell {
             t.last = Some(error.clone());
         }
         if let Some((sid, agent)) = holder {
-            let what = format!("navigate · {site} (not allowed: {})", scope.describe());
+            let who = match starter {
+                Some(Starter::Agent) => "go to",
+                _ => "the page tried to go to",
+            };
+            let what = format!("{who} {site} (not allowed: {})", scope.describe());
             self.activity
                 .refused(sid, &agent, tab, what, site.clone(), error.clone());
             self.with_core(|c| {
