@@ -106,6 +106,9 @@ const STEPS = {
       // The frame's url is Playwright's record of its last commit, which
       // may follow the form it already reached by a moment (the payment
       // page's document request waited for the daemon's word on its site).
+      // Playwright updates that record without a `framenavigated` event
+      // here, so there is no event to wait for: it is read again, 3 s at
+      // most.
       for (let i = 0; i < 30 && !frame; i++) {
         frame = p.frames().find((f) => f.url().includes('//localhost:'));
         if (!frame) await new Promise((r) => setTimeout(r, 100));

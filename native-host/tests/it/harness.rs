@@ -60,6 +60,22 @@ where
     }
 }
 
+/// The `cotab-host daemon` binary in the foreground, on runtime
+/// directory `rt`, logging and keeping its state in `state`, with host
+/// config `config` (for what the in-process [`Daemon`] cannot have: its
+/// own environment, a kill); killed on drop.
+pub(crate) fn daemon_binary(rt: &Path, state: &Path, config: &Path) -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_cotab-host"))
+        .args(["daemon", "--foreground"])
+        .env("COTAB_RUNTIME_DIR", rt)
+        .env("COTAB_LOG_DIR", state)
+        .env("COTAB_CONFIG", config)
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn daemon")
+}
+
 /// An in-process daemon; stopped on drop.
 pub(crate) struct Daemon {
     pub(crate) dir: tempfile::TempDir,

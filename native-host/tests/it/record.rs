@@ -14,11 +14,9 @@ use cotab_shared::TabId;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
-use std::process::Stdio;
 use tokio::process::Command;
 
 const CLI: &str = env!("CARGO_BIN_EXE_cotab");
-const HOST: &str = env!("CARGO_BIN_EXE_cotab-host");
 
 /// `cotab activity ARGS` reading the record in `state`.
 async fn activity(state: &Path, args: &[&str]) -> std::process::Output {
@@ -283,17 +281,7 @@ async fn a_daemon_killed_mid_write_loses_at_most_the_line_being_written() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let rt = tmp.path().join("rt");
     let state = tmp.path().join("state");
-    let spawn = || {
-        Command::new(HOST)
-            .args(["daemon", "--foreground"])
-            .env("COTAB_RUNTIME_DIR", &rt)
-            .env("COTAB_LOG_DIR", &state)
-            .env("COTAB_CONFIG", tmp.path().join("none.json"))
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn daemon")
-    };
+    let spawn = || crate::harness::daemon_binary(&rt, &state, &tmp.path().join("none.json"));
     let mut daemon = spawn();
     let host = rt.join(cotab_host::runtime::HOST_SOCKET);
     let agent_sock = rt.join(cotab_host::runtime::AGENT_SOCKET);

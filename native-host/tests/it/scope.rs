@@ -314,7 +314,6 @@ async fn a_bad_change_of_sites_changes_nothing() {
 #[tokio::test]
 async fn the_host_configs_sites_apply_to_every_share() {
     use cotab_shared::controller::Status;
-    use std::process::Stdio;
     let tmp = tempfile::tempdir().expect("tempdir");
     let rt = tmp.path().join("rt");
     let config = tmp.path().join("config.json");
@@ -323,15 +322,7 @@ async fn the_host_configs_sites_apply_to_every_share() {
         r#"{"sites": ["GitHub.com", "https://bank.test/", "com"]}"#,
     )
     .expect("config");
-    let _daemon = tokio::process::Command::new(env!("CARGO_BIN_EXE_cotab-host"))
-        .args(["daemon", "--foreground"])
-        .env("COTAB_RUNTIME_DIR", &rt)
-        .env("COTAB_LOG_DIR", tmp.path().join("state"))
-        .env("COTAB_CONFIG", &config)
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn daemon");
+    let _daemon = crate::harness::daemon_binary(&rt, &tmp.path().join("state"), &config);
     let host = rt.join(cotab_host::runtime::HOST_SOCKET);
     let agent_sock = rt.join(cotab_host::runtime::AGENT_SOCKET);
     crate::harness::eventually(|| tokio::net::UnixStream::connect(host.clone())).await;
@@ -367,21 +358,16 @@ async fn the_host_configs_sites_apply_to_every_share() {
         .expect_err("a bad entry allows nothing");
     assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
 
-    // The person takes it back: refused within a second or so.
+    // The person takes it back: every watch is told, and it is refused.
+    let mut w = crate::watch::watch_at(&host).await;
+    assert_eq!(sites(&scopes(&mut w).await), ["example.com", "github.com"]);
     std::fs::write(&config, r#"{"sites": []}"#).expect("config");
-    let give_up = tokio::time::Instant::now() + crate::harness::WAIT;
-    loop {
-        let r = a
-            .call::<Navigate>(&NavigateParams::to("https://github.com/ada"))
-            .await;
-        match r {
-            Err(e) if e.kind() == Some(ErrorKind::SiteNotAllowed) => break,
-            other if tokio::time::Instant::now() > give_up => {
-                panic!("still allowed: {other:?}")
-            }
-            _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
-        }
-    }
+    assert_eq!(sites(&scopes(&mut w).await), ["example.com"]);
+    let err = a
+        .call::<Navigate>(&NavigateParams::to("https://github.com/ada"))
+        .await
+        .expect_err("taken back");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
     let status = a.call::<Status>(&Empty {}).await.expect("status");
     assert!(status.sites.is_empty() && status.sites_refused.is_empty());
 }

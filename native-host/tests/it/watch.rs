@@ -19,7 +19,12 @@ use tokio_util::codec::Framed;
 pub(crate) type Watch = Framed<UnixStream, NativeCodec>;
 
 pub(crate) async fn watch(d: &Daemon) -> Watch {
-    let stream = UnixStream::connect(d.host_sock()).await.expect("connect");
+    watch_at(&d.host_sock()).await
+}
+
+/// A watch on the daemon whose `host.sock` is `host`.
+pub(crate) async fn watch_at(host: &std::path::Path) -> Watch {
+    let stream = UnixStream::connect(host).await.expect("connect");
     let mut framed = Framed::new(
         stream,
         NativeCodec::new(MAX_HOST_TO_EXTENSION, MAX_EXTENSION_TO_HOST),

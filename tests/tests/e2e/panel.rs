@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// Until `expression` on the panel gives something `ok` accepts, within
 /// 10 s; that value.
-async fn until(
+pub(crate) async fn until(
     browser: &Browser,
     panel: &Page,
     expression: &str,

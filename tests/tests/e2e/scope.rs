@@ -8,10 +8,12 @@
 //! sites in the side panel, and only there.
 
 use crate::boundary::location;
+use crate::panel::until;
 use crate::rules::notification;
 use crate::toolset::{on_page, snapshot};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_e2e::wait_for;
+use cotab_host::client::Client;
 use cotab_shared::controller::{
     CreateTabParams, Navigate, NavigateParams, Snapshot, SnapshotParams, TabsCreate,
 };
@@ -102,12 +104,17 @@ impl Other {
     }
 }
 
-/// The page itself (a script of its own) runs `js`, then a moment
-/// passes for what it started.
-async fn page_runs(browser: &Browser, page: &Page, js: &str) -> anyhow::Result<()> {
+/// The page itself (a script of its own) runs `js`, which leaves the
+/// tab's site: the agent holding the tab is told it was refused (its
+/// `params`).
+async fn page_refused(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+    js: &str,
+) -> anyhow::Result<Value> {
     browser.eval(page, &format!("{js}; 1")).await?;
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    Ok(())
+    Ok(notification(agent, "navigation.refused").await?["params"].take())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,14 +153,20 @@ async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow:
     // before the test's page scripts, which come from outside the lane.
     snapshot(&mut agent).await?;
     let to = other.url("/script");
-    page_runs(&browser, &page, &format!("location.href = {to:?}")).await?;
-    let refused = notification(&mut agent, "navigation.refused").await?;
-    assert_eq!(refused["params"]["site"], "localhost");
-    assert_eq!(refused["params"]["tabId"], tab.0);
-    let link = other.url("/link");
-    page_runs(
+    let refused = page_refused(
         &browser,
         &page,
+        &mut agent,
+        &format!("location.href = {to:?}"),
+    )
+    .await?;
+    assert_eq!(refused["site"], "localhost");
+    assert_eq!(refused["tabId"], tab.0);
+    let link = other.url("/link");
+    page_refused(
+        &browser,
+        &page,
+        &mut agent,
         &format!(
             "const a = document.createElement('a'); a.href = {link:?}; \
              document.body.append(a); a.click()"
@@ -161,9 +174,10 @@ async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow:
     )
     .await?;
     let form = other.url("/form");
-    page_runs(
+    page_refused(
         &browser,
         &page,
+        &mut agent,
         &format!(
             "const f = document.createElement('form'); f.method = 'post'; \
              f.action = {form:?}; document.body.append(f); f.submit()"
@@ -175,7 +189,13 @@ async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow:
         other.port,
         other.url("/redirected")
     );
-    page_runs(&browser, &page, &format!("location.href = {away:?}")).await?;
+    page_refused(
+        &browser,
+        &page,
+        &mut agent,
+        &format!("location.href = {away:?}"),
+    )
+    .await?;
     assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
     assert_eq!(location(&browser, &page).await?, home, "the tab stayed");
     // The agent goes on working on its page.
@@ -237,18 +257,4 @@ async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow:
         .await?;
     assert!(other.reached().iter().any(|l| l.contains("/allowed")));
     Ok(())
-}
-
-/// Until `expression` on `page` gives something `ok` accepts.
-async fn until(
-    browser: &Browser,
-    page: &Page,
-    expression: &str,
-    ok: impl Fn(&Value) -> bool,
-) -> anyhow::Result<Value> {
-    wait_for(expression, DEADLINE, || async {
-        let now = browser.eval(page, expression).await?;
-        Ok(ok(&now).then_some(now))
-    })
-    .await
 }
