@@ -101,9 +101,17 @@ impl Scope {
 
     /// Whether agents may take the tab to `url`.
     pub fn allows(&self, url: &str) -> bool {
+        self.allows_also(url, &BTreeSet::new())
+    }
+
+    /// [`Scope::allows`] with the sites `also` added, without making the
+    /// wider scope.
+    pub fn allows_also(&self, url: &str, also: &BTreeSet<String>) -> bool {
         match self {
             Scope::Any => true,
-            Scope::Sites(sites) => site_of(url).is_none_or(|s| sites.contains(&s)),
+            Scope::Sites(sites) => {
+                site_of(url).is_none_or(|s| sites.contains(&s) || also.contains(&s))
+            }
         }
     }
 

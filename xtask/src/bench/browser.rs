@@ -125,33 +125,16 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
 /// the side panel's switch, and puts the shared tab back in front.
 async fn drawings_off(browser: &Browser, page: &Page) -> Result<()> {
     eprintln!("the drawings in the page are off (COTAB_BENCH_DRAWINGS=off)");
-    let url = format!(
-        "chrome-extension://{}/popup.html?panel",
-        cotab_shared::EXTENSION_ID
-    );
-    let panel = browser.open_tab(&url).await?;
     let switch = "document.getElementById('agent-pointer')";
-    let state =
-        format!("[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked]");
-    let clock = cotab_e2e::Deadline::new(
+    super::panel::set_switch(
+        browser,
+        page,
         "the side panel's drawing switch to turn off",
-        Duration::from_secs(10),
-    );
-    loop {
-        let v = browser.eval(&panel, &state).await?;
-        match (v[0].as_str(), v[1].as_bool()) {
-            (Some("true"), Some(false)) => break,
-            (Some("true"), Some(true)) => {
-                browser
-                    .eval(&panel, &format!("{switch}.click(); 1"))
-                    .await?;
-            }
-            _ => {}
-        }
-        clock.next(v).await?;
-    }
-    browser.close(&panel).await?;
-    browser.activate(page).await
+        switch,
+        false,
+        &format!("{switch}?.checked === false"),
+    )
+    .await
 }
 
 /// Items 1, 2, 3 and 5 on the shared fixture tab, in order: their rows,

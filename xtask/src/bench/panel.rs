@@ -113,3 +113,37 @@ pub(super) async fn panel_updates(
         Sample::Latency(shown),
     )])
 }
+
+/// Sets the side panel's checkbox `switch` (a DOM expression) to `on`, as
+/// the person does, until `done` (a DOM expression) says the daemon took
+/// it; then closes the panel and puts `page` back in front.
+pub(super) async fn set_switch(
+    browser: &Browser,
+    page: &Page,
+    what: &str,
+    switch: &str,
+    on: bool,
+    done: &str,
+) -> Result<()> {
+    let url = format!("chrome-extension://{EXTENSION_ID}/popup.html?panel");
+    let panel = browser.open_tab(&url).await?;
+    let state = format!(
+        "[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked, !!({done})]"
+    );
+    let clock = cotab_e2e::Deadline::new(what, Duration::from_secs(10));
+    loop {
+        let v = browser.eval(&panel, &state).await?;
+        match (v[0].as_str(), v[1].as_bool(), v[2].as_bool()) {
+            (Some("true"), _, Some(true)) => break,
+            (Some("true"), Some(checked), _) if checked != on => {
+                browser
+                    .eval(&panel, &format!("{switch}.click(); 1"))
+                    .await?;
+            }
+            _ => {}
+        }
+        clock.next(v).await?;
+    }
+    browser.close(&panel).await?;
+    browser.activate(page).await
+}

@@ -13,7 +13,7 @@ use anyhow::{anyhow, bail, Result};
 use cotab_e2e::browser::{Browser, Page};
 use cotab_host::client::Client;
 use cotab_shared::controller::{Navigate, NavigateParams};
-use cotab_shared::{ErrorKind, EXTENSION_ID};
+use cotab_shared::ErrorKind;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -116,29 +116,15 @@ async fn told(agent: &mut Client) -> Result<()> {
 /// the person does with the side panel's switch, and puts the tab back in
 /// front.
 async fn any_site(browser: &Browser, page: &Page, on: bool) -> Result<()> {
-    let url = format!("chrome-extension://{EXTENSION_ID}/popup.html?panel");
-    let panel = browser.open_tab(&url).await?;
-    let switch = "document.querySelector('#scopes input.any-site')";
-    let state = format!(
-        "[document.getElementById('watch-status')?.dataset.watching, {switch}?.checked, \
-          document.querySelector('#scopes .sites')?.textContent]"
-    );
     let want = if on { "any site" } else { "127.0.0.1" };
-    let clock = cotab_e2e::Deadline::new("the side panel's any-site switch", GIVE_UP);
-    loop {
-        let v = browser.eval(&panel, &state).await?;
-        match (v[0].as_str(), v[1].as_bool(), v[2].as_str()) {
-            // The daemon told the watch the tab's sites changed.
-            (Some("true"), _, Some(sites)) if sites == want => break,
-            (Some("true"), Some(checked), _) if checked != on => {
-                browser
-                    .eval(&panel, &format!("{switch}.click(); 1"))
-                    .await?;
-            }
-            _ => {}
-        }
-        clock.next(v).await?;
-    }
-    browser.close(&panel).await?;
-    browser.activate(page).await
+    super::panel::set_switch(
+        browser,
+        page,
+        "the side panel's any-site switch",
+        "document.querySelector('#scopes input.any-site')",
+        on,
+        // The daemon told the watch the tab's sites changed.
+        &format!("document.querySelector('#scopes .sites')?.textContent === {want:?}"),
+    )
+    .await
 }

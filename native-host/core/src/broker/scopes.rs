@@ -121,12 +121,17 @@ impl Core {
     }
 
     /// `SITE_NOT_ALLOWED` unless agents may take `tab` to `url`.
+    /// Checked on every agent request (through [`Core::fence`]): the set
+    /// of sites is built only for a refusal.
     pub fn url_in_scope(&self, tab: TabId, url: &str) -> Result<(), WireError> {
-        let scope = self.scope(tab);
-        if scope.allows(url) {
+        let allowed = self
+            .tabs
+            .get(&tab)
+            .is_none_or(|t| t.scope.allows_also(url, &self.lasting));
+        if allowed {
             Ok(())
         } else {
-            Err(scope.refusal(tab, url))
+            Err(self.scope(tab).refusal(tab, url))
         }
     }
 
