@@ -225,20 +225,18 @@ impl Shell {
             )
         });
         let is_main = main.as_deref() == Some(e.frame_id.as_str());
-        let starter = {
+        // `None` when nothing is held there (no agent holds the tab).
+        let (held, starter) = {
             let mut h = self.holds_lock();
             let held = h.on.contains(&tab);
             let t = h.tabs.entry(tab).or_default();
-            let starter = if !is_main {
-                Starter::Person
-            } else {
+            // A frame's document is the page's content, never refused.
+            let starter = if is_main {
                 starter_of(t, e)
-            };
-            if !held || holder.is_none() {
-                None
             } else {
-                Some(starter)
-            }
+                Starter::Person
+            };
+            (held, (held && holder.is_some()).then_some(starter))
         };
         tracing::debug!(%tab, main = is_main, starter = ?starter, "a document request paused");
         let refuse = is_main
@@ -252,7 +250,7 @@ impl Shell {
                     request_id: &e.request_id,
                 },
             );
-            if starter.is_none() && !self.holds_lock().on.contains(&tab) {
+            if !held {
                 // Left on by an earlier daemon, or turned off since.
                 self.send_detached(tab, &FetchDisable {});
             }
