@@ -2,10 +2,11 @@
 //! daemon's watch told of ([`cotab_shared::watch`]), per agent — what it
 //! is doing now, its latest requests with their outcome and the latest
 //! picture of the tab it works in — where agents may take each shared
-//! tab, and which tabs "Stop all agents" takes from them.
+//! tab and what it asks before, the requests waiting for the person's
+//! yes, and which tabs "Stop all agents" takes from them.
 
 use cotab_shared::native::{Holder, TabControl};
-use cotab_shared::watch::{ActivityEntry, TabPicture, TabScope, WatchEvent};
+use cotab_shared::watch::{ActivityEntry, PendingApproval, TabPicture, TabScope, WatchEvent};
 use cotab_shared::TabId;
 use std::collections::BTreeMap;
 
@@ -23,6 +24,8 @@ pub struct Activity {
     pictures: BTreeMap<TabId, TabPicture>,
     /// Each shared tab's sites, as the watch last told them.
     scopes: Vec<TabScope>,
+    /// The requests waiting for the person's yes, oldest first.
+    approvals: Vec<PendingApproval>,
 }
 
 /// One agent as the panel shows it.
@@ -49,6 +52,9 @@ impl Activity {
         if let Some(scopes) = event.scopes {
             self.scopes = scopes;
         }
+        if let Some(approvals) = event.approvals {
+            self.approvals = approvals;
+        }
         for picture in event.pictures {
             self.pictures.insert(picture.tab, picture);
         }
@@ -72,6 +78,11 @@ impl Activity {
     /// Every shared tab's sites, as the watch last told them.
     pub fn scopes(&self) -> &[TabScope] {
         &self.scopes
+    }
+
+    /// The requests waiting for the person's yes, oldest first.
+    pub fn approvals(&self) -> &[PendingApproval] {
+        &self.approvals
     }
 
     /// Every agent that made a request, the one that acted last first.
@@ -166,6 +177,7 @@ fn outcome_text(outcome: &str) -> &str {
         "TIMEOUT" => "timed out",
         "DIALOG_OPEN" => "a dialog is open",
         "SITE_NOT_ALLOWED" => "refused: a site you did not allow",
+        "DENIED_BY_PERSON" => "not approved by you",
         other => other,
     }
 }
@@ -306,6 +318,7 @@ mod tests {
             tab: TabId(tab),
             title: String::new(),
             sites: sites.iter().map(|s| s.to_string()).collect(),
+            ask_before: Vec::new(),
         };
         a.apply(WatchEvent {
             recent: true,
@@ -328,6 +341,43 @@ mod tests {
         assert_eq!(
             line(&a.agents()[0].recent[0]),
             "go — refused: a site you did not allow, 5 ms"
+        );
+    }
+
+    #[test]
+    fn the_requests_waiting_for_the_person_are_the_last_told() {
+        use cotab_shared::watch::AskBefore;
+        let mut a = Activity::default();
+        assert!(a.approvals().is_empty());
+        let waiting = PendingApproval {
+            id: 4,
+            agent: "ada".into(),
+            tab: Some(TabId(1)),
+            ask: AskBefore::Files,
+            what: "upload · 1 file".into(),
+            text: None,
+            left_ms: 45_000,
+        };
+        a.apply(WatchEvent {
+            recent: true,
+            approvals: Some(vec![waiting.clone()]),
+            ..WatchEvent::default()
+        });
+        assert_eq!(a.approvals(), &[waiting][..]);
+        // Entries alone keep them; an empty list ends them.
+        a.apply(WatchEvent {
+            entries: vec![entry(1, "ada", "upload", Some("DENIED_BY_PERSON"))],
+            ..WatchEvent::default()
+        });
+        assert_eq!(a.approvals().len(), 1);
+        a.apply(WatchEvent {
+            approvals: Some(Vec::new()),
+            ..WatchEvent::default()
+        });
+        assert!(a.approvals().is_empty());
+        assert_eq!(
+            line(&a.agents()[0].recent[0]),
+            "upload — not approved by you, 5 ms"
         );
     }
 

@@ -59,6 +59,9 @@ pub enum ErrorKind {
     /// The page or url is on a site outside those the tab is shared for
     /// (the person chooses them per share).
     SiteNotAllowed,
+    /// The person was asked to approve the request and said no, or did
+    /// not answer in time: nothing of it reached the page.
+    DeniedByPerson,
 }
 
 impl ErrorKind {
@@ -87,6 +90,7 @@ impl ErrorKind {
             ErrorKind::DialogOpen => "DIALOG_OPEN",
             ErrorKind::PathNotAllowed => "PATH_NOT_ALLOWED",
             ErrorKind::SiteNotAllowed => "SITE_NOT_ALLOWED",
+            ErrorKind::DeniedByPerson => "DENIED_BY_PERSON",
         }
     }
 }
@@ -131,6 +135,7 @@ mod tests {
             ErrorKind::DialogOpen,
             ErrorKind::PathNotAllowed,
             ErrorKind::SiteNotAllowed,
+            ErrorKind::DeniedByPerson,
             ErrorKind::CommandFailed,
         ] {
             let json = serde_json::to_value(kind).expect("serialises");

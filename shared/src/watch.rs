@@ -67,6 +67,114 @@ pub struct TabScope {
     pub title: String,
     /// Its sites (`example.com`); empty for any site.
     pub sites: Vec<String>,
+    /// What an agent's request in it waits for the person's yes before
+    /// (empty: nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ask_before: Vec<AskBefore>,
+}
+
+/// A kind of agent request the person may ask to approve, per shared
+/// tab, before anything of it reaches the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum AskBefore {
+    /// Every action (step mode): input, navigation, answering a dialog,
+    /// opening or closing a tab, emulation, scripts and raw commands
+    /// that are not reads. Reads and releases of held input go on.
+    Step,
+    /// Putting the person's files in the page: an upload or a drop of
+    /// files.
+    Files,
+    /// Typing into a password field (or one whose `autocomplete` names
+    /// a secret), and scripts, which could fill one unseen.
+    Password,
+}
+
+impl AskBefore {
+    /// Every kind, in the order the side panel shows them.
+    pub const ALL: [AskBefore; 3] = [AskBefore::Step, AskBefore::Files, AskBefore::Password];
+
+    /// The wire name (`step`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AskBefore::Step => "step",
+            AskBefore::Files => "files",
+            AskBefore::Password => "password",
+        }
+    }
+
+    /// What it asks before, in the person's terms.
+    pub fn label(self) -> &'static str {
+        match self {
+            AskBefore::Step => "every action",
+            AskBefore::Files => "uploading files",
+            AskBefore::Password => "typing a password",
+        }
+    }
+}
+
+/// The person's change of what a shared tab asks before, sent on the
+/// watch: `{"tabAskBefore":{"tab":3,"what":"files","on":true}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AskBeforeChange {
+    /// The change.
+    pub tab_ask_before: TabAskBefore,
+}
+
+/// One tab's change ([`AskBeforeChange`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TabAskBefore {
+    /// The shared tab.
+    pub tab: TabId,
+    /// The kind of request.
+    pub what: AskBefore,
+    /// Whether to ask before it from now on.
+    pub on: bool,
+}
+
+/// An agent's request waiting for the person's yes, as the watch tells
+/// it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingApproval {
+    /// The daemon's number of it.
+    pub id: u64,
+    /// The agent, as it named itself.
+    pub agent: String,
+    /// The tab it would act on (none for a tab it would open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab: Option<TabId>,
+    /// Why it waits.
+    pub ask: AskBefore,
+    /// What it would do, in the person's terms (`click · button "Send"`).
+    pub what: String,
+    /// The text it would type: as it is, or one `•` per character for a
+    /// field that takes a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Milliseconds left before it is refused unanswered.
+    pub left_ms: u64,
+}
+
+/// The person's answer to a [`PendingApproval`], sent on the watch:
+/// `{"approval":{"id":5,"approve":true}}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApprovalAnswer {
+    /// The answer.
+    pub approval: Approve,
+}
+
+/// Yes or no to one pending request ([`ApprovalAnswer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Approve {
+    /// [`PendingApproval::id`].
+    pub id: u64,
+    /// Yes (`true`) or no.
+    pub approve: bool,
 }
 
 /// The start of [`ActivityEntry::method`] for what the person did
@@ -255,6 +363,10 @@ pub struct WatchEvent {
     /// one changes or a tab joins the list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<TabScope>>,
+    /// Every request waiting for the person's yes: with the recent
+    /// entries, then whenever one begins or ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<Vec<PendingApproval>>,
 }
 
 /// A picture of a tab after an agent's request (the activity record's,
@@ -316,6 +428,7 @@ mod tests {
             record: None,
             pictures: Vec::new(),
             scopes: None,
+            approvals: None,
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(
@@ -335,5 +448,53 @@ mod tests {
         assert!(person.by_person());
         let v = serde_json::to_value(&person).expect("json");
         assert_eq!(v["method"], "person.takeover");
+    }
+
+    #[test]
+    fn the_persons_approvals_read_as_documented() {
+        let change: AskBeforeChange = serde_json::from_value(
+            json!({"tabAskBefore": {"tab": 3, "what": "files", "on": true}}),
+        )
+        .expect("change");
+        assert_eq!(
+            change.tab_ask_before,
+            TabAskBefore {
+                tab: TabId(3),
+                what: AskBefore::Files,
+                on: true
+            }
+        );
+        for bad in [
+            json!({"tabAskBefore": {"tab": 3, "what": "everything", "on": true}}),
+            json!({"tabAskBefore": {"tab": 3, "what": "files"}}),
+            json!({"tabAskBefore": {"tab": 3, "what": "files", "on": true, "x": 1}}),
+        ] {
+            assert!(
+                serde_json::from_value::<AskBeforeChange>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
+        let answer: ApprovalAnswer =
+            serde_json::from_value(json!({"approval": {"id": 5, "approve": false}}))
+                .expect("answer");
+        assert_eq!(
+            answer.approval,
+            Approve {
+                id: 5,
+                approve: false
+            }
+        );
+        // Neither is taken for the other, nor for a change of sites.
+        assert!(serde_json::from_value::<ScopeChange>(
+            json!({"approval": {"id": 5, "approve": false}})
+        )
+        .is_err());
+        assert!(serde_json::from_value::<ApprovalAnswer>(
+            json!({"tabAskBefore": {"tab": 3, "what": "files", "on": true}})
+        )
+        .is_err());
+        for a in AskBefore::ALL {
+            assert_eq!(serde_json::to_value(a).expect("json"), json!(a.as_str()));
+        }
     }
 }

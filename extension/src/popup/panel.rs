@@ -8,13 +8,19 @@
 //! at, more sites the person allowed, or any site), and a "Stop all
 //! agents" button that takes every tab an agent holds back for the
 //! person. The person's choices of sites go to the daemon on the same
-//! watch; agents have no way to make them.
+//! watch; agents have no way to make them. So do the person's choices
+//! of what a tab asks their yes before (every action, uploading files,
+//! typing a password), and their answers to the requests waiting for it,
+//! listed first.
 //!
 //! Its DOM is the end-to-end tests' contract: `#activity`,
 //! `#watch-status[data-watching]`, `button#stop-all`,
 //! `input#agent-pointer` (the drawings in the page, on or off: the daemon
 //! keeps the choice), `ul#scopes > li[data-tab]` with `span.sites` and
-//! `input.any-site[data-tab]`, one
+//! `input.any-site[data-tab]` and `input.ask-before[data-tab][data-what]`
+//! (`step`, `files`, `password`), `#waiting` (hidden while nothing waits)
+//! with `ul#approvals > li[data-approval][data-ask]` and its
+//! `button.approve[data-approval]` and `button.deny[data-approval]`, one
 //! `section.agent[data-agent]` per agent with `p.now[data-now]`,
 //! `ol.recent > li[data-seq][data-outcome]` (a navigation refused for
 //! its site with `button.allow-site[data-tab][data-site]`) and, once the
@@ -27,7 +33,8 @@ use crate::log;
 use crate::messages::{PopupRequest, PopupState};
 use crate::panel_model::{held_by_agents, line, Activity, AgentView};
 use cotab_shared::watch::{
-    ActivityEntry, ScopeChange, TabScope, TabScopeChange, WatchEvent, WatchHello, WatchSetting,
+    ActivityEntry, ApprovalAnswer, Approve, AskBefore, AskBeforeChange, PendingApproval,
+    ScopeChange, TabAskBefore, TabScope, TabScopeChange, WatchEvent, WatchHello, WatchSetting,
 };
 use cotab_shared::{ErrorKind, TabId};
 use cotab_shared::{NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
@@ -56,6 +63,9 @@ struct Panel {
     list: Element,
     /// Where agents may take each shared tab.
     scopes: Element,
+    /// The requests waiting for the person's yes, and their list.
+    waiting: Element,
+    approvals: Element,
     status: Element,
     /// The switch of the drawings in the page (the daemon keeps it).
     pointer: HtmlInputElement,
@@ -79,6 +89,8 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
         document: document.clone(),
         list: by_id("agents-activity")?,
         scopes: by_id("scopes")?,
+        waiting: by_id("waiting")?,
+        approvals: by_id("approvals")?,
         status: by_id("watch-status")?,
         pointer: by_id("agent-pointer")?.dyn_into::<HtmlInputElement>()?,
         activity: RefCell::new(Activity::default()),
@@ -110,23 +122,31 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
         .add_event_listener_with_callback("change", switch.as_ref().unchecked_ref())?;
     // Page-lifetime listener: the switch lives as long as the page.
     switch.forget();
-    // The person's choices of sites, from the controls `render` makes.
+    // The person's choices, from the controls `render` makes.
     let choose = Closure::<dyn FnMut(web_sys::Event)>::new({
         let panel = panel.clone();
         move |event: web_sys::Event| {
-            let Some(change) = event
-                .target()
-                .and_then(|t| t.dyn_into::<Element>().ok())
-                .and_then(|e| scope_change(&event.type_(), &e))
-            else {
+            let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
                 return;
             };
-            if let Err(e) = panel.post(&ScopeChange { tab_scope: change }) {
+            let kind = event.type_();
+            let posted = if let Some(change) = scope_change(&kind, &target) {
+                panel.post(&ScopeChange { tab_scope: change })
+            } else if let Some(change) = ask_before_change(&kind, &target) {
+                panel.post(&AskBeforeChange {
+                    tab_ask_before: change,
+                })
+            } else if let Some(answer) = approval_answer(&kind, &target) {
+                panel.post(&ApprovalAnswer { approval: answer })
+            } else {
+                return;
+            };
+            if let Err(e) = posted {
                 log::warn(&format!(
-                    "could not change the tab's sites: {}",
+                    "could not tell cotab's host your choice: {}",
                     error_message(&e)
                 ));
-                // Shows the sites as the daemon last told them again.
+                // Shows what the daemon last told again.
                 let _ = render(&panel);
             }
         }
@@ -170,6 +190,34 @@ fn scope_change(kind: &str, target: &Element) -> Option<TabScopeChange> {
         }),
         _ => None,
     }
+}
+
+/// The change of what a tab asks before by `kind` on `target`: one of
+/// its "ask before" switches.
+fn ask_before_change(kind: &str, target: &Element) -> Option<TabAskBefore> {
+    if kind != "change" || target.get_attribute("class").as_deref() != Some("ask-before") {
+        return None;
+    }
+    let tab = TabId(target.get_attribute("data-tab")?.parse().ok()?);
+    let what = target.get_attribute("data-what")?;
+    let what = AskBefore::ALL.into_iter().find(|a| a.as_str() == what)?;
+    Some(TabAskBefore {
+        tab,
+        what,
+        on: target.dyn_ref::<HtmlInputElement>()?.checked(),
+    })
+}
+
+/// The person's answer by `kind` on `target`: Approve or Deny on a
+/// request waiting for them.
+fn approval_answer(kind: &str, target: &Element) -> Option<Approve> {
+    let approve = match (kind, target.get_attribute("class").as_deref()) {
+        ("click", Some("approve")) => true,
+        ("click", Some("deny")) => false,
+        _ => return None,
+    };
+    let id = target.get_attribute("data-approval")?.parse().ok()?;
+    Some(Approve { id, approve })
 }
 
 /// Opens the watch: the daemon says what is recent, then each request as
@@ -275,8 +323,20 @@ async fn stop_all() {
     }
 }
 
-/// Rebuilds the tabs' sites and the agents' sections.
+/// Rebuilds the requests waiting, the tabs' sites and the agents'
+/// sections.
 fn render(panel: &Panel) -> Result<(), JsValue> {
+    panel.approvals.set_text_content(None);
+    let waiting = panel.activity.borrow().approvals().to_vec();
+    for approval in &waiting {
+        let item = approval_item(panel, approval)?;
+        panel.approvals.append_child(&item)?;
+    }
+    if waiting.is_empty() {
+        panel.waiting.set_attribute("hidden", "")?;
+    } else {
+        panel.waiting.remove_attribute("hidden")?;
+    }
     panel.scopes.set_text_content(None);
     for scope in panel.activity.borrow().scopes() {
         let item = scope_item(panel, scope)?;
@@ -383,6 +443,61 @@ fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
     label.append_with_str_1(" any site")?;
     li.append_with_str_1(" ")?;
     li.append_child(&label)?;
+    let asks = d.create_element("span")?;
+    asks.set_attribute("class", "asks")?;
+    asks.append_with_str_1("Ask me before:")?;
+    for what in AskBefore::ALL {
+        let label = d.create_element("label")?;
+        let input = d.create_element("input")?.dyn_into::<HtmlInputElement>()?;
+        input.set_type("checkbox");
+        input.set_attribute("class", "ask-before")?;
+        input.set_attribute("data-tab", &tab)?;
+        input.set_attribute("data-what", what.as_str())?;
+        input.set_checked(scope.ask_before.contains(&what));
+        label.append_child(&input)?;
+        label.append_with_str_1(&format!(" {}", what.label()))?;
+        asks.append_with_str_1(" ")?;
+        asks.append_child(&label)?;
+    }
+    li.append_child(&asks)?;
+    Ok(li)
+}
+
+/// A request waiting for the person's yes, with Approve and Deny.
+fn approval_item(panel: &Panel, a: &PendingApproval) -> Result<Element, JsValue> {
+    let d = &panel.document;
+    let li = d.create_element("li")?;
+    let id = a.id.to_string();
+    li.set_attribute("data-approval", &id)?;
+    li.set_attribute("data-ask", a.ask.as_str())?;
+    let on = a.tab.map(|t| format!(" in tab {t}")).unwrap_or_default();
+    let why = match a.ask {
+        AskBefore::Step => "you asked to approve every action",
+        AskBefore::Files => "it would put your files in the page",
+        AskBefore::Password => "it would type into a password field",
+    };
+    li.append_with_str_1(&format!("{} wants to {}{on} ({why})", a.agent, a.what))?;
+    if let Some(text) = &a.text {
+        li.append_with_str_1(": ")?;
+        let span = d.create_element("span")?;
+        span.set_attribute("class", "text")?;
+        span.set_text_content(Some(text));
+        li.append_child(&span)?;
+    }
+    li.append_with_str_1(&format!(
+        " — refused by itself in {} s unless you answer.",
+        a.left_ms.div_ceil(1000)
+    ))?;
+    let buttons = d.create_element("div")?;
+    for (class, text) in [("approve", "Approve"), ("deny", "Deny")] {
+        let button = d.create_element("button")?;
+        button.set_attribute("type", "button")?;
+        button.set_attribute("class", class)?;
+        button.set_attribute("data-approval", &id)?;
+        button.set_text_content(Some(text));
+        buttons.append_child(&button)?;
+    }
+    li.append_child(&buttons)?;
     Ok(li)
 }
 

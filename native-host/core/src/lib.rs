@@ -2,6 +2,7 @@
 //! own so that "the core does no I/O" is a fact of its dependencies (no
 //! tokio, no sockets, no files): state plus an input in, effects out.
 //!
+//! - [`approvals`]: which agent requests wait for the person's yes.
 //! - [`broker`]: sessions and tickets, leases and the person's control,
 //!   frames, held input, developer mode, refs, dialogs, the shared list —
 //!   every rule the daemon applies to agents, as a state machine.
@@ -18,6 +19,7 @@
 //! **Architecture Invariant:** nothing here awaits, sleeps, reads a clock
 //! (times are handed in), opens a file or a socket, or logs.
 
+pub mod approvals;
 pub mod broker;
 pub mod keys;
 pub mod outline;

@@ -19,7 +19,8 @@ use crate::settings::Settings;
 use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::watch::{
-    RecordAnswer, RecordAsk, ScopeChange, WatchEvent, WatchHello, WatchSetting,
+    ApprovalAnswer, AskBeforeChange, RecordAnswer, RecordAsk, ScopeChange, WatchEvent, WatchHello,
+    WatchSetting,
 };
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
@@ -129,8 +130,10 @@ pub async fn serve<R, W, RE, WE>(
 /// Serves a watch of agent requests ([`crate::activity`]): the recent
 /// ones with the person's settings, then each as it begins and ends, and
 /// the settings when they change, until the page goes or `shutdown`
-/// fires. What the page sends is read for a change of a setting only
-/// ([`WatchSetting`]). A watch that falls behind is told the recent ones
+/// fires. What the page sends is read for the person's choices only: a
+/// setting ([`WatchSetting`]), a tab's sites ([`ScopeChange`]), what a
+/// tab asks before ([`AskBeforeChange`]), an answer to a request waiting
+/// for them ([`ApprovalAnswer`]), and asks of the activity record. A watch that falls behind is told the recent ones
 /// again.
 async fn watch<R, W, RE, WE>(
     shell: &Shell,
@@ -145,6 +148,7 @@ async fn watch<R, W, RE, WE>(
     let mut settings = shell.settings_changed.subscribe();
     let mut pictures = shell.activity.subscribe_pictures();
     let mut scopes = shell.scopes_changed.subscribe();
+    let mut approvals = shell.approvals_changed.subscribe();
     let recent = || WatchEvent {
         recent: true,
         entries: shell.activity.recent(),
@@ -152,6 +156,7 @@ async fn watch<R, W, RE, WE>(
         record: None,
         pictures: shell.activity.pictures(),
         scopes: Some(shell.tab_scopes()),
+        approvals: Some(shell.pending_approvals()),
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -184,6 +189,23 @@ async fn watch<R, W, RE, WE>(
                                 ..WatchEvent::default()
                             });
                         }
+                    } else if let Ok(change) = serde_json::from_slice::<AskBeforeChange>(&frame) {
+                        if let Err(e) = shell.change_ask_before(&change.tab_ask_before) {
+                            tracing::warn!(tab = %change.tab_ask_before.tab, error = %e, "a change of what a tab asks before was refused");
+                            next = Some(WatchEvent {
+                                scopes: Some(shell.tab_scopes()),
+                                ..WatchEvent::default()
+                            });
+                        }
+                    } else if let Ok(answer) = serde_json::from_slice::<ApprovalAnswer>(&frame) {
+                        let a = answer.approval;
+                        if let Err(e) = shell.answer_approval(a.id, a.approve) {
+                            tracing::warn!(id = a.id, error = %e, "an answer to an agent's request was refused");
+                            next = Some(WatchEvent {
+                                approvals: Some(shell.pending_approvals()),
+                                ..WatchEvent::default()
+                            });
+                        }
                     } else if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
                         shell.change_settings(Settings {
                             agent_pointer: setting.agent_pointer,
@@ -198,6 +220,15 @@ async fn watch<R, W, RE, WE>(
                 }
                 next = Some(WatchEvent {
                     agent_pointer: Some(shell.settings().agent_pointer),
+                    ..WatchEvent::default()
+                });
+            }
+            changed = approvals.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                next = Some(WatchEvent {
+                    approvals: Some(shell.pending_approvals()),
                     ..WatchEvent::default()
                 });
             }

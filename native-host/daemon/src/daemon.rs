@@ -48,6 +48,9 @@ pub struct DaemonConfig {
     pub default_deadline: Duration,
     /// How long a disconnected session keeps its lease and held input.
     pub resume_grace: Duration,
+    /// How long a request waits for the person's yes before it is
+    /// refused unanswered.
+    pub approval_wait: Duration,
     /// Settings of agent connections (slow and non-reading peers).
     pub agent: agent::AgentConfig,
     /// Agent connections open at once; one more is answered `BUSY` and
@@ -63,7 +66,8 @@ impl DaemonConfig {
     /// Settings from the environment: [`crate::default_runtime_dir`],
     /// `COTAB_IDLE_EXIT_SECS` (default 600), `COTAB_DEADLINE_MS`
     /// (default [`DEFAULT_DEADLINE_MS`]), `COTAB_RESUME_GRACE_MS`
-    /// (default [`RESUME_GRACE_MS`]), `COTAB_MAX_AGENTS` (default
+    /// (default [`RESUME_GRACE_MS`]), `COTAB_APPROVAL_WAIT_MS` (default
+    /// [`crate::shell::APPROVAL_WAIT`]), `COTAB_MAX_AGENTS` (default
     /// [`MAX_AGENT_CONNECTIONS`], fewer when the process may open few
     /// files: [`agent_limit`]) and [`agent::AgentConfig::from_env`].
     pub fn from_env() -> Self {
@@ -81,6 +85,8 @@ impl DaemonConfig {
             resume_grace: Duration::from_millis(
                 num("COTAB_RESUME_GRACE_MS").unwrap_or(RESUME_GRACE_MS),
             ),
+            approval_wait: num("COTAB_APPROVAL_WAIT_MS")
+                .map_or(crate::shell::APPROVAL_WAIT, Duration::from_millis),
             agent: agent::AgentConfig::from_env(),
             max_agents: num("COTAB_MAX_AGENTS")
                 .and_then(|n| usize::try_from(n).ok())
@@ -294,13 +300,15 @@ pub async fn run(
     cleanup.0.push(agent_path);
     tracing::info!(dir = %dir.display(), pid = std::process::id(), "cotab daemon listening");
 
-    let shell = Arc::new(Shell::new(
+    let mut shell = Shell::new(
         config.default_deadline,
         CoreConfig {
             resume_grace: config.resume_grace,
             ..CoreConfig::default()
         },
-    ));
+    );
+    shell.approval_wait = config.approval_wait;
+    let shell = Arc::new(shell);
     // The person's settings, where the daemon's logs are (private).
     match &config.state_dir {
         Some(dir) => match crate::logs::prepare_log_dir(dir) {

@@ -7,6 +7,7 @@
 //! in `events`. The handlers ([`crate::handlers`]) work over it; the
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
 
+mod approvals;
 mod events;
 mod holds;
 
@@ -104,7 +105,23 @@ pub struct Shell {
     /// Told when a shared tab's sites changed (the watches tell the
     /// panels).
     pub scopes_changed: watch::Sender<u64>,
+    /// Agent requests waiting for the person's yes ([`approvals`]).
+    approvals: Mutex<approvals::Approvals>,
+    /// Told when one begins waiting or stops (the watches tell the
+    /// panels).
+    pub approvals_changed: watch::Sender<u64>,
+    /// How long a request waits for the person's yes before it is
+    /// refused unanswered.
+    pub approval_wait: Duration,
+    /// Told whenever who holds a shared tab changes (a lease taken,
+    /// ended, taken over, unshared), so requests waiting on it look
+    /// again.
+    pub leases_changed: watch::Sender<u64>,
 }
+
+/// How long a request waits for the person's yes by default: under the
+/// 60 s after which MCP's TypeScript SDK gives up on a tool call.
+pub const APPROVAL_WAIT: Duration = Duration::from_secs(45);
 
 /// What the host config allows, as the daemon last read it.
 #[derive(Debug)]
@@ -143,6 +160,10 @@ impl Shell {
             settings_changed: watch::Sender::new(0),
             holds: Mutex::default(),
             scopes_changed: watch::Sender::new(0),
+            approvals: Mutex::default(),
+            approvals_changed: watch::Sender::new(0),
+            approval_wait: APPROVAL_WAIT,
+            leases_changed: watch::Sender::new(0),
         }
     }
 
@@ -316,6 +337,7 @@ impl Shell {
                 Effect::Controllers(tabs) => {
                     self.lane
                         .send_oneway(&HostToExtension::Controllers { tabs });
+                    self.leases_changed.send_modify(|n| *n += 1);
                     holds_changed = true;
                 }
                 Effect::Scopes => {

@@ -283,7 +283,9 @@ async fn a_main_frame_navigation_makes_the_frame_stale() {
         session: None,
         tab_id: TabId(7),
         method: "Page.frameNavigated".into(),
-        params: json!({"frame": {"id": "main", "url": "http://x/"}}),
+        // Another page of the tab's own site: another site would be
+        // refused for its site first.
+        params: json!({"frame": {"id": "main", "url": "http://example.test/next"}}),
     });
     let give_up = tokio::time::Instant::now() + WAIT;
     loop {

@@ -30,6 +30,9 @@ use answers::{cdp_answer, input_answer, layout_read, viewport_check};
 /// Deadline for anything a test waits for.
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
 
+/// How long a request waits for the person's yes in these daemons.
+pub(crate) const APPROVAL_WAIT: Duration = Duration::from_secs(3);
+
 /// The params of the next notification named `method` (others are
 /// skipped), within [`WAIT`].
 pub(crate) async fn notification(c: &mut Client, method: &str) -> Value {
@@ -129,6 +132,7 @@ impl Daemon {
             idle_exit: Duration::from_secs(600),
             default_deadline,
             resume_grace,
+            approval_wait: APPROVAL_WAIT,
             agent,
             max_agents,
             state_dir: Some(dir.path().join("state")),

@@ -3,6 +3,7 @@
 //! binaries for the relay, daemon and CLI roles.
 
 mod agent;
+mod approvals;
 mod bad_input;
 mod binaries;
 mod cli;

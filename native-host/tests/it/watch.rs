@@ -146,7 +146,7 @@ async fn the_person_turns_the_drawings_off_and_the_choice_is_kept() {
 }
 
 /// A capture, for clicks at a point.
-async fn capture(agent: &mut cotab_host::client::Client) {
+pub(crate) async fn capture(agent: &mut cotab_host::client::Client) {
     agent
         .call::<Capture>(&CaptureParams::default())
         .await

@@ -91,6 +91,25 @@ pub enum AgentEvent {
         /// Why, as `SITE_NOT_ALLOWED` says it.
         message: String,
     },
+    /// A request of the session waits for the person's yes before any
+    /// of it reaches the page (they asked to approve such requests in
+    /// this tab). Its answer comes when they decide: its result, or
+    /// `DENIED_BY_PERSON` when they say no or do not answer in time;
+    /// `HUMAN_HAS_CONTROL` or `TAB_NOT_SHARED` when they take the tab
+    /// or unshare it meanwhile.
+    #[serde(rename = "approval.pending")]
+    ApprovalPending {
+        /// The shared tab it is about (none for `tabs.create`).
+        #[serde(rename = "tabId", default, skip_serializing_if = "Option::is_none")]
+        tab_id: Option<TabId>,
+        /// Why it waits: `step`, `files` or `password`.
+        ask: crate::watch::AskBefore,
+        /// What it would do, as the person is shown it.
+        what: String,
+        /// Milliseconds the person has to answer.
+        #[serde(rename = "waitMs")]
+        wait_ms: u64,
+    },
     /// The browser lane dropped.
     #[serde(rename = "lane.offline")]
     LaneOffline {},

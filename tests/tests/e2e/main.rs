@@ -2,6 +2,7 @@
 //! test shares a fixture tab through the real popup, and an agent drives it
 //! through the daemon's socket.
 
+mod approvals;
 mod background;
 mod bad_input;
 mod boundary;

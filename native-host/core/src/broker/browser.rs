@@ -50,6 +50,18 @@ impl Core {
                     .push(Effect::NotifyAll(AgentEvent::TabClosed { tab_id: t.id }));
             }
         }
+        // A url the list tells anew is newer than the document the tab
+        // last said it committed.
+        for t in tabs {
+            let moved = self
+                .shared
+                .iter()
+                .find(|o| o.id == t.id)
+                .is_none_or(|o| o.url != t.url);
+            if let (true, Some(tab)) = (moved, self.tabs.get_mut(&t.id)) {
+                tab.committed = None;
+            }
+        }
         self.shared = tabs.to_vec();
         let gone: Vec<TabId> = self
             .tabs
@@ -71,11 +83,13 @@ impl Core {
                 // A tab shared (again): no frame from before may match.
                 let nav = self.fresh_nav();
                 let scope = self.scope_of_new(info);
+                let ask_before = self.asks_of_new(info);
                 self.tabs.insert(
                     info.id,
                     Tab {
                         nav,
                         scope,
+                        ask_before,
                         ..Tab::default()
                     },
                 );
@@ -182,6 +196,16 @@ impl Core {
             p.document_seq = p.last_seq;
         }
         self.forget_chooser(tab);
+    }
+
+    /// `tab`'s main frame committed a document at `url` (the page's own
+    /// word, which may come before the shared list's): until the list
+    /// tells a url anew, an agent's request there must be in scope for
+    /// both ([`Core::fence`]).
+    pub fn on_main_frame_committed(&mut self, tab: TabId, url: &str) {
+        if let (false, Some(t)) = (url.is_empty(), self.tabs.get_mut(&tab)) {
+            t.committed = Some(url.to_owned());
+        }
     }
 
     /// `tab`'s renderer crashed: what it held is gone with it (dropped,

@@ -40,6 +40,7 @@ use sessions::{Connection, Session};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
+mod asks;
 mod browser;
 #[cfg(test)]
 mod browser_tests;
@@ -211,6 +212,12 @@ struct Tab {
     last_input: HashMap<Actor, u64>,
     /// Where agents may take it ([`crate::scope`]).
     scope: crate::scope::Scope,
+    /// What an agent's request in it waits for the person's yes before
+    /// ([`crate::approvals`]).
+    ask_before: std::collections::BTreeSet<cotab_shared::watch::AskBefore>,
+    /// The url of the document its main frame last committed, as its
+    /// page told it, until the shared list tells a url anew.
+    committed: Option<String>,
 }
 
 fn err(kind: ErrorKind, message: &str) -> WireError {

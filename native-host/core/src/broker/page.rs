@@ -459,7 +459,10 @@ impl Core {
         // What the shared tabs were shared for together when the agent
         // asked (the daemon checked its url against it), even if the
         // list told of the tab first.
-        self.tabs.entry(info.id).or_default().scope = scope;
+        let ask_before = self.asks_for_agent_tab();
+        let tab = self.tabs.entry(info.id).or_default();
+        tab.scope = scope;
+        tab.ask_before = ask_before;
         self.effects.push(Effect::Scopes);
         let revision = self.select(sid, conn, info.id)?;
         self.acquire(sid, conn)?;

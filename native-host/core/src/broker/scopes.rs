@@ -109,15 +109,21 @@ impl Core {
             .collect()
     }
 
-    /// `SITE_NOT_ALLOWED` unless the page `tab` shows is in its scope.
+    /// `SITE_NOT_ALLOWED` unless the page `tab` shows is in its scope:
+    /// its url in the shared list, and the document its main frame
+    /// committed since (which the page tells before the list does).
     pub(super) fn page_in_scope(&self, tab: TabId) -> Result<(), WireError> {
-        let (true, Some(info)) = (
-            self.tabs.contains_key(&tab),
+        let (Some(t), Some(info)) = (
+            self.tabs.get(&tab),
             self.shared.iter().find(|i| i.id == tab),
         ) else {
             return Ok(());
         };
-        self.url_in_scope(tab, &info.url)
+        self.url_in_scope(tab, &info.url)?;
+        match &t.committed {
+            Some(url) => self.url_in_scope(tab, url),
+            None => Ok(()),
+        }
     }
 
     /// `SITE_NOT_ALLOWED` unless agents may take `tab` to `url`.

@@ -130,3 +130,59 @@ fn the_persons_sites_for_every_share_widen_each_and_are_not_kept_by_one() {
     c.set_lasting_sites(BTreeSet::new());
     assert!(!c.take_effects().contains(&Effect::Scopes), "no change");
 }
+
+#[test]
+fn what_a_tab_asks_before_is_the_persons_and_goes_with_the_tabs_it_opens() {
+    use cotab_shared::watch::AskBefore;
+    let (mut c, s) = holding(&[at(1, "https://mail.example.com/"), at(3, "about:blank")]);
+    assert!(c.ask_before(TabId(1)).is_empty());
+    c.set_ask_before(TabId(1), AskBefore::Files, true)
+        .expect("shared");
+    assert!(c.take_effects().contains(&Effect::Scopes));
+    // The same again changes nothing, and tells nobody.
+    c.set_ask_before(TabId(1), AskBefore::Files, true)
+        .expect("shared");
+    assert!(!c.take_effects().contains(&Effect::Scopes));
+    let err = c
+        .set_ask_before(TabId(9), AskBefore::Step, true)
+        .expect_err("not shared");
+    assert_eq!(err.kind, ErrorKind::TabNotShared);
+    // A tab the page opens asks the same; so does one an agent opens.
+    let popup = TabInfo {
+        opener: Some(TabId(1)),
+        ..at(2, "https://mail.example.com/x")
+    };
+    c.on_shared(&[
+        at(1, "https://mail.example.com/"),
+        at(3, "about:blank"),
+        popup,
+    ]);
+    assert_eq!(c.ask_before(TabId(2)), [AskBefore::Files].into());
+    assert!(c.ask_before(TabId(3)).is_empty());
+    let made = at(4, "https://mail.example.com/new");
+    c.tab_created(s, A, &made, Scope::Any).expect("created");
+    assert_eq!(c.ask_before(TabId(4)), [AskBefore::Files].into());
+    c.set_ask_before(TabId(1), AskBefore::Files, false)
+        .expect("shared");
+    assert!(c.ask_before(TabId(1)).is_empty());
+    assert!(c.ask_before(TabId(9)).is_empty(), "a tab not shared");
+}
+
+#[test]
+fn a_page_of_another_site_is_refused_as_soon_as_it_commits_before_the_list_says_so() {
+    let (mut c, s) = holding(&[at(1, "https://mail.example.com/")]);
+    // The person's navigation commits: the page says so before the list.
+    c.on_main_frame_committed(TabId(1), "https://bank.test/accounts");
+    let err = c.fence(s, A, Need::Observe).expect_err("another site");
+    assert_eq!(err.kind, ErrorKind::SiteNotAllowed);
+    // The list catches up; then the person comes back, the list first.
+    c.on_shared(&[at(1, "https://bank.test/accounts")]);
+    assert!(c.fence(s, A, Need::Observe).is_err());
+    c.on_shared(&[at(1, "https://mail.example.com/inbox")]);
+    assert!(c.fence(s, A, Need::Observe).is_ok());
+    // A document of the tab's own site commits: nothing changes.
+    c.on_main_frame_committed(TabId(1), "https://mail.example.com/sent");
+    assert!(c.fence(s, A, Need::Observe).is_ok());
+    c.on_main_frame_committed(TabId(1), "");
+    assert!(c.fence(s, A, Need::Observe).is_ok());
+}

@@ -17,6 +17,9 @@
 //! by a dialog answers nothing else). An acting method a dialog cut short
 //! once it had begun succeeds and names the dialog (`Cx::acted`).
 //!
+//! Before any of that, a request a shared tab asks the person's yes for
+//! waits for it (`approve`).
+//!
 //! Submodules: `cx` (the context of one request: its fence, its CDP steps
 //! and the guards of its presses), one per family of methods — `session`
 //! (hello, resume, bye, status, tabs.list/select, acquire/release),
@@ -28,6 +31,7 @@
 //! `page.emulateMedia`, `page.pdf`), `network` (`page.network`,
 //! `page.networkRequest`), `drop` (`input.drop`).
 
+mod approve;
 mod by_ref;
 mod capture;
 mod chooser;
@@ -70,20 +74,28 @@ pub async fn dispatch(
     call: Call,
     id: Option<RequestId>,
 ) -> Bytes {
-    let cx = Cx {
+    let cut = Cut::default();
+    let before = Cx {
         shell,
         conn,
         deadline: Instant::now() + shell.default_deadline,
-        cut: &Cut::default(),
+        cut: &cut,
     };
     let method = call.method();
     // What the person is told of this request ([`crate::activity`]).
-    let told = told(&cx, &call);
+    let told = told(&before, &call);
     let began = Instant::now();
     // What a `input.type` typed, for the person's record.
     let mut typed = match (&call, told) {
         (Call::Type(p), Some(_)) => Some(p.text.clone()),
         _ => None,
+    };
+    // The person's yes, if the tab asks for it; the request's deadline
+    // runs from then.
+    let approved = approve::gate(&before, &call).await;
+    let cx = Cx {
+        deadline: Instant::now() + shell.default_deadline,
+        ..before
     };
     macro_rules! answer {
         ($outcome:expr) => {{
@@ -120,6 +132,9 @@ pub async fn dispatch(
         if let Err(e) = cx.sid() {
             return response_line::<()>(id, logged(&cx, method, Err(e)));
         }
+    }
+    if let Err(e) = approved {
+        return answer!(Err::<(), RpcError>(e));
     }
     match call {
         Call::Hello(p) => answer!(session::hello(&cx, p)),

@@ -158,13 +158,17 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
         focused(cx, fence),
         cx.read(fence, "({url: location.href, title: document.title})"),
     )?;
-    let dom = read_capture(captured).await?;
     let text = |k: &str| {
         page.get(k)
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string()
     };
+    // The page may have gone to another site since the fence was taken
+    // (the person's navigation, told after it committed): what it read
+    // there is not the agent's.
+    cx.core(|c| c.url_in_scope(fence.tab, &text("url")))?;
+    let dom = read_capture(captured).await?;
     // Numbers for every node, the most the outline can show, reserved
     // first: another snapshot of the session rendered meanwhile cannot
     // take the same ones. A large outline renders on the blocking pool.

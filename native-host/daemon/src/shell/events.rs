@@ -118,10 +118,13 @@ impl Shell {
         match method {
             "Inspector.targetCrashed" => self.with_core(|c| c.on_page_crashed(tab)),
             FrameNavigated::METHOD => {
-                let main_frame = FrameNavigated::parse(method, params)
-                    .is_some_and(|n| n.frame.parent_id.is_none());
-                if main_frame {
-                    self.with_core(|c| c.on_main_frame_navigated(tab));
+                let main =
+                    FrameNavigated::parse(method, params).filter(|n| n.frame.parent_id.is_none());
+                if let Some(n) = main {
+                    self.with_core(|c| {
+                        c.on_main_frame_navigated(tab);
+                        c.on_main_frame_committed(tab, &n.frame.url);
+                    });
                 }
             }
             JavascriptDialogOpening::METHOD => {

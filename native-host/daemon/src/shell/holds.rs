@@ -129,7 +129,8 @@ impl Shell {
         }
     }
 
-    /// Every shared tab's sites, as the watches tell them.
+    /// Every shared tab's sites and what it asks before, as the watches
+    /// tell them.
     pub(crate) fn tab_scopes(&self) -> Vec<TabScope> {
         self.with_core(|c| {
             c.scopes()
@@ -141,6 +142,7 @@ impl Shell {
                         Scope::Any => Vec::new(),
                         Scope::Sites(sites) => sites.into_iter().collect(),
                     },
+                    ask_before: c.ask_before(info.id).into_iter().collect(),
                 })
                 .collect()
         })

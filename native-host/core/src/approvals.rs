@@ -1,0 +1,366 @@
+//! Which agent requests wait for the person's yes: a pure reading of a
+//! request against what its tab asks before ([`AskBefore`]), so the
+//! daemon holds it before any of it reaches the page.
+//!
+//! - **Step**: every request that acts — input, navigation, answering a
+//!   dialog, opening or closing a tab, emulation, `page.evaluate` and raw
+//!   commands that are not reads. Reads (snapshots, captures, waits, the
+//!   console and network logs, raw `get…`/`describe…` commands) and the
+//!   release of held input (a key up, a mouse button up, a gesture's end)
+//!   never wait: a release must always go.
+//! - **Files**: `input.setFiles`, `input.drop` with paths, and raw
+//!   `DOM.setFileInputFiles` / `Input.dispatchDragEvent` carrying files.
+//! - **Password**: typing (`input.type`, `input.press`, `input.keyDown`,
+//!   raw `Input.insertText` and key events) into a field that takes a
+//!   secret — the element typed into or the one with the focus, which
+//!   the daemon reads first ([`Check::if_secret`]) — and every script
+//!   (`page.evaluate`, raw `Runtime.evaluate` and the like), which could
+//!   fill such a field without focus or keys.
+//!
+//! When several apply, a password or files beat step: the person is
+//! shown the most telling reason.
+
+use cotab_shared::controller::{Call, Ref};
+use cotab_shared::watch::AskBefore;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// What the daemon must find out, and ask, before running a request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Check {
+    /// Ask for this whatever the page holds.
+    pub ask: Option<AskBefore>,
+    /// Ask for [`AskBefore::Password`] if this element takes a secret.
+    pub if_secret: Option<SecretAt>,
+}
+
+/// Where typing would go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecretAt {
+    /// The element with the focus (through open shadow roots and
+    /// frames of the page's own origin; another origin's frame counts as
+    /// a secret, since it cannot be seen into).
+    Focus,
+    /// The element a ref stands for.
+    Element(Ref),
+}
+
+impl Check {
+    /// Nothing to ask.
+    pub fn none(&self) -> bool {
+        self.ask.is_none() && self.if_secret.is_none()
+    }
+}
+
+/// What `call` must be checked and asked for in a tab that asks before
+/// `asks`.
+pub fn check(call: &Call, asks: &BTreeSet<AskBefore>) -> Check {
+    if asks.is_empty() {
+        return Check::default();
+    }
+    let on = |a: AskBefore| asks.contains(&a).then_some(a);
+    let step = if acts(call) {
+        on(AskBefore::Step)
+    } else {
+        None
+    };
+    if let Some(files) = on(AskBefore::Files).filter(|_| puts_files(call)) {
+        return Check {
+            ask: Some(files),
+            if_secret: None,
+        };
+    }
+    if let Some(password) = on(AskBefore::Password) {
+        if runs_script(call) {
+            return Check {
+                ask: Some(password),
+                if_secret: None,
+            };
+        }
+        if let Some(at) = types_at(call) {
+            return Check {
+                ask: step,
+                if_secret: Some(at),
+            };
+        }
+    }
+    Check {
+        ask: step,
+        if_secret: None,
+    }
+}
+
+/// Whether `call` acts on the page or the tab (not a read, not a release
+/// of held input, not the session's own business).
+fn acts(call: &Call) -> bool {
+    match call {
+        Call::Navigate(_)
+        | Call::Click(_)
+        | Call::Type(_)
+        | Call::Press(_)
+        | Call::KeyDown(_)
+        | Call::MouseDown(_)
+        | Call::MouseMove(_)
+        | Call::GestureBegin(_)
+        | Call::GestureUpdate(_)
+        | Call::Evaluate(_)
+        | Call::Hover(_)
+        | Call::SelectOption(_)
+        | Call::Check(_)
+        | Call::Drag(_)
+        | Call::Scroll(_)
+        | Call::SetFiles(_)
+        | Call::Dialog(_)
+        | Call::TabsCreate(_)
+        | Call::TabsClose(_)
+        | Call::Resize(_)
+        | Call::EmulateMedia(_)
+        | Call::DropOn(_) => true,
+        Call::CdpSend(p) => !raw_read(&p.method) && !raw_release(&p.method, p.params.as_ref()),
+        _ => false,
+    }
+}
+
+/// A raw command that only reads or sets up what is reported (by the
+/// verb of its name).
+fn raw_read(method: &str) -> bool {
+    let verb = method.split_once('.').map_or("", |(_, v)| v);
+    ["get", "describe", "query", "capture", "search", "resolve"]
+        .iter()
+        .any(|p| verb.starts_with(p))
+        || matches!(
+            verb,
+            "enable" | "disable" | "releaseObject" | "releaseObjectGroup" | "printToPDF"
+        )
+}
+
+/// A raw input event that ends held input: never held back.
+fn raw_release(method: &str, params: Option<&Value>) -> bool {
+    let kind = params
+        .and_then(|p| p.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    matches!(
+        (method, kind),
+        ("Input.dispatchKeyEvent", "keyUp")
+            | ("Input.dispatchMouseEvent", "mouseReleased")
+            | ("Input.dispatchTouchEvent", "touchEnd" | "touchCancel")
+    )
+}
+
+/// Whether `call` puts the person's files in the page.
+fn puts_files(call: &Call) -> bool {
+    match call {
+        Call::SetFiles(_) => true,
+        Call::DropOn(p) => !p.paths.is_empty(),
+        Call::CdpSend(p) => match p.method.as_str() {
+            "DOM.setFileInputFiles" | "Page.handleFileChooser" => true,
+            "Input.dispatchDragEvent" => p
+                .params
+                .as_ref()
+                .and_then(|v| v.pointer("/data/files"))
+                .and_then(Value::as_array)
+                .is_some_and(|f| !f.is_empty()),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether `call` runs a script of the agent's in the page.
+fn runs_script(call: &Call) -> bool {
+    match call {
+        Call::Evaluate(_) => true,
+        Call::CdpSend(p) => matches!(
+            p.method.as_str(),
+            "Runtime.evaluate"
+                | "Runtime.callFunctionOn"
+                | "Runtime.compileScript"
+                | "Runtime.runScript"
+                | "Page.addScriptToEvaluateOnNewDocument"
+                | "Debugger.setScriptSource"
+                | "Debugger.evaluateOnCallFrame"
+        ),
+        _ => false,
+    }
+}
+
+/// Where `call` would type text, if it types.
+fn types_at(call: &Call) -> Option<SecretAt> {
+    match call {
+        Call::Type(p) => Some(match &p.element {
+            Some(r) => SecretAt::Element(r.clone()),
+            None => SecretAt::Focus,
+        }),
+        Call::Press(_) | Call::KeyDown(_) => Some(SecretAt::Focus),
+        Call::CdpSend(p) => match p.method.as_str() {
+            "Input.insertText" | "Input.imeSetComposition" => Some(SecretAt::Focus),
+            "Input.dispatchKeyEvent" if !raw_release(&p.method, p.params.as_ref()) => {
+                Some(SecretAt::Focus)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(method: &str, params: Value) -> Call {
+        let raw = serde_json::value::to_raw_value(&params).expect("json");
+        Call::parse(method, Some(&raw)).expect("a call")
+    }
+
+    fn asks(a: &[AskBefore]) -> BTreeSet<AskBefore> {
+        a.iter().copied().collect()
+    }
+
+    #[test]
+    fn a_tab_that_asks_nothing_checks_nothing() {
+        let click = call("input.click", json!({"x": 1, "y": 2}));
+        assert!(check(&click, &asks(&[])).none());
+    }
+
+    #[test]
+    fn step_mode_asks_before_actions_but_not_reads_or_releases() {
+        let step = asks(&[AskBefore::Step]);
+        for (method, params) in [
+            ("input.click", json!({"x": 1, "y": 2})),
+            ("page.navigate", json!({"url": "https://example.com/"})),
+            ("input.type", json!({"text": "hi"})),
+            ("page.dialog", json!({"accept": true})),
+            ("tabs.close", json!({})),
+            ("page.evaluate", json!({"expression": "1"})),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchKeyEvent", "params": {"type": "keyDown"}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "DOM.setAttributeValue", "params": {}}),
+            ),
+        ] {
+            let c = check(&call(method, params.clone()), &step);
+            assert_eq!(c.ask, Some(AskBefore::Step), "{method} {params}");
+        }
+        for (method, params) in [
+            ("page.snapshot", json!({})),
+            ("page.capture", json!({})),
+            ("input.keyUp", json!({"key": "a"})),
+            ("input.mouseUp", json!({})),
+            ("tabs.list", json!({})),
+            ("control.acquire", json!({})),
+            ("cdp.send", json!({"method": "DOM.getDocument"})),
+            ("cdp.send", json!({"method": "Accessibility.queryAXTree"})),
+            ("cdp.send", json!({"method": "Page.enable"})),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchKeyEvent", "params": {"type": "keyUp"}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchMouseEvent", "params": {"type": "mouseReleased"}}),
+            ),
+        ] {
+            let c = check(&call(method, params.clone()), &step);
+            assert!(c.none(), "{method} {params}: {c:?}");
+        }
+    }
+
+    #[test]
+    fn files_are_asked_for_by_every_way_in() {
+        let files = asks(&[AskBefore::Files]);
+        for (method, params) in [
+            ("input.setFiles", json!({"paths": ["/tmp/a"]})),
+            ("input.drop", json!({"ref": "e1", "paths": ["/tmp/a"]})),
+            (
+                "cdp.send",
+                json!({"method": "DOM.setFileInputFiles", "params": {"files": ["/tmp/a"]}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchDragEvent",
+                                "params": {"type": "drop", "data": {"files": ["/tmp/a"]}}}),
+            ),
+        ] {
+            let c = check(&call(method, params.clone()), &files);
+            assert_eq!(c.ask, Some(AskBefore::Files), "{method} {params}");
+        }
+        // Text dropped, and a click, are not files.
+        for (method, params) in [
+            (
+                "input.drop",
+                json!({"ref": "e1", "data": {"text/plain": "hi"}}),
+            ),
+            ("input.click", json!({"x": 1, "y": 2})),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchDragEvent",
+                                "params": {"type": "drop", "data": {"items": []}}}),
+            ),
+        ] {
+            assert!(
+                check(&call(method, params.clone()), &files).none(),
+                "{method} {params}"
+            );
+        }
+        // With step on too, files are the reason shown.
+        let both = asks(&[AskBefore::Step, AskBefore::Files]);
+        let set = call("input.setFiles", json!({"paths": ["/tmp/a"]}));
+        assert_eq!(check(&set, &both).ask, Some(AskBefore::Files));
+    }
+
+    #[test]
+    fn typing_is_checked_for_a_secret_and_scripts_are_asked_for() {
+        let password = asks(&[AskBefore::Password]);
+        let typed = check(
+            &call("input.type", json!({"text": "x", "ref": "e4"})),
+            &password,
+        );
+        assert_eq!(typed.ask, None);
+        assert!(matches!(typed.if_secret, Some(SecretAt::Element(_))));
+        for (method, params) in [
+            ("input.type", json!({"text": "x"})),
+            ("input.press", json!({"key": "a"})),
+            ("input.keyDown", json!({"key": "a"})),
+            (
+                "cdp.send",
+                json!({"method": "Input.insertText", "params": {"text": "x"}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchKeyEvent", "params": {"type": "char"}}),
+            ),
+        ] {
+            let c = check(&call(method, params.clone()), &password);
+            assert_eq!(c.if_secret, Some(SecretAt::Focus), "{method} {params}");
+        }
+        for (method, params) in [
+            ("page.evaluate", json!({"expression": "1"})),
+            (
+                "cdp.send",
+                json!({"method": "Runtime.evaluate", "params": {"expression": "1"}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "Runtime.callFunctionOn", "params": {}}),
+            ),
+        ] {
+            let c = check(&call(method, params.clone()), &password);
+            assert_eq!(c.ask, Some(AskBefore::Password), "{method} {params}");
+        }
+        // A click types nothing; a key up releases.
+        assert!(check(&call("input.click", json!({"x": 1, "y": 2})), &password).none());
+        assert!(check(&call("input.keyUp", json!({"key": "a"})), &password).none());
+        // With step on, typing that is not into a secret is asked as a step.
+        let both = asks(&[AskBefore::Step, AskBefore::Password]);
+        let c = check(&call("input.type", json!({"text": "x"})), &both);
+        assert_eq!(
+            (c.ask, c.if_secret),
+            (Some(AskBefore::Step), Some(SecretAt::Focus))
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! Holding an agent's request for the person's yes before any of it
+//! reaches the page ([`cotab_core::approvals`] says which): the person
+//! is shown it on the side panel's watch, the agent is told it waits
+//! (`approval.pending`), and it goes on only when the person approves.
+//! A no, no answer in [`Shell::approval_wait`], a takeover or an unshare
+//! refuses it, so it fails closed.
+//!
+//! Whether typing would go into a field that takes a secret is read
+//! first, from the page, by reads that change nothing there (the
+//! element's or the focus's type and `autocomplete`).
+
+use super::{wire, Cx};
+use crate::broker::{Fence, Need};
+use cotab_core::approvals::{check, SecretAt};
+use cotab_shared::controller::{AgentEvent, Call, RpcError};
+use cotab_shared::native::CommandClass;
+use cotab_shared::watch::{AskBefore, PendingApproval};
+use cotab_shared::ErrorKind;
+use serde_json::Value;
+
+/// Whether the element (`this`) takes a secret: a password field, or
+/// one whose `autocomplete` names a password, a one-time code or a card.
+const SECRET_FN: &str = "function() { const el = this; \
+    return (el instanceof HTMLInputElement && el.type === 'password') || \
+        /password|one-time-code|cc-/.test(el.autocomplete || ''); }";
+
+/// Whether the element with the focus takes a secret (`true`), through
+/// open shadow roots and frames of the page's own origin; a frame of
+/// another origin cannot be seen into, so it counts as one.
+const SECRET_FOCUS: &str = "(() => { let doc = document; \
+    for (let i = 0; i < 32; i++) { let el = doc.activeElement; \
+        while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement; \
+        if (!el) return false; \
+        if (el instanceof HTMLIFrameElement || el instanceof HTMLFrameElement) { \
+            let inner = null; try { inner = el.contentDocument; } catch (e) {} \
+            if (!inner) return true; doc = inner; continue; } \
+        return (el instanceof HTMLInputElement && el.type === 'password') || \
+            /password|one-time-code|cc-/.test(el.autocomplete || ''); } \
+    return true; })()";
+
+/// Holds `call` until the person approves it, if its tab asks before
+/// such a request; `Ok` at once otherwise. A request refused for other
+/// reasons (no session, no lease) is not asked for: its handler refuses
+/// it.
+pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
+    let Ok(sid) = cx.sid() else {
+        return Ok(());
+    };
+    // The tab it acts on, and the lease it needs there, which the wait
+    // must not outlive. Opening a tab needs no lease and asks what any
+    // shared tab asks; closing one needs none either.
+    let (on, fence, asks) = match call {
+        Call::TabsCreate(_) => (None, None, cx.core(|c| c.asks_for_agent_tab())),
+        Call::TabsClose(p) => {
+            let selected = cx.core(|c| c.selection(sid, cx.conn.id).ok().and_then(|(t, _)| t));
+            let Some(tab) = p.tab_id.or(selected) else {
+                return Ok(());
+            };
+            (Some(tab), None, cx.core(|c| c.ask_before(tab)))
+        }
+        _ => {
+            let Ok(fence) = cx.fence(Need::Act) else {
+                return Ok(());
+            };
+            let tab = fence.tab;
+            (Some(tab), Some(fence), cx.core(|c| c.ask_before(tab)))
+        }
+    };
+    let check = check(call, &asks);
+    if check.none() {
+        return Ok(());
+    }
+    let secret = match (&check.if_secret, &fence) {
+        (Some(at), Some(fence)) => takes_secret(cx, fence, at).await?,
+        _ => false,
+    };
+    let ask = if secret {
+        AskBefore::Password
+    } else {
+        match check.ask {
+            Some(ask) => ask,
+            None => return Ok(()),
+        }
+    };
+    let (agent, what) = cx.core(|c| {
+        let what =
+            crate::activity::describe(c, sid, on, call).unwrap_or_else(|| call.method().to_owned());
+        (c.agent_of(sid).unwrap_or_default().to_owned(), what)
+    });
+    let text = match call {
+        Call::Type(p) if secret => Some("•".repeat(p.text.chars().count())),
+        Call::Type(p) => Some(crate::redact::redact_str(
+            &p.text,
+            &crate::redact::Known::default(),
+        )),
+        _ => None,
+    };
+    let mut asking = cx.shell.ask_person(PendingApproval {
+        id: 0,
+        agent,
+        tab: on,
+        ask,
+        what: what.clone(),
+        text,
+        left_ms: 0,
+    });
+    let wait = cx.shell.approval_wait;
+    tracing::info!(tab = ?on, ask = ask.as_str(), "an agent's request waits for the person's yes");
+    cx.core(|c| {
+        c.notify(
+            sid,
+            AgentEvent::ApprovalPending {
+                tab_id: on,
+                ask,
+                what,
+                wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
+            },
+        )
+    });
+    let mut leases = cx.shell.leases_changed.subscribe();
+    let mut scopes = cx.shell.scopes_changed.subscribe();
+    let until = tokio::time::Instant::now() + wait;
+    loop {
+        tokio::select! {
+            answer = &mut asking.answer => {
+                return match answer {
+                    Ok(true) => match &fence {
+                        Some(fence) => cx.check(fence),
+                        None => Ok(()),
+                    },
+                    _ => Err(denied("the person said no")),
+                };
+            }
+            _ = leases.changed() => {}
+            _ = scopes.changed() => {}
+            () = tokio::time::sleep_until(until) => {
+                return Err(denied(&format!(
+                    "the person did not answer within {} s",
+                    wait.as_secs()
+                )));
+            }
+        }
+        // A takeover, an unshare, a lease ended: the approval goes with it.
+        if let Some(fence) = &fence {
+            cx.check(fence)?;
+        }
+        if on.is_some_and(|t| !cx.core(|c| c.shared().iter().any(|i| i.id == t))) {
+            return Err(wire(ErrorKind::TabNotShared, "the tab is no longer shared"));
+        }
+        if cx.sid().is_err() {
+            return Err(denied("the session ended"));
+        }
+    }
+}
+
+fn denied(why: &str) -> RpcError {
+    wire(
+        ErrorKind::DeniedByPerson,
+        format!("not approved: {why}; nothing of the request reached the page"),
+    )
+}
+
+/// Whether typing at `at` would go into a field that takes a secret.
+async fn takes_secret(cx: &Cx<'_>, fence: &Fence, at: &SecretAt) -> Result<bool, RpcError> {
+    let v = match at {
+        SecretAt::Focus => cx.read(fence, SECRET_FOCUS).await?,
+        SecretAt::Element(r) => {
+            let node = cx.core(|c| c.resolve_ref(fence, r))?;
+            let el = cx.element_of(fence, node).await?;
+            cx.call_on(fence, &el, SECRET_FN, Vec::new(), CommandClass::Observe)
+                .await?
+        }
+    };
+    // Anything but a plain `false` counts as a secret: fails closed.
+    Ok(v != Value::Bool(false))
+}
