@@ -88,11 +88,19 @@ pub enum AskBefore {
     /// Typing into a password field (or one whose `autocomplete` names
     /// a secret), and scripts, which could fill one unseen.
     Password,
+    /// Submitting a form: a click or tap on its submit button, Enter or
+    /// Space where that submits it, and scripts, which could submit one.
+    Submit,
 }
 
 impl AskBefore {
     /// Every kind, in the order the side panel shows them.
-    pub const ALL: [AskBefore; 3] = [AskBefore::Step, AskBefore::Files, AskBefore::Password];
+    pub const ALL: [AskBefore; 4] = [
+        AskBefore::Step,
+        AskBefore::Submit,
+        AskBefore::Files,
+        AskBefore::Password,
+    ];
 
     /// The wire name (`step`).
     pub fn as_str(self) -> &'static str {
@@ -100,6 +108,7 @@ impl AskBefore {
             AskBefore::Step => "step",
             AskBefore::Files => "files",
             AskBefore::Password => "password",
+            AskBefore::Submit => "submit",
         }
     }
 
@@ -109,6 +118,7 @@ impl AskBefore {
             AskBefore::Step => "every action",
             AskBefore::Files => "uploading files",
             AskBefore::Password => "typing a password",
+            AskBefore::Submit => "submitting a form",
         }
     }
 }

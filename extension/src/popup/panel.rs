@@ -9,8 +9,8 @@
 //! agents" button that takes every tab an agent holds back for the
 //! person. The person's choices of sites go to the daemon on the same
 //! watch; agents have no way to make them. So do the person's choices
-//! of what a tab asks their yes before (every action, uploading files,
-//! typing a password), and their answers to the requests waiting for it,
+//! of what a tab asks their yes before (every action, submitting a form,
+//! uploading files, typing a password), and their answers to the requests waiting for it,
 //! listed first.
 //!
 //! Its DOM is the end-to-end tests' contract: `#activity`,
@@ -18,7 +18,7 @@
 //! `input#agent-pointer` (the drawings in the page, on or off: the daemon
 //! keeps the choice), `ul#scopes > li[data-tab]` with `span.sites` and
 //! `input.any-site[data-tab]` and `input.ask-before[data-tab][data-what]`
-//! (`step`, `files`, `password`), `#waiting` (hidden while nothing waits)
+//! (`step`, `submit`, `files`, `password`), `#waiting` (hidden while nothing waits)
 //! with `ul#approvals > li[data-approval][data-ask]` and its
 //! `button.approve[data-approval]` and `button.deny[data-approval]`, one
 //! `section.agent[data-agent]` per agent with `p.now[data-now]`,
@@ -470,11 +470,27 @@ fn approval_item(panel: &Panel, a: &PendingApproval) -> Result<Element, JsValue>
     let id = a.id.to_string();
     li.set_attribute("data-approval", &id)?;
     li.set_attribute("data-ask", a.ask.as_str())?;
-    let on = a.tab.map(|t| format!(" in tab {t}")).unwrap_or_default();
+    // The tab by its title, as the person knows it.
+    let on = a
+        .tab
+        .map(|t| {
+            let activity = panel.activity.borrow();
+            let title = activity
+                .scopes()
+                .iter()
+                .find(|s| s.tab == t)
+                .map(|s| s.title.clone());
+            match title.filter(|t| !t.is_empty()) {
+                Some(title) => format!(" in “{title}”"),
+                None => format!(" in tab {t}"),
+            }
+        })
+        .unwrap_or_else(|| " in a new tab".to_owned());
     let why = match a.ask {
         AskBefore::Step => "you asked to approve every action",
         AskBefore::Files => "it would put your files in the page",
         AskBefore::Password => "it would type into a password field",
+        AskBefore::Submit => "it may submit a form",
     };
     li.append_with_str_1(&format!("{} wants to {}{on} ({why})", a.agent, a.what))?;
     if let Some(text) = &a.text {
@@ -485,7 +501,7 @@ fn approval_item(panel: &Panel, a: &PendingApproval) -> Result<Element, JsValue>
         li.append_child(&span)?;
     }
     li.append_with_str_1(&format!(
-        " — refused by itself in {} s unless you answer.",
+        " — refused if you do not answer within {} s.",
         a.left_ms.div_ceil(1000)
     ))?;
     let buttons = d.create_element("div")?;

@@ -17,8 +17,16 @@
 //!   (`page.evaluate`, raw `Runtime.evaluate` and the like), which could
 //!   fill such a field without focus or keys.
 //!
-//! When several apply, a password or files beat step: the person is
-//! shown the most telling reason.
+//! - **Submit**: a click (`input.click`, `input.mouseDown`, a raw mouse
+//!   press) on a form's submit button — the ref's element, or the one at
+//!   the point, which the daemon reads first ([`Check::if_submits`]; a
+//!   point in a frame cannot be seen into and counts as one) — Enter or
+//!   Space while the focus is in a form (`input.press`, `input.keyDown`,
+//!   `input.type` with `submit`, raw key events), a touch (which cannot
+//!   be read before it lands), and every script.
+//!
+//! When several apply, files, then a password, then a submit beat step:
+//! the person is shown the most telling reason.
 
 use cotab_shared::controller::{Call, Ref};
 use cotab_shared::watch::AskBefore;
@@ -26,12 +34,37 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// What the daemon must find out, and ask, before running a request.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Check {
     /// Ask for this whatever the page holds.
     pub ask: Option<AskBefore>,
     /// Ask for [`AskBefore::Password`] if this element takes a secret.
     pub if_secret: Option<SecretAt>,
+    /// Ask for [`AskBefore::Submit`] if this would submit a form.
+    pub if_submits: Option<SubmitAt>,
+}
+
+/// What a request would press that may submit a form.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubmitAt {
+    /// The element a ref stands for.
+    Element(Ref),
+    /// The element at a point: in a frame's capture (image pixels, with
+    /// the frame's id) or, raw, in the page's viewport (CSS pixels).
+    Point {
+        /// Where.
+        x: f64,
+        /// Where.
+        y: f64,
+        /// The frame capture it is of; none for CSS pixels.
+        frame: Option<cotab_shared::controller::FrameId>,
+        /// Whether `x`, `y` are image pixels of the latest capture.
+        captured: bool,
+    },
+    /// The element with the focus, for Enter or Space.
+    Focus,
+    /// The element a ref stands for, focused, for Enter.
+    Field(Ref),
 }
 
 /// Where typing would go.
@@ -48,7 +81,7 @@ pub enum SecretAt {
 impl Check {
     /// Nothing to ask.
     pub fn none(&self) -> bool {
-        self.ask.is_none() && self.if_secret.is_none()
+        self.ask.is_none() && self.if_secret.is_none() && self.if_submits.is_none()
     }
 }
 
@@ -64,29 +97,100 @@ pub fn check(call: &Call, asks: &BTreeSet<AskBefore>) -> Check {
     } else {
         None
     };
+    let surely = |ask| Check {
+        ask: Some(ask),
+        ..Check::default()
+    };
     if let Some(files) = on(AskBefore::Files).filter(|_| puts_files(call)) {
-        return Check {
-            ask: Some(files),
-            if_secret: None,
-        };
+        return surely(files);
     }
-    if let Some(password) = on(AskBefore::Password) {
-        if runs_script(call) {
-            return Check {
-                ask: Some(password),
-                if_secret: None,
-            };
-        }
-        if let Some(at) = types_at(call) {
-            return Check {
-                ask: step,
-                if_secret: Some(at),
-            };
+    if let Some(password) = on(AskBefore::Password).filter(|_| runs_script(call)) {
+        return surely(password);
+    }
+    if let Some(submit) = on(AskBefore::Submit) {
+        // A frame's own session: what is there cannot be read from the
+        // page.
+        let unread = matches!(call, Call::CdpSend(p) if p.session_id.is_some())
+            && submits_at(call).is_some();
+        if runs_script(call) || touches(call) || unread {
+            return surely(submit);
         }
     }
     Check {
         ask: step,
-        if_secret: None,
+        if_secret: on(AskBefore::Password).and_then(|_| types_at(call)),
+        if_submits: on(AskBefore::Submit).and_then(|_| submits_at(call)),
+    }
+}
+
+/// Whether `call` begins a touch: a tap lands where it lands, unread.
+fn touches(call: &Call) -> bool {
+    match call {
+        Call::GestureBegin(_) => true,
+        Call::CdpSend(p) => {
+            p.method == "Input.dispatchTouchEvent"
+                && p.params
+                    .as_ref()
+                    .and_then(|v| v.get("type"))
+                    .and_then(Value::as_str)
+                    == Some("touchStart")
+        }
+        _ => false,
+    }
+}
+
+/// The key names that submit a form from its field or its button.
+fn submit_key(key: &str) -> bool {
+    matches!(key, "Enter" | "NumpadEnter" | " " | "Space")
+}
+
+/// What `call` would press that may submit a form, if anything.
+fn submits_at(call: &Call) -> Option<SubmitAt> {
+    match call {
+        Call::Click(p) => match (&p.element, p.x, p.y) {
+            (Some(r), _, _) => Some(SubmitAt::Element(r.clone())),
+            (None, Some(x), Some(y)) => Some(SubmitAt::Point {
+                x,
+                y,
+                frame: p.frame_id.clone(),
+                captured: true,
+            }),
+            _ => None,
+        },
+        Call::MouseDown(p) => Some(SubmitAt::Point {
+            x: p.x,
+            y: p.y,
+            frame: p.frame_id.clone(),
+            captured: true,
+        }),
+        Call::Press(p) if submit_key(&p.key) => Some(SubmitAt::Focus),
+        Call::KeyDown(p) if submit_key(&p.key) => Some(SubmitAt::Focus),
+        Call::Type(p) if p.submit => Some(match &p.element {
+            Some(r) => SubmitAt::Field(r.clone()),
+            None => SubmitAt::Focus,
+        }),
+        Call::CdpSend(p) => {
+            let params = p.params.as_ref();
+            let field = |k: &str| params.and_then(|v| v.get(k));
+            let text = |k: &str| field(k).and_then(Value::as_str).unwrap_or("");
+            match (p.method.as_str(), text("type")) {
+                ("Input.dispatchMouseEvent", "mousePressed") => Some(SubmitAt::Point {
+                    x: field("x").and_then(Value::as_f64).unwrap_or(0.0),
+                    y: field("y").and_then(Value::as_f64).unwrap_or(0.0),
+                    frame: None,
+                    captured: false,
+                }),
+                ("Input.dispatchKeyEvent", "keyDown" | "rawKeyDown" | "char")
+                    if submit_key(text("key"))
+                        || matches!(text("code"), "Enter" | "NumpadEnter" | "Space")
+                        || matches!(text("text"), "\r" | "\n" | " ") =>
+                {
+                    Some(SubmitAt::Focus)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
@@ -311,6 +415,89 @@ mod tests {
         let both = asks(&[AskBefore::Step, AskBefore::Files]);
         let set = call("input.setFiles", json!({"paths": ["/tmp/a"]}));
         assert_eq!(check(&set, &both).ask, Some(AskBefore::Files));
+    }
+
+    #[test]
+    fn what_may_submit_a_form_is_read_first_and_what_cannot_be_read_is_asked_for() {
+        let submit = asks(&[AskBefore::Submit]);
+        let at = |method: &str, params: Value| check(&call(method, params), &submit);
+        assert!(matches!(
+            at("input.click", json!({"ref": "e3"})).if_submits,
+            Some(SubmitAt::Element(_))
+        ));
+        assert!(matches!(
+            at("input.click", json!({"x": 5, "y": 6})).if_submits,
+            Some(SubmitAt::Point { captured: true, .. })
+        ));
+        assert!(matches!(
+            at("input.mouseDown", json!({"x": 5, "y": 6})).if_submits,
+            Some(SubmitAt::Point { captured: true, .. })
+        ));
+        for (method, params) in [
+            ("input.press", json!({"key": "Enter"})),
+            ("input.keyDown", json!({"key": " "})),
+            ("input.type", json!({"text": "x", "submit": true})),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchKeyEvent",
+                                "params": {"type": "keyDown", "key": "Enter"}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchKeyEvent",
+                                "params": {"type": "char", "text": "\r"}}),
+            ),
+        ] {
+            let c = at(method, params.clone());
+            assert_eq!(c.if_submits, Some(SubmitAt::Focus), "{method} {params}");
+        }
+        let raw = at(
+            "cdp.send",
+            json!({"method": "Input.dispatchMouseEvent", "params": {"type": "mousePressed", "x": 3, "y": 4}}),
+        );
+        assert_eq!(
+            raw.if_submits,
+            Some(SubmitAt::Point {
+                x: 3.0,
+                y: 4.0,
+                frame: None,
+                captured: false
+            })
+        );
+        // Asked for without reading: a touch, a script, a frame's session.
+        for (method, params) in [
+            ("input.gesture.begin", json!({"x": 1, "y": 1})),
+            ("page.evaluate", json!({"expression": "1"})),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchTouchEvent",
+                                "params": {"type": "touchStart", "touchPoints": []}}),
+            ),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchMouseEvent", "sessionId": "F1",
+                                "params": {"type": "mousePressed", "x": 3, "y": 4}}),
+            ),
+        ] {
+            assert_eq!(
+                at(method, params.clone()).ask,
+                Some(AskBefore::Submit),
+                "{method} {params}"
+            );
+        }
+        // Typing, other keys, a hover: nothing to ask.
+        for (method, params) in [
+            ("input.type", json!({"text": "x"})),
+            ("input.press", json!({"key": "a"})),
+            ("input.hover", json!({"ref": "e3"})),
+            (
+                "cdp.send",
+                json!({"method": "Input.dispatchMouseEvent",
+                                "params": {"type": "mouseMoved", "x": 3, "y": 4}}),
+            ),
+        ] {
+            assert!(at(method, params.clone()).none(), "{method} {params}");
+        }
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! Issue 40: the person asks to approve what an agent does in a shared
-//! tab — typing a password, every action — in the side panel; such a
-//! request waits, with nothing of it in the page, until they approve it
-//! there; a no refuses it, and "Stop all agents" voids it.
+//! tab — typing a password, submitting a form, every action — in the
+//! side panel; such a request waits, with nothing of it in the page,
+//! until they approve it there; a no refuses it, and "Stop all agents"
+//! voids it.
 
 use crate::panel::until;
 use crate::toolset::{find_ref, on_page, snapshot};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::ClientError;
-use cotab_shared::controller::{Check, CheckParams, Type, TypeParams};
+use cotab_shared::controller::{
+    Capture, CaptureParams, Check, CheckParams, Click, ClickParams, Type, TypeParams,
+};
 use cotab_shared::{ErrorKind, EXTENSION_ID};
 use serde_json::Value;
 
@@ -126,6 +129,65 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         |v| v == true,
     )
     .await?;
+
+    // Submitting: the button, by its ref or at its point, waits; a
+    // checkbox at its point does not.
+    turn_on(&browser, &panel, &switch("submit")).await?;
+    let sign_up = find_ref(&outline, "button \"Sign up\"")?;
+    let task = tokio::spawn(async move {
+        let r = agent.call::<Click>(&ClickParams::on(sign_up)).await;
+        (agent, r)
+    });
+    assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
+    click(&browser, &panel, "#approvals button.deny").await?;
+    let (mut agent, r) = task.await?;
+    assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
+    let result = "document.getElementById('result').textContent";
+    assert_eq!(browser.eval(&page, result).await?, "", "not submitted");
+    let centre = |id: &str| {
+        format!(
+            "(() => {{ const r = document.querySelector('{id}').getBoundingClientRect(); \
+             return [r.left + r.width / 2, r.top + r.height / 2]; }})()"
+        )
+    };
+    let shot = agent.call::<Capture>(&CaptureParams::default()).await?;
+    let dpr = shot.device_pixel_ratio;
+    let at = |point: &Value| ClickParams {
+        x: point[0].as_f64().map(|x| x * dpr),
+        y: point[1].as_f64().map(|y| y * dpr),
+        frame_id: Some(shot.frame_id.clone()),
+        ..ClickParams::default()
+    };
+    let terms_at = at(&browser.eval(&page, &centre("#terms")).await?);
+    agent.call::<Click>(&terms_at).await?;
+    assert_eq!(
+        browser
+            .eval(&page, "document.getElementById('terms').checked")
+            .await?,
+        true,
+        "a checkbox is no submit: not asked"
+    );
+    let shot = agent.call::<Capture>(&CaptureParams::default()).await?;
+    let button_at = ClickParams {
+        frame_id: Some(shot.frame_id.clone()),
+        ..at(&browser.eval(&page, &centre("button[type=submit]")).await?)
+    };
+    let task = tokio::spawn(async move {
+        let r = agent.call::<Click>(&button_at).await;
+        (agent, r)
+    });
+    assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
+    assert_eq!(browser.eval(&page, result).await?, "");
+    click(&browser, &panel, "#approvals button.approve").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    until(&browser, &page, result, |v| {
+        v.as_str().is_some_and(|t| t.starts_with("Welcome"))
+    })
+    .await?;
+    browser
+        .eval(&page, "document.getElementById('terms').checked = false; 1")
+        .await?;
 
     // Every action: the checkbox waits; "Stop all agents" voids it.
     turn_on(&browser, &panel, &switch("step")).await?;

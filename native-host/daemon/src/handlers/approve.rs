@@ -11,7 +11,7 @@
 
 use super::{wire, Cx};
 use crate::broker::{Fence, Need};
-use cotab_core::approvals::{check, SecretAt};
+use cotab_core::approvals::{check, SecretAt, SubmitAt};
 use cotab_shared::controller::{AgentEvent, Call, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::watch::{AskBefore, PendingApproval};
@@ -37,6 +37,45 @@ const SECRET_FOCUS: &str = "(() => { let doc = document; \
         return (el instanceof HTMLInputElement && el.type === 'password') || \
             /password|one-time-code|cc-/.test(el.autocomplete || ''); } \
     return true; })()";
+
+/// Whether the element (`this`), or the button it is in, submits a form
+/// when pressed: a submit button or image input with a form.
+const SUBMITS_FN: &str = "function() { \
+    const c = this.closest ? this.closest('button, input') : null; \
+    if (!c || !c.form) return false; \
+    return c instanceof HTMLButtonElement ? c.type === 'submit' : (c.type === 'submit' || c.type === 'image'); }";
+
+/// Whether what is at the point (`x`, `y` in CSS pixels) submits a form
+/// when pressed, through open shadow roots; a frame there cannot be seen
+/// into and counts as one.
+fn submits_at_point(x: f64, y: f64) -> String {
+    format!(
+        "((x, y) => {{ let el = document.elementFromPoint(x, y); \
+            while (el && el.shadowRoot) {{ const inner = el.shadowRoot.elementFromPoint(x, y); \
+                if (!inner || inner === el) break; el = inner; }} \
+            if (!el) return false; \
+            if (el instanceof HTMLIFrameElement || el instanceof HTMLFrameElement \
+                || el instanceof HTMLObjectElement || el instanceof HTMLEmbedElement) return true; \
+            return ({SUBMITS_FN}).call(el); }})({x}, {y})"
+    )
+}
+
+/// Whether Enter or Space in the element (`this`) submits a form: a
+/// field or button with a form (a text area takes Enter as a line), or
+/// a frame that cannot be seen into.
+const SUBMITS_FROM_FN: &str = "function() { const el = this; \
+    if (el instanceof HTMLIFrameElement || el instanceof HTMLFrameElement) return true; \
+    return !!el.form && !(el instanceof HTMLTextAreaElement); }";
+
+/// [`SUBMITS_FROM_FN`] of the element with the focus, through open
+/// shadow roots.
+fn submits_from_focus() -> String {
+    format!(
+        "(() => {{ let el = document.activeElement; \
+            while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement; \
+            return !!el && ({SUBMITS_FROM_FN}).call(el); }})()"
+    )
+}
 
 /// Holds `call` until the person approves it, if its tab asks before
 /// such a request; `Ok` at once otherwise. A request refused for other
@@ -74,8 +113,14 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
         (Some(at), Some(fence)) => takes_secret(cx, fence, at).await?,
         _ => false,
     };
+    let submits = match (&check.if_submits, &fence) {
+        (Some(at), Some(fence)) if !secret => submits(cx, fence, at).await?,
+        _ => false,
+    };
     let ask = if secret {
         AskBefore::Password
+    } else if submits {
+        AskBefore::Submit
     } else {
         match check.ask {
             Some(ask) => ask,
@@ -172,5 +217,42 @@ async fn takes_secret(cx: &Cx<'_>, fence: &Fence, at: &SecretAt) -> Result<bool,
         }
     };
     // Anything but a plain `false` counts as a secret: fails closed.
+    Ok(v != Value::Bool(false))
+}
+
+/// Whether pressing at `at` would submit a form.
+async fn submits(cx: &Cx<'_>, fence: &Fence, at: &SubmitAt) -> Result<bool, RpcError> {
+    let v = match at {
+        SubmitAt::Focus => cx.read(fence, &submits_from_focus()).await?,
+        SubmitAt::Element(r) | SubmitAt::Field(r) => {
+            let function = match at {
+                SubmitAt::Field(_) => SUBMITS_FROM_FN,
+                _ => SUBMITS_FN,
+            };
+            let node = cx.core(|c| c.resolve_ref(fence, r))?;
+            let el = cx.element_of(fence, node).await?;
+            cx.call_on(fence, &el, function, Vec::new(), CommandClass::Observe)
+                .await?
+        }
+        SubmitAt::Point {
+            x,
+            y,
+            frame,
+            captured,
+        } => {
+            let (x, y) = if *captured {
+                // Image pixels of a frame's capture, as the click will
+                // place them ([`Cx::aim`]).
+                let f = cx.frame(fence, frame.as_ref())?;
+                (f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr)
+            } else {
+                (*x, *y)
+            };
+            if !(x.is_finite() && y.is_finite()) {
+                return Ok(true);
+            }
+            cx.read(fence, &submits_at_point(x, y)).await?
+        }
+    };
     Ok(v != Value::Bool(false))
 }
