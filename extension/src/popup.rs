@@ -13,6 +13,7 @@
 //! The DOM it writes is the end-to-end tests' contract (see the crate
 //! docs).
 
+mod options;
 mod panel;
 mod record;
 
@@ -75,6 +76,16 @@ pub(crate) fn start() -> Result<(), JsValue> {
     if record::is_viewer() {
         return record::start(&document);
     }
+    if options::is_options() {
+        return options::start(&document);
+    }
+    let open_options = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
+        spawn_local(options::open());
+    });
+    by_id("open-options")?
+        .add_event_listener_with_callback("click", open_options.as_ref().unchecked_ref())?;
+    // Page-lifetime listener: the button lives as long as the page.
+    open_options.forget();
     let open_record = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
         spawn_local(record::open());
     });

@@ -144,6 +144,39 @@ pub struct TabAskBefore {
     pub on: bool,
 }
 
+/// A site agents may work on in every share, as the watch tells it: the
+/// person's grant from the extension's options page (with its time), or
+/// the host config's `sites` (no time: only the file changes it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LastingSite {
+    /// The site (a registrable domain, `github.com`).
+    pub site: String,
+    /// When the person granted it, in milliseconds since the Unix epoch;
+    /// none for a site of the host config.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted_ms: Option<u64>,
+}
+
+/// The person's grant or revocation of a site for every share, sent on
+/// the watch: `{"lastingSite":{"site":"github.com","allow":true}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LastingChange {
+    /// The change.
+    pub lasting_site: LastingSiteChange,
+}
+
+/// One site's grant or revocation ([`LastingChange`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LastingSiteChange {
+    /// The site, as `github.com`.
+    pub site: String,
+    /// Grant (`true`) or revoke.
+    pub allow: bool,
+}
+
 /// An agent's request waiting for the person's yes, as the watch tells
 /// it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -377,6 +410,10 @@ pub struct WatchEvent {
     /// entries, then whenever one begins or ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approvals: Option<Vec<PendingApproval>>,
+    /// The sites agents may work on in every share: with the recent
+    /// entries, then whenever they change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lasting: Option<Vec<LastingSite>>,
 }
 
 /// A picture of a tab after an agent's request (the activity record's,
@@ -439,6 +476,7 @@ mod tests {
             pictures: Vec::new(),
             scopes: None,
             approvals: None,
+            lasting: None,
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(

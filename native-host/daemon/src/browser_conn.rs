@@ -15,12 +15,11 @@
 //! hello was accepted or after another connection replaced it.
 
 use crate::lane::Attached;
-use crate::settings::Settings;
 use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::watch::{
-    ApprovalAnswer, AskBeforeChange, RecordAnswer, RecordAsk, ScopeChange, WatchEvent, WatchHello,
-    WatchSetting,
+    ApprovalAnswer, AskBeforeChange, LastingChange, RecordAnswer, RecordAsk, ScopeChange,
+    WatchEvent, WatchHello, WatchSetting,
 };
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
@@ -157,6 +156,7 @@ async fn watch<R, W, RE, WE>(
         pictures: shell.activity.pictures(),
         scopes: Some(shell.tab_scopes()),
         approvals: Some(shell.pending_approvals()),
+        lasting: Some(shell.lasting_sites()),
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -206,10 +206,17 @@ async fn watch<R, W, RE, WE>(
                                 ..WatchEvent::default()
                             });
                         }
+                    } else if let Ok(change) = serde_json::from_slice::<LastingChange>(&frame) {
+                        let c = change.lasting_site;
+                        if let Err(e) = shell.change_lasting_site(&c.site, c.allow) {
+                            tracing::warn!(error = %e, "a change of the sites of every share was refused");
+                            next = Some(WatchEvent {
+                                lasting: Some(shell.lasting_sites()),
+                                ..WatchEvent::default()
+                            });
+                        }
                     } else if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
-                        shell.change_settings(Settings {
-                            agent_pointer: setting.agent_pointer,
-                        });
+                        shell.set_agent_pointer(setting.agent_pointer);
                     }
                 }
                 Some(Err(_)) | None => break,
@@ -220,6 +227,7 @@ async fn watch<R, W, RE, WE>(
                 }
                 next = Some(WatchEvent {
                     agent_pointer: Some(shell.settings().agent_pointer),
+                    lasting: Some(shell.lasting_sites()),
                     ..WatchEvent::default()
                 });
             }

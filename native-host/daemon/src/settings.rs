@@ -1,6 +1,7 @@
-//! The person's settings the daemon keeps for them (the side panel changes
-//! them over its watch): whether what agents aim at is drawn in the shared
-//! tabs. Kept in `settings.json` in the daemon's private state directory
+//! The person's settings the daemon keeps for them (the side panel and
+//! the options page change them over their watch): whether what agents
+//! aim at is drawn in the shared tabs, and the sites the person lets
+//! agents work on in every share, each with when they granted it. Kept in `settings.json` in the daemon's private state directory
 //! (the log directory, 0700; the file 0600), read at start, written at
 //! each change, so the choice outlives the daemon and the browser.
 //!
@@ -16,17 +17,31 @@ use std::path::{Path, PathBuf};
 pub const FILE: &str = "settings.json";
 
 /// The person's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
     /// Whether what agents aim at is drawn in the shared tabs.
     pub agent_pointer: bool,
+    /// The sites the person lets agents work on in every share.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<Granted>,
+}
+
+/// A site the person granted for every share.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Granted {
+    /// The site (a registrable domain).
+    pub site: String,
+    /// When, in milliseconds since the Unix epoch.
+    pub granted_ms: u64,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             agent_pointer: true,
+            sites: Vec::new(),
         }
     }
 }
@@ -62,9 +77,9 @@ impl Store {
 
     /// Saves `settings`: written beside the file, then moved over it, so a
     /// crash leaves the old file or the new one, never half of either.
-    pub fn save(&self, settings: Settings) -> std::io::Result<()> {
+    pub fn save(&self, settings: &Settings) -> std::io::Result<()> {
         let tmp = self.path.with_extension("json.tmp");
-        let bytes = serde_json::to_vec(&settings).map_err(std::io::Error::other)?;
+        let bytes = serde_json::to_vec(settings).map_err(std::io::Error::other)?;
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -87,12 +102,22 @@ mod tests {
         let store = Store::in_dir(dir.path());
         assert_eq!(store.load(), Settings::default());
         assert!(store.load().agent_pointer);
+        let granted = Granted {
+            site: "github.com".into(),
+            granted_ms: 1_700_000_000_000,
+        };
         store
-            .save(Settings {
+            .save(&Settings {
                 agent_pointer: false,
+                sites: vec![granted.clone()],
             })
             .expect("saved");
-        assert!(!Store::in_dir(dir.path()).load().agent_pointer);
+        let loaded = Store::in_dir(dir.path()).load();
+        assert!(!loaded.agent_pointer);
+        assert_eq!(loaded.sites, vec![granted]);
+        // A file of before the sites reads with none.
+        std::fs::write(dir.path().join(FILE), br#"{"agentPointer":false}"#).expect("write");
+        assert_eq!(store.load().sites, Vec::new());
         use std::os::unix::fs::PermissionsExt as _;
         let mode = std::fs::metadata(dir.path().join(FILE))
             .expect("file")

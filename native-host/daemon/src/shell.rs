@@ -96,6 +96,9 @@ pub struct Shell {
     /// Where the person's settings are kept, once the daemon knows its
     /// state directory.
     settings: std::sync::OnceLock<crate::settings::Store>,
+    /// The sites the person granted for every share (kept with the
+    /// settings).
+    granted: Mutex<Vec<crate::settings::Granted>>,
     /// Told when the person's settings change (the watches tell the
     /// panels).
     pub settings_changed: watch::Sender<u64>,
@@ -128,7 +131,8 @@ pub const APPROVAL_WAIT: Duration = Duration::from_secs(45);
 struct ConfigRead {
     /// The local files agents may reach.
     files: LocalFiles,
-    /// The entries of `sites` that name no site.
+    /// The sites of `sites`, and the entries that name no site.
+    sites: std::collections::BTreeSet<String>,
     sites_refused: Vec<usize>,
     watch: config::Watch,
 }
@@ -148,6 +152,7 @@ impl Shell {
             next_conn: AtomicU64::new(1),
             config: Mutex::new(ConfigRead {
                 files: LocalFiles::NONE,
+                sites: std::collections::BTreeSet::new(),
                 sites_refused: Vec::new(),
                 watch: config::Watch::default(),
             }),
@@ -157,6 +162,7 @@ impl Shell {
             overlays: Arc::default(),
             activity: crate::activity::Feed::default(),
             settings: std::sync::OnceLock::new(),
+            granted: Mutex::default(),
             settings_changed: watch::Sender::new(0),
             holds: Mutex::default(),
             scopes_changed: watch::Sender::new(0),
@@ -173,27 +179,111 @@ impl Shell {
         let settings = store.load();
         self.overlays
             .set_enabled(&self.lane, settings.agent_pointer);
+        let mut sites = settings.sites;
+        // A hand-edited file: what names no site grants nothing.
+        sites.retain(|g| crate::scope::site_named(&g.site).as_deref() == Some(g.site.as_str()));
+        *self.granted_lock() = sites;
         let _ = self.settings.set(store);
+        self.apply_lasting_sites();
+    }
+
+    fn granted_lock(&self) -> MutexGuard<'_, Vec<crate::settings::Granted>> {
+        self.granted.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The person's settings in force.
     pub fn settings(&self) -> crate::settings::Settings {
         crate::settings::Settings {
             agent_pointer: self.overlays.enabled(),
+            sites: self.granted_lock().clone(),
         }
     }
 
-    /// The person changed a setting (from the side panel): applied at
-    /// once, saved, and told to every watch.
-    pub fn change_settings(&self, settings: crate::settings::Settings) {
-        self.overlays
-            .set_enabled(&self.lane, settings.agent_pointer);
+    /// Saves the settings in force and tells every watch.
+    fn settings_changed(&self) {
         if let Some(store) = self.settings.get() {
-            if let Err(e) = store.save(settings) {
+            if let Err(e) = store.save(&self.settings()) {
                 tracing::warn!(error = %e, "could not save the person's settings");
             }
         }
         self.settings_changed.send_modify(|n| *n += 1);
+    }
+
+    /// The person turned the drawings of what agents aim at on or off
+    /// (from the side panel): applied at once, saved, and told to every
+    /// watch.
+    pub fn set_agent_pointer(&self, on: bool) {
+        self.overlays.set_enabled(&self.lane, on);
+        self.settings_changed();
+    }
+
+    /// The person granted or revoked a site for every share (from the
+    /// extension's options page): applied at once, saved with when, and
+    /// told to every watch. A name that is not a site, or a site of the
+    /// host config (which only the file changes), is refused and changes
+    /// nothing.
+    pub fn change_lasting_site(&self, site: &str, allow: bool) -> Result<(), WireError> {
+        let Some(site) = crate::scope::site_named(site) else {
+            return Err(WireError::new(
+                cotab_shared::ErrorKind::InvalidRequest,
+                "a site is named as `example.com`: not a url, a name under a site or a public suffix",
+            ));
+        };
+        if !allow && self.config_lock().sites.contains(&site) {
+            return Err(WireError::new(
+                cotab_shared::ErrorKind::InvalidRequest,
+                format!("{site} is in the host config's `sites`: take it out of the file"),
+            ));
+        }
+        {
+            let mut granted = self.granted_lock();
+            let had = granted.iter().any(|g| g.site == site);
+            match (allow, had) {
+                (true, false) => granted.push(crate::settings::Granted {
+                    site: site.clone(),
+                    granted_ms: cotab_local::record::now_ms(),
+                }),
+                (false, true) => granted.retain(|g| g.site != site),
+                _ => return Ok(()),
+            }
+        }
+        tracing::info!(%site, allow, "the person changed the sites of every share");
+        self.apply_lasting_sites();
+        self.settings_changed();
+        Ok(())
+    }
+
+    /// The sites of every share: the host config's, then the person's
+    /// grants, by name.
+    pub fn lasting_sites(&self) -> Vec<cotab_shared::watch::LastingSite> {
+        let config = self.config_lock().sites.clone();
+        let mut all: Vec<cotab_shared::watch::LastingSite> = config
+            .iter()
+            .map(|site| cotab_shared::watch::LastingSite {
+                site: site.clone(),
+                granted_ms: None,
+            })
+            .collect();
+        for g in self
+            .granted_lock()
+            .iter()
+            .filter(|g| !config.contains(&g.site))
+        {
+            all.push(cotab_shared::watch::LastingSite {
+                site: g.site.clone(),
+                granted_ms: Some(g.granted_ms),
+            });
+        }
+        all.sort_by(|a, b| a.site.cmp(&b.site));
+        all
+    }
+
+    /// The core takes the host config's sites and the person's grants
+    /// for every share.
+    fn apply_lasting_sites(&self) {
+        let mut sites = self.config_lock().sites.clone();
+        sites.extend(self.granted_lock().iter().map(|g| g.site.clone()));
+        self.with_core(|c| c.set_lasting_sites(sites));
     }
 
     /// Offers `socket` to every browser connection that says hello from
@@ -228,7 +318,7 @@ impl Shell {
     /// within a second.
     pub fn refresh_config(&self) {
         let path = config::config_path();
-        let (changed, sites) = {
+        let changed = {
             let mut g = self.config_lock();
             let Some(read) = g.watch.changed(path.as_deref()) else {
                 return;
@@ -241,12 +331,12 @@ impl Shell {
                 );
             }
             g.sites_refused = refused;
+            g.sites = sites;
             let files = read.local_files();
-            let changed = (files != g.files).then(|| {
+            (files != g.files).then(|| {
                 g.files = files.clone();
                 files
-            });
-            (changed, sites)
+            })
         };
         if let Some(file_dirs) = changed {
             tracing::info!(
@@ -256,7 +346,8 @@ impl Shell {
             self.lane
                 .send_oneway(&HostToExtension::Policy { file_dirs });
         }
-        self.with_core(|c| c.set_lasting_sites(sites));
+        self.apply_lasting_sites();
+        self.settings_changed.send_modify(|n| *n += 1);
     }
 
     /// Runs `f` on the core, then performs the effects it produced (after

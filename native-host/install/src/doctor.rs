@@ -100,8 +100,9 @@ pub async fn run(setting: &Setting) -> Vec<Check> {
     checks
 }
 
-/// The sites agents may work on in every share (the host config's
-/// `sites`), and the entries that name none.
+/// The sites agents may work on in every share (the person's grants
+/// from the extension's options page and the host config's `sites`),
+/// and the entries of the config that name none.
 fn sites_check(sites: &[String], refused: &[usize]) -> Check {
     let now = if sites.is_empty() {
         "none: each share is for its own site only".to_owned()

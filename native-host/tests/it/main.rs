@@ -13,6 +13,7 @@ mod dialogs;
 mod doctor;
 mod harness;
 mod install;
+mod lasting;
 mod limits;
 mod raw_events;
 mod reach;

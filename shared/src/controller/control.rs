@@ -159,8 +159,9 @@ pub struct StatusResult {
     /// Seconds since the daemon started.
     #[serde(default)]
     pub uptime_secs: u64,
-    /// The sites agents may work on in every share, from the host
-    /// config's `sites` (registrable domains, `github.com`).
+    /// The sites agents may work on in every share: the person's grants
+    /// from the extension's options page and the host config's `sites`
+    /// (registrable domains, `github.com`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sites: Vec<String>,
     /// The entries of the host config's `sites` that name no site (their

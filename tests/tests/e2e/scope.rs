@@ -258,3 +258,69 @@ async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow:
     assert!(other.reached().iter().any(|l| l.contains("/allowed")));
     Ok(())
 }
+
+/// The person allows a site in every share from the options page, and
+/// revokes it there; a name that is no site is not taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_site_the_person_allows_in_the_options_page_is_allowed_in_every_share(
+) -> anyhow::Result<()> {
+    let other = Other::start()?;
+    let (browser, _page, _tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    let options = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?options"
+        ))
+        .await?;
+    let status = "document.getElementById('options-status').dataset.watching";
+    until(&browser, &options, status, |v| v == "true").await?;
+    let grant = |site: &str| {
+        format!(
+            "document.getElementById('lasting-site').value = '{site}'; \
+             document.getElementById('lasting-add').click(); 1"
+        )
+    };
+    browser
+        .eval(&options, &grant("https://localhost/x"))
+        .await?;
+    until(
+        &browser,
+        &options,
+        "document.getElementById('options-error').textContent",
+        |v| v.as_str().is_some_and(|t| t.contains("was not added")),
+    )
+    .await?;
+    let err = agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/before")))
+        .await
+        .expect_err("not allowed yet");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+
+    browser.eval(&options, &grant("localhost")).await?;
+    let item = "document.querySelector('#lasting li[data-site=\"localhost\"]')?.dataset.from ?? ''";
+    until(&browser, &options, item, |v| v == "person").await?;
+    assert_eq!(
+        browser
+            .eval(
+                &options,
+                "document.getElementById('options-error').textContent"
+            )
+            .await?,
+        ""
+    );
+    agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/granted")))
+        .await?;
+    assert!(other.reached().iter().any(|l| l.contains("/granted")));
+
+    let revoke = "document.querySelector('#lasting button.revoke[data-site=\"localhost\"]')";
+    browser
+        .eval(&options, &format!("{revoke}.click(); 1"))
+        .await?;
+    until(&browser, &options, item, |v| v == "").await?;
+    let err = agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/revoked")))
+        .await
+        .expect_err("revoked");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! Sites for every share that the person grants from the extension's
+//! options page (issue 40): kept by the daemon with when they were
+//! granted, across its restarts; revoked by the person only; the host
+//! config's `sites` listed beside them and changed by the file only.
+
+use crate::harness::{daemon_binary, eventually, tab, FakeExt, Script};
+use crate::watch::{next, watch_at, Watch};
+use cotab_host::client::{Client, ClientError};
+use cotab_shared::controller::{
+    Acquire, Empty, Navigate, NavigateParams, SelectParams, Status, TabsSelect,
+};
+use cotab_shared::native::TabInfo;
+use cotab_shared::watch::LastingSite;
+use cotab_shared::{ErrorKind, TabId};
+use futures_util::SinkExt as _;
+use serde_json::json;
+use std::path::Path;
+
+const T: i32 = 7;
+
+/// The next list of sites for every share the watch tells.
+async fn lasting(w: &mut Watch) -> Vec<LastingSite> {
+    loop {
+        if let Some(sites) = next(w).await.lasting {
+            return sites;
+        }
+    }
+}
+
+async fn change(w: &mut Watch, site: &str, allow: bool) {
+    let message = json!({"lastingSite": {"site": site, "allow": allow}});
+    w.send(serde_json::to_vec(&message).expect("json"))
+        .await
+        .expect("send");
+}
+
+/// The binary daemon on `dir`, the extension sharing tab 7 on a mail
+/// page, an agent holding it, and a watch.
+async fn start(dir: &Path) -> (tokio::process::Child, FakeExt, Client, Watch) {
+    let rt = dir.join("rt");
+    let daemon = daemon_binary(&rt, &dir.join("state"), &dir.join("config.json"));
+    let host = rt.join(cotab_host::runtime::HOST_SOCKET);
+    let agent_sock = rt.join(cotab_host::runtime::AGENT_SOCKET);
+    eventually(|| tokio::net::UnixStream::connect(host.clone())).await;
+    let ext = FakeExt::connect(
+        &host,
+        Script {
+            tabs: vec![TabInfo {
+                url: "https://mail.example.com/".into(),
+                ..tab(T)
+            }],
+            ..Script::default()
+        },
+    )
+    .await;
+    let mut a = eventually(|| {
+        let sock = agent_sock.clone();
+        async move {
+            let mut c = Client::connect(sock).await?;
+            c.hello("test-agent").await?;
+            c.call::<TabsSelect>(&SelectParams { tab_id: TabId(T) })
+                .await?;
+            Ok::<_, ClientError>(c)
+        }
+    })
+    .await;
+    a.call::<Acquire>(&Empty {}).await.expect("acquire");
+    let w = watch_at(&host).await;
+    (daemon, ext, a, w)
+}
+
+async fn goes(a: &mut Client, url: &str) -> Result<(), ErrorKind> {
+    match a.call::<Navigate>(&NavigateParams::to(url)).await {
+        Ok(_) => Ok(()),
+        Err(e) => Err(e.kind().unwrap_or(ErrorKind::CommandFailed)),
+    }
+}
+
+#[tokio::test]
+async fn the_person_grants_a_site_for_every_share_and_only_they_take_it_back() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        tmp.path().join("config.json"),
+        r#"{"sites": ["github.com"]}"#,
+    )
+    .expect("config");
+    let (mut daemon, _ext, mut a, mut w) = start(tmp.path()).await;
+    let first = lasting(&mut w).await;
+    assert_eq!(
+        first,
+        [LastingSite {
+            site: "github.com".into(),
+            granted_ms: None
+        }]
+    );
+    assert_eq!(
+        goes(&mut a, "https://docs.rs/serde").await,
+        Err(ErrorKind::SiteNotAllowed)
+    );
+
+    // Granted: allowed at once, in every share, with when.
+    let before = cotab_local::record::now_ms();
+    change(&mut w, "Docs.rs", true).await;
+    let now = lasting(&mut w).await;
+    let docs = now.iter().find(|s| s.site == "docs.rs").expect("granted");
+    assert!(docs.granted_ms.is_some_and(|t| t >= before));
+    let granted_ms = docs.granted_ms;
+    goes(&mut a, "https://docs.rs/serde")
+        .await
+        .expect("granted");
+    let status = a.call::<Status>(&Empty {}).await.expect("status");
+    assert_eq!(
+        status.sites,
+        ["docs.rs", "github.com"],
+        "cotab doctor shows them"
+    );
+
+    // Bad changes change nothing, and the list is told as it is.
+    for (site, allow) in [
+        ("https://bank.test/", true),
+        ("com", true),
+        ("mail.example.com", true),
+        ("github.com", false),
+    ] {
+        change(&mut w, site, allow).await;
+        assert_eq!(lasting(&mut w).await, now, "{site} {allow}");
+    }
+    goes(&mut a, "https://github.com/ada")
+        .await
+        .expect("the config's");
+
+    // The grant outlives the daemon, with its time.
+    daemon.kill().await.expect("killed");
+    drop(a);
+    let (_daemon, _ext, mut a, mut w) = start(tmp.path()).await;
+    let kept = lasting(&mut w).await;
+    assert_eq!(
+        kept.iter()
+            .find(|s| s.site == "docs.rs")
+            .map(|s| s.granted_ms),
+        Some(granted_ms)
+    );
+    // Revoked: refused from then on.
+    change(&mut w, "docs.rs", false).await;
+    assert!(lasting(&mut w).await.iter().all(|s| s.site != "docs.rs"));
+    assert_eq!(
+        goes(&mut a, "https://docs.rs/serde").await,
+        Err(ErrorKind::SiteNotAllowed)
+    );
+}
