@@ -63,6 +63,29 @@ struct Ui {
     shown: RefCell<Option<Vec<Row>>>,
 }
 
+/// Whether the page was opened with `query` (`?panel`: the side panel,
+/// `?record`: the activity record's viewer, `?options`: the options
+/// page).
+pub(crate) fn opened_as(query: &str) -> bool {
+    let search = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("location")).ok())
+        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from_str("search")).ok())
+        .and_then(|s| s.as_string());
+    search.as_deref() == Some(query)
+}
+
+/// Opens the page with `query` in a new tab; `what` names it in a
+/// warning if it cannot be.
+async fn open_as(query: &str, what: &str) {
+    let opened = match runtime::get_url(&format!("popup.html{query}")) {
+        Ok(url) => crate::chrome::tabs::create(&url, None).await.map(drop),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = opened {
+        log::warn(&format!("could not open {what}: {}", error_message(&e)));
+    }
+}
+
 /// Starts the popup.
 pub(crate) fn start() -> Result<(), JsValue> {
     let document = web_sys::window()
@@ -73,21 +96,21 @@ pub(crate) fn start() -> Result<(), JsValue> {
             .get_element_by_id(id)
             .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
     };
-    if record::is_viewer() {
+    if opened_as("?record") {
         return record::start(&document);
     }
-    if options::is_options() {
+    if opened_as("?options") {
         return options::start(&document);
     }
     let open_options = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
-        spawn_local(options::open());
+        spawn_local(open_as("?options", "the options page"));
     });
     by_id("open-options")?
         .add_event_listener_with_callback("click", open_options.as_ref().unchecked_ref())?;
     // Page-lifetime listener: the button lives as long as the page.
     open_options.forget();
     let open_record = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
-        spawn_local(record::open());
+        spawn_local(open_as("?record", "the activity record"));
     });
     by_id("open-record")?
         .add_event_listener_with_callback("click", open_record.as_ref().unchecked_ref())?;
@@ -132,7 +155,7 @@ pub(crate) fn start() -> Result<(), JsValue> {
     // Page-lifetime listener: the checkbox lives as long as the page.
     on_switch.forget();
 
-    if panel::is_panel() {
+    if opened_as("?panel") {
         panel::start(&document)?;
     } else {
         let open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {

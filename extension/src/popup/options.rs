@@ -23,29 +23,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlInputElement};
 
-/// Whether the page was opened as the options page.
-pub(crate) fn is_options() -> bool {
-    let search = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("location")).ok())
-        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from_str("search")).ok())
-        .and_then(|s| s.as_string());
-    search.as_deref() == Some("?options")
-}
-
-/// Opens the options page in a new tab.
-pub(crate) async fn open() {
-    let opened = match runtime::get_url("popup.html?options") {
-        Ok(url) => crate::chrome::tabs::create(&url, None).await.map(drop),
-        Err(e) => Err(e),
-    };
-    if let Err(e) = opened {
-        log::warn(&format!(
-            "could not open the options page: {}",
-            error_message(&e)
-        ));
-    }
-}
-
 struct Options {
     document: Document,
     list: Element,

@@ -49,15 +49,6 @@ use web_sys::{Document, Element, HtmlInputElement};
 /// Milliseconds before a watch that ended is opened again.
 const RECONNECT_MS: u32 = 2_000;
 
-/// Whether the page was opened as the side panel.
-pub(crate) fn is_panel() -> bool {
-    let search = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("location")).ok())
-        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from_str("search")).ok())
-        .and_then(|s| s.as_string());
-    search.as_deref() == Some("?panel")
-}
-
 struct Panel {
     document: Document,
     list: Element,

@@ -27,29 +27,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlSelectElement};
 
-/// Whether the page was opened as the viewer.
-pub(crate) fn is_viewer() -> bool {
-    let search = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("location")).ok())
-        .and_then(|l| js_sys::Reflect::get(&l, &JsValue::from_str("search")).ok())
-        .and_then(|s| s.as_string());
-    search.as_deref() == Some("?record")
-}
-
-/// Opens the viewer in a new tab.
-pub(crate) async fn open() {
-    let opened = match runtime::get_url("popup.html?record") {
-        Ok(url) => crate::chrome::tabs::create(&url, None).await.map(drop),
-        Err(e) => Err(e),
-    };
-    if let Err(e) = opened {
-        log::warn(&format!(
-            "could not open the activity record: {}",
-            error_message(&e)
-        ));
-    }
-}
-
 struct Viewer {
     document: Document,
     root: Element,
