@@ -121,6 +121,48 @@ pub struct DescribeNode {
 }
 command!(DescribeNode, "DOM.describeNode", Described);
 
+/// `DOM.describeNode` of a node by its backend id: its name and
+/// attributes as the document holds them (what a page's script says of
+/// the element cannot change them).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeBackendNode {
+    /// The node's backend id.
+    pub backend_node_id: i64,
+}
+command!(DescribeBackendNode, "DOM.describeNode", DescribedAttributes);
+
+/// The result of [`DescribeBackendNode`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct DescribedAttributes {
+    /// The node.
+    #[serde(default)]
+    pub node: NodeAttributes,
+}
+
+/// A node's name and attributes ([`DescribedAttributes`]).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeAttributes {
+    /// `INPUT`, `BUTTON`, …
+    #[serde(default)]
+    pub node_name: String,
+    /// Names and values, one after the other.
+    #[serde(default)]
+    pub attributes: Vec<String>,
+}
+
+impl NodeAttributes {
+    /// The value of attribute `name` (names are matched without case).
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .chunks(2)
+            .find(|pair| pair[0].eq_ignore_ascii_case(name))
+            .and_then(|pair| pair.get(1))
+            .map(String::as_str)
+    }
+}
+
 /// The result of [`DescribeNode`].
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Described {

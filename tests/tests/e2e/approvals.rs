@@ -95,7 +95,15 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         .await?;
     assert_eq!(value(&browser, &page, "email").await?, "ada@example.org");
 
-    // The password waits, masked; a no leaves the field empty.
+    // The password waits, masked, even on a page whose script says
+    // every field is plain text; a no leaves the field empty.
+    browser
+        .eval(
+            &page,
+            "Object.defineProperty(HTMLInputElement.prototype, 'type', \
+             {get() { return 'text'; }, configurable: true}); 1",
+        )
+        .await?;
     let params = typed(&password, "correct horse");
     let task = tokio::spawn(async move {
         let r = agent.call::<Type>(&params).await;

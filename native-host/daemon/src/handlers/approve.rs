@@ -12,17 +12,31 @@
 use super::{wire, Cx};
 use crate::broker::{Fence, Need};
 use cotab_core::approvals::{check, SecretAt, SubmitAt};
+use cotab_shared::cdp::{DescribeBackendNode, NodeAttributes};
 use cotab_shared::controller::{AgentEvent, Call, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::watch::{AskBefore, PendingApproval};
 use cotab_shared::ErrorKind;
 use serde_json::Value;
 
-/// Whether the element (`this`) takes a secret: a password field, or
-/// one whose `autocomplete` names a password, a one-time code or a card.
-const SECRET_FN: &str = "function() { const el = this; \
-    return (el instanceof HTMLInputElement && el.type === 'password') || \
-        /password|one-time-code|cc-/.test(el.autocomplete || ''); }";
+/// Whether a field of these attributes takes a secret: a password
+/// field, or one whose `autocomplete` names a password, a one-time code
+/// or a card. Read from the document's attributes, which a page's script
+/// cannot make say otherwise than what the field is.
+fn takes_a_secret(node: &NodeAttributes) -> bool {
+    let password = node.node_name.eq_ignore_ascii_case("input")
+        && node
+            .attribute("type")
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("password"));
+    let autocomplete = node
+        .attribute("autocomplete")
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    password
+        || ["password", "one-time-code", "cc-"]
+            .iter()
+            .any(|s| autocomplete.contains(s))
+}
 
 /// Whether the element with the focus takes a secret (`true`), through
 /// open shadow roots and frames of the page's own origin; a frame of
@@ -211,9 +225,16 @@ async fn takes_secret(cx: &Cx<'_>, fence: &Fence, at: &SecretAt) -> Result<bool,
         SecretAt::Focus => cx.read(fence, SECRET_FOCUS).await?,
         SecretAt::Element(r) => {
             let node = cx.core(|c| c.resolve_ref(fence, r))?;
-            let el = cx.element_of(fence, node).await?;
-            cx.call_on(fence, &el, SECRET_FN, Vec::new(), CommandClass::Observe)
-                .await?
+            let described = cx
+                .send(
+                    fence,
+                    &DescribeBackendNode {
+                        backend_node_id: node.backend_node_id,
+                    },
+                    CommandClass::Observe,
+                )
+                .await?;
+            return Ok(takes_a_secret(&described.node));
         }
     };
     // Anything but a plain `false` counts as a secret: fails closed.
@@ -255,4 +276,41 @@ async fn submits(cx: &Cx<'_>, fence: &Fence, at: &SubmitAt) -> Result<bool, RpcE
         }
     };
     Ok(v != Value::Bool(false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, attributes: &[&str]) -> NodeAttributes {
+        NodeAttributes {
+            node_name: name.into(),
+            attributes: attributes.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_secret_field_is_told_by_its_attributes() {
+        assert!(takes_a_secret(&node(
+            "INPUT",
+            &["id", "p", "type", "Password"]
+        )));
+        assert!(takes_a_secret(&node(
+            "INPUT",
+            &["autocomplete", "current-password"]
+        )));
+        assert!(takes_a_secret(&node(
+            "INPUT",
+            &["AUTOCOMPLETE", "one-time-code"]
+        )));
+        assert!(takes_a_secret(&node(
+            "INPUT",
+            &["autocomplete", "cc-number"]
+        )));
+        assert!(!takes_a_secret(&node("INPUT", &["type", "email"])));
+        assert!(!takes_a_secret(&node("INPUT", &[])));
+        assert!(!takes_a_secret(&node("DIV", &["type", "password"])));
+        // An odd count of entries reads what pairs there are.
+        assert!(!takes_a_secret(&node("INPUT", &["type"])));
+    }
 }
