@@ -49,6 +49,10 @@ use web_sys::{Document, Element, HtmlInputElement};
 /// Milliseconds before a watch that ended is opened again.
 const RECONNECT_MS: u32 = 2_000;
 
+/// Milliseconds after the requests waiting changed during which their
+/// Approve and Deny take no click.
+const SETTLE_MS: f64 = 600.0;
+
 struct Panel {
     document: Document,
     list: Element,
@@ -61,6 +65,10 @@ struct Panel {
     /// The switch of the drawings in the page (the daemon keeps it).
     pointer: HtmlInputElement,
     activity: RefCell<Activity>,
+    /// The requests waiting as last shown, and since when (ms): their
+    /// buttons take no click for [`SETTLE_MS`] after the list changed,
+    /// so a request that slides under the pointer is not answered.
+    shown_approvals: RefCell<(Vec<u64>, f64)>,
     /// The port while the watch is open; kept so it is not collected.
     port: RefCell<Option<runtime::Port>>,
 }
@@ -85,6 +93,7 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
         status: by_id("watch-status")?,
         pointer: by_id("agent-pointer")?.dyn_into::<HtmlInputElement>()?,
         activity: RefCell::new(Activity::default()),
+        shown_approvals: RefCell::new((Vec::new(), 0.0)),
         port: RefCell::new(None),
     });
     let stop = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
@@ -319,9 +328,30 @@ async fn stop_all() {
 fn render(panel: &Panel) -> Result<(), JsValue> {
     panel.approvals.set_text_content(None);
     let waiting = panel.activity.borrow().approvals().to_vec();
+    let ids: Vec<u64> = waiting.iter().map(|a| a.id).collect();
+    let now = js_sys::Date::now();
+    let settled_at = {
+        let mut shown = panel.shown_approvals.borrow_mut();
+        if shown.0 != ids {
+            *shown = (ids, now + SETTLE_MS);
+        }
+        shown.1
+    };
+    let settling = now < settled_at;
     for approval in &waiting {
-        let item = approval_item(panel, approval)?;
+        let item = approval_item(panel, approval, settling)?;
         panel.approvals.append_child(&item)?;
+    }
+    if settling {
+        let list = panel.approvals.clone();
+        spawn_local(async move {
+            TimeoutFuture::new((settled_at - now).ceil() as u32).await;
+            while let Ok(Some(button)) = list.query_selector("button[disabled]") {
+                if button.remove_attribute("disabled").is_err() {
+                    break;
+                }
+            }
+        });
     }
     if waiting.is_empty() {
         panel.waiting.set_attribute("hidden", "")?;
@@ -454,8 +484,9 @@ fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
     Ok(li)
 }
 
-/// A request waiting for the person's yes, with Approve and Deny.
-fn approval_item(panel: &Panel, a: &PendingApproval) -> Result<Element, JsValue> {
+/// A request waiting for the person's yes, with Approve and Deny (which
+/// take no click yet while the list is `settling`).
+fn approval_item(panel: &Panel, a: &PendingApproval, settling: bool) -> Result<Element, JsValue> {
     let d = &panel.document;
     let li = d.create_element("li")?;
     let id = a.id.to_string();
@@ -501,6 +532,9 @@ fn approval_item(panel: &Panel, a: &PendingApproval) -> Result<Element, JsValue>
         button.set_attribute("type", "button")?;
         button.set_attribute("class", class)?;
         button.set_attribute("data-approval", &id)?;
+        if settling {
+            button.set_attribute("disabled", "")?;
+        }
         button.set_text_content(Some(text));
         buttons.append_child(&button)?;
     }

@@ -313,6 +313,21 @@ async fn files_and_passwords_are_asked_for_only_where_they_go() {
         })
         .await;
     assert_ne!(kind(&r), ErrorKind::DeniedByPerson, "text is no file");
+    // Without the lease, a request the tab asks for is refused at once:
+    // never let on unasked in case the lease comes meanwhile.
+    a.call::<cotab_shared::controller::Release>(&Empty {})
+        .await
+        .expect("release");
+    let r = a
+        .call::<DropOn>(&DropParams {
+            element: Ref("e1".into()),
+            paths: vec!["/tmp/secret.pdf".into()],
+            data: Default::default(),
+        })
+        .await;
+    assert_eq!(kind(&r), ErrorKind::NoControl);
+    assert!(!acted(&mut ext));
+    a.call::<Acquire>(&Empty {}).await.expect("acquire");
     // A bad change changes nothing and is told the tabs as they are.
     for bad in [
         json!({"tabAskBefore": {"tab": 99, "what": "step", "on": true}}),

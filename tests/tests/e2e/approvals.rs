@@ -21,7 +21,11 @@ const WAITING: &str = "[...document.querySelectorAll('#approvals li')]\
 /// Clicks the panel's `selector`, once it is there.
 async fn click(browser: &Browser, panel: &Page, selector: &str) -> anyhow::Result<()> {
     let el = format!("document.querySelector('{selector}')");
-    until(browser, panel, &format!("!!{el}"), |v| v == true).await?;
+    // A request's buttons take clicks a moment after it is shown.
+    until(browser, panel, &format!("!!{el} && !{el}.disabled"), |v| {
+        v == true
+    })
+    .await?;
     browser.eval(panel, &format!("{el}.click(); 1")).await?;
     Ok(())
 }

@@ -52,10 +52,13 @@ const SECRET_FOCUS: &str = "(() => { let doc = document; \
             /password|one-time-code|cc-/.test(el.autocomplete || ''); } \
     return true; })()";
 
-/// Whether the element (`this`), or the button it is in, submits a form
-/// when pressed: a submit button or image input with a form.
+/// Whether the element (`this`), the button it is in or the control of
+/// the label it is in, submits a form when pressed: a submit button or
+/// image input with a form.
 const SUBMITS_FN: &str = "function() { \
-    const c = this.closest ? this.closest('button, input') : null; \
+    const label = this.closest ? this.closest('label') : null; \
+    const el = label && label.control ? label.control : this; \
+    const c = el.closest ? el.closest('button, input') : null; \
     if (!c || !c.form) return false; \
     return c instanceof HTMLButtonElement ? c.type === 'submit' : (c.type === 'submit' || c.type === 'image'); }";
 
@@ -92,37 +95,49 @@ fn submits_from_focus() -> String {
 }
 
 /// Holds `call` until the person approves it, if its tab asks before
-/// such a request; `Ok` at once otherwise. A request refused for other
-/// reasons (no session, no lease) is not asked for: its handler refuses
-/// it.
+/// such a request; `Ok` at once otherwise. A request its tab asks for
+/// but whose lease the agent does not hold is refused here, as its
+/// handler would refuse it: it is never let on unasked in the hope that
+/// the lease comes meanwhile.
 pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
     let Ok(sid) = cx.sid() else {
         return Ok(());
     };
-    // The tab it acts on, and the lease it needs there, which the wait
-    // must not outlive. Opening a tab needs no lease and asks what any
-    // shared tab asks; closing one needs none either.
-    let (on, fence, asks) = match call {
-        Call::TabsCreate(_) => (None, None, cx.core(|c| c.asks_for_agent_tab())),
+    // Woken from the start: a takeover while the page is read below is
+    // not missed.
+    let mut leases = cx.shell.leases_changed.subscribe();
+    let mut scopes = cx.shell.scopes_changed.subscribe();
+    // The tab it acts on. Opening a tab asks what any shared tab asks;
+    // closing one needs no lease.
+    let selected = cx.core(|c| c.selection(sid, cx.conn.id).ok().and_then(|(t, _)| t));
+    let (on, asks) = match call {
+        Call::TabsCreate(_) => (None, cx.core(|c| c.asks_for_agent_tab())),
         Call::TabsClose(p) => {
-            let selected = cx.core(|c| c.selection(sid, cx.conn.id).ok().and_then(|(t, _)| t));
-            let Some(tab) = p.tab_id.or(selected) else {
-                return Ok(());
-            };
-            (Some(tab), None, cx.core(|c| c.ask_before(tab)))
+            let tab = p.tab_id.or(selected);
+            (
+                tab,
+                tab.map(|t| cx.core(|c| c.ask_before(t)))
+                    .unwrap_or_default(),
+            )
         }
-        _ => {
-            let Ok(fence) = cx.fence(Need::Act) else {
-                return Ok(());
-            };
-            let tab = fence.tab;
-            (Some(tab), Some(fence), cx.core(|c| c.ask_before(tab)))
-        }
+        _ => (
+            selected,
+            selected
+                .map(|t| cx.core(|c| c.ask_before(t)))
+                .unwrap_or_default(),
+        ),
     };
     let check = check(call, &asks);
     if check.none() {
         return Ok(());
     }
+    // The lease it needs, which the wait must not outlive: the least any
+    // acting handler asks (a navigation may leave a page of another
+    // site).
+    let fence = match call {
+        Call::TabsCreate(_) | Call::TabsClose(_) => None,
+        _ => Some(cx.fence_to(Need::Act, None)?),
+    };
     let secret = match (&check.if_secret, &fence) {
         (Some(at), Some(fence)) => takes_secret(cx, fence, at).await?,
         _ => false,
@@ -176,8 +191,6 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
             },
         )
     });
-    let mut leases = cx.shell.leases_changed.subscribe();
-    let mut scopes = cx.shell.scopes_changed.subscribe();
     let until = tokio::time::Instant::now() + wait;
     loop {
         tokio::select! {
