@@ -518,6 +518,8 @@ impl Shell {
     /// The lane's connection closed.
     pub fn lane_lost(&self) {
         self.with_core(Core::on_lane_lost);
+        // Every lease went with it: requests waiting on one look again.
+        self.leases_changed.send_modify(|n| *n += 1);
     }
 
     /// Expires resume graces and tickets, and ends the interception of

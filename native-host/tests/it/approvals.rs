@@ -244,6 +244,24 @@ async fn an_approval_never_outlives_its_lease_its_wait_or_its_agent() {
 }
 
 #[tokio::test]
+async fn a_browser_that_goes_while_a_request_waits_refuses_it_at_once() {
+    let (_d, ext, a, mut w) = start(Script {
+        tabs: vec![tab(T)],
+        ..Script::default()
+    })
+    .await;
+    ask_before(&mut w, "step").await;
+    let started = std::time::Instant::now();
+    let task = spawn_call!(a, Click, ClickParams::at(10.0, 10.0));
+    approvals_until(&mut w, |a| !a.is_empty()).await;
+    ext.disconnect();
+    let (_a, r) = task.await.expect("task");
+    assert_ne!(kind(&r), ErrorKind::DeniedByPerson, "not left to its wait");
+    assert!(started.elapsed() < APPROVAL_WAIT, "{:?}", started.elapsed());
+    approvals_until(&mut w, <[_]>::is_empty).await;
+}
+
+#[tokio::test]
 async fn files_and_passwords_are_asked_for_only_where_they_go() {
     // The focus is in a password field while this is set.
     let secret = Arc::new(AtomicBool::new(true));
