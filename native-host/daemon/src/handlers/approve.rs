@@ -103,10 +103,6 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
     let Ok(sid) = cx.sid() else {
         return Ok(());
     };
-    // Woken from the start: a takeover while the page is read below is
-    // not missed.
-    let mut leases = cx.shell.leases_changed.subscribe();
-    let mut scopes = cx.shell.scopes_changed.subscribe();
     // The tab it acts on. Opening a tab asks what any shared tab asks;
     // closing one needs no lease.
     let selected = cx.core(|c| c.selection(sid, cx.conn.id).ok().and_then(|(t, _)| t));
@@ -131,6 +127,10 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
     if check.none() {
         return Ok(());
     }
+    // Woken from here on, before anything is awaited: a takeover while
+    // the page is read below is not missed.
+    let mut leases = cx.shell.leases_changed.subscribe();
+    let mut scopes = cx.shell.scopes_changed.subscribe();
     // The lease it needs, which the wait must not outlive: the least any
     // acting handler asks (a navigation may leave a page of another
     // site).
