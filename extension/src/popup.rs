@@ -63,6 +63,13 @@ struct Ui {
     shown: RefCell<Option<Vec<Row>>>,
 }
 
+/// The page's element `#id`, or an error naming it.
+pub(crate) fn by_id(document: &web_sys::Document, id: &str) -> Result<Element, JsValue> {
+    document
+        .get_element_by_id(id)
+        .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
+}
+
 /// Whether the page was opened with `query` (`?panel`: the side panel,
 /// `?record`: the activity record's viewer, `?options`: the options
 /// page).
@@ -91,11 +98,7 @@ pub(crate) fn start() -> Result<(), JsValue> {
     let document = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("the popup has no document")?;
-    let by_id = |id: &str| {
-        document
-            .get_element_by_id(id)
-            .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
-    };
+    let by_id = |id: &str| by_id(&document, id);
     if opened_as("?record") {
         return record::start(&document);
     }

@@ -13,6 +13,7 @@
 //! on the person's, `input#lasting-site`, `button#lasting-add` and
 //! `#options-error` (a grant the daemon did not take).
 
+use super::by_id;
 use super::panel::open_watch_port;
 use crate::chrome::{error_message, runtime, to_js};
 use crate::log;
@@ -38,11 +39,7 @@ struct Options {
 
 /// Starts the options page.
 pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
-    let by_id = |id: &str| {
-        document
-            .get_element_by_id(id)
-            .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
-    };
+    let by_id = |id: &str| by_id(document, id);
     if let Some(body) = document.body() {
         body.set_attribute("class", "options")?;
     }
@@ -132,7 +129,7 @@ fn watch(o: &Rc<Options>) {
                 watching(&o, false);
                 let o = o.clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    gloo_timers::future::TimeoutFuture::new(2_000).await;
+                    gloo_timers::future::TimeoutFuture::new(super::panel::RECONNECT_MS).await;
                     watch(&o);
                 });
             }

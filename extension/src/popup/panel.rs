@@ -28,6 +28,7 @@
 //! one, `figure.picture[data-tab][data-seq] > img` (the tab it works in
 //! after its latest request).
 
+use super::by_id;
 use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::log;
 use crate::messages::{PopupRequest, PopupState};
@@ -47,7 +48,7 @@ use wasm_bindgen_futures::spawn_local;
 use web_sys::{Document, Element, HtmlInputElement};
 
 /// Milliseconds before a watch that ended is opened again.
-const RECONNECT_MS: u32 = 2_000;
+pub(super) const RECONNECT_MS: u32 = 2_000;
 
 /// Milliseconds after the requests waiting changed during which their
 /// Approve and Deny take no click.
@@ -75,11 +76,7 @@ struct Panel {
 
 /// Starts the panel's part of the page.
 pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
-    let by_id = |id: &str| {
-        document
-            .get_element_by_id(id)
-            .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
-    };
+    let by_id = |id: &str| by_id(document, id);
     if let Some(body) = document.body() {
         body.set_attribute("class", "panel")?;
     }

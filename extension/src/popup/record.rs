@@ -16,6 +16,7 @@
 //! `button#record-clear-all`, and `ol#record-entries >
 //! li[data-seq][data-outcome]`, each with an `img` once its picture came.
 
+use super::by_id;
 use crate::chrome::{error_message, runtime, to_js};
 use crate::log;
 use crate::panel_model::{line, page_range, pages_around, RECORD_PAGE};
@@ -53,11 +54,7 @@ struct Viewer {
 
 /// Starts the viewer's page.
 pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
-    let by_id = |id: &str| {
-        document
-            .get_element_by_id(id)
-            .ok_or_else(|| JsValue::from_str(&format!("popup.html has no #{id}")))
-    };
+    let by_id = |id: &str| by_id(document, id);
     if let Some(body) = document.body() {
         body.set_attribute("class", "record")?;
     }
