@@ -103,16 +103,10 @@ const STEPS = {
       const form = p.frameLocator('#pay');
       await form.locator('#card').fill('4242');
       await form.locator('#submit').click();
-      // The frame's url is Playwright's record of its last commit, which
-      // may follow the form it already reached by a moment (the payment
-      // page's document request waited for the daemon's word on its site).
-      // Playwright updates that record without a `framenavigated` event
-      // here, so there is no event to wait for: it is read again, 3 s at
-      // most.
-      for (let i = 0; i < 30 && !frame; i++) {
-        frame = p.frames().find((f) => f.url().includes('//localhost:'));
-        if (!frame) await new Promise((r) => setTimeout(r, 100));
-      }
+      // The frame's url is Playwright's record of its commit, heard on
+      // the frame's own session: the endpoint runs the held frame only
+      // once the domains Playwright enabled before are on.
+      frame = p.frames().find((f) => f.url().includes('//localhost:'));
       if (!frame) throw new Error(`frames: ${p.frames().map((f) => f.url()).join(', ')}`);
     } else {
       frame = await (await p.waitForSelector('#pay')).contentFrame();

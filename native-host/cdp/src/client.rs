@@ -190,7 +190,8 @@ struct Page {
     closing: Mutex<page::Closing>,
     /// Its commands in the order the client sent them: `Runtime.enable`
     /// waits for those before it, so the contexts it reports again come
-    /// after every answer sent before it (the frame tree first).
+    /// after every answer sent before it (the frame tree first)
+    /// ([`page::in_turn`]).
     order: Arc<page::Order>,
     /// The daemon's limit of requests in flight on one connection: the
     /// commands of the tab and its children past it wait their turn, in
@@ -199,9 +200,10 @@ struct Page {
 }
 
 /// A child session of an attached tab: its tab, and its own commands in
-/// the order the client sent them (its `Runtime.enable` waits for those
-/// only: a frame's contexts come after its frame tree, and never wait
-/// for the page's own long waits).
+/// the order the client sent them (its `Runtime.enable` and
+/// `Runtime.runIfWaitingForDebugger` wait for those only: a frame's
+/// contexts come after its frame tree, it runs only once its domains are
+/// on, and neither waits for the page's own long waits).
 struct Child {
     page: Arc<Page>,
     order: Arc<page::Order>,

@@ -110,7 +110,7 @@ impl Client {
                 }
                 return domain::result(&Done {});
             }
-            "Runtime.enable" => {
+            m if in_turn(m) => {
                 if let Some(turn) = &turn {
                     turn.order.wait_before(turn.n).await;
                 }
@@ -311,6 +311,16 @@ impl Client {
     }
 }
 
+/// Whether `method` waits for the commands its session sent before it,
+/// as the browser runs a session's commands in order (the others run at
+/// once, side by side): the contexts `Runtime.enable` reports come after
+/// what set them up, and a held frame or worker runs only once the
+/// domains enabled before it are on, so its first commit is heard, not
+/// missed.
+pub(super) fn in_turn(method: &str) -> bool {
+    matches!(method, "Runtime.enable" | "Runtime.runIfWaitingForDebugger")
+}
+
 /// `cdp.send` of `method` to the page's tab, or to a child session of it.
 async fn send(
     page: &Page,
@@ -422,7 +432,7 @@ pub(super) async fn watch_page(
 
 #[cfg(test)]
 mod tests {
-    use super::{lost_control, Order};
+    use super::{in_turn, lost_control, Order};
     use cotab_shared::controller::RpcError;
     use cotab_shared::{ErrorKind, TabId, WireError};
 
@@ -443,6 +453,17 @@ mod tests {
         );
         assert!(!lane.contains("the person"), "{lane}");
         assert!(lane.contains("does not hold control"), "{lane}");
+    }
+
+    #[test]
+    fn a_held_child_runs_only_after_the_commands_sent_before_it() {
+        // Playwright enables a frame's domains, then runs it: run first,
+        // its commit would come before `Page.enable` and never be heard.
+        assert!(in_turn("Runtime.runIfWaitingForDebugger"));
+        assert!(in_turn("Runtime.enable"));
+        for method in ["Page.enable", "Runtime.evaluate", "Page.getFrameTree"] {
+            assert!(!in_turn(method), "{method}");
+        }
     }
 
     use std::sync::Arc;
