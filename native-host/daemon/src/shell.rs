@@ -99,6 +99,8 @@ pub struct Shell {
     /// The sites the person granted for every share (kept with the
     /// settings).
     granted: Mutex<Vec<crate::settings::Granted>>,
+    /// The shared tabs' settings as last saved.
+    kept: Mutex<Vec<crate::broker::KeptShare>>,
     /// Told when the person's settings change (the watches tell the
     /// panels).
     pub settings_changed: watch::Sender<u64>,
@@ -163,6 +165,7 @@ impl Shell {
             activity: crate::activity::Feed::default(),
             settings: std::sync::OnceLock::new(),
             granted: Mutex::default(),
+            kept: Mutex::default(),
             settings_changed: watch::Sender::new(0),
             holds: Mutex::default(),
             scopes_changed: watch::Sender::new(0),
@@ -183,8 +186,36 @@ impl Shell {
         // A hand-edited file: what names no site grants nothing.
         sites.retain(|g| crate::scope::site_named(&g.site).as_deref() == Some(g.site.as_str()));
         *self.granted_lock() = sites;
+        let mut shares = store.load_shares();
+        // A hand-edited file: a share whose sites name none is dropped.
+        shares.retain(|k| match &k.scope {
+            crate::scope::Scope::Any => true,
+            crate::scope::Scope::Sites(sites) => {
+                !sites.is_empty()
+                    && sites
+                        .iter()
+                        .all(|s| crate::scope::site_named(s).as_deref() == Some(s.as_str()))
+            }
+        });
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = shares.clone();
         let _ = self.settings.set(store);
         self.apply_lasting_sites();
+        self.with_core(|c| c.restore_shares(shares));
+    }
+
+    /// Saves the shared tabs' settings if they changed since last saved.
+    fn keep_shares(&self, shares: Vec<crate::broker::KeptShare>) {
+        let Some(store) = self.settings.get() else {
+            return;
+        };
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if *kept == shares {
+            return;
+        }
+        match store.save_shares(&shares) {
+            Ok(()) => *kept = shares,
+            Err(e) => tracing::warn!(error = %e, "could not save the shared tabs' settings"),
+        }
     }
 
     fn granted_lock(&self) -> MutexGuard<'_, Vec<crate::settings::Granted>> {
@@ -355,7 +386,7 @@ impl Shell {
     /// reaches are read under the same lock, as the core stood when it
     /// made the notification.
     pub fn with_core<R>(&self, f: impl FnOnce(&mut Core) -> R) -> R {
-        let (r, effects) = {
+        let (r, effects, shares) = {
             // Plain data: a panic elsewhere does not make it unusable.
             let mut core = self.core.lock().unwrap_or_else(|e| e.into_inner());
             let r = f(&mut core);
@@ -371,9 +402,16 @@ impl Shell {
                     (e, to)
                 })
                 .collect();
-            (r, effects)
+            let shares = effects
+                .iter()
+                .any(|(e, _)| matches!(e, Effect::Scopes))
+                .then(|| core.shares_to_keep());
+            (r, effects, shares)
         };
         self.perform(effects);
+        if let Some(shares) = shares {
+            self.keep_shares(shares);
+        }
         r
     }
 

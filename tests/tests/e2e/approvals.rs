@@ -231,3 +231,64 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
     .await?;
     Ok(())
 }
+
+/// The daemon killed and started again by the extension's relay: the tab
+/// still asks before what the person chose (the same page target), so a
+/// new agent's password waits for their yes in the panel as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tabs_approvals_outlive_the_daemon_killed_and_started_again() -> anyhow::Result<()> {
+    use cotab_shared::controller::{Acquire, Empty, SelectParams, TabsSelect};
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let (browser, page, tab, agent) = on_page("/signup", LaunchOptions::default()).await?;
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    let switch = format!(
+        "#scopes li[data-tab=\"{}\"] input.ask-before[data-what=\"password\"]",
+        tab.0
+    );
+    turn_on(&browser, &panel, &switch).await?;
+    drop(agent);
+
+    let daemon = browser.daemon_pid().expect("the daemon's pid file");
+    kill(Pid::from_raw(daemon), Signal::SIGKILL)?;
+    browser.wait_lane_online().await?;
+    assert_ne!(browser.daemon_pid(), Some(daemon));
+    let mut agent = cotab_e2e::wait_for(
+        "the new daemon to list the tab",
+        std::time::Duration::from_secs(20),
+        || async {
+            let mut a = browser.agent("after").await?;
+            Ok(a.call::<TabsSelect>(&SelectParams { tab_id: tab })
+                .await
+                .is_ok()
+                .then_some(a))
+        },
+    )
+    .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let outline = snapshot(&mut agent).await?;
+    let password = find_ref(&outline, "textbox \"Password\"")?;
+    let params = TypeParams {
+        text: "correct horse".into(),
+        element: Some(password),
+        ..TypeParams::default()
+    };
+    let task = tokio::spawn(async move {
+        let r = agent.call::<Type>(&params).await;
+        (agent, r)
+    });
+    assert_eq!(
+        one_waiting(&browser, &panel).await?,
+        format!("password|{}", "•".repeat(13))
+    );
+    assert_eq!(value(&browser, &page, "password").await?, "");
+    click(&browser, &panel, "#approvals button.deny").await?;
+    let (_agent, r) = task.await?;
+    assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
+    assert_eq!(value(&browser, &page, "password").await?, "");
+    Ok(())
+}

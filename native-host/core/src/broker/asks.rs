@@ -44,6 +44,7 @@ impl Core {
         if changed {
             self.effects.push(Effect::Scopes);
         }
+        self.forget_kept(Some(tab));
         Ok(())
     }
 

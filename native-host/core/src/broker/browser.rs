@@ -75,8 +75,10 @@ impl Core {
             self.departed(id, Gone::Unshared);
         }
         self.pages.retain(|id, _| tabs.iter().any(|t| t.id == *id));
+        self.forget_kept(None);
         for info in tabs {
-            if !self.tabs.contains_key(&info.id) {
+            let joined = !self.tabs.contains_key(&info.id);
+            if joined {
                 if let Some(opener) = info.opener {
                     self.notify_selecting(opener, AgentEvent::TabOpened(info.clone()));
                 }
@@ -94,6 +96,7 @@ impl Core {
                     },
                 );
             }
+            self.settle_kept(info, joined);
             let Some(tab) = self.tabs.get_mut(&info.id) else {
                 continue;
             };

@@ -48,6 +48,7 @@ mod chooser;
 #[cfg(test)]
 mod chooser_tests;
 mod events;
+mod kept;
 mod network;
 mod page;
 mod presses;
@@ -64,6 +65,7 @@ mod tests;
 
 pub use browser::Gone;
 pub use chooser::{ChooserMark, WaitingChooser, INTERCEPT_GRACE};
+pub use kept::KeptShare;
 pub use network::NetworkEntry;
 pub use page::{
     CaptureMeta, ConsoleEntry, Given, NodeRef, RefNumbers, SnapshotMark, Viewport,
@@ -258,6 +260,9 @@ pub struct Core {
     /// The sites agents may work on in every share (the host config's
     /// `sites`), besides each tab's own.
     lasting: std::collections::BTreeSet<String>,
+    /// The shares kept before the daemon last stopped, not yet settled
+    /// ([`kept`]).
+    kept: BTreeMap<TabId, KeptShare>,
     /// Why the tabs that left the shared list lately left, newest last
     /// (at most [`browser::DEPARTED`]): an agent whose tab went is told
     /// the cause.
@@ -293,6 +298,7 @@ impl Core {
             lane_online: false,
             shared: Vec::new(),
             lasting: std::collections::BTreeSet::new(),
+            kept: BTreeMap::new(),
             departed: std::collections::VecDeque::new(),
             next_session: 1,
             next_press: 1,

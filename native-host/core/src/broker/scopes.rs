@@ -87,6 +87,7 @@ impl Core {
             t.scope = scope;
             self.effects.push(Effect::Scopes);
         }
+        self.forget_kept(Some(tab));
         Ok(())
     }
 
