@@ -16,9 +16,11 @@
 //! Its DOM is the end-to-end tests' contract: `#activity`,
 //! `#watch-status[data-watching]`, `button#stop-all`,
 //! `input#agent-pointer` (the drawings in the page, on or off: the daemon
-//! keeps the choice), `ul#scopes > li[data-tab]` with `span.sites` and
-//! `input.any-site[data-tab]` and `input.ask-before[data-tab][data-what]`
-//! (`step`, `submit`, `files`, `password`), `#waiting` (hidden while nothing waits)
+//! keeps the choice), `ul#scopes > li[data-tab][data-asks]` (what the
+//! daemon last said the tab asks before, space-separated) with
+//! `span.sites` and `input.any-site[data-tab]` and
+//! `input.ask-before[data-tab][data-what]` (`step`, `submit`, `files`,
+//! `password`), `#waiting` (hidden while nothing waits)
 //! with `ul#approvals > li[data-approval][data-ask]` and its
 //! `button.approve[data-approval]` and `button.deny[data-approval]`, one
 //! `section.agent[data-agent]` per agent with `p.now[data-now]`,
@@ -437,6 +439,8 @@ fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
     let li = d.create_element("li")?;
     let tab = scope.tab.to_string();
     li.set_attribute("data-tab", &tab)?;
+    let asks: Vec<&str> = scope.ask_before.iter().map(|a| a.as_str()).collect();
+    li.set_attribute("data-asks", &asks.join(" "))?;
     let title = if scope.title.is_empty() {
         format!("Tab {tab}")
     } else {

@@ -30,11 +30,27 @@ async fn click(browser: &Browser, panel: &Page, selector: &str) -> anyhow::Resul
     Ok(())
 }
 
-/// Turns the panel's switch `selector` on, and waits until it shows so.
-async fn turn_on(browser: &Browser, panel: &Page, selector: &str) -> anyhow::Result<()> {
-    click(browser, panel, selector).await?;
-    let checked = format!("document.querySelector('{selector}').checked");
-    until(browser, panel, &checked, |v| v == true).await?;
+/// Turns asking before `what` in `tab` on with the panel's switch, and
+/// waits until the daemon says so (the switch itself checks at the
+/// click).
+async fn ask_before(
+    browser: &Browser,
+    panel: &Page,
+    tab: cotab_shared::TabId,
+    what: &str,
+) -> anyhow::Result<()> {
+    let item = format!("#scopes li[data-tab=\"{}\"]", tab.0);
+    click(
+        browser,
+        panel,
+        &format!("{item} input.ask-before[data-what=\"{what}\"]"),
+    )
+    .await?;
+    let asks = format!("document.querySelector('{item}')?.dataset.asks.split(' ')");
+    until(browser, panel, &asks, |v| {
+        v.as_array().is_some_and(|a| a.iter().any(|w| w == what))
+    })
+    .await?;
     Ok(())
 }
 
@@ -45,6 +61,21 @@ async fn one_waiting(browser: &Browser, panel: &Page) -> anyhow::Result<String> 
     })
     .await?;
     Ok(shown[0].as_str().unwrap_or_default().to_owned())
+}
+
+/// Answers the request the panel shows with its button `answer`, and
+/// waits until the panel shows it no more: the next wait is then not
+/// met by this request still shown.
+async fn answer(browser: &Browser, panel: &Page, answer: &str) -> anyhow::Result<()> {
+    click(browser, panel, &format!("#approvals button.{answer}")).await?;
+    until(
+        browser,
+        panel,
+        "document.getElementById('waiting').hidden",
+        |v| v == true,
+    )
+    .await?;
+    Ok(())
 }
 
 fn kind<T: std::fmt::Debug>(r: &Result<T, ClientError>) -> Option<ErrorKind> {
@@ -73,13 +104,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
             "chrome-extension://{EXTENSION_ID}/popup.html?panel"
         ))
         .await?;
-    let switch = |what: &str| {
-        format!(
-            "#scopes li[data-tab=\"{}\"] input.ask-before[data-what=\"{what}\"]",
-            tab.0
-        )
-    };
-    turn_on(&browser, &panel, &switch("password")).await?;
+    ask_before(&browser, &panel, tab, "password").await?;
     assert_eq!(
         browser
             .eval(&panel, "document.getElementById('waiting').hidden")
@@ -118,7 +143,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         format!("password|{}", "•".repeat(13))
     );
     assert_eq!(value(&browser, &page, "password").await?, "");
-    click(&browser, &panel, "#approvals button.deny").await?;
+    answer(&browser, &panel, "deny").await?;
     let (mut agent, r) = task.await?;
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
     assert_eq!(value(&browser, &page, "password").await?, "");
@@ -130,28 +155,21 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         (agent, r)
     });
     one_waiting(&browser, &panel).await?;
-    click(&browser, &panel, "#approvals button.approve").await?;
+    answer(&browser, &panel, "approve").await?;
     let (mut agent, r) = task.await?;
     r?;
     assert_eq!(value(&browser, &page, "password").await?, "correct horse");
-    until(
-        &browser,
-        &panel,
-        "document.getElementById('waiting').hidden",
-        |v| v == true,
-    )
-    .await?;
 
     // Submitting: the button, by its ref or at its point, waits; a
     // checkbox at its point does not.
-    turn_on(&browser, &panel, &switch("submit")).await?;
+    ask_before(&browser, &panel, tab, "submit").await?;
     let sign_up = find_ref(&outline, "button \"Sign up\"")?;
     let task = tokio::spawn(async move {
         let r = agent.call::<Click>(&ClickParams::on(sign_up)).await;
         (agent, r)
     });
     assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
-    click(&browser, &panel, "#approvals button.deny").await?;
+    answer(&browser, &panel, "deny").await?;
     let (mut agent, r) = task.await?;
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
     let result = "document.getElementById('result').textContent";
@@ -190,7 +208,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
     });
     assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
     assert_eq!(browser.eval(&page, result).await?, "");
-    click(&browser, &panel, "#approvals button.approve").await?;
+    answer(&browser, &panel, "approve").await?;
     let (mut agent, r) = task.await?;
     r?;
     until(&browser, &page, result, |v| {
@@ -202,7 +220,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         .await?;
 
     // Every action: the checkbox waits; "Stop all agents" voids it.
-    turn_on(&browser, &panel, &switch("step")).await?;
+    ask_before(&browser, &panel, tab, "step").await?;
     let check = CheckParams {
         element: terms.clone(),
         checked: true,
@@ -246,11 +264,7 @@ async fn a_tabs_approvals_outlive_the_daemon_killed_and_started_again() -> anyho
             "chrome-extension://{EXTENSION_ID}/popup.html?panel"
         ))
         .await?;
-    let switch = format!(
-        "#scopes li[data-tab=\"{}\"] input.ask-before[data-what=\"password\"]",
-        tab.0
-    );
-    turn_on(&browser, &panel, &switch).await?;
+    ask_before(&browser, &panel, tab, "password").await?;
     drop(agent);
 
     let daemon = browser.daemon_pid().expect("the daemon's pid file");
@@ -286,9 +300,170 @@ async fn a_tabs_approvals_outlive_the_daemon_killed_and_started_again() -> anyho
         format!("password|{}", "•".repeat(13))
     );
     assert_eq!(value(&browser, &page, "password").await?, "");
-    click(&browser, &panel, "#approvals button.deny").await?;
+    answer(&browser, &panel, "deny").await?;
     let (_agent, r) = task.await?;
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
     assert_eq!(value(&browser, &page, "password").await?, "");
+    Ok(())
+}
+
+/// Runs method `$m` with `$p` on agent `$a` in a task of its own,
+/// which hands the agent back with the answer.
+macro_rules! in_background {
+    ($a:expr, $m:ty, $p:expr) => {{
+        let mut a = $a;
+        let p = $p;
+        tokio::spawn(async move {
+            let r = a.call::<$m>(&p).await;
+            (a, r)
+        })
+    }};
+}
+
+/// Waits for one step to wait in the panel, and answers it ([`answer`]).
+async fn step_answered(browser: &Browser, panel: &Page, how: &str) -> anyhow::Result<()> {
+    let shown = one_waiting(browser, panel).await?;
+    assert!(shown.starts_with("step|"), "{shown}");
+    answer(browser, panel, how).await
+}
+
+/// Step mode on a form behind the person's tab: each step waits for the
+/// person's yes — the click that opens a confirm, the answer to it, the
+/// answer to the prompt that follows (a no leaves the prompt open for
+/// another try) — and the receipt tab the page opens asks the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_step_mode_a_dialog_chain_and_the_tab_it_opens_each_wait_for_a_yes() -> anyhow::Result<()>
+{
+    use crate::dialogs::next_notification;
+    use cotab_shared::controller::{
+        Acquire, Dialog, DialogKind, DialogParams, Empty, Navigate, NavigateParams, SelectParams,
+        TabsSelect,
+    };
+    let (browser, form, tab, mut agent) = on_page("/coform", LaunchOptions::default()).await?;
+    let mut seen = agent.forward_notifications();
+    let send = find_ref(&snapshot(&mut agent).await?, "button \"Send\"")?;
+    // The panel in front: the form is behind it.
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    browser.activate(&panel).await?;
+    ask_before(&browser, &panel, tab, "step").await?;
+
+    let task = in_background!(agent, Click, ClickParams::on(send));
+    step_answered(&browser, &panel, "approve").await?;
+    let (agent, r) = task.await?;
+    let dialog = r?.dialog.expect("the confirm");
+    assert_eq!(dialog.kind, DialogKind::Confirm);
+
+    let task = in_background!(
+        agent,
+        Dialog,
+        DialogParams {
+            accept: true,
+            prompt_text: None,
+        }
+    );
+    step_answered(&browser, &panel, "approve").await?;
+    let (agent, r) = task.await?;
+    assert_eq!(r?.dialog.map(|d| d.kind), Some(DialogKind::Prompt));
+
+    let note = DialogParams {
+        accept: true,
+        prompt_text: Some("checked".into()),
+    };
+    let task = in_background!(agent, Dialog, note.clone());
+    step_answered(&browser, &panel, "deny").await?;
+    let (agent, r) = task.await?;
+    assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
+    // The prompt is still open (the page's script waits on it): the
+    // same answer again, approved, closes it.
+    let task = in_background!(agent, Dialog, note.clone());
+    step_answered(&browser, &panel, "approve").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    assert_eq!(
+        browser.eval(&form, "document.title").await?,
+        "Sent: checked"
+    );
+
+    let receipt = find_ref(&snapshot(&mut agent).await?, "link \"See the receipt\"")?;
+    let task = in_background!(agent, Click, ClickParams::on(receipt));
+    step_answered(&browser, &panel, "approve").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    let opened = next_notification(&mut agent, &mut seen, "tab.opened").await?;
+    let new = cotab_shared::TabId(
+        opened["params"]["id"]
+            .as_i64()
+            .and_then(|i| i32::try_from(i).ok())
+            .ok_or_else(|| anyhow::anyhow!("no id: {opened}"))?,
+    );
+    // The page's new tab asks what its opener asks: the panel says so,
+    // and the agent's step there waits too.
+    until(
+        &browser,
+        &panel,
+        &format!(
+            "document.querySelector('#scopes li[data-tab=\"{}\"]')?.dataset.asks",
+            new.0
+        ),
+        |v| v == "step",
+    )
+    .await?;
+    agent
+        .call::<TabsSelect>(&SelectParams { tab_id: new })
+        .await?;
+    agent.call::<Acquire>(&Empty {}).await?;
+    let there = browser.fixture.url("/second?after=receipt");
+    let task = in_background!(agent, Navigate, NavigateParams::to(&there));
+    step_answered(&browser, &panel, "deny").await?;
+    let (_agent, r) = task.await?;
+    assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
+    Ok(())
+}
+
+/// The person quits the browser while a step waits for their yes: the
+/// request ends with the browser, not as a no nobody gave after the
+/// wait.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_waiting_when_the_browser_quits_ends_with_the_browser() -> anyhow::Result<()> {
+    let (mut browser, _page, tab, agent) = on_page("/signup", LaunchOptions::default()).await?;
+    let mut agent = agent;
+    let terms = find_ref(
+        &snapshot(&mut agent).await?,
+        "checkbox \"I accept the terms\"",
+    )?;
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    ask_before(&browser, &panel, tab, "step").await?;
+    let task = in_background!(
+        agent,
+        Check,
+        CheckParams {
+            element: terms,
+            checked: true,
+        }
+    );
+    assert!(one_waiting(&browser, &panel).await?.starts_with("step|"));
+    browser.quit().await?;
+    let (_agent, r) = tokio::time::timeout(std::time::Duration::from_secs(20), task).await??;
+    let ended = kind(&r);
+    assert!(
+        matches!(
+            ended,
+            Some(
+                ErrorKind::RuntimeLost
+                    | ErrorKind::TabNotShared
+                    | ErrorKind::NoControl
+                    | ErrorKind::UnknownOutcome
+            )
+        ),
+        "{r:?}"
+    );
     Ok(())
 }
