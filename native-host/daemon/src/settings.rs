@@ -79,9 +79,15 @@ impl Store {
         write(&self.dir.join(FILE), settings)
     }
 
-    /// The shares kept, or none.
+    /// The shares kept, or none; an entry this version cannot read is
+    /// left out, the others kept.
     pub fn load_shares(&self) -> Vec<KeptShare> {
-        read(&self.dir.join(SHARES_FILE), "the shared tabs' settings").unwrap_or_default()
+        let entries: Vec<serde_json::Value> =
+            read(&self.dir.join(SHARES_FILE), "the shared tabs' settings").unwrap_or_default();
+        entries
+            .into_iter()
+            .filter_map(|e| serde_json::from_value(e).ok())
+            .collect()
     }
 
     /// Saves the shares to keep ([`write`]).
@@ -169,11 +175,20 @@ mod tests {
         let shares = vec![KeptShare {
             tab: cotab_shared::TabId(4),
             target: "A".into(),
-            scope: Scope::Any,
+            scope: Some(Scope::Any),
             ask_before: [AskBefore::Submit].into(),
         }];
         store.save_shares(&shares).expect("saved");
         assert_eq!(Store::in_dir(dir.path()).load_shares(), shares);
+        // An entry of another version goes; the others stay.
+        std::fs::write(
+            dir.path().join(SHARES_FILE),
+            br#"[{"tab":4,"target":"A","askBefore":["submit"]},{"tab":5,"target":"B","askBefore":["later"]}]"#,
+        )
+        .expect("write");
+        let kept = store.load_shares();
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(kept[0].scope, None);
         assert_eq!(store.load(), Settings::default(), "the settings apart");
         std::fs::write(dir.path().join(SHARES_FILE), b"[{\"tab\":").expect("write");
         assert_eq!(store.load_shares(), Vec::new());

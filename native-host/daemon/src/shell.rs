@@ -187,20 +187,24 @@ impl Shell {
         sites.retain(|g| crate::scope::site_named(&g.site).as_deref() == Some(g.site.as_str()));
         *self.granted_lock() = sites;
         let mut shares = store.load_shares();
-        // A hand-edited file: a share whose sites name none is dropped.
-        shares.retain(|k| match &k.scope {
-            crate::scope::Scope::Any => true,
-            crate::scope::Scope::Sites(sites) => {
-                !sites.is_empty()
-                    && sites
-                        .iter()
-                        .all(|s| crate::scope::site_named(s).as_deref() == Some(s.as_str()))
+        // A hand-edited file: sites that are no page's site are no scope
+        // (the tab keeps the site it shows); its asks still hold.
+        for k in &mut shares {
+            if let Some(crate::scope::Scope::Sites(sites)) = &k.scope {
+                let sites_of_pages = !sites.is_empty()
+                    && sites.iter().all(|s| {
+                        crate::scope::site_of(&format!("https://{s}/")).as_deref() == Some(s)
+                    });
+                if !sites_of_pages {
+                    k.scope = None;
+                }
             }
-        });
+        }
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = shares.clone();
+        // Before anything saves them: the shares are the core's first.
+        self.with_core(|c| c.restore_shares(shares));
         let _ = self.settings.set(store);
         self.apply_lasting_sites();
-        self.with_core(|c| c.restore_shares(shares));
     }
 
     /// Saves the shared tabs' settings if they changed since last saved.

@@ -188,6 +188,9 @@ async fn a_tabs_approvals_and_sites_outlive_a_restart_of_the_daemon_for_its_page
     let tmp = tempfile::tempdir().expect("tempdir");
     std::fs::write(tmp.path().join("config.json"), "{}").expect("config");
     let (mut daemon, _ext, a, mut w) = start_on(tmp.path(), Some("PAGE-A")).await;
+    // A site for every share, which the daemon applies as it starts.
+    change(&mut w, "github.com", true).await;
+    while !lasting(&mut w).await.iter().any(|s| s.site == "github.com") {}
     send(
         &mut w,
         json!({"tabAskBefore": {"tab": T, "what": "step", "on": true}}),
@@ -201,6 +204,23 @@ async fn a_tabs_approvals_and_sites_outlive_a_restart_of_the_daemon_for_its_page
 
     daemon.kill().await.expect("killed");
     drop(a);
+    // A daemon that starts and stops before the browser comes back
+    // keeps them too.
+    let rt = tmp.path().join("rt");
+    let mut between = daemon_binary(
+        &rt,
+        &tmp.path().join("state"),
+        &tmp.path().join("config.json"),
+    );
+    let host = rt.join(cotab_host::runtime::HOST_SOCKET);
+    eventually(|| tokio::net::UnixStream::connect(host.clone())).await;
+    // Once it says the granted site, it has read its settings.
+    let mut told = watch_at(&host).await;
+    assert!(lasting(&mut told)
+        .await
+        .iter()
+        .any(|s| s.site == "github.com"));
+    between.kill().await.expect("killed");
     let (mut daemon, _ext, mut a, mut w) = start_on(tmp.path(), Some("PAGE-A")).await;
     let kept = tab_scope(&mut w, |_| true).await;
     assert_eq!(kept.ask_before, [AskBefore::Step], "{kept:?}");
@@ -231,7 +251,7 @@ async fn a_tabs_approvals_and_sites_outlive_a_restart_of_the_daemon_for_its_page
     let (_daemon, _ext, mut a, mut w) = start_on(tmp.path(), Some("PAGE-B")).await;
     let fresh = tab_scope(&mut w, |_| true).await;
     assert!(fresh.ask_before.is_empty(), "{fresh:?}");
-    assert_eq!(fresh.sites, ["example.com"]);
+    assert_eq!(fresh.sites, ["example.com", "github.com"]);
     assert_eq!(
         goes(&mut a, "https://docs.rs/serde").await,
         Err(ErrorKind::SiteNotAllowed)

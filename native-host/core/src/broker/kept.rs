@@ -7,11 +7,13 @@
 //! A kept share is a tab's again only when the browser names the same
 //! page target: tab ids start again with the browser, target ids do not
 //! repeat. A tab that joins under a kept id before its target id is known
-//! asks before what the kept share asked (more than it would: never
-//! less) and keeps the site it shows; once its target id is known, the
-//! share is restored or, for another page target, forgotten. A share the
-//! person changes meanwhile, or whose tab the list no longer has, is
-//! forgotten: what the person chose since wins.
+//! (a blocked page has none) asks before what the kept share asked (more
+//! than it would: never less) and is limited to the kept sites, or to the
+//! site it shows when the kept share allowed any; once its target id is
+//! known, the share is restored or, for another page target, forgotten,
+//! and what it added taken back. A share the person changes meanwhile, or
+//! whose tab the list no longer has, is forgotten: what the person chose
+//! since wins.
 //!
 //! Like the rest of the core it does no I/O and never awaits.
 
@@ -31,8 +33,10 @@ pub struct KeptShare {
     pub tab: TabId,
     /// Its page's CDP target id when it was kept.
     pub target: String,
-    /// Where agents may take it.
-    pub scope: Scope,
+    /// Where agents may take it; `None` when the kept one was unreadable
+    /// (the tab then keeps the site it shows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
     /// What an agent's request in it waits for the person's yes before.
     #[serde(default)]
     pub ask_before: BTreeSet<AskBefore>,
@@ -45,19 +49,20 @@ impl Core {
         self.kept = kept.into_iter().map(|k| (k.tab, k)).collect();
     }
 
-    /// What to keep now: each shared tab whose page target is known, and
-    /// the kept shares still waiting for theirs, by tab.
+    /// What to keep now: each shared tab whose page target is known (or
+    /// was, before its page was blocked), and the kept shares still
+    /// waiting for theirs, by tab.
     pub fn shares_to_keep(&self) -> Vec<KeptShare> {
         let mut keep: Vec<KeptShare> = self
             .shared
             .iter()
+            .filter(|info| !self.kept.contains_key(&info.id))
             .filter_map(|info| {
-                let target = info.target_id.clone()?;
                 let tab = self.tabs.get(&info.id)?;
                 Some(KeptShare {
                     tab: info.id,
-                    target,
-                    scope: tab.scope.clone(),
+                    target: tab.target.clone()?,
+                    scope: Some(tab.scope.clone()),
                     ask_before: tab.ask_before.clone(),
                 })
             })
@@ -72,26 +77,49 @@ impl Core {
     }
 
     /// Applies the kept share of `info`'s tab, if any, as the list shows
-    /// it now; `joined` when the tab has just joined the list.
+    /// it now; `joined` when the tab has just joined the list. Notes the
+    /// tab's target id.
     pub(super) fn settle_kept(&mut self, info: &TabInfo, joined: bool) {
-        let Some(kept) = self.kept.get(&info.id) else {
+        let Some(tab) = self.tabs.get_mut(&info.id) else {
             return;
         };
-        let Some(tab) = self.tabs.get_mut(&info.id) else {
+        if info.target_id.is_some() {
+            tab.target.clone_from(&info.target_id);
+        }
+        let Some(kept) = self.kept.get(&info.id) else {
             return;
         };
         match info.target_id.as_deref() {
             Some(target) if target == kept.target => {
-                tab.scope = kept.scope.clone();
+                if let Some(scope) = &kept.scope {
+                    tab.scope = scope.clone();
+                }
                 tab.ask_before = kept.ask_before.clone();
+                tab.pending_asks.clear();
                 self.kept.remove(&info.id);
                 self.effects.push(Effect::Scopes);
             }
             Some(_) => {
+                // Another page: what the kept share added goes again.
+                for what in std::mem::take(&mut tab.pending_asks) {
+                    tab.ask_before.remove(&what);
+                }
+                if !joined {
+                    tab.scope = Scope::shared_at(&info.url);
+                }
                 self.kept.remove(&info.id);
                 self.effects.push(Effect::Scopes);
             }
-            None if joined => tab.ask_before.extend(kept.ask_before.iter().copied()),
+            None if joined => {
+                for what in &kept.ask_before {
+                    if tab.ask_before.insert(*what) {
+                        tab.pending_asks.insert(*what);
+                    }
+                }
+                if let Some(Scope::Sites(sites)) = &kept.scope {
+                    tab.scope = Scope::Sites(sites.clone());
+                }
+            }
             None => {}
         }
     }
@@ -99,6 +127,9 @@ impl Core {
     /// Forgets the kept shares of tabs the list no longer has, and of
     /// `changed`, which the person just changed.
     pub(super) fn forget_kept(&mut self, changed: Option<TabId>) {
+        if let Some(tab) = changed.and_then(|t| self.tabs.get_mut(&t)) {
+            tab.pending_asks.clear();
+        }
         let before = self.kept.len();
         let shared = &self.shared;
         self.kept
@@ -131,7 +162,7 @@ mod tests {
         KeptShare {
             tab: TabId(tab),
             target: target.into(),
-            scope: Scope::Any,
+            scope: Some(Scope::Any),
             ask_before: BTreeSet::from([AskBefore::Submit, AskBefore::Password]),
         }
     }
@@ -158,6 +189,7 @@ mod tests {
         assert_eq!(asks(&again, 3), BTreeSet::from([AskBefore::Step]));
         assert_eq!(again.own_scope(TabId(3)), Scope::Any);
         assert_eq!(again.shares_to_keep(), keep);
+        assert!(again.tabs[&TabId(3)].pending_asks.is_empty());
 
         // Another browser, the tab id used again by another page: not its.
         let mut other = Core::default();
@@ -169,6 +201,37 @@ mod tests {
             Scope::shared_at("https://mail.example.com/")
         );
         assert_eq!(other.shares_to_keep()[0].target, "B");
+    }
+
+    #[test]
+    fn a_blocked_tab_keeps_its_share_and_a_pending_one_its_kept_sites() {
+        let mut c = Core::default();
+        c.on_shared(&[info(3, "https://mail.example.com/", Some("A"))]);
+        c.set_ask_before(TabId(3), AskBefore::Files, true)
+            .expect("shared");
+        // Blocked: the list gives no url and no target; the share stays.
+        c.on_shared(&[info(3, "", None)]);
+        let keep = c.shares_to_keep();
+        assert_eq!(keep.len(), 1, "{keep:?}");
+        assert_eq!(keep[0].target, "A");
+
+        // The daemon again while the page is still blocked: the kept
+        // sites, not any site, and its asks.
+        let mut again = Core::default();
+        again.restore_shares(keep);
+        again.on_shared(&[info(3, "", None)]);
+        assert_eq!(
+            again.own_scope(TabId(3)),
+            Scope::shared_at("https://mail.example.com/")
+        );
+        assert_eq!(asks(&again, 3), BTreeSet::from([AskBefore::Files]));
+        // Another page after all: what the kept share added goes.
+        again.on_shared(&[info(3, "https://example.org/", Some("B"))]);
+        assert!(asks(&again, 3).is_empty());
+        assert_eq!(
+            again.own_scope(TabId(3)),
+            Scope::shared_at("https://example.org/")
+        );
     }
 
     #[test]
@@ -187,6 +250,7 @@ mod tests {
         );
         // Still kept while it waits.
         assert_eq!(c.shares_to_keep(), vec![kept(3, "A")]);
+        assert_eq!(c.tabs[&TabId(3)].pending_asks.len(), 2);
         c.on_shared(&[info(3, "https://mail.example.com/", Some("A"))]);
         assert_eq!(c.own_scope(TabId(3)), Scope::Any);
         assert!(c.kept.is_empty());

@@ -220,6 +220,12 @@ struct Tab {
     /// The url of the document its main frame last committed, as its
     /// page told it, until the shared list tells a url anew.
     committed: Option<String>,
+    /// Its page's CDP target id as the list last gave it (the list leaves
+    /// it out while the tab is blocked).
+    target: Option<String>,
+    /// While its kept share waits for its target id ([`kept`]): the asks
+    /// that share added, taken back if the target is another page's.
+    pending_asks: std::collections::BTreeSet<cotab_shared::watch::AskBefore>,
 }
 
 fn err(kind: ErrorKind, message: &str) -> WireError {
