@@ -32,6 +32,13 @@ use tokio::sync::mpsc;
 /// How many refused navigations one answer tells at most.
 const REFUSALS_TOLD: usize = 4;
 
+/// How long `browser_tabs` `select` of an index past the shared tabs
+/// waits for a tab the current page is opening.
+const OPENING_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How often it looks again meanwhile.
+const OPENING_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The agent name the MCP server's session shows the person.
 pub(crate) const AGENT_NAME: &str = "cotab-mcp";
 
@@ -330,17 +337,32 @@ impl Bridge {
         result: String,
         set: Vec<(String, Set)>,
     ) -> ToolOutput {
+        let page = self.page_after(set).await;
+        // Told after the page was read: a tab the action opened is
+        // heard of by then, as a rule.
+        self.drain();
         let mut text = format!("### Result\n{result}\n\n");
-        let opened = std::mem::take(&mut self.opened);
+        let current = self.current;
+        let opened: Vec<_> = std::mem::take(&mut self.opened)
+            .into_iter()
+            .filter(|t| Some(t.id) != current)
+            .collect();
         text.push_str(&opened_tabs(&opened));
         text.push_str(&refused_navigations(&std::mem::take(&mut self.refused)));
+        text.push_str(&page);
+        ToolOutput::text(text)
+    }
+
+    /// What an answer shows of the current tab's page ([`Bridge::with_snapshot_set`]).
+    async fn page_after(&mut self, set: Vec<(String, Set)>) -> String {
+        let mut text = String::new();
         if let Some(d) = &self.dialog {
             text.push_str("### Page\n(the page waits for the dialog below)\n");
             text.push_str(&modal_states(Some(d), None));
-            return ToolOutput::text(text);
+            return text;
         }
         if self.snapshot_mode == SnapshotMode::None {
-            return ToolOutput::text(text);
+            return text;
         }
         let snapshot = self.observe::<Snapshot>(&self.whole_outline()).await;
         match snapshot {
@@ -361,7 +383,7 @@ impl Bridge {
                 text.push_str(&modal_states(self.dialog.as_ref(), None));
             }
         }
-        ToolOutput::text(text)
+        text
     }
 
     pub(super) async fn tabs(&mut self, a: TabsArgs) -> Result<ToolOutput, ToolFailure> {
@@ -429,7 +451,18 @@ impl Bridge {
         let Some(index) = a.index else {
             return Ok(None);
         };
-        let list = self.client.call::<TabsList>(&Empty {}).await?;
+        // A tab the page just opened (a link with a target, after a click
+        // that answered already) is shared a moment later: an index past
+        // the list is looked for again, a little.
+        let deadline = tokio::time::Instant::now() + OPENING_WAIT;
+        let list = loop {
+            let list = self.client.call::<TabsList>(&Empty {}).await?;
+            if list.tabs.len() > index || tokio::time::Instant::now() >= deadline {
+                break list;
+            }
+            tokio::time::sleep(OPENING_POLL).await;
+        };
+        self.drain();
         match list.tabs.get(index) {
             Some(t) => Ok(Some(t.id)),
             None => Err(ToolFailure::new(

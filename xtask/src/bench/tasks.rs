@@ -54,8 +54,16 @@ pub(crate) async fn run_tasks(root: &Path, release: &Path) -> Result<()> {
         .map(|_| Peer::ALL.iter().map(|_| Vec::new()).collect())
         .collect();
     let mut tool_lists = [(0, 0); 3];
+    let only = std::env::var("COTAB_TASKS").ok();
+    let chosen = |task: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|n| n.trim() == task))
+    };
     for round in 0..rounds {
         for (t, task) in scripts::TASKS.iter().enumerate() {
+            if !chosen(task) {
+                continue;
+            }
             // Each round starts with another server, so none always runs
             // on a machine the one before left busy.
             for k in 0..Peer::ALL.len() {
@@ -66,7 +74,7 @@ pub(crate) async fn run_tasks(root: &Path, release: &Path) -> Result<()> {
                 let (program, args) = command(peer, release, &browser, &peers, &chromium);
                 let env = [("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")];
                 let mut s = Server::start(peer, &program, &args, &dir, &env).await?;
-                if round == 0 && t == 0 {
+                if tool_lists[p] == (0, 0) {
                     tool_lists[p] = s.tool_list().await?;
                 }
                 let warm = match peer {
@@ -208,6 +216,9 @@ fn print_report(
     for (t, task) in scripts::TASKS.iter().enumerate() {
         for (p, peer) in Peer::ALL.iter().enumerate() {
             let runs = &outcomes[t][p];
+            if runs.is_empty() {
+                continue;
+            }
             let pick = |f: fn(&Tally) -> usize| median(runs.iter().map(|o| f(&o.tally)).collect());
             let times: Vec<Duration> = runs.iter().map(|o| o.time).collect();
             let wall = Summary::of(&times).map_or("-".into(), |s| format!("{:.0} ms", s.median));

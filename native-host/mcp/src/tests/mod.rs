@@ -720,5 +720,6 @@ mod emulation;
 mod find;
 mod network;
 mod output;
+mod tabs;
 mod upload;
 mod vision;

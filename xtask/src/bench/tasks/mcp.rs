@@ -216,6 +216,12 @@ impl Server {
     /// A call made before the task, not counted: a peer's own browser
     /// starts on its first call.
     pub(crate) async fn warm_up(&mut self, tool: &str, args: Value) -> Result<()> {
+        self.uncounted(tool, args).await
+    }
+
+    /// A call that is not part of the task (tidying the person's browser
+    /// after it), not counted.
+    pub(crate) async fn uncounted(&mut self, tool: &str, args: Value) -> Result<()> {
         let before = (self.tally, self.calls.len());
         self.call(tool, args).await?;
         self.tally = before.0;
@@ -236,6 +242,10 @@ impl Server {
 
     fn count(&mut self, what: &str, text: &str) {
         let n = tokens(text);
+        // What the model would read, to see where tokens go.
+        if std::env::var_os("COTAB_TASK_SHOW").is_some() {
+            eprintln!("--- {} {what}, {n} tokens:\n{text}", self.peer.name());
+        }
         self.tally.calls += 1;
         self.tally.bytes += text.len();
         self.tally.tokens += n;
@@ -261,7 +271,7 @@ impl Server {
 }
 
 /// The path of the first snapshot file an answer links to.
-fn named_file(answer: &str) -> Option<&str> {
+pub(crate) fn named_file(answer: &str) -> Option<&str> {
     let at = answer.find("[Snapshot](")? + "[Snapshot](".len();
     let rest = &answer[at..];
     Some(&rest[..rest.find(')')?])

@@ -9,13 +9,16 @@ use anyhow::{anyhow, ensure, Result};
 use serde_json::json;
 
 /// The tasks, by name.
-pub(crate) const TASKS: [&str; 2] = ["form", "big table"];
+pub(crate) const TASKS: [&str; 5] = ["form", "big table", "checkout", "article", "two tabs"];
 
 /// Runs task `index` on `s` against the fixture site at `site`.
 pub(crate) async fn run(index: usize, s: &mut Server, site: &str) -> Result<()> {
     match index {
         0 => form(s, site).await,
         1 => big_table(s, site).await,
+        2 => checkout(s, site).await,
+        3 => article(s, site).await,
+        4 => two_tabs(s, site).await,
         _ => Err(anyhow!("no task {index}")),
     }
 }
@@ -283,6 +286,118 @@ async fn big_table(s: &mut Server, site: &str) -> Result<()> {
         cut(&after)
     );
     Ok(())
+}
+
+/// The checkout over three pages: the basket's link, the shipping form,
+/// and the order placed once its confirmation is accepted.
+async fn checkout(s: &mut Server, site: &str) -> Result<()> {
+    let shop = open(s, &format!("{site}/tasks/shop")).await?;
+    let shipping = click(s, &shop, ("link", "Checkout"), None).await?;
+    let address: [Field; 3] = [
+        ("Full name", "textbox", "Ada Lovelace"),
+        ("Street", "textbox", "12 St James's Square"),
+        ("City", "textbox", "London"),
+    ];
+    fill(s, &shipping, &address).await?;
+    const TO: &str = "Ship to Ada Lovelace, London";
+    let pay = click(s, &shipping, ("button", "Continue"), None).await?;
+    ensure!(pay.contains(TO), "not on the payment page:\n{}", cut(&pay));
+    const ASKED: &str = "Place the order for 42.00 EUR?";
+    let asked = click(s, &pay, ("button", "Place order"), Some(ASKED)).await?;
+    ensure!(
+        asked.contains(ASKED),
+        "no confirmation shown:\n{}",
+        cut(&asked)
+    );
+    let answer = match s.peer {
+        Peer::ChromeDevtoolsMcp => {
+            let args = json!({"pageId": PAGE, "action": "accept"});
+            s.call("handle_dialog", args).await?
+        }
+        _ => {
+            s.call("browser_handle_dialog", json!({"accept": true}))
+                .await?
+        }
+    };
+    const PLACED: &str = "Order 1042 placed for Ada Lovelace.";
+    let done = match answer.contains(PLACED) {
+        true => answer,
+        false => find(s, PLACED).await?,
+    };
+    ensure!(done.contains(PLACED), "no order:\n{}", cut(&done));
+    Ok(())
+}
+
+/// A long article read, and the day the bridge opened taken from it.
+async fn article(s: &mut Server, site: &str) -> Result<()> {
+    const FACT: &str = "14 March 1887";
+    let page = open(s, &format!("{site}/tasks/article")).await?;
+    let page = match page.contains("Aldersgate Bridge opened") {
+        true => page,
+        false => find(s, "Aldersgate Bridge").await?,
+    };
+    ensure!(page.contains(FACT), "the day is not read:\n{}", cut(&page));
+    Ok(())
+}
+
+/// A price read in the tab the page opens, and written back in the first
+/// tab.
+async fn two_tabs(s: &mut Server, site: &str) -> Result<()> {
+    let page = open(s, &format!("{site}/tasks/tabs")).await?;
+    click(s, &page, ("link", "Open the price list"), Some("")).await?;
+    if s.peer == Peer::ChromeDevtoolsMcp {
+        s.call("list_pages", json!({})).await?;
+    }
+    let prices = switch_to(s, 1).await?;
+    ensure!(
+        prices.contains("Gold") && prices.contains("29 EUR"),
+        "the price list is not read:\n{}",
+        cut(&prices)
+    );
+    let first = switch_to(s, 0).await?;
+    fill(s, &first, &[("Gold price seen", "textbox", "29 EUR")]).await?;
+    let saved = click(s, &first, ("button", "Save"), Some("Saved: 29 EUR")).await?;
+    ensure!(
+        saved.contains("Saved: 29 EUR"),
+        "not saved:\n{}",
+        cut(&saved)
+    );
+    // The person's browser is cotab's: its price list is closed again,
+    // uncounted; each peer's own browser goes with it.
+    if s.peer == Peer::Cotab {
+        let close = json!({"action": "close", "index": 1});
+        s.uncounted("browser_tabs", close).await?;
+    }
+    Ok(())
+}
+
+/// Makes the tab at `index` (in the order the server lists its tabs) the
+/// one the next calls act on, and returns what the model sees of it.
+async fn switch_to(s: &mut Server, index: u64) -> Result<String> {
+    match s.peer {
+        Peer::Cotab => {
+            let args = json!({"action": "select", "index": index});
+            s.call("browser_tabs", args).await
+        }
+        Peer::PlaywrightMcp => {
+            let args = json!({"action": "select", "index": index});
+            // Its answer lists the tabs, without the page: the page is
+            // its snapshot's (inline, or in the file it names).
+            let answer = match s.call("browser_tabs", args).await? {
+                listed if super::mcp::named_file(&listed).is_some() => listed,
+                _ => s.call("browser_snapshot", json!({})).await?,
+            };
+            match super::mcp::named_file(&answer) {
+                Some(_) => s.read_named(&answer),
+                None => Ok(answer),
+            }
+        }
+        Peer::ChromeDevtoolsMcp => {
+            let page = json!({"pageId": index + 1});
+            s.call("select_page", page.clone()).await?;
+            s.call("take_snapshot", page).await
+        }
+    }
 }
 
 /// The number of `Product N` on a line.
