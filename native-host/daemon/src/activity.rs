@@ -16,7 +16,7 @@
 use crate::broker::Core;
 use crate::recorder::Recorder;
 use crate::session::SessionId;
-use cotab_shared::controller::{Call, NavigateAction, Ref, RpcError, WaitUntil};
+use cotab_shared::controller::{Call, DialogKind, NavigateAction, Ref, RpcError, WaitUntil};
 use cotab_shared::tab::TabInfo;
 use cotab_shared::watch::{ActivityEntry, TabPicture, PERSON};
 use cotab_shared::TabId;
@@ -122,10 +122,31 @@ pub fn describe(core: &Core, sid: SessionId, tab: Option<TabId>, call: &Call) ->
         }
         Call::DropOn(p) => format!("drop · {}", el(&p.element)),
         Call::Dialog(p) => {
-            if p.accept {
-                "accept the dialog".into()
-            } else {
-                "dismiss the dialog".into()
+            let verb = if p.accept { "accept" } else { "dismiss" };
+            // The person may not see the dialog (its tab is behind
+            // theirs): what it asks, as the page wrote it, on one line.
+            let what = match tab.and_then(|t| core.dialog(t)) {
+                Some(d) => {
+                    let kind = match d.kind {
+                        DialogKind::Alert => "alert",
+                        DialogKind::Confirm => "confirm",
+                        DialogKind::Prompt => "prompt",
+                        DialogKind::Beforeunload => "leave-page dialog",
+                    };
+                    let message: String = d
+                        .message
+                        .chars()
+                        .map(|c| if c.is_control() { ' ' } else { c })
+                        .collect();
+                    format!("{verb} the {kind} \"{}\"", short(message.trim(), 80))
+                }
+                None => format!("{verb} the dialog"),
+            };
+            match (&p.prompt_text, p.accept) {
+                (Some(text), true) => {
+                    format!("{what} with {}", chars(text.chars().count()))
+                }
+                _ => what,
             }
         }
         Call::Wait(p) => match p.until {

@@ -205,3 +205,35 @@ fn only_a_change_between_two_reports_of_developer_mode_is_the_persons_switch() {
     assert!(switched(&mut last, true));
     assert_eq!(last, Some(true));
 }
+
+#[test]
+fn an_answer_to_a_dialog_says_what_the_dialog_asks() {
+    use cotab_shared::controller::{DialogInfo, DialogParams};
+    let (mut c, s) = core_with_session();
+    let tab = Some(TabId(1));
+    let answer = |accept, text: Option<&str>| {
+        Call::Dialog(DialogParams {
+            accept,
+            prompt_text: text.map(str::to_owned),
+        })
+    };
+    assert_eq!(
+        describe(&c, s, tab, &answer(true, None)).as_deref(),
+        Some("accept the dialog")
+    );
+    c.on_dialog_opening(DialogInfo {
+        tab_id: TabId(1),
+        kind: cotab_shared::controller::DialogKind::Prompt,
+        message: "A note\nfor the team?".into(),
+        default_prompt: None,
+    });
+    assert_eq!(
+        describe(&c, s, tab, &answer(true, Some("secret"))).as_deref(),
+        Some("accept the prompt \"A note for the team?\" with 6 characters"),
+        "never the text typed"
+    );
+    assert_eq!(
+        describe(&c, s, tab, &answer(false, Some("secret"))).as_deref(),
+        Some("dismiss the prompt \"A note for the team?\"")
+    );
+}
