@@ -238,8 +238,8 @@ pub const DEVELOPER_WARNING: &str =
 /// found.`, no manifest) the fix is `cotab-host install`; otherwise
 /// `cotab doctor` names one.
 pub fn host_detail(connected: bool, last_error: Option<&str>) -> Option<String> {
-    match (connected, last_error) {
-        (true, error) => error.map(str::to_owned),
+    match (connected, last_error.map(sentence).as_deref()) {
+        (true, _) => last_error.map(str::to_owned),
         (false, Some(e)) if e.contains("host not found") => Some(format!(
             "{e} Run `cotab-host install` in a terminal, then open this popup again."
         )),
@@ -248,6 +248,26 @@ pub fn host_detail(connected: bool, last_error: Option<&str>) -> Option<String> 
         )),
         (false, None) => None,
     }
+}
+
+/// `said` as a sentence: a capital first, a full stop last (the
+/// browser's own messages are; cotab's reasons are phrases), so what
+/// follows it reads apart.
+fn sentence(said: &str) -> String {
+    let said = said.trim();
+    let mut chars = said.chars();
+    let mut out: String = match chars.next() {
+        // ASCII only: the case tables of all of Unicode would cost the
+        // popup's wasm 15 KB, and cotab's reasons are English.
+        Some(first) => std::iter::once(first.to_ascii_uppercase())
+            .chain(chars)
+            .collect(),
+        None => return String::new(),
+    };
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -312,6 +332,11 @@ mod tests {
         let said = host_detail(false, Some("Native host has exited.")).expect("a detail");
         assert!(
             said.starts_with("Native host has exited. Run `cotab doctor`"),
+            "{said}"
+        );
+        let said = host_detail(false, Some("the WebSocket lane closed")).expect("a detail");
+        assert!(
+            said.starts_with("The WebSocket lane closed. Run `cotab doctor`"),
             "{said}"
         );
         assert_eq!(host_detail(false, None), None, "nothing went wrong yet");
