@@ -14,6 +14,19 @@ use cotab_shared::controller::{
 use cotab_shared::{ErrorKind, EXTENSION_ID};
 use serde_json::Value;
 
+/// Runs method `$m` with `$p` on agent `$a` in a task of its own,
+/// which hands the agent back with the answer.
+macro_rules! in_background {
+    ($a:expr, $m:ty, $p:expr) => {{
+        let mut a = $a;
+        let p = $p;
+        tokio::spawn(async move {
+            let r = a.call::<$m>(&p).await;
+            (a, r)
+        })
+    }};
+}
+
 /// The requests the panel shows waiting: `ask|text` each.
 const WAITING: &str = "[...document.querySelectorAll('#approvals li')]\
     .map(li => li.dataset.ask + '|' + (li.querySelector('.text')?.textContent ?? ''))";
@@ -134,29 +147,23 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         )
         .await?;
     let params = typed(&password, "correct horse");
-    let task = tokio::spawn(async move {
-        let r = agent.call::<Type>(&params).await;
-        (agent, r)
-    });
+    let task = in_background!(agent, Type, params);
     assert_eq!(
         one_waiting(&browser, &panel).await?,
         format!("password|{}", "•".repeat(13))
     );
     assert_eq!(value(&browser, &page, "password").await?, "");
     answer(&browser, &panel, "deny").await?;
-    let (mut agent, r) = task.await?;
+    let (agent, r) = task.await?;
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
     assert_eq!(value(&browser, &page, "password").await?, "");
 
     // Asked again and approved, it is typed.
     let params = typed(&password, "correct horse");
-    let task = tokio::spawn(async move {
-        let r = agent.call::<Type>(&params).await;
-        (agent, r)
-    });
+    let task = in_background!(agent, Type, params);
     one_waiting(&browser, &panel).await?;
     answer(&browser, &panel, "approve").await?;
-    let (mut agent, r) = task.await?;
+    let (agent, r) = task.await?;
     r?;
     assert_eq!(value(&browser, &page, "password").await?, "correct horse");
 
@@ -164,10 +171,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
     // checkbox at its point does not.
     ask_before(&browser, &panel, tab, "submit").await?;
     let sign_up = find_ref(&outline, "button \"Sign up\"")?;
-    let task = tokio::spawn(async move {
-        let r = agent.call::<Click>(&ClickParams::on(sign_up)).await;
-        (agent, r)
-    });
+    let task = in_background!(agent, Click, ClickParams::on(sign_up));
     assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
     answer(&browser, &panel, "deny").await?;
     let (mut agent, r) = task.await?;
@@ -202,14 +206,11 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         frame_id: Some(shot.frame_id.clone()),
         ..at(&browser.eval(&page, &centre("button[type=submit]")).await?)
     };
-    let task = tokio::spawn(async move {
-        let r = agent.call::<Click>(&button_at).await;
-        (agent, r)
-    });
+    let task = in_background!(agent, Click, button_at);
     assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
     assert_eq!(browser.eval(&page, result).await?, "");
     answer(&browser, &panel, "approve").await?;
-    let (mut agent, r) = task.await?;
+    let (agent, r) = task.await?;
     r?;
     until(&browser, &page, result, |v| {
         v.as_str().is_some_and(|t| t.starts_with("Welcome"))
@@ -225,10 +226,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         element: terms.clone(),
         checked: true,
     };
-    let task = tokio::spawn(async move {
-        let r = agent.call::<Check>(&check).await;
-        (agent, r)
-    });
+    let task = in_background!(agent, Check, check);
     assert!(one_waiting(&browser, &panel).await?.starts_with("step|"));
     click(&browser, &panel, "#stop-all").await?;
     let (_agent, r) = task.await?;
@@ -291,10 +289,7 @@ async fn a_tabs_approvals_outlive_the_daemon_killed_and_started_again() -> anyho
         element: Some(password),
         ..TypeParams::default()
     };
-    let task = tokio::spawn(async move {
-        let r = agent.call::<Type>(&params).await;
-        (agent, r)
-    });
+    let task = in_background!(agent, Type, params);
     assert_eq!(
         one_waiting(&browser, &panel).await?,
         format!("password|{}", "•".repeat(13))
@@ -305,19 +300,6 @@ async fn a_tabs_approvals_outlive_the_daemon_killed_and_started_again() -> anyho
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
     assert_eq!(value(&browser, &page, "password").await?, "");
     Ok(())
-}
-
-/// Runs method `$m` with `$p` on agent `$a` in a task of its own,
-/// which hands the agent back with the answer.
-macro_rules! in_background {
-    ($a:expr, $m:ty, $p:expr) => {{
-        let mut a = $a;
-        let p = $p;
-        tokio::spawn(async move {
-            let r = a.call::<$m>(&p).await;
-            (a, r)
-        })
-    }};
 }
 
 /// Waits for one step to wait in the panel, and answers it ([`answer`]).

@@ -84,7 +84,7 @@ pub(crate) async fn run_tasks(root: &Path, release: &Path) -> Result<()> {
                     ),
                     _ => ("browser_navigate", json!({"url": home})),
                 };
-                s.warm_up(warm.0, warm.1).await?;
+                s.uncounted(warm.0, warm.1).await?;
                 let start = Instant::now();
                 let result = scripts::run(t, &mut s, &site).await;
                 let time = start.elapsed();

@@ -213,14 +213,9 @@ impl Server {
         })
     }
 
-    /// A call made before the task, not counted: a peer's own browser
-    /// starts on its first call.
-    pub(crate) async fn warm_up(&mut self, tool: &str, args: Value) -> Result<()> {
-        self.uncounted(tool, args).await
-    }
-
-    /// A call that is not part of the task (tidying the person's browser
-    /// after it), not counted.
+    /// A call that is not part of the task, not counted: the one before
+    /// it (a peer's own browser starts on its first call), or tidying the
+    /// person's browser after it.
     pub(crate) async fn uncounted(&mut self, tool: &str, args: Value) -> Result<()> {
         let before = (self.tally, self.calls.len());
         self.call(tool, args).await?;
