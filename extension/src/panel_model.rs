@@ -6,9 +6,56 @@
 //! yes, and which tabs "Stop all agents" takes from them.
 
 use cotab_shared::native::{Holder, TabControl};
-use cotab_shared::watch::{ActivityEntry, PendingApproval, TabPicture, TabScope, WatchEvent};
+use cotab_shared::watch::{ActivityEntry, Mark, PendingApproval, TabPicture, TabScope, WatchEvent};
 use cotab_shared::TabId;
 use std::collections::BTreeMap;
+
+/// Where a request's mark goes on the picture of its tab, in percent of
+/// the picture's width and height ([`place`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Placed {
+    /// An element's box, the part inside the picture: left, top, width,
+    /// height.
+    Box(f64, f64, f64, f64),
+    /// A point: left, top.
+    Point(f64, f64),
+    /// Outside the picture: the element is above, below or beside what
+    /// the tab shows.
+    Outside(&'static str),
+}
+
+/// Places `mark`, in CSS pixels of a `width`×`height` viewport, on its
+/// picture. None for a viewport without a size.
+pub fn place(mark: Mark, width: u32, height: u32) -> Option<Placed> {
+    if width == 0 || height == 0 {
+        return None;
+    }
+    let (w, h) = (f64::from(width), f64::from(height));
+    let (x0, y0) = (f64::from(mark.x), f64::from(mark.y));
+    if mark.width == 0 && mark.height == 0 {
+        if !(0.0..=w).contains(&x0) || !(0.0..=h).contains(&y0) {
+            return Some(Placed::Outside("off the part of the page shown"));
+        }
+        return Some(Placed::Point(x0 / w * 100.0, y0 / h * 100.0));
+    }
+    let (x1, y1) = (x0 + f64::from(mark.width), y0 + f64::from(mark.height));
+    if y1 <= 0.0 {
+        return Some(Placed::Outside("above the part of the page shown"));
+    }
+    if y0 >= h {
+        return Some(Placed::Outside("below the part of the page shown"));
+    }
+    if x1 <= 0.0 || x0 >= w {
+        return Some(Placed::Outside("beside the part of the page shown"));
+    }
+    let (cx0, cy0, cx1, cy1) = (x0.max(0.0), y0.max(0.0), x1.min(w), y1.min(h));
+    Some(Placed::Box(
+        cx0 / w * 100.0,
+        cy0 / h * 100.0,
+        (cx1 - cx0) / w * 100.0,
+        (cy1 - cy0) / h * 100.0,
+    ))
+}
 
 /// The latest requests shown per agent.
 pub const RECENT_PER_AGENT: usize = 20;
@@ -345,6 +392,46 @@ mod tests {
     }
 
     #[test]
+    fn a_mark_is_placed_on_its_picture_in_percent_and_clipped() {
+        let m = |x, y, width, height| Mark {
+            x,
+            y,
+            width,
+            height,
+        };
+        assert_eq!(
+            place(m(100, 50, 200, 100), 1000, 500),
+            Some(Placed::Box(10.0, 10.0, 20.0, 20.0))
+        );
+        // Partly outside: the part inside.
+        assert_eq!(
+            place(m(-100, 450, 200, 100), 1000, 500),
+            Some(Placed::Box(0.0, 90.0, 10.0, 10.0))
+        );
+        assert_eq!(
+            place(m(250, 125, 0, 0), 1000, 500),
+            Some(Placed::Point(25.0, 25.0))
+        );
+        assert_eq!(
+            place(m(10, 900, 50, 20), 1000, 500),
+            Some(Placed::Outside("below the part of the page shown"))
+        );
+        assert_eq!(
+            place(m(10, -90, 50, 20), 1000, 500),
+            Some(Placed::Outside("above the part of the page shown"))
+        );
+        assert_eq!(
+            place(m(1200, 10, 50, 20), 1000, 500),
+            Some(Placed::Outside("beside the part of the page shown"))
+        );
+        assert_eq!(
+            place(m(1200, 10, 0, 0), 1000, 500),
+            Some(Placed::Outside("off the part of the page shown"))
+        );
+        assert_eq!(place(m(1, 1, 1, 1), 0, 500), None);
+    }
+
+    #[test]
     fn the_requests_waiting_for_the_person_are_the_last_told() {
         use cotab_shared::watch::AskBefore;
         let mut a = Activity::default();
@@ -357,6 +444,7 @@ mod tests {
             what: "upload · 1 file".into(),
             text: None,
             left_ms: 45_000,
+            frame: None,
         };
         a.apply(WatchEvent {
             recent: true,

@@ -199,6 +199,48 @@ pub struct PendingApproval {
     pub text: Option<String>,
     /// Milliseconds left before it is refused unanswered.
     pub left_ms: u64,
+    /// The tab as it is while the request waits, with what the request
+    /// aims at marked: none until it is taken, for a request that opens
+    /// a tab, when the tab could not be pictured, or when the pictures of
+    /// requests shown before it fill what one message may carry
+    /// ([`MAX_APPROVAL_FRAMES`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<ApprovalFrame>,
+}
+
+/// The most base64 characters of pictures one list of
+/// [`PendingApproval`]s carries, so a watch message stays well under what
+/// the browser takes from the host at once (1 MiB).
+pub const MAX_APPROVAL_FRAMES: usize = 384 * 1024;
+
+/// A picture of the tab a request waits in ([`PendingApproval::frame`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalFrame {
+    /// The tab's viewport, a JPEG, base64.
+    pub jpeg: String,
+    /// The viewport's width in CSS pixels (the picture's whole width).
+    pub width: u32,
+    /// The viewport's height in CSS pixels.
+    pub height: u32,
+    /// What the request aims at, in the viewport's CSS pixels: an
+    /// element's box (which may lie partly or wholly outside the
+    /// viewport), or a point (no size). None when it aims at neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<Mark>,
+}
+
+/// A box in a viewport's CSS pixels ([`ApprovalFrame::mark`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mark {
+    /// Left edge.
+    pub x: i32,
+    /// Top edge.
+    pub y: i32,
+    /// Width; 0 for a point.
+    pub width: u32,
+    /// Height; 0 for a point.
+    pub height: u32,
 }
 
 /// The person's answer to a [`PendingApproval`], sent on the watch:

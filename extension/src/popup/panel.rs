@@ -34,10 +34,11 @@ use super::by_id;
 use crate::chrome::{error_message, from_js, runtime, to_js};
 use crate::log;
 use crate::messages::{PopupRequest, PopupState};
-use crate::panel_model::{held_by_agents, line, Activity, AgentView};
+use crate::panel_model::{held_by_agents, line, place, Activity, AgentView, Placed};
 use cotab_shared::watch::{
-    ActivityEntry, ApprovalAnswer, Approve, AskBefore, AskBeforeChange, PendingApproval,
-    ScopeChange, TabAskBefore, TabScope, TabScopeChange, WatchEvent, WatchHello, WatchSetting,
+    ActivityEntry, ApprovalAnswer, ApprovalFrame, Approve, AskBefore, AskBeforeChange,
+    PendingApproval, ScopeChange, TabAskBefore, TabScope, TabScopeChange, WatchEvent, WatchHello,
+    WatchSetting,
 };
 use cotab_shared::{ErrorKind, TabId};
 use cotab_shared::{NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
@@ -527,6 +528,10 @@ fn approval_item(panel: &Panel, a: &PendingApproval, settling: bool) -> Result<E
         " — refused if you do not answer within {} s.",
         a.left_ms.div_ceil(1000)
     ))?;
+    if let Some(frame) = &a.frame {
+        let figure = approval_frame(d, frame)?;
+        li.append_child(&figure)?;
+    }
     let buttons = d.create_element("div")?;
     for (class, text) in [("approve", "Approve"), ("deny", "Deny")] {
         let button = d.create_element("button")?;
@@ -541,6 +546,45 @@ fn approval_item(panel: &Panel, a: &PendingApproval, settling: bool) -> Result<E
     }
     li.append_child(&buttons)?;
     Ok(li)
+}
+
+/// The picture of the tab a request waits in, with what it aims at
+/// marked: `figure.frame > img` and `span.mark[data-mark="x y w h"]` (CSS
+/// pixels of the tab's viewport), or a caption when it is out of the
+/// picture.
+fn approval_frame(d: &Document, frame: &ApprovalFrame) -> Result<Element, JsValue> {
+    let figure = d.create_element("figure")?;
+    figure.set_attribute("class", "frame")?;
+    let img = d.create_element("img")?;
+    img.set_attribute("src", &format!("data:image/jpeg;base64,{}", frame.jpeg))?;
+    img.set_attribute("alt", "The tab as it is now")?;
+    figure.append_child(&img)?;
+    let Some(mark) = frame.mark else {
+        return Ok(figure);
+    };
+    let style = match place(mark, frame.width, frame.height) {
+        Some(Placed::Box(left, top, width, height)) => {
+            format!("left:{left:.2}%;top:{top:.2}%;width:{width:.2}%;height:{height:.2}%")
+        }
+        Some(Placed::Point(left, top)) => format!("left:{left:.2}%;top:{top:.2}%"),
+        Some(Placed::Outside(where_)) => {
+            let caption = d.create_element("figcaption")?;
+            caption.set_text_content(Some(&format!("What it aims at is {where_}.")));
+            figure.append_child(&caption)?;
+            return Ok(figure);
+        }
+        None => return Ok(figure),
+    };
+    let span = d.create_element("span")?;
+    let point = mark.width == 0 && mark.height == 0;
+    span.set_attribute("class", if point { "mark point" } else { "mark" })?;
+    span.set_attribute(
+        "data-mark",
+        &format!("{} {} {} {}", mark.x, mark.y, mark.width, mark.height),
+    )?;
+    span.set_attribute("style", &style)?;
+    figure.append_child(&span)?;
+    Ok(figure)
 }
 
 /// "Allow" on a navigation refused for its site, while the tab is still

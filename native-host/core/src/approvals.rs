@@ -44,23 +44,27 @@ pub struct Check {
     pub if_submits: Option<SubmitAt>,
 }
 
+/// A point a request names: in a frame's capture (image pixels, with
+/// the frame's id) or, raw, in the page's viewport (CSS pixels).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PagePoint {
+    /// Where.
+    pub x: f64,
+    /// Where.
+    pub y: f64,
+    /// The frame capture it is of; none for CSS pixels.
+    pub frame: Option<cotab_shared::controller::FrameId>,
+    /// Whether `x`, `y` are image pixels of the latest capture.
+    pub captured: bool,
+}
+
 /// What a request would press that may submit a form.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubmitAt {
     /// The element a ref stands for.
     Element(Ref),
-    /// The element at a point: in a frame's capture (image pixels, with
-    /// the frame's id) or, raw, in the page's viewport (CSS pixels).
-    Point {
-        /// Where.
-        x: f64,
-        /// Where.
-        y: f64,
-        /// The frame capture it is of; none for CSS pixels.
-        frame: Option<cotab_shared::controller::FrameId>,
-        /// Whether `x`, `y` are image pixels of the latest capture.
-        captured: bool,
-    },
+    /// The element at a point.
+    Point(PagePoint),
     /// The element with the focus, for Enter or Space.
     Focus,
     /// The element a ref stands for, focused, for Enter.
@@ -149,20 +153,20 @@ fn submits_at(call: &Call) -> Option<SubmitAt> {
     match call {
         Call::Click(p) => match (&p.element, p.x, p.y) {
             (Some(r), _, _) => Some(SubmitAt::Element(r.clone())),
-            (None, Some(x), Some(y)) => Some(SubmitAt::Point {
+            (None, Some(x), Some(y)) => Some(SubmitAt::Point(PagePoint {
                 x,
                 y,
                 frame: p.frame_id.clone(),
                 captured: true,
-            }),
+            })),
             _ => None,
         },
-        Call::MouseDown(p) => Some(SubmitAt::Point {
+        Call::MouseDown(p) => Some(SubmitAt::Point(PagePoint {
             x: p.x,
             y: p.y,
             frame: p.frame_id.clone(),
             captured: true,
-        }),
+        })),
         Call::Press(p) if submit_key(&p.key) => Some(SubmitAt::Focus),
         Call::KeyDown(p) if submit_key(&p.key) => Some(SubmitAt::Focus),
         Call::Type(p) if p.submit => Some(match &p.element {
@@ -174,12 +178,12 @@ fn submits_at(call: &Call) -> Option<SubmitAt> {
             let field = |k: &str| params.and_then(|v| v.get(k));
             let text = |k: &str| field(k).and_then(Value::as_str).unwrap_or("");
             match (p.method.as_str(), text("type")) {
-                ("Input.dispatchMouseEvent", "mousePressed") => Some(SubmitAt::Point {
+                ("Input.dispatchMouseEvent", "mousePressed") => Some(SubmitAt::Point(PagePoint {
                     x: field("x").and_then(Value::as_f64).unwrap_or(0.0),
                     y: field("y").and_then(Value::as_f64).unwrap_or(0.0),
                     frame: None,
                     captured: false,
-                }),
+                })),
                 ("Input.dispatchKeyEvent", "keyDown" | "rawKeyDown" | "char")
                     if submit_key(text("key"))
                         || matches!(text("code"), "Enter" | "NumpadEnter" | "Space")
@@ -289,6 +293,54 @@ fn runs_script(call: &Call) -> bool {
     }
 }
 
+/// What a request aims at, marked on the picture of its tab the person
+/// is shown while it waits ([`aims_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AimAt {
+    /// The element a ref stands for.
+    Element(Ref),
+    /// A point.
+    Point(PagePoint),
+}
+
+/// What `call` aims at in its tab, if it names an element or a point:
+/// input by ref or at a point, and a raw mouse press.
+pub fn aims_at(call: &Call) -> Option<AimAt> {
+    let point = |x: f64, y: f64, frame: &Option<cotab_shared::controller::FrameId>| {
+        AimAt::Point(PagePoint {
+            x,
+            y,
+            frame: frame.clone(),
+            captured: true,
+        })
+    };
+    let either =
+        |element: &Option<Ref>, x: Option<f64>, y: Option<f64>, frame| match (element, x, y) {
+            (Some(r), _, _) => Some(AimAt::Element(r.clone())),
+            (None, Some(x), Some(y)) => Some(point(x, y, frame)),
+            _ => None,
+        };
+    match call {
+        Call::Click(p) => either(&p.element, p.x, p.y, &p.frame_id),
+        Call::Hover(p) => either(&p.element, p.x, p.y, &p.frame_id),
+        Call::Scroll(p) => either(&p.element, p.x, p.y, &p.frame_id),
+        Call::Type(p) => p.element.clone().map(AimAt::Element),
+        Call::SetFiles(p) => p.element.clone().map(AimAt::Element),
+        Call::SelectOption(p) => Some(AimAt::Element(p.element.clone())),
+        Call::Check(p) => Some(AimAt::Element(p.element.clone())),
+        Call::DropOn(p) => Some(AimAt::Element(p.element.clone())),
+        Call::Drag(p) => Some(AimAt::Element(p.from.clone())),
+        Call::MouseDown(p) | Call::MouseMove(p) | Call::GestureBegin(p) => {
+            Some(point(p.x, p.y, &p.frame_id))
+        }
+        Call::CdpSend(p) if p.session_id.is_none() => match submits_at(call) {
+            Some(SubmitAt::Point(point)) => Some(AimAt::Point(point)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Where `call` would type text, if it types.
 fn types_at(call: &Call) -> Option<SecretAt> {
     match call {
@@ -320,6 +372,61 @@ mod tests {
 
     fn asks(a: &[AskBefore]) -> BTreeSet<AskBefore> {
         a.iter().copied().collect()
+    }
+
+    #[test]
+    fn what_a_request_aims_at_is_its_ref_or_its_point() {
+        let r = |s: &str| Ref(s.to_owned());
+        assert_eq!(
+            aims_at(&call("input.click", json!({"ref": "e4"}))),
+            Some(AimAt::Element(r("e4")))
+        );
+        assert_eq!(
+            aims_at(&call("input.click", json!({"x": 10, "y": 20.5}))),
+            Some(AimAt::Point(PagePoint {
+                x: 10.0,
+                y: 20.5,
+                frame: None,
+                captured: true
+            }))
+        );
+        assert_eq!(
+            aims_at(&call("input.type", json!({"ref": "e2", "text": "x"}))),
+            Some(AimAt::Element(r("e2")))
+        );
+        assert_eq!(
+            aims_at(&call("input.drag", json!({"from": "e1", "to": "e9"}))),
+            Some(AimAt::Element(r("e1")))
+        );
+        // A raw press is in the page's own CSS pixels; one in a frame's
+        // session is not placed.
+        let press = json!({"type": "mousePressed", "x": 5, "y": 6, "button": "left"});
+        assert_eq!(
+            aims_at(&call(
+                "cdp.send",
+                json!({"method": "Input.dispatchMouseEvent", "params": press})
+            )),
+            Some(AimAt::Point(PagePoint {
+                x: 5.0,
+                y: 6.0,
+                frame: None,
+                captured: false
+            }))
+        );
+        assert_eq!(
+            aims_at(&call(
+                "cdp.send",
+                json!({"method": "Input.dispatchMouseEvent", "params": press, "sessionId": "S"})
+            )),
+            None
+        );
+        // Typing into the focus, a key, a navigation: nothing to place.
+        assert_eq!(aims_at(&call("input.type", json!({"text": "x"}))), None);
+        assert_eq!(aims_at(&call("input.press", json!({"key": "Enter"}))), None);
+        assert_eq!(
+            aims_at(&call("page.navigate", json!({"url": "https://a.test/"}))),
+            None
+        );
     }
 
     #[test]
@@ -427,11 +534,11 @@ mod tests {
         ));
         assert!(matches!(
             at("input.click", json!({"x": 5, "y": 6})).if_submits,
-            Some(SubmitAt::Point { captured: true, .. })
+            Some(SubmitAt::Point(PagePoint { captured: true, .. }))
         ));
         assert!(matches!(
             at("input.mouseDown", json!({"x": 5, "y": 6})).if_submits,
-            Some(SubmitAt::Point { captured: true, .. })
+            Some(SubmitAt::Point(PagePoint { captured: true, .. }))
         ));
         for (method, params) in [
             ("input.press", json!({"key": "Enter"})),
@@ -457,12 +564,12 @@ mod tests {
         );
         assert_eq!(
             raw.if_submits,
-            Some(SubmitAt::Point {
+            Some(SubmitAt::Point(PagePoint {
                 x: 3.0,
                 y: 4.0,
                 frame: None,
                 captured: false
-            })
+            }))
         );
         // Asked for without reading: a touch, a script, a frame's session.
         for (method, params) in [

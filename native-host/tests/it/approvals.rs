@@ -11,7 +11,7 @@ use cotab_shared::controller::{
     SelectParams, TabsSelect, Type, TypeParams,
 };
 use cotab_shared::native::{Command, CommandClass, Event, SharedTabs, TabInfo};
-use cotab_shared::watch::{AskBefore, PendingApproval};
+use cotab_shared::watch::{AskBefore, Mark, PendingApproval};
 use cotab_shared::{ErrorKind, TabId};
 use futures_util::SinkExt as _;
 use serde_json::{json, Value};
@@ -140,6 +140,19 @@ async fn every_action_waits_for_the_persons_yes_and_a_no_sends_nothing() {
     assert_eq!(p.agent, "test-agent");
     assert!(p.what.starts_with("click"), "{}", p.what);
     assert!(p.left_ms > 0 && p.left_ms <= APPROVAL_WAIT.as_millis() as u64);
+    // Then with a picture of the tab, the point marked in its CSS pixels
+    // (image pixels of a capture at 2 device pixels per CSS pixel).
+    let waiting = approvals_until(&mut w, |a| a.iter().any(|p| p.frame.is_some())).await;
+    let frame = waiting[0].frame.as_ref().expect("a picture");
+    assert_eq!((frame.width, frame.height), (50, 25));
+    let point = Mark {
+        x: 5,
+        y: 5,
+        width: 0,
+        height: 0,
+    };
+    assert_eq!(frame.mark, Some(point));
+    assert!(!frame.jpeg.is_empty());
     assert!(!acted(&mut ext), "nothing reaches the page before the yes");
     send(&mut w, json!({"approval": {"id": p.id, "approve": true}})).await;
     let (mut a, r) = task.await.expect("task");

@@ -91,6 +91,46 @@ async fn answer(browser: &Browser, panel: &Page, answer: &str) -> anyhow::Result
     Ok(())
 }
 
+/// The mark on the picture of the one request waiting, once the picture
+/// has loaded: `[x, y, width, height]` in the tab's CSS pixels.
+const MARK: &str = "(() => { const f = document.querySelector('#approvals li figure.frame'); \
+    const m = f && f.querySelector('.mark'); \
+    return f && f.querySelector('img').naturalWidth > 0 && m \
+        ? m.dataset.mark.split(' ').map(Number) : null; })()";
+
+/// Waits until the panel shows the picture of the request waiting with
+/// a mark; checks that the mark is `rect` (`[x, y, width, height]` in
+/// CSS pixels, as the page's `getBoundingClientRect` gives it) to a
+/// pixel, and that it is drawn inside the picture.
+async fn marked(browser: &Browser, panel: &Page, rect: &Value) -> anyhow::Result<()> {
+    let mark = until(browser, panel, MARK, |v| v.is_array()).await?;
+    for i in 0..4 {
+        let (got, want) = (mark[i].as_f64(), rect[i].as_f64());
+        let close = matches!((got, want), (Some(g), Some(w)) if (g - w).abs() <= 1.5);
+        assert!(close, "the mark {mark} is where the page has {rect}");
+    }
+    let inside = "(() => { const f = document.querySelector('#approvals figure.frame') \
+        .getBoundingClientRect(); const m = document.querySelector('#approvals .mark') \
+        .getBoundingClientRect(); return m.left >= f.left - 8 && m.right <= f.right + 8 \
+        && m.top >= f.top - 8 && m.bottom <= f.bottom + 8 && m.width > 0 && m.height > 0; })()";
+    assert_eq!(
+        browser.eval(panel, inside).await?,
+        true,
+        "drawn on the picture"
+    );
+    Ok(())
+}
+
+/// The box of the page's element `selector` as the page has it, or the
+/// point at its centre (no size).
+fn rect_of(selector: &str, point: bool) -> String {
+    format!(
+        "(() => {{ const r = document.querySelector('{selector}').getBoundingClientRect(); \
+         return {point} ? [r.left + r.width / 2, r.top + r.height / 2, 0, 0] \
+             : [r.left, r.top, r.width, r.height]; }})()"
+    )
+}
+
 fn kind<T: std::fmt::Debug>(r: &Result<T, ClientError>) -> Option<ErrorKind> {
     match r {
         Err(ClientError::Rpc(e)) => Some(e.kind()),
@@ -173,6 +213,11 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
     let sign_up = find_ref(&outline, "button \"Sign up\"")?;
     let task = in_background!(agent, Click, ClickParams::on(sign_up));
     assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
+    // The person sees the tab behind the panel, with the button marked.
+    let button = browser
+        .eval(&page, &rect_of("button[type=submit]", false))
+        .await?;
+    marked(&browser, &panel, &button).await?;
     answer(&browser, &panel, "deny").await?;
     let (mut agent, r) = task.await?;
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
@@ -209,6 +254,10 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
     let task = in_background!(agent, Click, button_at);
     assert_eq!(one_waiting(&browser, &panel).await?, "submit|");
     assert_eq!(browser.eval(&page, result).await?, "");
+    let point = browser
+        .eval(&page, &rect_of("button[type=submit]", true))
+        .await?;
+    marked(&browser, &panel, &point).await?;
     answer(&browser, &panel, "approve").await?;
     let (agent, r) = task.await?;
     r?;

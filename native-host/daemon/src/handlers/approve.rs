@@ -9,13 +9,13 @@
 //! first, from the page, by reads that change nothing there (the
 //! element's or the focus's type and `autocomplete`).
 
-use super::{wire, Cx};
+use super::{frames, wire, Cx, Rect};
 use crate::broker::{Fence, Need};
-use cotab_core::approvals::{check, SecretAt, SubmitAt};
+use cotab_core::approvals::{aims_at, check, AimAt, PagePoint, SecretAt, SubmitAt};
 use cotab_shared::cdp::{DescribeBackendNode, NodeAttributes};
 use cotab_shared::controller::{AgentEvent, Call, RpcError};
 use cotab_shared::native::CommandClass;
-use cotab_shared::watch::{AskBefore, PendingApproval};
+use cotab_shared::watch::{ApprovalFrame, AskBefore, Mark, PendingApproval};
 use cotab_shared::ErrorKind;
 use serde_json::Value;
 
@@ -177,7 +177,9 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
         what: what.clone(),
         text,
         left_ms: 0,
+        frame: None,
     });
+    let approval = asking.id();
     let wait = cx.shell.approval_wait;
     tracing::info!(tab = ?on, ask = ask.as_str(), "an agent's request waits for the person's yes");
     cx.core(|c| {
@@ -192,8 +194,24 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
         )
     });
     let until = tokio::time::Instant::now() + wait;
+    // The tab as it is, shown with the request once taken: what the
+    // person answers is in front of them even while the tab is not.
+    let framing = async {
+        match &fence {
+            Some(fence) => frame_of(cx, fence, aims_at(call)).await.ok(),
+            None => None,
+        }
+    };
+    tokio::pin!(framing);
+    let mut framed = false;
     loop {
         tokio::select! {
+            frame = &mut framing, if !framed => {
+                framed = true;
+                if let Some(frame) = frame {
+                    cx.shell.frame_approval(approval, frame);
+                }
+            }
             answer = &mut asking.answer => {
                 return match answer {
                     Ok(true) => match &fence {
@@ -223,6 +241,79 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
             return Err(denied("the session ended"));
         }
     }
+}
+
+/// The JPEG quality of the picture shown with a request: enough to tell
+/// a button's label.
+const FRAME_QUALITY: u8 = 60;
+
+/// The tab `fence` names as it is, with what `aim` aims at marked, for
+/// the person deciding. Reads only: nothing is scrolled, and a drawing of
+/// an earlier action is put away first, as for any capture. A mark that
+/// cannot be placed (a ref gone stale, an element without a size) leaves
+/// the picture unmarked.
+async fn frame_of(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    aim: Option<AimAt>,
+) -> Result<ApprovalFrame, RpcError> {
+    cx.shell.overlays.hide(&cx.shell.lane, fence.tab);
+    let mark = async {
+        match aim {
+            None => Ok(None),
+            Some(AimAt::Element(r)) => cx.element_bounds(fence, &r).await,
+            Some(AimAt::Point(at)) => css_point(cx, fence, &at).map(|(x, y)| {
+                Some(Rect {
+                    x,
+                    y,
+                    width: 0.0,
+                    height: 0.0,
+                })
+            }),
+        }
+    };
+    let (jpeg, geometry, mark) = tokio::join!(
+        frames::picture(cx.shell, fence.tab, FRAME_QUALITY),
+        cx.geometry(fence),
+        mark,
+    );
+    let (jpeg, geometry) = (jpeg?, geometry?);
+    Ok(ApprovalFrame {
+        jpeg,
+        width: css(geometry.viewport_width).max(0) as u32,
+        height: css(geometry.viewport_height).max(0) as u32,
+        mark: mark.ok().flatten().and_then(mark_of),
+    })
+}
+
+/// A CSS length as a whole number of pixels (saturating; not a number
+/// is 0).
+fn css(v: f64) -> i32 {
+    v.round() as i32
+}
+
+/// `r` as a [`Mark`]; none when it is not finite.
+fn mark_of(r: Rect) -> Option<Mark> {
+    [r.x, r.y, r.width, r.height]
+        .iter()
+        .all(|v| v.is_finite())
+        .then(|| Mark {
+            x: css(r.x),
+            y: css(r.y),
+            width: css(r.width).max(0) as u32,
+            height: css(r.height).max(0) as u32,
+        })
+}
+
+/// A point of a request in the viewport's CSS pixels: from image pixels
+/// of a frame's capture (`captured`), as the input would place it
+/// ([`Cx::aim`]), or as it is.
+fn css_point(cx: &Cx<'_>, fence: &Fence, at: &PagePoint) -> Result<(f64, f64), RpcError> {
+    if !at.captured {
+        return Ok((at.x, at.y));
+    }
+    let f = cx.frame(fence, at.frame.as_ref())?;
+    Ok((f.origin.0 + at.x / f.dpr, f.origin.1 + at.y / f.dpr))
 }
 
 fn denied(why: &str) -> RpcError {
@@ -268,20 +359,8 @@ async fn submits(cx: &Cx<'_>, fence: &Fence, at: &SubmitAt) -> Result<bool, RpcE
             cx.call_on(fence, &el, function, Vec::new(), CommandClass::Observe)
                 .await?
         }
-        SubmitAt::Point {
-            x,
-            y,
-            frame,
-            captured,
-        } => {
-            let (x, y) = if *captured {
-                // Image pixels of a frame's capture, as the click will
-                // place them ([`Cx::aim`]).
-                let f = cx.frame(fence, frame.as_ref())?;
-                (f.origin.0 + x / f.dpr, f.origin.1 + y / f.dpr)
-            } else {
-                (*x, *y)
-            };
+        SubmitAt::Point(at) => {
+            let (x, y) = css_point(cx, fence, at)?;
             if !(x.is_finite() && y.is_finite()) {
                 return Ok(true);
             }

@@ -162,6 +162,27 @@ fn visible_box(quads: &[[(f64, f64); 4]], width: f64, height: f64) -> Option<Rec
     })
 }
 
+/// The box around every quad with an area, unclipped; none when no quad
+/// has one.
+fn bounds(quads: &[[(f64, f64); 4]]) -> Option<Rect> {
+    let points: Vec<(f64, f64)> = quads
+        .iter()
+        .filter(|q| area(q) >= 1.0)
+        .flat_map(|q| q.iter().copied())
+        .collect();
+    let first = points.first()?;
+    let (mut x0, mut y0, mut x1, mut y1) = (first.0, first.1, first.0, first.1);
+    for &(x, y) in &points {
+        (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+    }
+    Some(Rect {
+        x: x0,
+        y: y0,
+        width: x1 - x0,
+        height: y1 - y0,
+    })
+}
+
 /// The layout viewport: size and scroll offset, CSS pixels.
 struct Layout {
     width: f64,
@@ -240,6 +261,19 @@ impl Cx<'_> {
             layout: layout?,
         };
         Ok((el, in_view))
+    }
+
+    /// The box of the element `r` stands for where it is now, in viewport
+    /// CSS pixels, inside the viewport or not: nothing is scrolled. None
+    /// when it has no size.
+    pub(super) async fn element_bounds(
+        &self,
+        fence: &Fence,
+        r: &Ref,
+    ) -> Result<Option<Rect>, RpcError> {
+        let node = self.core(|c| c.resolve_ref(fence, r))?;
+        let quads = self.content_quads(fence, node.backend_node_id).await?;
+        Ok(bounds(&quads))
     }
 
     /// Scrolls the node `id` into view if it is not.
@@ -588,5 +622,20 @@ mod tests {
                 height: 30.
             })
         );
+        // Unclipped, as the person is shown where it is.
+        assert_eq!(
+            bounds(&[
+                q(-10., 10., 30., 20.),
+                q(20., 15., 50., 140.),
+                q(7., 7., 7., 9.)
+            ]),
+            Some(Rect {
+                x: -10.,
+                y: 10.,
+                width: 60.,
+                height: 130.
+            })
+        );
+        assert_eq!(bounds(&[q(5., 5., 5., 5.)]), None);
     }
 }

@@ -53,7 +53,7 @@ pub(super) fn after(shell: &Arc<Shell>, sid: SessionId, seq: u64, tab: TabId) {
         if !shell.with_core(|c| c.agent_may_see(tab)) {
             return;
         }
-        match picture(&shell, tab).await {
+        match picture(&shell, tab, QUALITY).await {
             Ok(jpeg) => shell.activity.frame(sid, seq, tab, jpeg),
             Err(e) => tracing::debug!(%tab, kind = %e.kind, "no frame of the tab for the record"),
         }
@@ -73,14 +73,14 @@ async fn send<C: CdpCommand>(
 /// The tab's viewport as a JPEG, base64: a plain capture, as the
 /// browser draws it. A capture with a scaled clip would emulate another
 /// viewport for a moment, which the page sees (a resize) and which undoes
-/// an agent's own emulated size.
-async fn picture(shell: &Shell, tab: TabId) -> Result<String, WireError> {
+/// an agent's own emulated size. `quality` is the JPEG's.
+pub(super) async fn picture(shell: &Shell, tab: TabId, quality: u8) -> Result<String, WireError> {
     let shot = send(
         shell,
         tab,
         &CaptureScreenshot {
             format: "jpeg",
-            quality: Some(QUALITY),
+            quality: Some(quality),
             clip: None,
             capture_beyond_viewport: false,
         },

@@ -11,7 +11,7 @@
 //! nobody answers.
 
 use super::Shell;
-use cotab_shared::watch::{PendingApproval, TabAskBefore};
+use cotab_shared::watch::{ApprovalFrame, PendingApproval, TabAskBefore, MAX_APPROVAL_FRAMES};
 use cotab_shared::{ErrorKind, WireError};
 use std::time::Instant;
 use tokio::sync::oneshot;
@@ -40,7 +40,10 @@ impl Default for Approvals {
 
 #[derive(Debug)]
 struct Waiting {
+    /// What the person is shown, without its picture.
     shown: PendingApproval,
+    /// The picture, once taken.
+    frame: Option<ApprovalFrame>,
     until: Instant,
     answer: oneshot::Sender<bool>,
 }
@@ -52,6 +55,13 @@ pub(crate) struct Asking<'a> {
     id: u64,
     /// The person's answer.
     pub(crate) answer: oneshot::Receiver<bool>,
+}
+
+impl Asking<'_> {
+    /// Its number, as the person's answer names it.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
 }
 
 impl Drop for Asking<'_> {
@@ -82,6 +92,7 @@ impl Shell {
             a.next += 1;
             shown.id = a.next;
             a.pending.push(Waiting {
+                frame: shown.frame.take(),
                 shown,
                 until: Instant::now() + self.approval_wait,
                 answer: tx,
@@ -96,18 +107,39 @@ impl Shell {
         }
     }
 
-    /// Every request waiting for the person, with the time each has left.
+    /// Every request waiting for the person, with the time each has left
+    /// and its picture, the first asked first while their pictures fit in
+    /// [`MAX_APPROVAL_FRAMES`].
     pub(crate) fn pending_approvals(&self) -> Vec<PendingApproval> {
         let now = Instant::now();
+        let mut room = MAX_APPROVAL_FRAMES;
         self.approvals_lock()
             .pending
             .iter()
-            .map(|w| PendingApproval {
-                left_ms: u64::try_from(w.until.saturating_duration_since(now).as_millis())
-                    .unwrap_or(u64::MAX),
-                ..w.shown.clone()
+            .map(|w| {
+                let frame = w.frame.as_ref().filter(|f| f.jpeg.len() <= room);
+                room -= frame.map_or(0, |f| f.jpeg.len());
+                PendingApproval {
+                    left_ms: u64::try_from(w.until.saturating_duration_since(now).as_millis())
+                        .unwrap_or(u64::MAX),
+                    frame: frame.cloned(),
+                    ..w.shown.clone()
+                }
             })
             .collect()
+    }
+
+    /// The picture of the tab request `id` waits in, taken: shown with it
+    /// if it still waits.
+    pub(crate) fn frame_approval(&self, id: u64, frame: ApprovalFrame) {
+        let shown = {
+            let mut a = self.approvals_lock();
+            let waiting = a.pending.iter_mut().find(|w| w.shown.id == id);
+            waiting.map(|w| w.frame = Some(frame)).is_some()
+        };
+        if shown {
+            self.approvals_changed.send_modify(|n| *n += 1);
+        }
     }
 
     /// The person answered request `id` (from the side panel's watch).
@@ -148,5 +180,66 @@ impl Shell {
             "the person changed what a tab asks before"
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::CoreConfig;
+    use cotab_shared::watch::AskBefore;
+    use std::time::Duration;
+
+    fn waiting(shell: &Shell) -> Asking<'_> {
+        shell.ask_person(PendingApproval {
+            id: 0,
+            agent: "ada".into(),
+            tab: None,
+            ask: AskBefore::Step,
+            what: "click".into(),
+            text: None,
+            left_ms: 0,
+            frame: None,
+        })
+    }
+
+    fn frame(kib: usize) -> ApprovalFrame {
+        ApprovalFrame {
+            jpeg: "A".repeat(kib * 1024),
+            width: 50,
+            height: 25,
+            mark: None,
+        }
+    }
+
+    /// The size in KiB of each picture shown.
+    fn shown(shell: &Shell) -> Vec<Option<usize>> {
+        shell
+            .pending_approvals()
+            .iter()
+            .map(|p| p.frame.as_ref().map(|f| f.jpeg.len() / 1024))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_pictures_of_requests_waiting_fit_one_message_the_first_asked_first() {
+        let shell = Shell::new(Duration::from_secs(5), CoreConfig::default());
+        let (a, b, c) = (waiting(&shell), waiting(&shell), waiting(&shell));
+        shell.frame_approval(b.id(), frame(300));
+        shell.frame_approval(a.id(), frame(100));
+        shell.frame_approval(c.id(), frame(100));
+        // 384 KiB in all: the second's does not fit beside the first's.
+        assert_eq!(shown(&shell), [Some(100), None, Some(100)]);
+        let gone = a.id();
+        drop(a);
+        assert_eq!(shown(&shell), [Some(300), None]);
+        // A picture of a request no longer waiting is dropped, and the
+        // watches are not told.
+        let told = *shell.approvals_changed.borrow();
+        shell.frame_approval(gone, frame(1));
+        assert_eq!(*shell.approvals_changed.borrow(), told);
+        assert_eq!(shown(&shell), [Some(300), None]);
+        drop((b, c));
+        assert!(shell.pending_approvals().is_empty());
     }
 }
