@@ -16,6 +16,7 @@
 mod options;
 mod panel;
 mod record;
+mod sites;
 
 use crate::chrome::{action, error_message, from_js, runtime, tabs, to_js};
 use crate::log;
@@ -23,6 +24,7 @@ use crate::messages::{ActionReply, PopupRequest, PopupState};
 use crate::popup_model::{
     agents_line, error_still_holds, host_detail, rows, Row, RowAction, DEVELOPER_WARNING, PIN_HINT,
 };
+use cotab_shared::watch::TabScope;
 use cotab_shared::TabId;
 use gloo_timers::future::TimeoutFuture;
 use std::cell::{Cell, RefCell};
@@ -59,9 +61,19 @@ struct Ui {
     developer_flips: Cell<u64>,
     /// A flip is on its way to the worker.
     developer_writing: Cell<bool>,
-    /// The rows on screen; the list is rebuilt only when they change.
-    shown: RefCell<Option<Vec<Row>>>,
+    /// The rows on screen, with the tabs' sites and the count of requests
+    /// waiting; the list is rebuilt only when they change.
+    shown: RefCell<Option<Shown>>,
+    /// What the daemon says of the shared tabs (the popup's own watch;
+    /// the side panel shows its own).
+    sites: Rc<sites::Sites>,
+    /// The note on requests waiting for the person's yes.
+    waiting: Element,
 }
+
+/// What the list shows: its rows, the shared tabs' sites and how many
+/// requests wait for the person's yes.
+type Shown = (Vec<Row>, (Vec<TabScope>, usize));
 
 /// The page's element `#id`, or an error naming it.
 pub(crate) fn by_id(document: &web_sys::Document, id: &str) -> Result<Element, JsValue> {
@@ -133,6 +145,8 @@ pub(crate) fn start() -> Result<(), JsValue> {
         developer_writing: Cell::new(false),
         document: document.clone(),
         shown: RefCell::new(None),
+        sites: Rc::new(sites::Sites::default()),
+        waiting: by_id("popup-waiting")?,
     });
 
     let on_click = Closure::<dyn FnMut(web_sys::Event)>::new({
@@ -161,6 +175,21 @@ pub(crate) fn start() -> Result<(), JsValue> {
     if opened_as("?panel") {
         panel::start(&document)?;
     } else {
+        ui.sites.start({
+            let ui = ui.clone();
+            move || {
+                let ui = ui.clone();
+                spawn_local(async move { refresh(&ui).await });
+            }
+        });
+        let on_change = Closure::<dyn FnMut(web_sys::Event)>::new({
+            let ui = ui.clone();
+            move |event: web_sys::Event| ui.sites.on_change(&event)
+        });
+        ui.list
+            .add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref())?;
+        // Page-lifetime listener: the list element lives as long as the page.
+        on_change.forget();
         let open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
             spawn_local(open_panel());
         });
@@ -329,14 +358,19 @@ async fn refresh(ui: &Ui) {
         let action_error = action_error.as_ref().map(|(_, e)| e.as_str());
         show(&ui.error, action_error.or(state.share_error.as_deref()));
     }
-    let rows = rows(&tabs, &state);
-    if ui.shown.borrow().as_ref() == Some(&rows) {
+    let waiting = sites::waiting_line(ui.sites.waiting());
+    show(&ui.waiting, waiting.as_deref());
+    let _ = ui
+        .waiting
+        .set_attribute("data-count", &ui.sites.waiting().to_string());
+    let shown = (rows(&tabs, &state), ui.sites.shown());
+    if ui.shown.borrow().as_ref() == Some(&shown) {
         return;
     }
-    if let Err(e) = render(ui, &rows) {
+    if let Err(e) = render(ui, &shown.0) {
         log::error(&format!("could not render the tabs: {}", error_message(&e)));
     }
-    ui.shown.replace(Some(rows));
+    ui.shown.replace(Some(shown));
 }
 
 async fn get_state() -> Result<PopupState, JsValue> {
@@ -387,6 +421,7 @@ fn render(ui: &Ui, rows: &[Row]) -> Result<(), JsValue> {
             button.set_attribute("data-action", control.action.data_action())?;
             button.set_text_content(Some(control.action.label()));
             li.append_child(&button)?;
+            ui.sites.append_to(&ui.document, &li, row.tab_id)?;
         }
         if let Some(why) = &row.unshared {
             let note = ui.document.create_element("span")?;

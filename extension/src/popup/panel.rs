@@ -174,7 +174,7 @@ impl Panel {
 /// The change of sites the person asked for by `kind` (`click`,
 /// `change`) on `target`: a tab's "any site" switch, or "allow" on a
 /// refused navigation.
-fn scope_change(kind: &str, target: &Element) -> Option<TabScopeChange> {
+pub(super) fn scope_change(kind: &str, target: &Element) -> Option<TabScopeChange> {
     let tab = TabId(target.get_attribute("data-tab")?.parse().ok()?);
     let class = target.get_attribute("class").unwrap_or_default();
     match (kind, class.as_str()) {
@@ -456,16 +456,9 @@ fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
         scope.sites.join(", ")
     }));
     li.append_child(&sites)?;
-    let label = d.create_element("label")?;
-    let input = d.create_element("input")?.dyn_into::<HtmlInputElement>()?;
-    input.set_type("checkbox");
-    input.set_attribute("class", "any-site")?;
-    input.set_attribute("data-tab", &tab)?;
-    input.set_checked(scope.sites.is_empty());
-    label.append_child(&input)?;
-    label.append_with_str_1(" any site")?;
     li.append_with_str_1(" ")?;
-    li.append_child(&label)?;
+    let switch = any_site_switch(d, scope)?;
+    li.append_child(&switch)?;
     let asks = d.create_element("span")?;
     asks.set_attribute("class", "asks")?;
     asks.append_with_str_1("Ask me before:")?;
@@ -484,6 +477,21 @@ fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
     }
     li.append_child(&asks)?;
     Ok(li)
+}
+
+/// A tab's "any site" switch, `label > input.any-site[data-tab]`, on
+/// while it may go to any site ([`scope_change`] reads its change).
+pub(super) fn any_site_switch(d: &Document, scope: &TabScope) -> Result<Element, JsValue> {
+    let label = d.create_element("label")?;
+    label.set_attribute("class", "any-site-switch")?;
+    let input = d.create_element("input")?.dyn_into::<HtmlInputElement>()?;
+    input.set_type("checkbox");
+    input.set_attribute("class", "any-site")?;
+    input.set_attribute("data-tab", &scope.tab.to_string())?;
+    input.set_checked(scope.sites.is_empty());
+    label.append_child(&input)?;
+    label.append_with_str_1(" any site")?;
+    Ok(label)
 }
 
 /// A request waiting for the person's yes, with Approve and Deny (which

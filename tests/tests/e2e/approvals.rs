@@ -16,6 +16,7 @@ use serde_json::Value;
 
 /// Runs method `$m` with `$p` on agent `$a` in a task of its own,
 /// which hands the agent back with the answer.
+#[macro_export]
 macro_rules! in_background {
     ($a:expr, $m:ty, $p:expr) => {{
         let mut a = $a;
@@ -46,7 +47,7 @@ async fn click(browser: &Browser, panel: &Page, selector: &str) -> anyhow::Resul
 /// Turns asking before `what` in `tab` on with the panel's switch, and
 /// waits until the daemon says so (the switch itself checks at the
 /// click).
-async fn ask_before(
+pub(crate) async fn ask_before(
     browser: &Browser,
     panel: &Page,
     tab: cotab_shared::TabId,
@@ -68,7 +69,7 @@ async fn ask_before(
 }
 
 /// Waits until the panel shows one request waiting; its `ask|text`.
-async fn one_waiting(browser: &Browser, panel: &Page) -> anyhow::Result<String> {
+pub(crate) async fn one_waiting(browser: &Browser, panel: &Page) -> anyhow::Result<String> {
     let shown = until(browser, panel, WAITING, |v| {
         v.as_array().is_some_and(|a| a.len() == 1)
     })
@@ -79,7 +80,7 @@ async fn one_waiting(browser: &Browser, panel: &Page) -> anyhow::Result<String> 
 /// Answers the request the panel shows with its button `answer`, and
 /// waits until the panel shows it no more: the next wait is then not
 /// met by this request still shown.
-async fn answer(browser: &Browser, panel: &Page, answer: &str) -> anyhow::Result<()> {
+pub(crate) async fn answer(browser: &Browser, panel: &Page, answer: &str) -> anyhow::Result<()> {
     click(browser, panel, &format!("#approvals button.{answer}")).await?;
     until(
         browser,

@@ -324,3 +324,71 @@ async fn a_site_the_person_allows_in_the_options_page_is_allowed_in_every_share(
     assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
     Ok(())
 }
+
+/// The popup says next to a shared tab where agents may take it, and its
+/// "any site" switch widens the share there; while an agent's request
+/// waits for the person's yes, the popup says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_popup_shows_a_shares_sites_next_to_its_tab_and_widens_them() -> anyhow::Result<()> {
+    let other = Other::start()?;
+    let (browser, _page, tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    let popup = browser.open_popup().await?;
+    let sites = format!(
+        "document.querySelector('li[data-tab-id=\"{0}\"] span.sites[data-tab-id=\"{0}\"]')?.textContent ?? ''",
+        tab.0
+    );
+    until(&browser, &popup, &sites, |v| {
+        v == "Agents may go only to 127.0.0.1"
+    })
+    .await?;
+    let err = agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/before")))
+        .await
+        .expect_err("another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+
+    // "Any site", in the popup: the share is widened, and says so.
+    let switch = format!(
+        "document.querySelector('input.any-site[data-tab=\"{}\"]')",
+        tab.0
+    );
+    until(&browser, &popup, &format!("{switch}?.checked"), |v| {
+        v == false
+    })
+    .await?;
+    browser
+        .eval(&popup, &format!("{switch}.click(); 1"))
+        .await?;
+    until(&browser, &popup, &sites, |v| {
+        v == "Agents may go to any site"
+    })
+    .await?;
+    assert_eq!(
+        browser.eval(&popup, &format!("{switch}.checked")).await?,
+        true
+    );
+    agent
+        .call::<Navigate>(&NavigateParams::to(other.url("/after")))
+        .await?;
+    assert!(other.reached().iter().any(|l| l.contains("/after")));
+    assert!(!other.reached().iter().any(|l| l.contains("/before")));
+
+    // A request waiting for the person's yes: the popup says so, and no
+    // more once it is answered in the side panel.
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    crate::approvals::ask_before(&browser, &panel, tab, "step").await?;
+    let task = crate::in_background!(agent, Navigate, NavigateParams::to(other.url("/step")));
+    crate::approvals::one_waiting(&browser, &panel).await?;
+    let note = "[document.getElementById('popup-waiting').dataset.count, \
+        document.getElementById('popup-waiting').hidden]";
+    until(&browser, &popup, note, |v| v == &json!(["1", false])).await?;
+    crate::approvals::answer(&browser, &panel, "deny").await?;
+    let (_agent, r) = task.await?;
+    assert!(r.is_err(), "denied: {r:?}");
+    until(&browser, &popup, note, |v| v == &json!(["0", true])).await?;
+    Ok(())
+}
