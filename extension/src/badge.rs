@@ -17,6 +17,9 @@ pub enum Badge {
     Shared,
     /// Shared, an agent holds the lease: it may act on the tab now.
     Agent,
+    /// Shared, an agent holds the lease and a request of its waits for
+    /// the person's yes (in the side panel).
+    Asks,
     /// Shared, the person has taken control: agents may only read it.
     Person,
 }
@@ -28,6 +31,7 @@ impl Badge {
             Badge::Off => "",
             Badge::Shared => "ON",
             Badge::Agent => "AI",
+            Badge::Asks => "ASK",
             Badge::Person => "YOU",
         }
     }
@@ -37,6 +41,8 @@ impl Badge {
         match self {
             // Attention: something else acts on the person's page.
             Badge::Agent => "#c5221f",
+            // The person's answer is wanted.
+            Badge::Asks => "#b06000",
             Badge::Person => "#137333",
             Badge::Shared | Badge::Off => "#5f6368",
         }
@@ -48,8 +54,11 @@ impl Badge {
             // The manifest's `default_title`.
             (Badge::Off, _) => "cotab".to_owned(),
             (Badge::Shared, _) => "cotab: shared, no agent has control".to_owned(),
-            (Badge::Agent, Some(Holder::Agent { name })) => {
+            (Badge::Agent, Some(Holder::Agent { name, .. })) => {
                 format!("cotab: agent {name} has control of this tab")
+            }
+            (Badge::Asks, _) => {
+                "cotab: an agent's request waits for your yes in the side panel".to_owned()
             }
             (Badge::Agent, _) => "cotab: an agent has control of this tab".to_owned(),
             (Badge::Person, _) => "cotab: you have control of this tab".to_owned(),
@@ -71,8 +80,8 @@ pub fn group_title(machine: &Machine, member: impl Fn(TabId) -> bool) -> String 
         }
         let holder = machine.holders.get(&tab);
         let name = match (badge_of(machine, tab), holder) {
-            (Badge::Agent, Some(Holder::Agent { name })) => name.as_str(),
-            (Badge::Agent, _) => "an agent",
+            (Badge::Agent | Badge::Asks, Some(Holder::Agent { name, .. })) => name.as_str(),
+            (Badge::Agent | Badge::Asks, _) => "an agent",
             (Badge::Person, _) => {
                 person = true;
                 continue;
@@ -119,8 +128,12 @@ pub fn badges(machine: &Machine) -> Vec<(TabId, Badge)> {
 fn badge_of(machine: &Machine, tab: TabId) -> Badge {
     if machine.shared.is_human(tab) {
         Badge::Person
-    } else if matches!(machine.holders.get(&tab), Some(Holder::Agent { .. })) {
-        Badge::Agent
+    } else if let Some(Holder::Agent { waiting, .. }) = machine.holders.get(&tab) {
+        if *waiting {
+            Badge::Asks
+        } else {
+            Badge::Agent
+        }
     } else {
         Badge::Shared
     }
@@ -152,7 +165,7 @@ mod tests {
     fn a_groups_title_says_who_works_in_it_else_that_the_person_has_control() {
         let agent = |tab: i32, name: &str| TabControl {
             tab_id: TabId(tab),
-            holder: Holder::Agent { name: name.into() },
+            holder: Holder::agent(name),
         };
         let mut m = Machine::default();
         m.shared
@@ -201,11 +214,11 @@ mod tests {
         m.controllers(vec![
             TabControl {
                 tab_id: TabId(2),
-                holder: Holder::Agent { name: "ada".into() },
+                holder: Holder::agent("ada"),
             },
             TabControl {
                 tab_id: TabId(3),
-                holder: Holder::Agent { name: "ada".into() },
+                holder: Holder::agent("ada"),
             },
         ]);
         m.take_control(TabId(3)).expect("shared");
@@ -222,6 +235,22 @@ mod tests {
             Badge::Agent.title(holder),
             "cotab: agent ada has control of this tab"
         );
+        // A request of the agent waits for the person's yes: the badge
+        // asks for it, so a person with no side panel open sees it.
+        m.controllers(vec![TabControl {
+            tab_id: TabId(2),
+            holder: Holder::Agent {
+                name: "ada".into(),
+                waiting: true,
+            },
+        }]);
+        assert_eq!(badges(&m)[1], (TabId(2), Badge::Asks));
+        assert_eq!(Badge::Asks.text(), "ASK");
+        assert_eq!(
+            Badge::Asks.title(m.holders.get(&TabId(2))),
+            "cotab: an agent's request waits for your yes in the side panel"
+        );
+        assert_eq!(group_title(&m, |_| true), "ada working · cotab");
         // The link drops: the daemon's word is gone, the person's stays.
         let _ = m.link_dropped("gone".into());
         assert_eq!(
@@ -247,7 +276,13 @@ mod tests {
             vec![(TabId(4), Badge::Shared)]
         );
         assert_eq!(changes(&[(TabId(4), Badge::Off)], &[]), vec![]);
-        for b in [Badge::Off, Badge::Shared, Badge::Agent, Badge::Person] {
+        for b in [
+            Badge::Off,
+            Badge::Shared,
+            Badge::Agent,
+            Badge::Asks,
+            Badge::Person,
+        ] {
             assert!(b.text().len() <= 4, "a badge holds about four characters");
             assert!(b.color().starts_with('#'));
         }

@@ -147,7 +147,7 @@ pub fn effective_holder(human: bool, daemon: Option<&Holder>) -> Holder {
         return Holder::Human;
     }
     match daemon {
-        Some(Holder::Agent { name }) => Holder::Agent { name: name.clone() },
+        Some(agent @ Holder::Agent { .. }) => agent.clone(),
         Some(Holder::Human | Holder::Nobody) | None => Holder::Nobody,
     }
 }
@@ -166,7 +166,11 @@ pub fn holder_text(holder: &Holder) -> String {
     match holder {
         Holder::Nobody => "No one has control".to_owned(),
         Holder::Human => "You have control".to_owned(),
-        Holder::Agent { name } => format!("Agent {name} has control"),
+        Holder::Agent {
+            name,
+            waiting: true,
+        } => format!("Agent {name} has control and waits for your yes"),
+        Holder::Agent { name, .. } => format!("Agent {name} has control"),
     }
 }
 
@@ -432,7 +436,7 @@ mod tests {
 
     #[test]
     fn holders_as_the_popup_shows_them() {
-        let bot = Holder::Agent { name: "bot".into() };
+        let bot = Holder::agent("bot");
         assert_eq!(effective_holder(true, Some(&bot)), Holder::Human);
         assert_eq!(effective_holder(false, Some(&bot)), bot);
         assert_eq!(

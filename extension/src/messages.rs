@@ -295,7 +295,7 @@ mod tests {
             controllers: vec![
                 TabControl {
                     tab_id: TabId(1),
-                    holder: Holder::Agent { name: "bot".into() },
+                    holder: Holder::agent("bot"),
                 },
                 TabControl {
                     tab_id: TabId(2),

@@ -474,7 +474,7 @@ mod tests {
         let controllers = [
             TabControl {
                 tab_id: TabId(1),
-                holder: Holder::Agent { name: "ada".into() },
+                holder: Holder::agent("ada"),
             },
             TabControl {
                 tab_id: TabId(2),
@@ -486,7 +486,7 @@ mod tests {
             },
             TabControl {
                 tab_id: TabId(4),
-                holder: Holder::Agent { name: "bob".into() },
+                holder: Holder::agent("bob"),
             },
         ];
         assert_eq!(held_by_agents(&controllers), vec![TabId(1), TabId(4)]);

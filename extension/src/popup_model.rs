@@ -418,7 +418,7 @@ mod tests {
             controllers: vec![
                 TabControl {
                     tab_id: TabId(1),
-                    holder: Holder::Agent { name: "bot".into() },
+                    holder: Holder::agent("bot"),
                 },
                 // The extension knows the person's control itself: a stale
                 // `human` from the daemon reads as nobody.
@@ -429,7 +429,7 @@ mod tests {
                 // A holder for an unshared tab is not shown.
                 TabControl {
                     tab_id: TabId(4),
-                    holder: Holder::Agent { name: "x".into() },
+                    holder: Holder::agent("x"),
                 },
             ],
             ..PopupState::default()

@@ -313,7 +313,20 @@ pub enum Holder {
     Agent {
         /// The agent's name from `session.hello`.
         name: String,
+        /// A request of its in the tab waits for the person's yes.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        waiting: bool,
     },
+}
+
+impl Holder {
+    /// Agent `name`, with nothing waiting for the person.
+    pub fn agent(name: impl Into<String>) -> Holder {
+        Holder::Agent {
+            name: name.into(),
+            waiting: false,
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for HostToExtension {
@@ -478,6 +491,7 @@ impl<'de> Deserialize<'de> for Holder {
             "human" => Holder::Human,
             "agent" => Holder::Agent {
                 name: t.field("name")?,
+                waiting: t.field_or_default("waiting")?,
             },
             _ => return Err(t.unknown(&["nobody", "human", "agent"])),
         })

@@ -116,7 +116,7 @@ mod tests {
         assert_eq!(cmd, Command::CreateTab { url: None });
         let h: Holder =
             serde_json::from_value(json!({"kind":"agent","name":"bot"})).expect("agent");
-        assert_eq!(h, Holder::Agent { name: "bot".into() });
+        assert_eq!(h, Holder::agent("bot"));
     }
 
     #[test]

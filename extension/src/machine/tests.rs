@@ -365,9 +365,7 @@ fn the_popup_sees_who_controls_what_and_no_request_comes_from_a_shared_tab() {
     let mut m = sharing(&[T, U]);
     m.controllers(vec![TabControl {
         tab_id: U,
-        holder: Holder::Agent {
-            name: "a".to_owned(),
-        },
+        holder: Holder::agent("a"),
     }]);
     m.take_control(T).expect("shared");
     m.share_error = Some("refused".to_owned());
@@ -383,9 +381,7 @@ fn the_popup_sees_who_controls_what_and_no_request_comes_from_a_shared_tab() {
             },
             TabControl {
                 tab_id: U,
-                holder: Holder::Agent {
-                    name: "a".to_owned()
-                }
+                holder: Holder::agent("a")
             }
         ]
     );

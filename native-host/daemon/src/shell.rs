@@ -467,7 +467,8 @@ impl Shell {
                     tracing::debug!(press = press.0, "held input dropped with its tab or lane");
                 }
                 Effect::Notify(_, event) | Effect::NotifyAll(event) => self.notify(&to, event),
-                Effect::Controllers(tabs) => {
+                Effect::Controllers(mut tabs) => {
+                    self.mark_waiting(&mut tabs);
                     self.lane
                         .send_oneway(&HostToExtension::Controllers { tabs });
                     self.leases_changed.send_modify(|n| *n += 1);

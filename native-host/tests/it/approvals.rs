@@ -10,7 +10,7 @@ use cotab_shared::controller::{
     Acquire, Click, ClickParams, Console, ConsoleParams, DropOn, DropParams, Empty, Ref,
     SelectParams, TabsSelect, Type, TypeParams,
 };
-use cotab_shared::native::{Command, CommandClass, Event, SharedTabs, TabInfo};
+use cotab_shared::native::{Command, CommandClass, Event, Holder, SharedTabs, TabControl, TabInfo};
 use cotab_shared::watch::{AskBefore, Mark, PendingApproval};
 use cotab_shared::{ErrorKind, TabId};
 use futures_util::SinkExt as _;
@@ -154,10 +154,21 @@ async fn every_action_waits_for_the_persons_yes_and_a_no_sends_nothing() {
     assert_eq!(frame.mark, Some(point));
     assert!(!frame.jpeg.is_empty());
     assert!(!acted(&mut ext), "nothing reaches the page before the yes");
+    // The extension is told, for its badge.
+    let waits = |on: bool| {
+        move |c: &[TabControl]| {
+            c.iter().any(|c| {
+                c.tab_id == TabId(T)
+                    && matches!(&c.holder, Holder::Agent { waiting, .. } if *waiting == on)
+            })
+        }
+    };
+    ext.controllers_until(waits(true)).await;
     send(&mut w, json!({"approval": {"id": p.id, "approve": true}})).await;
     let (mut a, r) = task.await.expect("task");
     r.expect("approved, the click runs");
     assert!(acted(&mut ext), "the click reached the page");
+    ext.controllers_until(waits(false)).await;
     let pending = loop {
         let msg = told.recv().await.expect("a notification");
         if msg["method"] == "approval.pending" {

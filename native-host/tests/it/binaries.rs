@@ -536,12 +536,7 @@ async fn the_cli_keeps_control_between_invocations_and_a_release_until_it_takes_
     )
     .await;
     let rt = d.runtime_dir();
-    let cli_holds = |c: &[TabControl]| {
-        holder_of(c, 9)
-            == Some(&Holder::Agent {
-                name: "cotab-cli".into(),
-            })
-    };
+    let cli_holds = |c: &[TabControl]| holder_of(c, 9) == Some(&Holder::agent("cotab-cli"));
     let out = cli(&rt, &["select", "9"]).await;
     assert!(
         out.status.success(),

@@ -81,13 +81,8 @@ async fn takeover_releases_held_input_and_notifies_the_agent() {
     let mut ext = FakeExt::connect(&d.host_sock(), two_tabs()).await;
     let mut a = controller(&d, "alpha", 7).await;
     ext.controllers_until(|t| {
-        t.iter().any(|c| {
-            c.tab_id == TabId(7)
-                && c.holder
-                    == Holder::Agent {
-                        name: "alpha".into(),
-                    }
-        })
+        t.iter()
+            .any(|c| c.tab_id == TabId(7) && c.holder == Holder::agent("alpha"))
     })
     .await;
     a.call::<KeyDown>(&key("a")).await.expect("key down");

@@ -222,7 +222,7 @@ fn request_golden() {
             tabs: vec![
                 TabControl {
                     tab_id: TabId(3),
-                    holder: Holder::Agent { name: "a".into() },
+                    holder: Holder::agent("a"),
                 },
                 TabControl {
                     tab_id: TabId(4),

@@ -194,7 +194,19 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         format!("password|{}", "•".repeat(13))
     );
     assert_eq!(value(&browser, &page, "password").await?, "");
+    // The toolbar's badge on the tab asks too, for a person whose side
+    // panel is closed.
+    let badge = || crate::toolbar::badge(&browser, tab);
+    let text = |v: Value| v[0].as_str().unwrap_or_default().to_owned();
+    let clock = cotab_e2e::Deadline::new("the badge asks", std::time::Duration::from_secs(15));
+    while text(badge().await?) != "ASK" {
+        clock.next(badge().await?).await?;
+    }
     answer(&browser, &panel, "deny").await?;
+    let clock = cotab_e2e::Deadline::new("the badge is back", std::time::Duration::from_secs(15));
+    while text(badge().await?) != "AI" {
+        clock.next(badge().await?).await?;
+    }
     let (agent, r) = task.await?;
     assert_eq!(kind(&r), Some(ErrorKind::DeniedByPerson), "{r:?}");
     assert_eq!(value(&browser, &page, "password").await?, "");

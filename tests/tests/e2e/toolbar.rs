@@ -14,7 +14,7 @@ use std::time::Duration;
 const DEADLINE: Duration = Duration::from_secs(15);
 
 /// The badge text and tooltip the browser shows on `tab`.
-async fn badge(browser: &Browser, tab: TabId) -> anyhow::Result<Value> {
+pub(crate) async fn badge(browser: &Browser, tab: TabId) -> anyhow::Result<Value> {
     browser
         .in_worker(&format!(
             "Promise.all([chrome.action.getBadgeText({{tabId: {t}}}), \

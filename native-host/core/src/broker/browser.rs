@@ -339,13 +339,12 @@ impl Core {
                 holder: if t.human {
                     Holder::Human
                 } else if let Some((sid, _)) = t.lease {
-                    Holder::Agent {
-                        name: self
-                            .sessions
+                    Holder::agent(
+                        self.sessions
                             .get(&sid)
                             .map(|s| s.agent.clone())
                             .unwrap_or_default(),
-                    }
+                    )
                 } else {
                     Holder::Nobody
                 },

@@ -198,7 +198,7 @@ fn a_session_that_keeps_control_loses_its_input_at_the_grace_and_its_lease_later
         c.controllers(),
         vec![TabControl {
             tab_id: TabId(1),
-            holder: Holder::Agent { name: "cli".into() }
+            holder: Holder::agent("cli")
         }],
         "the person still sees the agent in control"
     );
@@ -345,15 +345,7 @@ fn a_session_holds_at_most_one_lease() {
     c.select(a, A, TabId(2)).expect("select");
     c.acquire(a, A).expect("acquire");
     let holders: Vec<Holder> = c.controllers().into_iter().map(|t| t.holder).collect();
-    assert_eq!(
-        holders,
-        vec![
-            Holder::Nobody,
-            Holder::Agent {
-                name: "alpha".into()
-            }
-        ]
-    );
+    assert_eq!(holders, vec![Holder::Nobody, Holder::agent("alpha")]);
 }
 
 #[test]

@@ -11,8 +11,9 @@
 //! nobody answers.
 
 use super::Shell;
+use cotab_shared::native::{Holder, HostToExtension, TabControl};
 use cotab_shared::watch::{ApprovalFrame, PendingApproval, TabAskBefore, MAX_APPROVAL_FRAMES};
-use cotab_shared::{ErrorKind, WireError};
+use cotab_shared::{ErrorKind, TabId, WireError};
 use std::time::Instant;
 use tokio::sync::oneshot;
 
@@ -21,6 +22,8 @@ use tokio::sync::oneshot;
 pub(crate) struct Approvals {
     next: u64,
     pending: Vec<Waiting>,
+    /// The tabs the extension was last told a request waits in.
+    told: Vec<TabId>,
 }
 
 impl Default for Approvals {
@@ -34,6 +37,7 @@ impl Default for Approvals {
         Approvals {
             next: ms.saturating_mul(1_000),
             pending: Vec::new(),
+            told: Vec::new(),
         }
     }
 }
@@ -73,7 +77,7 @@ impl Drop for Asking<'_> {
             a.pending.len() != before
         };
         if removed {
-            self.shell.approvals_changed.send_modify(|n| *n += 1);
+            self.shell.on_approvals_changed();
         }
     }
 }
@@ -99,11 +103,42 @@ impl Shell {
             });
             a.next
         };
-        self.approvals_changed.send_modify(|n| *n += 1);
+        self.on_approvals_changed();
         Asking {
             shell: self,
             id,
             answer: rx,
+        }
+    }
+
+    /// The requests waiting changed: the watches are told, and the
+    /// extension too when the tabs they wait in changed (its badge says
+    /// `ASK` there: a cue while no side panel is open).
+    fn on_approvals_changed(&self) {
+        self.approvals_changed.send_modify(|n| *n += 1);
+        let changed = {
+            let mut a = self.approvals_lock();
+            let mut now: Vec<TabId> = a.pending.iter().filter_map(|w| w.shown.tab).collect();
+            now.sort_unstable();
+            now.dedup();
+            (a.told != now).then(|| a.told = now).is_some()
+        };
+        if changed {
+            let mut tabs = self.with_core(|c| c.controllers());
+            self.mark_waiting(&mut tabs);
+            self.lane
+                .send_oneway(&HostToExtension::Controllers { tabs });
+        }
+    }
+
+    /// Marks the agents of `tabs` that a request of theirs waits in for
+    /// the person's yes, as the extension is told who controls each tab.
+    pub(crate) fn mark_waiting(&self, tabs: &mut [TabControl]) {
+        let a = self.approvals_lock();
+        for t in tabs {
+            if let Holder::Agent { waiting, .. } = &mut t.holder {
+                *waiting = a.pending.iter().any(|w| w.shown.tab == Some(t.tab_id));
+            }
         }
     }
 
@@ -166,7 +201,7 @@ impl Shell {
         );
         // Its request may have ended meanwhile: then nobody reads it.
         let _ = waiting.answer.send(approve);
-        self.approvals_changed.send_modify(|n| *n += 1);
+        self.on_approvals_changed();
         Ok(())
     }
 
