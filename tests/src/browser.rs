@@ -3,7 +3,7 @@
 
 use crate::cdp::Cdp;
 use crate::fixture::Fixture;
-use crate::{binary, extension_dir, wait_for};
+use crate::{binary, extension_dir, wait_for, Deadline};
 use anyhow::{anyhow, bail, Context, Result};
 use cotab_host::client::Client;
 use cotab_shared::controller::{Empty, Hello, HelloParams, LaneState, LaneTransport, Status};
@@ -11,6 +11,7 @@ use cotab_shared::{TabId, EXTENSION_ID};
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -162,40 +163,68 @@ async fn start_chromium(
     // helpers go with the browser, and none still writes into the profile
     // as its directory is removed.
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("starting {}", chromium.display()))?;
-
     let port_file = profile.join("DevToolsActivePort");
-    let ws = wait_for("Chromium's DevToolsActivePort", LAUNCH_DEADLINE, || async {
-        let Ok(text) = fs::read_to_string(&port_file) else {
-            return Ok(None);
-        };
-        let mut lines = text.lines();
-        match (lines.next(), lines.next()) {
-            (Some(port), Some(path)) => Ok(Some(format!("ws://127.0.0.1:{port}{path}"))),
-            _ => Ok(None),
-        }
-    })
-    .await;
-    let ws = match ws {
-        Ok(ws) => ws,
-        Err(e) => {
+    // Chromium itself now and then dies of a signal as it starts, before
+    // it opened its DevTools port (a zygote that could not fork, on a
+    // loaded machine): it is started once more then, and only then.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", chromium.display()))?;
+        let clock = Deadline::new("Chromium's DevToolsActivePort", LAUNCH_DEADLINE);
+        let (ws, exited) = loop {
+            if let Some(ws) = devtools_url(&port_file) {
+                break (Ok(ws), None);
+            }
             let exited = child.try_wait().ok().flatten();
-            let _ = child.kill();
-            let _ = child.wait();
-            let log = fs::read_to_string(root.join("chromium.log")).unwrap_or_default();
-            return Err(e.context(format!(
-                "the browser {}; the last lines of its log:\n{}",
-                exited.map_or("was still running".to_owned(), |s| format!(
-                    "had exited ({s})"
-                )),
-                log_tail(&log, LOG_TAIL_LINES),
-            )));
+            if exited.is_some() {
+                let e = anyhow!("Chromium ended before it opened its DevTools port");
+                break (Err(e), exited);
+            }
+            if let Err(e) = clock.next("the port file not written").await {
+                break (Err(e), None);
+            }
+        };
+        match ws {
+            Ok(ws) => {
+                let cdp = Cdp::connect(&ws).await?;
+                return Ok((child, cdp));
+            }
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let crashed = exited.is_some_and(|s| s.signal().is_some());
+                let log = fs::read_to_string(root.join("chromium.log")).unwrap_or_default();
+                if crashed && tries == 1 {
+                    eprintln!(
+                        "Chromium died as it started ({}); starting it once more. Its log:\n{}",
+                        exited.map_or_else(String::new, |s| s.to_string()),
+                        log_tail(&log, LOG_TAIL_LINES)
+                    );
+                    continue;
+                }
+                return Err(e.context(format!(
+                    "the browser {}; the last lines of its log:\n{}",
+                    exited.map_or("was still running".to_owned(), |s| format!(
+                        "had exited ({s})"
+                    )),
+                    log_tail(&log, LOG_TAIL_LINES),
+                )));
+            }
         }
-    };
-    let cdp = Cdp::connect(&ws).await?;
-    Ok((child, cdp))
+    }
+}
+
+/// The DevTools WebSocket url Chromium wrote to `port_file`, once it did.
+fn devtools_url(port_file: &Path) -> Option<String> {
+    let text = fs::read_to_string(port_file).ok()?;
+    let mut lines = text.lines();
+    match (lines.next(), lines.next()) {
+        (Some(port), Some(path)) => Some(format!("ws://127.0.0.1:{port}{path}")),
+        _ => None,
+    }
 }
 
 /// The last `lines` lines of `log`.
