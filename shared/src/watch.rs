@@ -91,15 +91,19 @@ pub enum AskBefore {
     /// Submitting a form: a click or tap on its submit button, Enter or
     /// Space where that submits it, and scripts, which could submit one.
     Submit,
+    /// Saving a file the page or the agent started to download, held
+    /// before it is written.
+    Download,
 }
 
 impl AskBefore {
     /// Every kind, in the order the side panel shows them.
-    pub const ALL: [AskBefore; 4] = [
+    pub const ALL: [AskBefore; 5] = [
         AskBefore::Step,
         AskBefore::Submit,
         AskBefore::Files,
         AskBefore::Password,
+        AskBefore::Download,
     ];
 
     /// The wire name (`step`).
@@ -109,6 +113,7 @@ impl AskBefore {
             AskBefore::Files => "files",
             AskBefore::Password => "password",
             AskBefore::Submit => "submit",
+            AskBefore::Download => "download",
         }
     }
 
@@ -119,6 +124,7 @@ impl AskBefore {
             AskBefore::Files => "uploading files",
             AskBefore::Password => "typing a password",
             AskBefore::Submit => "submitting a form",
+            AskBefore::Download => "downloading a file",
         }
     }
 }

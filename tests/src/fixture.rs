@@ -461,6 +461,17 @@ pub const DEMO: &str = r#"<!doctype html>
 </body></html>
 "#;
 
+/// Two downloads: a link to a response saved as an attachment, and a
+/// link with `download` to a plain text the browser would show.
+const DOWNLOADS: &str = r#"<!doctype html>
+<html><head><title>Downloads</title></head>
+<body>
+ <h1>Downloads</h1>
+ <p><a id="report" href="/report.csv">Get the report</a></p>
+ <p><a id="notes" href="/notes.txt" download="notes.txt">Save the notes</a></p>
+</body></html>
+"#;
+
 /// Centre of the demo page's button, in CSS pixels.
 pub const DEMO_BUTTON_CENTRE: (f64, f64) = (150.0, 118.0);
 /// Centre of the demo page's text field, in CSS pixels.
@@ -476,6 +487,8 @@ fn api(path: &str) -> Option<tiny_http::Response<std::io::Cursor<Vec<u8>>>> {
         "/app.js" => (200, "text/javascript", "window.loaded = 1;"),
         "/api/data" => (200, "application/json", r#"{"ok":true,"session":"abc"}"#),
         "/api/old" => (302, "text/plain", ""),
+        "/report.csv" => (200, "text/csv", "month,total\njan,12\n"),
+        "/notes.txt" => (200, "text/plain", "the notes\n"),
         _ => return None,
     };
     let mut response = tiny_http::Response::from_string(body)
@@ -486,6 +499,12 @@ fn api(path: &str) -> Option<tiny_http::Response<std::io::Cursor<Vec<u8>>>> {
     }
     if path == "/api/old" {
         response.add_header(header("Location", "/api/data"));
+    }
+    if path == "/report.csv" {
+        response.add_header(header(
+            "Content-Disposition",
+            "attachment; filename=\"report.csv\"",
+        ));
     }
     Some(response)
 }
@@ -559,6 +578,7 @@ impl Fixture {
                         "/chooser" => (200, CHOOSER),
                         "/network" => (200, NETWORK),
                         "/drop" => (200, DROP),
+                        "/downloads" => (200, DOWNLOADS),
                         "/covered" => (200, COVERED),
                         "/slow" => (200, SECOND),
                         "/big" => (200, crate::big_page::html()),

@@ -523,6 +523,7 @@ fn approval_item(panel: &Panel, a: &PendingApproval, settling: bool) -> Result<E
         AskBefore::Files => "it would put your files in the page",
         AskBefore::Password => "it would type into a password field",
         AskBefore::Submit => "it may submit a form",
+        AskBefore::Download => "it would save a file to your computer",
     };
     li.append_with_str_1(&format!("{} wants to {}{on} ({why})", a.agent, a.what))?;
     if let Some(text) = &a.text {

@@ -330,7 +330,7 @@ where
 /// or the lane's other transport closed) or `shutdown` does: responses to
 /// the lane, events to the shell, `socketOpen` to the lane's WebSocket.
 pub(crate) async fn pump<R, RE>(
-    shell: &Shell,
+    shell: &Arc<Shell>,
     generation: u64,
     mut incoming: R,
     ended: &CancellationToken,

@@ -8,6 +8,7 @@
 //! socket tasks ([`crate::daemon`], [`crate::agent`]) own it.
 
 mod approvals;
+mod downloads;
 mod events;
 mod holds;
 

@@ -371,3 +371,102 @@ async fn the_host_configs_sites_apply_to_every_share() {
     let status = a.call::<Status>(&Empty {}).await.expect("status");
     assert!(status.sites.is_empty() && status.sites_refused.is_empty());
 }
+
+/// The browser paused the navigation `id` to `url` of tab 7's main frame
+/// before sending it, with the headers every navigation carries.
+fn navigation_paused(ext: &FakeExt, id: &str, url: &str) {
+    cdp(
+        ext,
+        "Fetch.requestPaused",
+        json!({"requestId": id, "frameId": format!("main-{T}"), "resourceType": "Document",
+               "networkId": format!("net-{id}"),
+               "request": {"url": url, "method": "GET",
+                           "headers": {"Upgrade-Insecure-Requests": "1"}}}),
+    );
+}
+
+/// The browser paused the document request `id` at its response, with
+/// `headers`.
+fn response_paused(ext: &FakeExt, id: &str, url: &str, headers: Value) {
+    cdp(
+        ext,
+        "Fetch.requestPaused",
+        json!({"requestId": id, "frameId": format!("main-{T}"), "resourceType": "Document",
+               "networkId": format!("net-{id}"), "responseStatusCode": 200,
+               "responseHeaders": headers,
+               "request": {"url": url, "method": "GET",
+                           "headers": {"Upgrade-Insecure-Requests": "1"}}}),
+    );
+}
+
+#[tokio::test]
+async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fails_it() {
+    let d = Daemon::start().await;
+    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
+    let mut w = watch(&d).await;
+    send(
+        &mut w,
+        json!({"tabAskBefore": {"tab": T, "what": "download", "on": true}}),
+    )
+    .await;
+    // Held at the responses too now.
+    loop {
+        let (params, _) = ext.next_cdp_class("Fetch.enable").await;
+        if params.to_string().contains("\"Response\"") {
+            break;
+        }
+    }
+    let attachment = json!([{"name": "content-disposition", "value": "attachment; filename=\"r.csv\""},
+                            {"name": "Content-Type", "value": "text/csv"}]);
+
+    // A page that is shown goes on; one the browser would save waits.
+    page_asks(&ext, "https://mail.example.com/page");
+    navigation_paused(&ext, "p1", "https://mail.example.com/page");
+    goes_on(&mut ext, "p1").await;
+    response_paused(
+        &ext,
+        "p1",
+        "https://mail.example.com/page",
+        json!([{"name": "Content-Type", "value": "text/html"}]),
+    );
+    goes_on(&mut ext, "p1").await;
+    // The person's own (their address bar): never held.
+    navigation_paused(&ext, "m1", "https://mail.example.com/mine");
+    goes_on(&mut ext, "m1").await;
+    response_paused(
+        &ext,
+        "m1",
+        "https://mail.example.com/mine",
+        attachment.clone(),
+    );
+    goes_on(&mut ext, "m1").await;
+    page_asks(&ext, "https://mail.example.com/r");
+    navigation_paused(&ext, "r1", "https://mail.example.com/r");
+    goes_on(&mut ext, "r1").await;
+    response_paused(&ext, "r1", "https://mail.example.com/r", attachment.clone());
+    let waiting = loop {
+        if let Some(a) = next(&mut w).await.approvals {
+            if !a.is_empty() {
+                break a;
+            }
+        }
+    };
+    assert_eq!(waiting[0].ask.as_str(), "download");
+    assert_eq!(waiting[0].what, "download “r.csv” from example.com");
+    let pending = notification(&mut a, "approval.pending").await;
+    assert_eq!(pending["ask"], "download");
+
+    // The person takes the tab: the download is failed, nothing saved.
+    ext.event(Event::Shared(cotab_shared::native::SharedTabs {
+        tabs: vec![TabInfo {
+            human_control: true,
+            ..at(T, "https://mail.example.com/inbox")
+        }],
+    }));
+    is_failed(&mut ext, "r1").await;
+    let told = notification(&mut a, "download.answered").await;
+    assert_eq!(
+        told,
+        json!({"tabId": T, "site": "example.com", "file": "r.csv", "saved": false})
+    );
+}

@@ -8,17 +8,34 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 /// `Fetch.enable` pausing every document request to the web (frames'
-/// too: the daemon tells them apart) before it is sent. Others (a local
-/// file, an extension's page, `data:`) leave nothing for a site and are
-/// the reach checks' to refuse; an extension's debugger may not even
-/// answer a pause on some of them.
+/// too: the daemon tells them apart) before it is sent, and with
+/// `responses` again when its response's headers came, before its body
+/// is read (what tells a download). Others (a local file, an extension's
+/// page, `data:`) leave nothing for a site and are the reach checks' to
+/// refuse; an extension's debugger may not even answer a pause on some of
+/// them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HoldDocuments;
+pub struct HoldDocuments {
+    /// Pause at the response too.
+    pub responses: bool,
+}
 
 impl Serialize for HoldDocuments {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let pattern = |url: &str| json!({"urlPattern": url, "resourceType": "Document", "requestStage": "Request"});
-        json!({"patterns": [pattern("http://*"), pattern("https://*")]}).serialize(s)
+        let stages: &[&str] = if self.responses {
+            &["Request", "Response"]
+        } else {
+            &["Request"]
+        };
+        let patterns: Vec<_> = stages
+            .iter()
+            .flat_map(|stage| {
+                ["http://*", "https://*"].map(|url| {
+                    json!({"urlPattern": url, "resourceType": "Document", "requestStage": stage})
+                })
+            })
+            .collect();
+        json!({ "patterns": patterns }).serialize(s)
     }
 }
 command!(HoldDocuments, "Fetch.enable", Done);
@@ -72,5 +89,40 @@ pub struct RequestPaused {
     /// redirected.
     #[serde(default)]
     pub redirected_request_id: Option<String>,
+    /// At the response stage: its HTTP status.
+    #[serde(default)]
+    pub response_status_code: Option<i64>,
+    /// At the response stage, when it failed: why.
+    #[serde(default)]
+    pub response_error_reason: Option<String>,
+    /// At the response stage: its headers.
+    #[serde(default)]
+    pub response_headers: Vec<HeaderEntry>,
+}
+
+impl RequestPaused {
+    /// Whether it is paused at its response (else before it is sent).
+    pub fn at_response(&self) -> bool {
+        self.response_status_code.is_some() || self.response_error_reason.is_some()
+    }
+
+    /// The response header `name` (any case), if it has one.
+    pub fn response_header(&self, name: &str) -> Option<&str> {
+        self.response_headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
+    }
+}
+
+/// One HTTP header of a paused response.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct HeaderEntry {
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Its value.
+    #[serde(default)]
+    pub value: String,
 }
 event!(RequestPaused, "Fetch.requestPaused");

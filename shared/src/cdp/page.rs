@@ -280,6 +280,9 @@ pub struct FrameRequestedNavigation {
     /// `currentTab`, `newTab`, `newWindow` or `download`.
     #[serde(default)]
     pub disposition: String,
+    /// Where it goes.
+    #[serde(default)]
+    pub url: String,
 }
 event!(FrameRequestedNavigation, "Page.frameRequestedNavigation");
 

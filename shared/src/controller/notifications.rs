@@ -91,6 +91,23 @@ pub enum AgentEvent {
         /// Why, as `SITE_NOT_ALLOWED` says it.
         message: String,
     },
+    /// A download the page or the agent started in a tab the session
+    /// holds, which asks before downloads, waited for the person's yes
+    /// (told with `approval.pending`, `ask` `download`) and was answered:
+    /// `saved` when they approved it; else it was refused (a no, no
+    /// answer in time, the lease ended) and nothing was saved.
+    #[serde(rename = "download.answered")]
+    DownloadAnswered {
+        /// The shared tab it is about.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// The site it came from (`example.com`), never the whole url.
+        site: String,
+        /// The file's name, as the browser would save it.
+        file: String,
+        /// Whether it was saved.
+        saved: bool,
+    },
     /// A request of the session waits for the person's yes before any
     /// of it reaches the page (they asked to approve such requests in
     /// this tab). Its answer comes when they decide: its result, or

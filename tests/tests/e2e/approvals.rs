@@ -511,3 +511,122 @@ async fn a_step_waiting_when_the_browser_quits_ends_with_the_browser() -> anyhow
     );
     Ok(())
 }
+
+/// The next `download.answered` the agent is told: its params. It came
+/// while a call of the agent's was waiting (forwarded to `told`), or
+/// after (read off the connection).
+async fn download_answered(
+    told: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
+    agent: &mut cotab_host::client::Client,
+) -> anyhow::Result<Value> {
+    let wait = async {
+        loop {
+            let msg = tokio::select! {
+                m = told.recv() => m.ok_or_else(|| anyhow::anyhow!("no more"))?,
+                m = agent.next_message() => m?,
+            };
+            if msg["method"] == "download.answered" {
+                return anyhow::Ok(msg["params"].clone());
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), wait).await?
+}
+
+/// A download the agent starts waits for the person's yes, with nothing
+/// saved: a response sent as an attachment, and a link with `download`.
+/// A no saves nothing; a yes saves the file; the agent is told each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow::Result<()> {
+    let (browser, _page, tab, mut agent) = on_page("/downloads", LaunchOptions::default()).await?;
+    let saved_to = tempfile::tempdir()?;
+    let mut events = browser.cdp.events();
+    browser
+        .cdp
+        .send(
+            "Browser.setDownloadBehavior",
+            serde_json::json!({"behavior": "allow", "downloadPath": saved_to.path(),
+                "eventsEnabled": true}),
+        )
+        .await?;
+    let outline = snapshot(&mut agent).await?;
+    let report = find_ref(&outline, "link \"Get the report\"")?;
+    let notes = find_ref(&outline, "link \"Save the notes\"")?;
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    ask_before(&browser, &panel, tab, "download").await?;
+    let mut told = agent.forward_notifications();
+
+    // The attachment: the click goes, the file waits; a no saves nothing.
+    // The click is answered once the download was: it started a
+    // navigation that ends as a download.
+    let task = in_background!(agent, Click, ClickParams::on(report));
+    let waiting = one_waiting(&browser, &panel).await?;
+    assert_eq!(waiting, "download|");
+    let what = "document.querySelector('#approvals li').textContent";
+    let shown = browser.eval(&panel, what).await?;
+    assert!(
+        shown
+            .as_str()
+            .is_some_and(|t| t.contains("download “report.csv” from 127.0.0.1")),
+        "{shown}"
+    );
+    assert_eq!(
+        crate::toolbar::badge(&browser, tab).await?[0],
+        "ASK",
+        "the badge asks too"
+    );
+    answer(&browser, &panel, "deny").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    let told_no = download_answered(&mut told, &mut agent).await?;
+    assert_eq!(told_no["saved"], false);
+    assert_eq!(told_no["file"], "report.csv");
+    assert_eq!(told_no["site"], "127.0.0.1");
+
+    // The link with `download`: approved, it is saved.
+    let task = in_background!(agent, Click, ClickParams::on(notes));
+    assert_eq!(one_waiting(&browser, &panel).await?, "download|");
+    answer(&browser, &panel, "approve").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    let told_yes = download_answered(&mut told, &mut agent).await?;
+    assert_eq!(told_yes["saved"], true);
+    assert_eq!(told_yes["file"], "notes.txt");
+    // The browser began one download only, the approved one, and saved it.
+    let began = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let e = events
+                .recv()
+                .await
+                .ok_or_else(|| anyhow::anyhow!("no more"))?;
+            if e["method"] == "Browser.downloadWillBegin" {
+                return anyhow::Ok(e["params"].clone());
+            }
+        }
+    })
+    .await??;
+    assert_eq!(began["suggestedFilename"], "notes.txt", "{began}");
+    let done = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let e = events
+                .recv()
+                .await
+                .ok_or_else(|| anyhow::anyhow!("no more"))?;
+            if e["method"] == "Browser.downloadProgress" && e["params"]["state"] != "inProgress" {
+                return anyhow::Ok(e["params"]["state"].clone());
+            }
+        }
+    })
+    .await??;
+    assert_eq!(done, "completed");
+    let files: Vec<String> = std::fs::read_dir(saved_to.path())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["notes.txt"], "the refused report was never saved");
+    Ok(())
+}

@@ -11,6 +11,7 @@ use super::{Core, Effect, Tab};
 use crate::scope::Scope;
 use cotab_shared::controller::AgentEvent;
 use cotab_shared::native::TabInfo;
+use cotab_shared::watch::AskBefore;
 use cotab_shared::{ErrorKind, TabId, WireError};
 use std::collections::BTreeSet;
 
@@ -142,9 +143,9 @@ impl Core {
         }
     }
 
-    /// The tabs whose main-frame navigations must be held now: an agent
+    /// The tabs whose document requests must be held now: an agent
     /// holds the lease, the person does not control it, and its scope is
-    /// narrower than any site.
+    /// narrower than any site or it asks before downloads.
     pub fn tabs_to_hold(&self) -> Vec<TabId> {
         self.tabs
             .iter()
@@ -153,11 +154,29 @@ impl Core {
             .collect()
     }
 
+    /// Whether `tab`'s documents must be held when their response comes
+    /// too, to tell a download: it is held ([`Core::tabs_to_hold`]) and
+    /// asks before downloads.
+    pub fn holds_downloads(&self, tab: TabId) -> bool {
+        self.tabs
+            .get(&tab)
+            .is_some_and(|t| holds(t) && t.ask_before.contains(&AskBefore::Download))
+    }
+
     /// Whether the extension still takes commands for `tab`: shared and
     /// not suspended on a blocked page (where the extension itself lets
     /// go of what was held, navigations included).
     pub fn reachable(&self, tab: TabId) -> bool {
         self.tabs.get(&tab).is_some_and(|t| t.blocked.is_none())
+    }
+
+    /// The agent session holding `tab`'s lease while the person does not
+    /// control it and it shows no blocked page.
+    pub fn lease_of(&self, tab: TabId) -> Option<crate::session::SessionId> {
+        let t = self.tabs.get(&tab)?;
+        t.lease
+            .filter(|_| !t.human && t.blocked.is_none())
+            .map(|(s, _)| s)
     }
 
     /// The agent session holding `tab`'s lease while its navigations are
@@ -187,5 +206,8 @@ impl Core {
 }
 
 fn holds(t: &Tab) -> bool {
-    t.lease.is_some() && !t.human && t.blocked.is_none() && t.scope.holds()
+    t.lease.is_some()
+        && !t.human
+        && t.blocked.is_none()
+        && (t.scope.holds() || t.ask_before.contains(&AskBefore::Download))
 }

@@ -4,6 +4,7 @@
 use super::tests::{tab, A};
 use super::*;
 use crate::scope::Scope;
+use cotab_shared::watch::AskBefore;
 use cotab_shared::Ticket;
 use std::collections::BTreeSet;
 
@@ -99,6 +100,16 @@ fn navigations_are_held_while_an_agent_holds_a_tab_of_some_sites() {
     c.acquire(s, A).expect("acquire");
     assert_eq!(c.tabs_to_hold(), vec![TabId(1)]);
     c.set_scope(TabId(1), Scope::Any).expect("shared");
+    assert_eq!(c.tabs_to_hold(), Vec::<TabId>::new());
+    // Any site, but asking before downloads: held, responses too.
+    assert!(!c.holds_downloads(TabId(1)));
+    c.set_ask_before(TabId(1), AskBefore::Download, true)
+        .expect("shared");
+    assert_eq!(c.tabs_to_hold(), vec![TabId(1)]);
+    assert!(c.holds_downloads(TabId(1)));
+    assert!(!c.holds_downloads(TabId(2)));
+    c.set_ask_before(TabId(1), AskBefore::Download, false)
+        .expect("shared");
     assert_eq!(c.tabs_to_hold(), Vec::<TabId>::new());
     // Unshared: nothing is reachable there.
     c.on_shared(&[at(2, "about:blank")]);

@@ -15,13 +15,14 @@ use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind};
 use cotab_shared::native::{Event, SharedTabs};
 use cotab_shared::TabId;
 use serde_json::Value;
+use std::sync::Arc;
 
 impl Shell {
     /// A frame from the extension other than a response, on the
     /// connection of `generation`. A connection that is no longer the
     /// lane's (another replaced it while this frame was read) changes
     /// nothing.
-    pub fn on_extension_event(&self, generation: u64, event: Event) {
+    pub fn on_extension_event(self: &Arc<Self>, generation: u64, event: Event) {
         if !self.lane.is_current(generation) {
             tracing::debug!("ignored an event from a replaced browser connection");
             return;
@@ -114,7 +115,7 @@ impl Shell {
     /// A CDP event of `tab`'s own page: what the core keeps of it
     /// (crashes, navigations, dialogs, file choosers, console, network,
     /// lifecycle).
-    fn on_page_event(&self, tab: TabId, method: &str, params: &Value) {
+    fn on_page_event(self: &Arc<Self>, tab: TabId, method: &str, params: &Value) {
         match method {
             "Inspector.targetCrashed" => self.with_core(|c| c.on_page_crashed(tab)),
             FrameNavigated::METHOD => {

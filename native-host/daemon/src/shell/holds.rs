@@ -37,7 +37,8 @@ use cotab_shared::cdp::{
 use cotab_shared::controller::AgentEvent;
 use cotab_shared::watch::{TabScope, TabScopeChange};
 use cotab_shared::{ErrorKind, TabId, WireError};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
 
 /// How many chains of redirects a tab remembers the start of.
 const CHAINS: usize = 8;
@@ -57,8 +58,9 @@ enum Starter {
 /// What the daemon holds and knows of each tab's navigations.
 #[derive(Debug, Default)]
 pub(crate) struct Holds {
-    /// The tabs it had the browser pause document requests of.
-    on: BTreeSet<TabId>,
+    /// The tabs it had the browser pause document requests of, each with
+    /// whether at their responses too (to tell downloads).
+    on: BTreeMap<TabId, bool>,
     tabs: HashMap<TabId, TabNavs>,
 }
 
@@ -74,6 +76,8 @@ struct TabNavs {
     /// Navigations refused so far, and the last refusal.
     refused: u64,
     last: Option<WireError>,
+    /// Urls the page asked to download (`<a download>`), not paused yet.
+    downloads: VecDeque<String>,
 }
 
 /// While alive, an agent's request is taking its tab somewhere itself
@@ -101,27 +105,33 @@ impl Shell {
     /// off where it no longer does (after the lease or a scope changed,
     /// or the lane came back).
     pub(super) fn update_holds(&self) {
-        let (want, reachable): (BTreeSet<TabId>, BTreeSet<TabId>) = self.with_core(|c| {
-            let want = c.tabs_to_hold().into_iter().collect();
+        let (want, reachable): (BTreeMap<TabId, bool>, BTreeSet<TabId>) = self.with_core(|c| {
+            let want = c.tabs_to_hold().into_iter();
+            let want = want.map(|t| (t, c.holds_downloads(t))).collect();
             let reachable = c.shared().iter().map(|i| i.id).filter(|t| c.reachable(*t));
             (want, reachable.collect())
         });
         let (on, off) = {
             let mut h = self.holds_lock();
-            let on: Vec<TabId> = want.difference(&h.on).copied().collect();
+            // New, or its responses held now or no longer.
+            let on: Vec<(TabId, bool)> = want
+                .iter()
+                .filter(|(t, r)| h.on.get(t) != Some(r))
+                .map(|(t, r)| (*t, *r))
+                .collect();
             // An unshared tab's debugger is gone, and the extension lets a
             // suspended one go itself: nothing to turn off there.
             let off: Vec<TabId> =
-                h.on.difference(&want)
-                    .filter(|t| reachable.contains(t))
+                h.on.keys()
+                    .filter(|t| !want.contains_key(t) && reachable.contains(t))
                     .copied()
                     .collect();
             h.on = want;
             (on, off)
         };
-        for tab in on {
-            tracing::debug!(%tab, "holding navigations outside the tab's sites");
-            self.send_detached(tab, &HoldDocuments);
+        for (tab, responses) in on {
+            tracing::debug!(%tab, responses, "holding the tab's document requests");
+            self.send_detached(tab, &HoldDocuments { responses });
         }
         for tab in off {
             tracing::debug!(%tab, "no longer holding navigations");
@@ -210,6 +220,14 @@ impl Shell {
         if main && e.disposition == "currentTab" {
             self.holds_lock().tabs.entry(tab).or_default().asked = true;
         }
+        if e.disposition == "download" {
+            let mut h = self.holds_lock();
+            let asked = &mut h.tabs.entry(tab).or_default().downloads;
+            if asked.len() >= CHAINS {
+                asked.pop_front();
+            }
+            asked.push_back(e.url.clone());
+        }
     }
 
     /// The tab's share ended: what was known of it goes.
@@ -217,8 +235,13 @@ impl Shell {
         self.holds_lock().tabs.remove(&tab);
     }
 
-    /// `Fetch.requestPaused` of `tab`: let it go or fail it.
-    pub(super) fn on_request_paused(&self, tab: TabId, e: &RequestPaused) {
+    /// `Fetch.requestPaused` of `tab`: let it go or fail it, or hold a
+    /// download for the person's yes.
+    pub(super) fn on_request_paused(self: &Arc<Self>, tab: TabId, e: &RequestPaused) {
+        if e.at_response() {
+            self.on_response_paused(tab, e);
+            return;
+        }
         let (main, scope, holder) = self.with_core(|c: &mut Core| {
             (
                 c.main_frame(tab).map(str::to_owned),
@@ -230,7 +253,7 @@ impl Shell {
         // `None` when nothing is held there (no agent holds the tab).
         let (held, starter) = {
             let mut h = self.holds_lock();
-            let held = h.on.contains(&tab);
+            let held = h.on.contains_key(&tab);
             let t = h.tabs.entry(tab).or_default();
             // A frame's document is the page's content, never refused.
             let starter = if is_main {
@@ -245,6 +268,15 @@ impl Shell {
             && e.resource_type == "Document"
             && matches!(starter, Some(Starter::Page | Starter::Agent))
             && !scope.allows(&e.request.url);
+        // `<a download>`, known before it is sent: the page said so, or
+        // the tab's document is fetched as no navigation is (without the
+        // `Upgrade-Insecure-Requests` every navigation of the browser's
+        // carries, the person's too).
+        let download = self.page_downloads(tab, &e.request.url)
+            || (is_main && e.resource_type == "Document" && !navigation_headers(e));
+        if !refuse && download && self.hold_download(tab, e, None) {
+            return;
+        }
         if !refuse {
             self.send_detached(
                 tab,
@@ -294,6 +326,44 @@ impl Shell {
             });
         }
     }
+}
+
+impl Shell {
+    /// Whether the page asked to download `url` (`<a download>`): taken
+    /// once.
+    fn page_downloads(&self, tab: TabId, url: &str) -> bool {
+        let mut h = self.holds_lock();
+        let Some(t) = h.tabs.get_mut(&tab) else {
+            return false;
+        };
+        let at = t.downloads.iter().position(|u| u == url);
+        at.and_then(|i| t.downloads.remove(i)).is_some()
+    }
+
+    /// Whether the person began the document request `e`, paused at its
+    /// response: its chain's start, as judged when it was sent (a frame's
+    /// document, or one not seen then, counts as the page's).
+    pub(super) fn person_began(&self, tab: TabId, e: &RequestPaused, is_main: bool) -> bool {
+        if !is_main {
+            return false;
+        }
+        let chain = e.network_id.clone().unwrap_or_default();
+        let h = self.holds_lock();
+        h.tabs.get(&tab).is_some_and(|t| {
+            t.chains
+                .iter()
+                .any(|(id, s)| *id == chain && *s == Starter::Person)
+        })
+    }
+}
+
+/// Whether the paused request `e` carries the header the browser sends
+/// with every navigation request (`Upgrade-Insecure-Requests`).
+fn navigation_headers(e: &RequestPaused) -> bool {
+    e.request.headers.as_object().is_some_and(|h| {
+        h.keys()
+            .any(|k| k.eq_ignore_ascii_case("upgrade-insecure-requests"))
+    })
 }
 
 /// Who began the navigation `e` (a main-frame document request) of a tab
