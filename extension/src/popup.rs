@@ -178,6 +178,9 @@ pub(crate) fn start() -> Result<(), JsValue> {
         ui.sites.start({
             let ui = ui.clone();
             move || {
+                // Rebuilt even when the rows read the same: a switch the
+                // person flipped shows what the daemon says again.
+                ui.shown.replace(None);
                 let ui = ui.clone();
                 spawn_local(async move { refresh(&ui).await });
             }

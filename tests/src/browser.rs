@@ -193,6 +193,12 @@ async fn start_chromium(
                 return Ok((child, cdp));
             }
             Err(e) => {
+                // Its helpers too: none may still write into the profile
+                // when it starts again.
+                if let Ok(pid) = i32::try_from(child.id()) {
+                    let group = nix::unistd::Pid::from_raw(pid);
+                    let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+                }
                 let _ = child.kill();
                 let _ = child.wait();
                 let crashed = exited.is_some_and(|s| s.signal().is_some());

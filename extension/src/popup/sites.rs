@@ -30,6 +30,10 @@ pub(super) struct Sites {
     waiting: Cell<usize>,
     /// The watch, while open.
     port: RefCell<Option<runtime::Port>>,
+    /// The person flipped a switch since the watch last told the sites:
+    /// the next sites are shown even if they did not change (a change
+    /// the daemon refused leaves the switch as it was).
+    flipped: Cell<bool>,
 }
 
 impl Sites {
@@ -41,7 +45,7 @@ impl Sites {
             move |event: WatchEvent| {
                 let mut any = false;
                 if let Some(scopes) = event.scopes {
-                    any |= *sites.scopes.borrow() != scopes;
+                    any |= sites.flipped.replace(false) || *sites.scopes.borrow() != scopes;
                     sites.scopes.replace(scopes);
                 }
                 if let Some(approvals) = event.approvals {
@@ -96,6 +100,7 @@ impl Sites {
             .and_then(|m| port.post_message(&m)),
             None => Err(JsValue::from_str("cotab's host is not connected")),
         };
+        self.flipped.set(posted.is_ok());
         if let Err(e) = posted {
             log::warn(&format!(
                 "could not tell cotab's host your choice: {}",

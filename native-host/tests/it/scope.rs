@@ -372,6 +372,18 @@ async fn the_host_configs_sites_apply_to_every_share() {
     assert!(status.sites.is_empty() && status.sites_refused.is_empty());
 }
 
+/// The one request the watch says waits for the person's yes, once one
+/// does.
+async fn waiting_one(w: &mut Watch) -> cotab_shared::watch::PendingApproval {
+    loop {
+        if let Some(mut a) = next(w).await.approvals {
+            if a.len() == 1 {
+                return a.remove(0);
+            }
+        }
+    }
+}
+
 /// The browser paused the navigation `id` to `url` of tab 7's main frame
 /// before sending it, with the headers every navigation carries.
 fn navigation_paused(ext: &FakeExt, id: &str, url: &str) {
@@ -440,30 +452,68 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
         attachment.clone(),
     );
     goes_on(&mut ext, "m1").await;
+    // A link with `download` (its request carries no navigation
+    // headers): held before it is sent; approved, it goes on, and so does
+    // its response, unasked again.
+    cdp(
+        &ext,
+        "Fetch.requestPaused",
+        json!({"requestId": "d1", "frameId": format!("main-{T}"), "resourceType": "Document",
+               "networkId": "net-d1", "request": {"url": "https://mail.example.com/notes.txt",
+               "method": "GET", "headers": {}}}),
+    );
+    let waiting = waiting_one(&mut w).await;
+    assert_eq!(waiting.what, "download “notes.txt” from example.com");
+    assert_eq!(
+        notification(&mut a, "approval.pending").await["ask"],
+        "download"
+    );
+    send(
+        &mut w,
+        json!({"approval": {"id": waiting.id, "approve": true}}),
+    )
+    .await;
+    goes_on(&mut ext, "d1").await;
+    let told = notification(&mut a, "download.answered").await;
+    assert_eq!(told["saved"], true);
+    response_paused(
+        &ext,
+        "d1",
+        "https://mail.example.com/notes.txt",
+        attachment.clone(),
+    );
+    goes_on(&mut ext, "d1").await;
+
+    // The page's attachment waits; the person takes the tab: it is failed
+    // before the pausing ends (which would let it go on), nothing saved.
     page_asks(&ext, "https://mail.example.com/r");
     navigation_paused(&ext, "r1", "https://mail.example.com/r");
     goes_on(&mut ext, "r1").await;
     response_paused(&ext, "r1", "https://mail.example.com/r", attachment.clone());
-    let waiting = loop {
-        if let Some(a) = next(&mut w).await.approvals {
-            if !a.is_empty() {
-                break a;
-            }
-        }
-    };
-    assert_eq!(waiting[0].ask.as_str(), "download");
-    assert_eq!(waiting[0].what, "download “r.csv” from example.com");
-    let pending = notification(&mut a, "approval.pending").await;
-    assert_eq!(pending["ask"], "download");
-
-    // The person takes the tab: the download is failed, nothing saved.
+    let waiting = waiting_one(&mut w).await;
+    assert_eq!(waiting.ask.as_str(), "download");
+    assert_eq!(waiting.what, "download “r.csv” from example.com");
+    notification(&mut a, "approval.pending").await;
     ext.event(Event::Shared(cotab_shared::native::SharedTabs {
         tabs: vec![TabInfo {
             human_control: true,
             ..at(T, "https://mail.example.com/inbox")
         }],
     }));
-    is_failed(&mut ext, "r1").await;
+    let first = loop {
+        let command = ext.next_command().await;
+        let Some(call) = command.call() else {
+            continue;
+        };
+        match call.method.as_str() {
+            "Fetch.disable" => break "Fetch.disable".to_owned(),
+            "Fetch.failRequest" if call.params["requestId"] == "r1" => {
+                break "Fetch.failRequest".to_owned()
+            }
+            _ => {}
+        }
+    };
+    assert_eq!(first, "Fetch.failRequest", "failed before the pausing ends");
     let told = notification(&mut a, "download.answered").await;
     assert_eq!(
         told,

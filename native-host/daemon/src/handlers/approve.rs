@@ -245,7 +245,7 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
 
 /// The JPEG quality of the picture shown with a request: enough to tell
 /// a button's label.
-const FRAME_QUALITY: u8 = 60;
+const FRAME_QUALITY: u8 = 50;
 
 /// The tab `fence` names as it is, with what `aim` aims at marked, for
 /// the person deciding. Reads only: nothing is scrolled, and a drawing of

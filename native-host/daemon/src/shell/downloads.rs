@@ -42,12 +42,36 @@ const SHOWN: &[&str] = &[
     "multipart/x-mixed-replace",
 ];
 
-/// Whether a document response with these headers is saved, not shown.
+/// Text types the browser saves rather than shows (Blink's own list).
+const SAVED_TEXT: &[&str] = &[
+    "text/calendar",
+    "text/x-calendar",
+    "text/x-vcalendar",
+    "text/vcalendar",
+    "text/vcard",
+    "text/x-vcard",
+    "text/directory",
+    "text/ldif",
+    "text/qif",
+    "text/x-qif",
+    "text/x-csv",
+    "text/x-vcf",
+    "text/rtf",
+    "text/comma-separated-values",
+    "text/csv",
+    "text/csv-schema",
+    "text/tab-separated-values",
+    "text/x-comma-separated-values",
+    "text/x-ms-iqy",
+];
+
+/// Whether a document response with these headers is saved, not shown:
+/// a disposition of any type but `inline` (as the browser reads one), or
+/// a type it does not display.
 fn is_download(disposition: Option<&str>, content_type: Option<&str>) -> bool {
     let attachment = disposition.is_some_and(|d| {
-        d.trim_start()
-            .get(..10)
-            .is_some_and(|s| s.eq_ignore_ascii_case("attachment"))
+        let kind = d.split(';').next().unwrap_or("").trim();
+        !d.trim().is_empty() && !kind.eq_ignore_ascii_case("inline")
     });
     let kind = content_type
         .unwrap_or("")
@@ -60,19 +84,33 @@ fn is_download(disposition: Option<&str>, content_type: Option<&str>) -> bool {
         || kind.ends_with("+xml")
         || kind.ends_with("+json")
         || SHOWN.iter().any(|s| kind.starts_with(s));
-    attachment || !shown
+    attachment || !shown || SAVED_TEXT.contains(&kind.as_str())
 }
 
 /// The file name a download is saved under, as far as the daemon can
-/// tell: the `filename` of its `Content-Disposition`, else the last part
-/// of its url's path; at most 80 characters, without path separators.
+/// tell: the `filename*` of its `Content-Disposition` (which the browser
+/// prefers), else its `filename`, else the last part of its url's path;
+/// at most 80 characters, without path separators or control
+/// characters. (A link's `download` name is not seen here.)
 fn file_name(disposition: Option<&str>, url: &str) -> String {
-    let named = disposition.and_then(|d| {
-        d.split(';').find_map(|p| {
-            let (k, v) = p.split_once('=')?;
-            (k.trim().eq_ignore_ascii_case("filename"))
-                .then(|| v.trim().trim_matches('"').to_owned())
+    let param = |name: &str| {
+        disposition.and_then(|d| {
+            d.split(';').find_map(|p| {
+                let (k, v) = p.split_once('=')?;
+                k.trim()
+                    .eq_ignore_ascii_case(name)
+                    .then(|| v.trim().trim_matches('"').to_owned())
+            })
         })
+    };
+    // `filename*=UTF-8''a%20b.pdf`: the charset, a language, the name.
+    let extended = param("filename*").and_then(|v| {
+        let encoded = v.splitn(3, '\'').nth(2)?.to_owned();
+        let bytes: Vec<u8> =
+            url::form_urlencoded::parse(format!("x={}", encoded.replace('+', "%2B")).as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned().into_bytes())?;
+        String::from_utf8(bytes).ok()
     });
     let from_url = || {
         url::Url::parse(url)
@@ -84,7 +122,10 @@ fn file_name(disposition: Option<&str>, url: &str) -> String {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "a file".to_owned())
     };
-    let name = named.filter(|n| !n.is_empty()).unwrap_or_else(from_url);
+    let name = extended
+        .filter(|n| !n.is_empty())
+        .or_else(|| param("filename").filter(|n| !n.is_empty()))
+        .unwrap_or_else(from_url);
     name.chars()
         .filter(|c| !matches!(c, '/' | '\\') && !c.is_control())
         .take(80)
@@ -120,13 +161,19 @@ impl Shell {
 
     /// Holds the paused request `e` of `tab`, a download, for the
     /// person's yes, if the tab asks before downloads and an agent holds
-    /// it; `false` (nothing done) otherwise.
+    /// it; `false` (nothing done: it goes on as any request) otherwise,
+    /// or when the person already approved its chain (a redirect, its
+    /// response after its request).
     pub(super) fn hold_download(
         self: &Arc<Self>,
         tab: TabId,
         e: &RequestPaused,
         disposition: Option<&str>,
     ) -> bool {
+        // Woken from here on: a lease that ends before the task runs is
+        // not missed.
+        let leases = self.leases_changed.subscribe();
+        let scopes = self.scopes_changed.subscribe();
         let holder = self.with_core(|c| {
             let sid = c.lease_of(tab)?;
             let asks = c.holds_downloads(tab);
@@ -135,13 +182,44 @@ impl Shell {
         let Some((sid, agent)) = holder else {
             return false;
         };
+        let chain = e.network_id.clone().unwrap_or_default();
+        let request = e.request_id.clone();
+        let approved = self.with_navs(tab, |t| {
+            let approved = !chain.is_empty() && t.approved.contains(&chain);
+            if !approved {
+                t.waiting.push(request.clone());
+            }
+            approved
+        });
+        if approved {
+            return false;
+        }
         let site = crate::scope::site_of(&e.request.url).unwrap_or_default();
         let file = file_name(disposition, &e.request.url);
-        let request = e.request_id.clone();
         let shell = self.clone();
         tracing::info!(%tab, %site, "a download waits for the person's yes");
         drop(tokio::spawn(async move {
-            let saved = shell.ask_for_download(tab, sid, agent, &site, &file).await;
+            let asked = Asked {
+                tab,
+                sid,
+                agent,
+                site: &site,
+                file: &file,
+            };
+            let yes = shell.ask_for_download(asked, leases, scopes).await;
+            // Still paused here: no end of the hold failed it meanwhile.
+            let paused = shell.with_navs(tab, |t| {
+                let at = t.waiting.iter().position(|r| *r == request);
+                let paused = at.map(|i| t.waiting.remove(i)).is_some();
+                if paused && yes && !chain.is_empty() {
+                    if t.approved.len() >= 8 {
+                        t.approved.pop_front();
+                    }
+                    t.approved.push_back(chain);
+                }
+                paused
+            });
+            let saved = paused && yes;
             if saved {
                 shell.send_detached(
                     tab,
@@ -149,7 +227,7 @@ impl Shell {
                         request_id: &request,
                     },
                 );
-            } else {
+            } else if paused {
                 shell.send_detached(
                     tab,
                     &FailRequest {
@@ -174,23 +252,27 @@ impl Shell {
         true
     }
 
-    /// Asks the person whether agent `agent` (session `sid`, holding
-    /// `tab`) may save `file` from `site`: their yes, or `false` on a no,
-    /// no answer in time, or the lease gone from `sid`.
+    /// Asks the person whether the agent of `asked` may save its file:
+    /// their yes, or `false` on a no, no answer in time, the lease gone
+    /// from its session, or the tab no longer asking before downloads.
     async fn ask_for_download(
         &self,
-        tab: TabId,
-        sid: crate::session::SessionId,
-        agent: String,
-        site: &str,
-        file: &str,
+        asked: Asked<'_>,
+        mut leases: tokio::sync::watch::Receiver<u64>,
+        mut scopes: tokio::sync::watch::Receiver<u64>,
     ) -> bool {
+        let Asked {
+            tab,
+            sid,
+            agent,
+            site,
+            file,
+        } = asked;
         let what = if site.is_empty() {
             format!("download “{file}”")
         } else {
             format!("download “{file}” from {site}")
         };
-        let mut leases = self.leases_changed.subscribe();
         let mut asking = self.ask_person(PendingApproval {
             id: 0,
             agent,
@@ -213,20 +295,29 @@ impl Shell {
                 },
             )
         });
+        let holds = || self.with_core(|c| c.lease_of(tab) == Some(sid) && c.holds_downloads(tab));
         let until = tokio::time::Instant::now() + wait;
         loop {
+            if !holds() {
+                return false;
+            }
             tokio::select! {
-                answer = &mut asking.answer => return answer == Ok(true)
-                    && self.with_core(|c| c.lease_of(tab)) == Some(sid),
-                changed = leases.changed() => {
-                    if changed.is_err() || self.with_core(|c| c.lease_of(tab)) != Some(sid) {
-                        return false;
-                    }
-                }
+                answer = &mut asking.answer => return answer == Ok(true) && holds(),
+                changed = leases.changed() => if changed.is_err() { return false },
+                changed = scopes.changed() => if changed.is_err() { return false },
                 () = tokio::time::sleep_until(until) => return false,
             }
         }
     }
+}
+
+/// A download put to the person.
+struct Asked<'a> {
+    tab: TabId,
+    sid: crate::session::SessionId,
+    agent: String,
+    site: &'a str,
+    file: &'a str,
 }
 
 #[cfg(test)]
@@ -247,6 +338,19 @@ mod tests {
         assert!(!is_download(None, Some("image/svg+xml")));
         assert!(!is_download(None, Some("application/ld+json")));
         assert!(!is_download(None, None), "sniffed and shown");
+        // Any disposition but `inline` is saved, as the browser reads it;
+        // and text the browser does not show.
+        assert!(is_download(
+            Some("download; filename=x.exe"),
+            Some("text/html")
+        ));
+        assert!(is_download(Some("filename=x.exe"), Some("text/html")));
+        assert!(!is_download(
+            Some(" Inline ; filename=a.txt"),
+            Some("text/plain")
+        ));
+        assert!(is_download(None, Some("text/csv")));
+        assert!(is_download(None, Some("text/calendar; charset=utf-8")));
     }
 
     #[test]

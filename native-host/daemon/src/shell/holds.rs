@@ -65,7 +65,7 @@ pub(crate) struct Holds {
 }
 
 #[derive(Debug, Default)]
-struct TabNavs {
+pub(super) struct TabNavs {
     /// The page asked for a main-frame navigation that no paused request
     /// answered yet.
     asked: bool,
@@ -78,6 +78,11 @@ struct TabNavs {
     last: Option<WireError>,
     /// Urls the page asked to download (`<a download>`), not paused yet.
     downloads: VecDeque<String>,
+    /// Downloads paused for the person's yes, by request id.
+    pub(super) waiting: Vec<String>,
+    /// The network ids of downloads the person approved: their later
+    /// pauses (the response, a redirect) go on unasked.
+    pub(super) approved: VecDeque<String>,
 }
 
 /// While alive, an agent's request is taking its tab somewhere itself
@@ -111,7 +116,7 @@ impl Shell {
             let reachable = c.shared().iter().map(|i| i.id).filter(|t| c.reachable(*t));
             (want, reachable.collect())
         });
-        let (on, off) = {
+        let (on, off, failed) = {
             let mut h = self.holds_lock();
             // New, or its responses held now or no longer.
             let on: Vec<(TabId, bool)> = want
@@ -126,9 +131,27 @@ impl Shell {
                     .filter(|t| !want.contains_key(t) && reachable.contains(t))
                     .copied()
                     .collect();
+            // Downloads waiting where responses are held no more: failed
+            // before the pausing changes, which would let them go on.
+            let failed: Vec<(TabId, String)> = h
+                .tabs
+                .iter_mut()
+                .filter(|(t, _)| want.get(t) != Some(&true) && reachable.contains(t))
+                .flat_map(|(t, navs)| navs.waiting.drain(..).map(|id| (*t, id)))
+                .collect();
             h.on = want;
-            (on, off)
+            (on, off, failed)
         };
+        for (tab, request_id) in failed {
+            tracing::info!(%tab, "a download waiting for the person is refused: its hold ended");
+            self.send_detached(
+                tab,
+                &FailRequest {
+                    request_id: &request_id,
+                    error_reason: "Aborted",
+                },
+            );
+        }
         for (tab, responses) in on {
             tracing::debug!(%tab, responses, "holding the tab's document requests");
             self.send_detached(tab, &HoldDocuments { responses });
@@ -329,6 +352,11 @@ impl Shell {
 }
 
 impl Shell {
+    /// The tab's navigation records, for [`super::downloads`].
+    pub(super) fn with_navs<R>(&self, tab: TabId, f: impl FnOnce(&mut TabNavs) -> R) -> R {
+        f(self.holds_lock().tabs.entry(tab).or_default())
+    }
+
     /// Whether the page asked to download `url` (`<a download>`): taken
     /// once.
     fn page_downloads(&self, tab: TabId, url: &str) -> bool {
