@@ -393,7 +393,7 @@ fn agent_section(panel: &Panel, view: &AgentView) -> Result<Element, JsValue> {
         if view.now.is_some() { "true" } else { "false" },
     )?;
     now.set_text_content(Some(&match &view.now {
-        Some(e) => format!("Now: {}{}", e.what, on_tab(e)),
+        Some(e) => format!("Now: {}{}", e.what, on_tab(panel, e)),
         None => "Idle".to_owned(),
     }));
     section.append_child(&now)?;
@@ -406,7 +406,7 @@ fn agent_section(panel: &Panel, view: &AgentView) -> Result<Element, JsValue> {
         let time = d.create_element("time")?;
         time.set_text_content(Some(&clock(e.at_ms)));
         li.append_child(&time)?;
-        li.append_with_str_1(&format!(" {}{}", line(e), on_tab(e)))?;
+        li.append_with_str_1(&format!(" {}{}", line(e), on_tab(panel, e)))?;
         if let Some(button) = allow_button(panel, e)? {
             li.append_child(&button)?;
         }
@@ -505,18 +505,7 @@ fn approval_item(panel: &Panel, a: &PendingApproval, settling: bool) -> Result<E
     // The tab by its title, as the person knows it.
     let on = a
         .tab
-        .map(|t| {
-            let activity = panel.activity.borrow();
-            let title = activity
-                .scopes()
-                .iter()
-                .find(|s| s.tab == t)
-                .map(|s| s.title.clone());
-            match title.filter(|t| !t.is_empty()) {
-                Some(title) => format!(" in “{title}”"),
-                None => format!(" in tab {t}"),
-            }
-        })
+        .map(|t| tab_name(panel, t))
         .unwrap_or_else(|| " in a new tab".to_owned());
     let why = match a.ask {
         AskBefore::Step => "you asked to approve every action",
@@ -621,8 +610,25 @@ fn allow_button(panel: &Panel, e: &ActivityEntry) -> Result<Option<Element>, JsV
 }
 
 /// ` (tab N)` when the entry has a tab.
-fn on_tab(e: &ActivityEntry) -> String {
-    e.tab.map(|t| format!(" (tab {t})")).unwrap_or_default()
+/// Where entry `e` acted: ` in “TITLE”` for a shared tab the watch told
+/// the title of, else ` (tab N)`; nothing for none.
+fn on_tab(panel: &Panel, e: &ActivityEntry) -> String {
+    e.tab.map(|t| tab_name(panel, t)).unwrap_or_default()
+}
+
+/// Shared tab `t` as the person knows it: ` in “TITLE”`, else ` (tab N)`
+/// (not shared any more, or no title).
+fn tab_name(panel: &Panel, t: TabId) -> String {
+    let activity = panel.activity.borrow();
+    let title = activity
+        .scopes()
+        .iter()
+        .find(|s| s.tab == t)
+        .map(|s| s.title.clone());
+    match title.filter(|t| !t.is_empty()) {
+        Some(title) => format!(" in “{title}”"),
+        None => format!(" (tab {t})"),
+    }
 }
 
 /// The local time of `at_ms`, `HH:MM:SS`.

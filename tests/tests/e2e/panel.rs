@@ -82,7 +82,8 @@ async fn the_side_panel_shows_each_agent_at_work_and_stops_them_all() -> anyhow:
         "{text}"
     );
     assert!(text.contains("press Tab — done"), "{text}");
-    assert!(text.contains(&format!("(tab {tab})")), "{text}");
+    // The tab as the person knows it, by its title.
+    assert!(text.contains(" in “Sign up”"), "{text}");
     assert!(!text.contains("ada-secret"), "typed text shown: {text}");
     // Once the agent pauses, the panel shows the tab it works in.
     let picture = format!(
@@ -109,7 +110,7 @@ async fn the_side_panel_shows_each_agent_at_work_and_stops_them_all() -> anyhow:
     });
     let now =
         "document.querySelector('section.agent[data-agent=\"waiter\"] p.now')?.textContent ?? ''";
-    let waiting = format!("Now: wait (tab {tab})");
+    let waiting = "Now: wait in “Sign up”".to_owned();
     until(&browser, &panel, now, |v| {
         v.as_str() == Some(waiting.as_str())
     })

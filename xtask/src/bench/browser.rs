@@ -152,6 +152,8 @@ async fn items(
     rows.extend(super::frames::record_frames(browser, page, agent).await?);
     rows.extend(super::panel::panel_updates(browser, page, agent).await?);
     rows.extend(super::scope::navigations(browser, page, agent).await?);
+    let field = fixture_ref(agent, "textbox").await?;
+    rows.extend(super::scope::asks(browser, page, agent, field).await?);
     rows.push(ref_type(browser, page, agent).await?);
     rows.extend(key_press(browser, page, agent).await?);
     rows.extend(super::snapshots::snapshots(browser, page, agent).await?);

@@ -7,12 +7,19 @@
 //! own navigation to another site (`localhost`): from the script's
 //! `location` change until the agent is told it was refused, the request
 //! failed in the browser meanwhile.
+//!
+//! Then what asking before costs what is not asked (the side panel's
+//! "Ask me before" switches): the same in-scope navigations with
+//! downloads asked for (each document paused at its response too, to
+//! tell a download), and typing into the fixture's text field by its ref
+//! with passwords asked for (the field's attributes read first, to tell
+//! a password field), each beside the same without.
 
 use super::{Row, Sample};
 use anyhow::{anyhow, bail, Result};
 use cotab_e2e::browser::{Browser, Page};
 use cotab_host::client::Client;
-use cotab_shared::controller::{Navigate, NavigateParams};
+use cotab_shared::controller::{Navigate, NavigateParams, Ref, Type, TypeParams};
 use cotab_shared::ErrorKind;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -81,6 +88,80 @@ pub(super) async fn navigations(
             pages,
         ),
     ])
+}
+
+/// What asking before downloads costs a navigation, and asking before
+/// passwords costs typing into a field that takes none.
+/// `field` is the ref of the fixture's text field.
+pub(super) async fn asks(
+    browser: &Browser,
+    page: &Page,
+    agent: &mut Client,
+    field: Ref,
+) -> Result<Vec<Row>> {
+    let home = browser.fixture.url("/");
+    let second = browser.fixture.url("/second");
+    ask_before(browser, page, "download", true).await?;
+    let downloads = round_trips(agent, &home, &second).await?;
+    ask_before(browser, page, "download", false).await?;
+    let params = TypeParams {
+        text: "a".into(),
+        element: Some(field),
+        clear: true,
+        ..TypeParams::default()
+    };
+    let plain = typing(agent, &params).await?;
+    ask_before(browser, page, "password", true).await?;
+    let asked = typing(agent, &params).await?;
+    ask_before(browser, page, "password", false).await?;
+    browser
+        .eval(
+            page,
+            "(() => { const f = document.getElementById('name'); f.value = ''; f.blur(); \
+             return 1; })()",
+        )
+        .await?;
+    let row = |what: &str, sample| Row::new("40", what, "cotab", Sample::Latency(sample));
+    Ok(vec![
+        row(
+            "`page.navigate` to a page of the tab's site and back, downloads asked for \
+             (each document paused at its request and at its response)",
+            downloads,
+        ),
+        row(
+            "`input.type` with `clear` on a snapshot's ref, back to back, nothing asked",
+            plain,
+        ),
+        row(
+            "`input.type` with `clear` on a snapshot's ref, back to back, passwords asked for \
+             (the field read first; it takes none, so nothing waits)",
+            asked,
+        ),
+    ])
+}
+
+/// `input.type` of `params`, timed, back to back.
+async fn typing(agent: &mut Client, params: &TypeParams) -> Result<Vec<Duration>> {
+    let mut sample = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        let t = Instant::now();
+        agent.call::<Type>(params).await?;
+        if round >= WARM_UP {
+            sample.push(t.elapsed());
+        }
+    }
+    Ok(sample)
+}
+
+/// Turns the side panel's "Ask me before `what`" switch of the fixture
+/// tab on or off, as the person does.
+async fn ask_before(browser: &Browser, page: &Page, what: &str, on: bool) -> Result<()> {
+    let switch =
+        format!("document.querySelector('#scopes input.ask-before[data-what=\"{what}\"]')");
+    let told = format!(
+        "(document.querySelector('#scopes li')?.dataset.asks ?? '').split(' ').includes({what:?}) === {on}"
+    );
+    super::panel::set_switch(browser, page, "an ask-before switch", &switch, on, &told).await
 }
 
 /// `page.navigate` to `there` and back to `home`, timed each way.
