@@ -99,11 +99,7 @@ pub(super) async fn asks(
     agent: &mut Client,
     field: Ref,
 ) -> Result<Vec<Row>> {
-    let home = browser.fixture.url("/");
-    let second = browser.fixture.url("/second");
-    ask_before(browser, page, "download", true).await?;
-    let downloads = round_trips(agent, &home, &second).await?;
-    ask_before(browser, page, "download", false).await?;
+    // The typing first: the navigations make the field's ref stale.
     let params = TypeParams {
         text: "a".into(),
         element: Some(field),
@@ -121,6 +117,11 @@ pub(super) async fn asks(
              return 1; })()",
         )
         .await?;
+    let home = browser.fixture.url("/");
+    let second = browser.fixture.url("/second");
+    ask_before(browser, page, "download", true).await?;
+    let downloads = round_trips(agent, &home, &second).await?;
+    ask_before(browser, page, "download", false).await?;
     let row = |what: &str, sample| Row::new("40", what, "cotab", Sample::Latency(sample));
     Ok(vec![
         row(
