@@ -189,15 +189,26 @@ pub(super) fn opened_tabs(tabs: &[TabInfo]) -> String {
 /// or the action tried to leave the sites the tab is shared for), for the
 /// next answer; nothing when there are none.
 pub(super) fn refused_navigations(messages: &[String]) -> String {
-    if messages.is_empty() {
+    listed("Navigation refused", messages)
+}
+
+/// A section `title` listing `lines`; nothing when there are none.
+fn listed(title: &str, lines: &[String]) -> String {
+    if lines.is_empty() {
         return String::new();
     }
-    let mut text = "### Navigation refused\n".to_string();
-    for m in messages {
-        let _ = writeln!(text, "- {m}");
+    let mut text = format!("### {title}\n");
+    for l in lines {
+        let _ = writeln!(text, "- {l}");
     }
     text.push('\n');
     text
+}
+
+/// The current tab's downloads that waited for the person since the last
+/// answer, a line each; nothing when there are none.
+pub(super) fn downloads(lines: &[String]) -> String {
+    listed("Downloads", lines)
 }
 
 #[cfg(test)]
@@ -264,6 +275,15 @@ mod tests {
         assert_eq!(
             refused_navigations(&["a.example is outside the sites tab 3 is shared for (b.example)".into()]),
             "### Navigation refused\n- a.example is outside the sites tab 3 is shared for (b.example)\n\n"
+        );
+    }
+
+    #[test]
+    fn downloads_are_told_a_line_each() {
+        assert_eq!(downloads(&[]), "");
+        assert_eq!(
+            downloads(&["“r.csv” from a.example: not saved, the person did not approve it".into()]),
+            "### Downloads\n- “r.csv” from a.example: not saved, the person did not approve it\n\n"
         );
     }
 

@@ -9,7 +9,9 @@
 //! daemon's notifications (developer mode, dialogs, closed tabs). It knows
 //! nothing of MCP framing: [`super`] turns its answers into MCP results.
 
-use super::answers::{modal_states, opened_tabs, page_changes, refused_navigations, tabs_text};
+use super::answers::{
+    downloads, modal_states, opened_tabs, page_changes, refused_navigations, tabs_text,
+};
 use super::args::{EvaluateArgs, TabsAction, TabsArgs, WaitForArgs};
 use super::changes::{Seen, Set, Shows, SnapshotMode};
 use super::files::Files;
@@ -86,6 +88,9 @@ pub(crate) struct Bridge {
     /// Why the current tab's navigations were refused since the last
     /// answer (its sites: [`AgentEvent::NavigationRefused`]).
     refused: Vec<String>,
+    /// What became of the current tab's downloads that wait for the
+    /// person since the last answer (a line each).
+    downloads: Vec<String>,
     /// Developer mode as last seen.
     developer_mode: bool,
     /// Where the coordinate tools last put the mouse (screenshot pixels).
@@ -129,6 +134,7 @@ impl Bridge {
             dialog: None,
             opened: Vec::new(),
             refused: Vec::new(),
+            downloads: Vec::new(),
             developer_mode: status.developer_mode,
             pointer: None,
             files,
@@ -208,6 +214,32 @@ impl Bridge {
                 tab_id, message, ..
             } if Some(tab_id) == self.current && self.refused.len() < REFUSALS_TOLD => {
                 self.refused.push(message);
+            }
+            AgentEvent::ApprovalPending {
+                tab_id: Some(tab_id),
+                ask: cotab_shared::watch::AskBefore::Download,
+                what,
+                ..
+            } if Some(tab_id) == self.current && self.downloads.len() < REFUSALS_TOLD => {
+                self.downloads
+                    .push(format!("{what}: waits for the person's yes"));
+            }
+            AgentEvent::DownloadAnswered {
+                tab_id,
+                site,
+                file,
+                saved,
+            } if Some(tab_id) == self.current && self.downloads.len() < REFUSALS_TOLD => {
+                let from = if site.is_empty() {
+                    String::new()
+                } else {
+                    format!(" from {site}")
+                };
+                self.downloads.push(if saved {
+                    format!("“{file}”{from}: saved, the person approved it")
+                } else {
+                    format!("“{file}”{from}: not saved, the person did not approve it")
+                });
             }
             AgentEvent::TabClosed { tab_id } => {
                 self.seen.forget(tab_id);
@@ -349,6 +381,7 @@ impl Bridge {
             .collect();
         text.push_str(&opened_tabs(&opened));
         text.push_str(&refused_navigations(&std::mem::take(&mut self.refused)));
+        text.push_str(&downloads(&std::mem::take(&mut self.downloads)));
         text.push_str(&page);
         ToolOutput::text(text)
     }
