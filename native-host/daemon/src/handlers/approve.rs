@@ -13,7 +13,7 @@ use super::{frames, wire, Cx, Rect};
 use crate::broker::{Fence, Need};
 use cotab_core::approvals::{aims_at, check, AimAt, PagePoint, SecretAt, SubmitAt};
 use cotab_shared::cdp::{DescribeBackendNode, NodeAttributes};
-use cotab_shared::controller::{AgentEvent, Call, RpcError};
+use cotab_shared::controller::{Call, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::watch::{ApprovalFrame, AskBefore, Mark, PendingApproval};
 use cotab_shared::ErrorKind;
@@ -169,31 +169,21 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
         )),
         _ => None,
     };
-    let mut asking = cx.shell.ask_person(PendingApproval {
-        id: 0,
-        agent,
-        tab: on,
-        ask,
-        what: what.clone(),
-        text,
-        left_ms: 0,
-        frame: None,
-    });
-    let approval = asking.id();
-    let wait = cx.shell.approval_wait;
     tracing::info!(tab = ?on, ask = ask.as_str(), "an agent's request waits for the person's yes");
-    cx.core(|c| {
-        c.notify(
-            sid,
-            AgentEvent::ApprovalPending {
-                tab_id: on,
-                ask,
-                what,
-                wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-            },
-        )
-    });
-    let until = tokio::time::Instant::now() + wait;
+    let mut asking = cx.shell.ask_for(
+        sid,
+        PendingApproval {
+            id: 0,
+            agent,
+            tab: on,
+            ask,
+            what,
+            text,
+            left_ms: 0,
+            frame: None,
+        },
+    );
+    let approval = asking.id();
     // The tab as it is, shown with the request once taken: what the
     // person answers is in front of them even while the tab is not.
     let framing = async {
@@ -223,10 +213,10 @@ pub(super) async fn gate(cx: &Cx<'_>, call: &Call) -> Result<(), RpcError> {
             }
             _ = leases.changed() => {}
             _ = scopes.changed() => {}
-            () = tokio::time::sleep_until(until) => {
+            () = tokio::time::sleep_until(asking.until) => {
                 return Err(denied(&format!(
                     "the person did not answer within {} s",
-                    wait.as_secs()
+                    cx.shell.approval_wait.as_secs()
                 )));
             }
         }

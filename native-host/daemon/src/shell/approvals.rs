@@ -11,6 +11,8 @@
 //! nobody answers.
 
 use super::Shell;
+use crate::session::SessionId;
+use cotab_shared::controller::AgentEvent;
 use cotab_shared::native::{Holder, HostToExtension, TabControl};
 use cotab_shared::watch::{ApprovalFrame, PendingApproval, TabAskBefore, MAX_APPROVAL_FRAMES};
 use cotab_shared::{ErrorKind, TabId, WireError};
@@ -59,6 +61,8 @@ pub(crate) struct Asking<'a> {
     id: u64,
     /// The person's answer.
     pub(crate) answer: oneshot::Receiver<bool>,
+    /// When it is refused unanswered.
+    pub(crate) until: tokio::time::Instant,
 }
 
 impl Asking<'_> {
@@ -108,7 +112,22 @@ impl Shell {
             shell: self,
             id,
             answer: rx,
+            until: tokio::time::Instant::now() + self.approval_wait,
         }
+    }
+
+    /// [`Shell::ask_person`] for a request of session `sid`, which is told
+    /// it waits (`approval.pending`, with the time the person has).
+    pub(crate) fn ask_for(&self, sid: SessionId, shown: PendingApproval) -> Asking<'_> {
+        let told = AgentEvent::ApprovalPending {
+            tab_id: shown.tab,
+            ask: shown.ask,
+            what: shown.what.clone(),
+            wait_ms: u64::try_from(self.approval_wait.as_millis()).unwrap_or(u64::MAX),
+        };
+        let asking = self.ask_person(shown);
+        self.with_core(|c| c.notify(sid, told));
+        asking
     }
 
     /// The requests waiting changed: the watches are told, and the

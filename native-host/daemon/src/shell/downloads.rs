@@ -273,30 +273,20 @@ impl Shell {
         } else {
             format!("download “{file}” from {site}")
         };
-        let mut asking = self.ask_person(PendingApproval {
-            id: 0,
-            agent,
-            tab: Some(tab),
-            ask: AskBefore::Download,
-            what: what.clone(),
-            text: None,
-            left_ms: 0,
-            frame: None,
-        });
-        let wait = self.approval_wait;
-        self.with_core(|c| {
-            c.notify(
-                sid,
-                AgentEvent::ApprovalPending {
-                    tab_id: Some(tab),
-                    ask: AskBefore::Download,
-                    what,
-                    wait_ms: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
-                },
-            )
-        });
+        let mut asking = self.ask_for(
+            sid,
+            PendingApproval {
+                id: 0,
+                agent,
+                tab: Some(tab),
+                ask: AskBefore::Download,
+                what,
+                text: None,
+                left_ms: 0,
+                frame: None,
+            },
+        );
         let holds = || self.with_core(|c| c.lease_of(tab) == Some(sid) && c.holds_downloads(tab));
-        let until = tokio::time::Instant::now() + wait;
         loop {
             if !holds() {
                 return false;
@@ -305,7 +295,7 @@ impl Shell {
                 answer = &mut asking.answer => return answer == Ok(true) && holds(),
                 changed = leases.changed() => if changed.is_err() { return false },
                 changed = scopes.changed() => if changed.is_err() { return false },
-                () = tokio::time::sleep_until(until) => return false,
+                () = tokio::time::sleep_until(asking.until) => return false,
             }
         }
     }
