@@ -278,6 +278,30 @@ async fn raw_cdp_cannot_turn_the_holding_off() {
             "{method}: {err}"
         );
     }
+    // Shared for any site but asking before downloads: `Fetch` holds
+    // those, so an agent cannot let one go itself.
+    let mut w = watch(&d).await;
+    send(&mut w, json!({"tabScope": {"tab": T, "anySite": true}})).await;
+    send(
+        &mut w,
+        json!({"tabAskBefore": {"tab": T, "what": "download", "on": true}}),
+    )
+    .await;
+    loop {
+        let s = scopes(&mut w).await;
+        if sites(&s).is_empty() && s[0].ask_before.iter().any(|a| a.as_str() == "download") {
+            break;
+        }
+    }
+    let err = a
+        .call::<CdpSend>(&CdpSendParams {
+            method: "Fetch.continueRequest".into(),
+            params: Some(json!({"requestId": "r1"})),
+            session_id: None,
+        })
+        .await
+        .expect_err("Fetch is cotab's");
+    assert_eq!(err.kind(), Some(ErrorKind::BlockedTarget), "{err}");
 }
 
 #[tokio::test]

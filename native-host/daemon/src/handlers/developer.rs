@@ -15,6 +15,7 @@ use cotab_shared::input::MOUSE_EVENT;
 use cotab_shared::limits::MAX_EXPRESSION;
 use cotab_shared::native::{CdpCall, Command, Outcome, Scanned};
 use cotab_shared::reach::{check_child_cdp, check_raw_cdp};
+use cotab_shared::watch::AskBefore;
 use cotab_shared::ErrorKind;
 use serde_json::{json, Value};
 
@@ -185,16 +186,28 @@ pub(super) async fn cdp_send(cx: &Cx<'_>, p: CdpSendParams) -> Result<Value, Rpc
         }
     };
     // The tab's sites hold raw CDP too: `Fetch` is the daemon's, which
-    // holds navigations with it; a navigation the agent sends is checked
-    // now and what it starts is judged as the agent's.
-    let scope = cx.core(|c| c.scope(fence.tab));
-    if p.method.starts_with("Fetch.") && scope.holds() {
+    // holds navigations with it, and downloads where the person asks
+    // before them (a raw `Fetch.continueRequest` would let one go
+    // unasked); a navigation the agent sends is checked now and what it
+    // starts is judged as the agent's.
+    let (scope, downloads) = cx.core(|c| {
+        let asks = c.ask_before(fence.tab);
+        (c.scope(fence.tab), asks.contains(&AskBefore::Download))
+    });
+    if p.method.starts_with("Fetch.") && (scope.holds() || downloads) {
+        let holds = if scope.holds() {
+            format!(
+                "navigations outside the sites the tab is shared for ({})",
+                scope.describe()
+            )
+        } else {
+            "downloads for the person's yes".to_owned()
+        };
         return Err(wire(
             ErrorKind::BlockedTarget,
             format!(
-                "`Fetch` is cotab's own on tab {}: it holds navigations outside the sites the tab is shared for ({})",
-                fence.tab,
-                scope.describe()
+                "`Fetch` is cotab's own on tab {}: it holds {holds}",
+                fence.tab
             ),
         ));
     }
