@@ -9,7 +9,8 @@ use crate::toolset::{find_ref, on_page, snapshot};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_host::client::ClientError;
 use cotab_shared::controller::{
-    Capture, CaptureParams, Check, CheckParams, Click, ClickParams, Type, TypeParams,
+    Capture, CaptureParams, Check, CheckParams, Click, ClickParams, CreateTabParams, TabsCreate,
+    Type, TypeParams,
 };
 use cotab_shared::{ErrorKind, EXTENSION_ID};
 use serde_json::Value;
@@ -628,5 +629,58 @@ async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(files, ["notes.txt"], "the refused report was never saved");
+    Ok(())
+}
+
+/// A tab an agent opens straight at a download, in a browser whose
+/// shared tab asks before downloads, asks too: the file waits for the
+/// person's yes before any of it is saved; a no saves nothing, a yes
+/// saves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_a_tab_an_agent_opens_starts_waits_for_the_persons_yes() -> anyhow::Result<()> {
+    let (browser, _page, tab, agent) = on_page("/downloads", LaunchOptions::default()).await?;
+    let saved_to = tempfile::tempdir()?;
+    browser
+        .cdp
+        .send(
+            "Browser.setDownloadBehavior",
+            serde_json::json!({"behavior": "allow", "downloadPath": saved_to.path()}),
+        )
+        .await?;
+    let panel = browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await?;
+    ask_before(&browser, &panel, tab, "download").await?;
+    let saved = || -> anyhow::Result<Vec<String>> {
+        Ok(std::fs::read_dir(saved_to.path())?
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect())
+    };
+    let open = |path: &str| CreateTabParams {
+        url: Some(browser.fixture.url(path)),
+    };
+
+    let task = in_background!(agent, TabsCreate, open("/report.csv"));
+    assert_eq!(one_waiting(&browser, &panel).await?, "download|");
+    assert_eq!(saved()?, Vec::<String>::new(), "nothing before the yes");
+    answer(&browser, &panel, "deny").await?;
+    let (agent, r) = task.await?;
+    r?;
+    assert_eq!(saved()?, Vec::<String>::new(), "nothing after a no");
+
+    let task = in_background!(agent, TabsCreate, open("/report.csv"));
+    assert_eq!(one_waiting(&browser, &panel).await?, "download|");
+    answer(&browser, &panel, "approve").await?;
+    let (_agent, r) = task.await?;
+    r?;
+    cotab_e2e::wait_for(
+        "the approved file",
+        std::time::Duration::from_secs(15),
+        || async { Ok((saved()? == ["report.csv"]).then_some(())) },
+    )
+    .await?;
     Ok(())
 }

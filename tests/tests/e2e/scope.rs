@@ -259,6 +259,52 @@ async fn a_share_keeps_agents_and_the_pages_navigations_on_its_site() -> anyhow:
     Ok(())
 }
 
+/// The pages open in the browser, as `Target.getTargets` lists them.
+async fn pages(browser: &Browser) -> anyhow::Result<usize> {
+    let targets = browser.cdp.send("Target.getTargets", json!({})).await?;
+    Ok(targets["targetInfos"]
+        .as_array()
+        .map_or(0, |t| t.iter().filter(|t| t["type"] == "page").count()))
+}
+
+/// A tab an agent opens at a url of the tab's site that redirects to
+/// another site is held from its first request: the other site gets
+/// nothing, the tab opened for it goes again, and the agent is told it
+/// was refused with its selection where it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_an_agent_opens_is_held_from_its_first_request() -> anyhow::Result<()> {
+    let other = Other::start()?;
+    let (browser, _page, tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    let open = pages(&browser).await?;
+    let away = format!(
+        "http://127.0.0.1:{}/redirect?to={}",
+        other.port,
+        other.url("/redirected")
+    );
+    let err = agent
+        .call::<TabsCreate>(&CreateTabParams { url: Some(away) })
+        .await
+        .expect_err("a redirect to another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    assert!(err.to_string().contains("localhost"), "{err}");
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
+    wait_for("the tab opened for it to go", DEADLINE, || async {
+        Ok((pages(&browser).await? == open).then_some(()))
+    })
+    .await?;
+    // The agent works on in the tab it had, and a tab of its site opens.
+    let outline = snapshot(&mut agent).await?;
+    assert!(outline.contains("Click me"), "{outline}");
+    let opened = agent
+        .call::<TabsCreate>(&CreateTabParams {
+            url: Some(browser.fixture.url("/second")),
+        })
+        .await?;
+    assert_ne!(opened.tab_id, tab);
+    assert!(snapshot(&mut agent).await?.contains("Second"));
+    Ok(())
+}
+
 /// The person allows a site in every share from the options page, and
 /// revokes it there; a name that is no site is not taken.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
