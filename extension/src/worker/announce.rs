@@ -29,7 +29,7 @@ pub(super) fn apply(worker: &Rc<Worker>, effects: Vec<Effect>) {
             Effect::ReleaseHeld(tab) => {
                 let worker = worker.clone();
                 spawn_local(async move {
-                    held_input::let_navigations_go(tab).await;
+                    held_input::let_navigations_go(&worker, tab).await;
                     held_input::release_tab(&worker, tab).await;
                 });
             }

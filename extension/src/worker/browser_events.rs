@@ -5,7 +5,7 @@
 //! [`crate::machine::Machine`]'s; this module wires the listeners, reads
 //! what the browser reports and performs the effects.
 
-use super::cells::Worker;
+use super::cells::{Worker, PAUSED_KEPT};
 use super::listen::listen;
 use super::{announce, group_moves};
 use crate::chrome::{debugger, error_message, from_js, tabs};
@@ -151,7 +151,18 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
         }
     };
     let effects = match (session, params) {
-        (None, params) => worker.state.borrow_mut().cdp_event(tab, method, params),
+        (None, params) => {
+            if method == "Fetch.requestPaused" {
+                if let Some(id) = params.as_ref().and_then(|p| p["requestId"].as_str()) {
+                    let mut paused = worker.paused.borrow_mut();
+                    if paused.len() == PAUSED_KEPT {
+                        paused.remove(0);
+                    }
+                    paused.push((tab, id.to_owned()));
+                }
+            }
+            worker.state.borrow_mut().cdp_event(tab, method, params)
+        }
         (Some(session), Some(params)) => vec![Effect::Send(Event::Cdp {
             tab_id: tab,
             method,

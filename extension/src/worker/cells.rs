@@ -49,7 +49,16 @@ pub(crate) struct Worker {
     pub(super) badges: RefCell<Vec<(cotab_shared::TabId, crate::badge::Badge)>>,
     /// What the last write to storage held ([`Worker::persist`]).
     pub(super) written: RefCell<Option<Saved>>,
+    /// Requests the browser paused for the daemon (`Fetch.requestPaused`)
+    /// that it has not answered yet, by tab: failed before the pausing
+    /// ends without it ([`super::held_input::refuse_paused`]), which
+    /// would let them go on unjudged (a download the person was asked
+    /// about saved). The newest [`PAUSED_KEPT`] only.
+    pub(super) paused: RefCell<Vec<(cotab_shared::TabId, String)>>,
 }
+
+/// How many unanswered paused requests the worker remembers.
+pub(super) const PAUSED_KEPT: usize = 32;
 
 /// What the worker saves, in one write per storage area: the shared set
 /// and human-control flags ([`Persisted`]) and the held-input ledger.
@@ -93,6 +102,7 @@ impl Worker {
             socket_declined_until: Cell::new(f64::NEG_INFINITY),
             badges: RefCell::new(Vec::new()),
             written: RefCell::new(None),
+            paused: RefCell::new(Vec::new()),
         }
     }
 

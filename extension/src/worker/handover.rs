@@ -186,6 +186,10 @@ pub(super) fn dispatch<'a>(
     // Leaves the registry however this ends, dropped half-way included.
     let registered = Registered { worker, key };
     held_input::before_send(worker, tab, method, params, paired);
+    if let (true, Some(id)) = (method.starts_with("Fetch."), params["requestId"].as_str()) {
+        // A paused request answered (`Fetch.continueRequest`, …).
+        worker.paused.borrow_mut().retain(|(_, p)| p != id);
+    }
     if marks.sends == 0 {
         marks.sent = trace::now();
     }

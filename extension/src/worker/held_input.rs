@@ -87,10 +87,35 @@ pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
     sent
 }
 
-/// Lets the document requests the daemon had `tab` pause go on
-/// (`Fetch.disable`): once the tab is suspended or the daemon gone, nobody
-/// is left to answer them. A tab never paused takes it as a no-op.
-pub(super) async fn let_navigations_go(tab: TabId) {
+/// Fails the requests the browser paused in `tab` for the daemon and the
+/// daemon did not answer ([`Worker::paused`]), as `Aborted`: once the
+/// pausing ends (the daemon gone, the tab unshared) nobody judges them,
+/// and the browser would let them go on. The commands are handed to the
+/// browser before this returns, so they reach the tab before any command
+/// sent after (`Fetch.disable`, the detach); their answers are not
+/// awaited: one answered meanwhile, or the tab gone, is no news.
+pub(super) fn refuse_paused(worker: &Worker, tab: TabId) {
+    worker.paused.borrow_mut().retain(|(t, request_id)| {
+        if *t == tab {
+            let fail = serde_json::json!({"requestId": request_id, "errorReason": "Aborted"});
+            drop(cdp::send(
+                tab,
+                "Fetch.failRequest",
+                &fail,
+                RELEASE_DEADLINE_MS,
+            ));
+        }
+        *t != tab
+    });
+}
+
+/// Lets `tab` go from the daemon's pausing of its document requests
+/// (`Fetch.disable`), failing first those it did not answer
+/// ([`refuse_paused`]): once the tab is suspended or the daemon gone,
+/// nobody is left to answer them. A tab never paused takes it as a
+/// no-op.
+pub(super) async fn let_navigations_go(worker: &Worker, tab: TabId) {
+    refuse_paused(worker, tab);
     // A detached tab has nothing paused: its failure is no news.
     let _ = cdp::send(tab, "Fetch.disable", &Value::Null, RELEASE_DEADLINE_MS).await;
 }
@@ -103,7 +128,7 @@ pub(super) async fn release_all(worker: &Worker) {
     worker.restored.wait().await;
     let shared = worker.state.borrow().shared.ids().to_vec();
     for tab in shared {
-        let_navigations_go(tab).await;
+        let_navigations_go(worker, tab).await;
     }
     let tabs = worker.state.borrow().held.tabs();
     for tab in tabs {

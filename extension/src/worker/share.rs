@@ -141,6 +141,9 @@ pub(crate) async fn unshare_tab(worker: &Rc<Worker>, tab: TabId) -> Result<bool,
     // The daemon's releases cannot reach an unshared tab: send them before
     // the debugger goes.
     held_input::release_tab(worker, tab).await;
+    // The browser lets what it paused go on once its debugger leaves: a
+    // download waiting for the person's yes would be saved.
+    held_input::refuse_paused(worker, tab);
     worker.state.borrow_mut().facts.session_ended(tab);
     session::detach(tab).await;
     worker.state.borrow_mut().pages.forget(tab);
@@ -241,7 +244,7 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
     // daemon that paused navigations lost its lane with the old worker.
     let kept = worker.state.borrow().shared.ids().to_vec();
     for tab in kept {
-        held_input::let_navigations_go(tab).await;
+        held_input::let_navigations_go(&worker, tab).await;
         held_input::release_tab(&worker, tab).await;
     }
     let others = worker.state.borrow().held.tabs();

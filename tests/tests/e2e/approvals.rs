@@ -45,6 +45,38 @@ async fn click(browser: &Browser, panel: &Page, selector: &str) -> anyhow::Resul
     Ok(())
 }
 
+/// The side panel's page, in a tab of its own.
+async fn open_panel(browser: &Browser) -> anyhow::Result<Page> {
+    browser
+        .open_tab(&format!(
+            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
+        ))
+        .await
+}
+
+/// Has the browser save downloads in a folder of their own, with its
+/// download events on.
+async fn save_downloads(browser: &Browser) -> anyhow::Result<tempfile::TempDir> {
+    let saved_to = tempfile::tempdir()?;
+    browser
+        .cdp
+        .send(
+            "Browser.setDownloadBehavior",
+            serde_json::json!({"behavior": "allow", "downloadPath": saved_to.path(),
+                "eventsEnabled": true}),
+        )
+        .await?;
+    Ok(saved_to)
+}
+
+/// The names of the files saved in `dir`.
+fn files_in(dir: &tempfile::TempDir) -> anyhow::Result<Vec<String>> {
+    Ok(std::fs::read_dir(dir.path())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect())
+}
+
 /// Turns asking before `what` in `tab` on with the panel's switch, and
 /// waits until the daemon says so (the switch itself checks at the
 /// click).
@@ -154,11 +186,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
     let email = find_ref(&outline, "textbox \"Email\"")?;
     let password = find_ref(&outline, "textbox \"Password\"")?;
     let terms = find_ref(&outline, "checkbox \"I accept the terms\"")?;
-    let panel = browser
-        .open_tab(&format!(
-            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
-        ))
-        .await?;
+    let panel = open_panel(&browser).await?;
     ask_before(&browser, &panel, tab, "password").await?;
     assert_eq!(
         browser
@@ -320,11 +348,7 @@ async fn a_tabs_approvals_outlive_the_daemon_killed_and_started_again() -> anyho
     use nix::sys::signal::{kill, Signal};
     use nix::unistd::Pid;
     let (browser, page, tab, agent) = on_page("/signup", LaunchOptions::default()).await?;
-    let panel = browser
-        .open_tab(&format!(
-            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
-        ))
-        .await?;
+    let panel = open_panel(&browser).await?;
     ask_before(&browser, &panel, tab, "password").await?;
     drop(agent);
 
@@ -388,11 +412,7 @@ async fn in_step_mode_a_dialog_chain_and_the_tab_it_opens_each_wait_for_a_yes() 
     let mut seen = agent.forward_notifications();
     let send = find_ref(&snapshot(&mut agent).await?, "button \"Send\"")?;
     // The panel in front: the form is behind it.
-    let panel = browser
-        .open_tab(&format!(
-            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
-        ))
-        .await?;
+    let panel = open_panel(&browser).await?;
     browser.activate(&panel).await?;
     ask_before(&browser, &panel, tab, "step").await?;
 
@@ -480,11 +500,7 @@ async fn a_step_waiting_when_the_browser_quits_ends_with_the_browser() -> anyhow
         &snapshot(&mut agent).await?,
         "checkbox \"I accept the terms\"",
     )?;
-    let panel = browser
-        .open_tab(&format!(
-            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
-        ))
-        .await?;
+    let panel = open_panel(&browser).await?;
     ask_before(&browser, &panel, tab, "step").await?;
     let task = in_background!(
         agent,
@@ -540,24 +556,12 @@ async fn download_answered(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow::Result<()> {
     let (browser, _page, tab, mut agent) = on_page("/downloads", LaunchOptions::default()).await?;
-    let saved_to = tempfile::tempdir()?;
     let mut events = browser.cdp.events();
-    browser
-        .cdp
-        .send(
-            "Browser.setDownloadBehavior",
-            serde_json::json!({"behavior": "allow", "downloadPath": saved_to.path(),
-                "eventsEnabled": true}),
-        )
-        .await?;
+    let saved_to = save_downloads(&browser).await?;
     let outline = snapshot(&mut agent).await?;
     let report = find_ref(&outline, "link \"Get the report\"")?;
     let notes = find_ref(&outline, "link \"Save the notes\"")?;
-    let panel = browser
-        .open_tab(&format!(
-            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
-        ))
-        .await?;
+    let panel = open_panel(&browser).await?;
     ask_before(&browser, &panel, tab, "download").await?;
     let mut told = agent.forward_notifications();
 
@@ -624,10 +628,7 @@ async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow
     })
     .await??;
     assert_eq!(done, "completed");
-    let files: Vec<String> = std::fs::read_dir(saved_to.path())?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let files = files_in(&saved_to)?;
     assert_eq!(files, ["notes.txt"], "the refused report was never saved");
     Ok(())
 }
@@ -639,26 +640,10 @@ async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_download_a_tab_an_agent_opens_starts_waits_for_the_persons_yes() -> anyhow::Result<()> {
     let (browser, _page, tab, agent) = on_page("/downloads", LaunchOptions::default()).await?;
-    let saved_to = tempfile::tempdir()?;
-    browser
-        .cdp
-        .send(
-            "Browser.setDownloadBehavior",
-            serde_json::json!({"behavior": "allow", "downloadPath": saved_to.path()}),
-        )
-        .await?;
-    let panel = browser
-        .open_tab(&format!(
-            "chrome-extension://{EXTENSION_ID}/popup.html?panel"
-        ))
-        .await?;
+    let saved_to = save_downloads(&browser).await?;
+    let panel = open_panel(&browser).await?;
     ask_before(&browser, &panel, tab, "download").await?;
-    let saved = || -> anyhow::Result<Vec<String>> {
-        Ok(std::fs::read_dir(saved_to.path())?
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect())
-    };
+    let saved = || files_in(&saved_to);
     let open = |path: &str| CreateTabParams {
         url: Some(browser.fixture.url(path)),
     };
@@ -682,5 +667,69 @@ async fn a_download_a_tab_an_agent_opens_starts_waits_for_the_persons_yes() -> a
         || async { Ok((saved()? == ["report.csv"]).then_some(())) },
     )
     .await?;
+    Ok(())
+}
+
+/// A download waiting for the person's yes when they unshare its tab is
+/// refused, not saved: unsharing is no yes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_waiting_when_the_person_unshares_its_tab_is_not_saved() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent) = on_page("/downloads", LaunchOptions::default()).await?;
+    let mut events = browser.cdp.events();
+    let saved_to = save_downloads(&browser).await?;
+    let outline = snapshot(&mut agent).await?;
+    let report = find_ref(&outline, "link \"Get the report\"")?;
+    let panel = open_panel(&browser).await?;
+    ask_before(&browser, &panel, tab, "download").await?;
+    let task = in_background!(agent, Click, ClickParams::on(report));
+    assert_eq!(one_waiting(&browser, &panel).await?, "download|");
+    browser.unshare(&page, tab).await?;
+    let (_agent, r) = task.await?;
+    // The click waited for the download it started, in a tab no longer
+    // shared.
+    assert!(
+        r.is_ok() || kind(&r) == Some(ErrorKind::TabNotShared),
+        "{r:?}"
+    );
+    until(
+        &browser,
+        &panel,
+        "document.getElementById('waiting').hidden",
+        |v| v == true,
+    )
+    .await?;
+    // The person's own download next, which nothing holds: the browser
+    // takes downloads in turn, so the report, had it gone on, would have
+    // begun before this one ends.
+    browser
+        .eval(&page, "document.getElementById('notes').click(); 1")
+        .await?;
+    let mut began = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        let mut notes = None;
+        loop {
+            let e = events
+                .recv()
+                .await
+                .ok_or_else(|| anyhow::anyhow!("no more"))?;
+            let params = &e["params"];
+            if e["method"] == "Browser.downloadWillBegin" {
+                began.push(params["suggestedFilename"].clone());
+                if params["suggestedFilename"] == "notes.txt" {
+                    notes = Some(params["guid"].clone());
+                }
+            }
+            if e["method"] == "Browser.downloadProgress"
+                && params["state"] == "completed"
+                && Some(&params["guid"]) == notes.as_ref()
+            {
+                return anyhow::Ok(());
+            }
+        }
+    })
+    .await??;
+    assert_eq!(began, ["notes.txt"], "the report never began");
+    let files = files_in(&saved_to)?;
+    assert_eq!(files, ["notes.txt"], "the report was not saved");
     Ok(())
 }
