@@ -156,6 +156,42 @@ pub fn changes(shown: &[(TabId, Badge)], now: &[(TabId, Badge)]) -> Vec<(TabId, 
     out
 }
 
+/// The start of the id of the notification that a request waits in a
+/// tab ([`ask_notice`]); the tab's id follows.
+const ASK_NOTICE: &str = "cotab-ask-";
+
+/// The system notification shown while a request waits for the
+/// person's yes in `tab` ([`Badge::Asks`]) and no side panel is open:
+/// its id, title and message. `holder` says whose request it is;
+/// `tab_title` is the tab's title as the person knows it. What the
+/// request would do is shown in the side panel, never here: a system
+/// notification may be kept by the desktop after cotab clears it.
+pub fn ask_notice(
+    tab: TabId,
+    holder: Option<&Holder>,
+    tab_title: &str,
+) -> (String, String, String) {
+    let who = match holder {
+        Some(Holder::Agent { name, .. }) => format!("Agent {name}"),
+        _ => "An agent".to_owned(),
+    };
+    let title = format!("{who} waits for your yes");
+    let place = if tab_title.is_empty() {
+        "In a shared tab".to_owned()
+    } else {
+        format!("In \u{201c}{tab_title}\u{201d}")
+    };
+    let message = format!(
+        "{place}. Click to open cotab's side panel and approve or deny; unanswered, it is refused."
+    );
+    (format!("{ASK_NOTICE}{}", tab.0), title, message)
+}
+
+/// The tab of notification `id`, if it is an [`ask_notice`].
+pub fn ask_notice_tab(id: &str) -> Option<TabId> {
+    id.strip_prefix(ASK_NOTICE)?.parse().ok().map(TabId)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +286,15 @@ mod tests {
             Badge::Asks.title(m.holders.get(&TabId(2))),
             "cotab: an agent's request waits for your yes in the side panel"
         );
+        let (id, title, message) = ask_notice(TabId(2), m.holders.get(&TabId(2)), "Inbox");
+        assert_eq!(ask_notice_tab(&id), Some(TabId(2)));
+        assert_eq!(title, "Agent ada waits for your yes");
+        assert!(
+            message.starts_with("In \u{201c}Inbox\u{201d}. Click"),
+            "{message}"
+        );
+        assert_eq!(ask_notice_tab("cotab-ask-x"), None);
+        assert_eq!(ask_notice_tab("other-2"), None);
         assert_eq!(group_title(&m, |_| true), "ada working · cotab");
         // The link drops: the daemon's word is gone, the person's stays.
         let _ = m.link_dropped("gone".into());

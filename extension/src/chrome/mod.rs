@@ -12,8 +12,8 @@ pub(crate) mod action;
 pub(crate) mod alarms;
 pub(crate) mod commands;
 pub(crate) mod debugger;
+pub(crate) mod notifications;
 pub(crate) mod runtime;
-#[cfg(feature = "popup")]
 pub(crate) mod side_panel;
 pub(crate) mod socket;
 pub(crate) mod storage;

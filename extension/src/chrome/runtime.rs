@@ -37,6 +37,11 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getURL)]
     fn get_url_js(path: &str) -> Result<String, JsValue>;
 
+    /// `chrome.runtime.getContexts(filter)`: the extension's open pages
+    /// that `filter` matches.
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = getContexts)]
+    async fn get_contexts(filter: &JsValue) -> Result<JsValue, JsValue>;
+
     /// `chrome.runtime.sendMessage(message)`: resolves with the answer.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "runtime"], js_name = sendMessage)]
     pub(crate) async fn send_message(message: &JsValue) -> Result<JsValue, JsValue>;
@@ -69,6 +74,21 @@ pub(crate) fn id() -> Result<String, JsValue> {
 /// `chrome.runtime.getURL(path)`.
 pub(crate) fn get_url(path: &str) -> Result<String, JsValue> {
     get_url_js(path)
+}
+
+/// Whether a page of the extension at `url` is open: in a tab, a side
+/// panel or a popup.
+pub(crate) async fn page_open(url: &str) -> Result<bool, JsValue> {
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Filter<'a> {
+        document_urls: [&'a str; 1],
+    }
+    let found = get_contexts(&super::to_js(&Filter {
+        document_urls: [url],
+    })?)
+    .await?;
+    Ok(js_sys::Array::from(&found).length() > 0)
 }
 
 /// The `version` field of the manifest.

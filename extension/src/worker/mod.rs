@@ -64,6 +64,7 @@ pub(crate) fn start() {
     popup_api::register(&worker);
     takeover::register(&worker);
     developer_mode::register(&worker);
+    toolbar::register();
     crate::trace::expose();
     spawn_local(share::restore(worker.clone()));
     spawn_local(link::connect(worker));

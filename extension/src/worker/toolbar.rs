@@ -3,27 +3,56 @@
 //! then the title of each `cotab` tab group to say the same
 //! ([`crate::badge::group_title`]). A tab that closed meanwhile just
 //! fails its call.
+//!
+//! While a request waits for the person's yes in a tab (`ASK`) and no
+//! side panel is open, a system notification says so
+//! ([`crate::badge::ask_notice`]); a click on it opens the side panel,
+//! and it goes when the request no longer waits.
 
 use super::cells::Worker;
-use crate::badge::{badges, changes, group_title};
-use crate::chrome::{action, error_message, tab_groups, tabs};
+use super::listen::listen;
+use crate::badge::{ask_notice, ask_notice_tab, badges, changes, group_title, Badge};
+use crate::chrome::{action, error_message, notifications, runtime, side_panel, tab_groups, tabs};
 use crate::log;
 use crate::messages::TAB_GROUP_ID_NONE;
 use cotab_shared::TabId;
 use std::rc::Rc;
-use wasm_bindgen_futures::spawn_local;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+
+/// The side panel's page.
+const PANEL_PAGE: &str = "popup.html?panel";
+
+/// The most characters of a tab's title a notification shows.
+const NOTICE_TITLE_CHARS: usize = 60;
 
 /// Brings every tab's badge up to date with what the worker knows.
 pub(super) fn refresh(worker: &Rc<Worker>) {
     let now = badges(&worker.state.borrow());
-    let due = {
+    let (due, asked) = {
         let mut shown = worker.badges.borrow_mut();
         let due = changes(&shown, &now);
+        let asked: Vec<TabId> = shown
+            .iter()
+            .filter(|(_, b)| *b == Badge::Asks)
+            .map(|(t, _)| *t)
+            .collect();
         *shown = now;
-        due
+        (due, asked)
     };
     if !due.is_empty() {
         spawn_local(retitle_groups(worker.clone()));
+    }
+    for &(tab, badge) in &due {
+        if badge == Badge::Asks {
+            spawn_local(notify_asks(worker.clone(), tab));
+        } else if asked.contains(&tab) {
+            spawn_local(async move {
+                let (id, ..) = ask_notice(tab, None, "");
+                // One never shown, or closed by the person: no news.
+                let _ = notifications::clear(&id).await;
+            });
+        }
     }
     for (tab, badge) in due {
         let title = badge.title(worker.state.borrow().holders.get(&tab));
@@ -59,4 +88,72 @@ async fn retitle_groups(worker: Rc<Worker>) {
         // unshared. A group that closed meanwhile has nothing to title.
         let _ = tab_groups::update(group, &title, tab_groups::COTAB_COLOR).await;
     }
+}
+
+/// Tells the person that a request waits for their yes in `tab`, unless
+/// a side panel, which lists it, is open.
+async fn notify_asks(worker: Rc<Worker>, tab: TabId) {
+    if let Ok(panel) = runtime::get_url(PANEL_PAGE) {
+        if runtime::page_open(&panel).await.unwrap_or(false) {
+            return;
+        }
+    }
+    // A blocked page's title is not shown, as in the shared list.
+    let blocked = worker.state.borrow().pages.blocked(tab).is_some();
+    let title = match blocked {
+        true => None,
+        false => tabs::get(tab).await.ok().and_then(|t| t.title),
+    };
+    let title: String = title
+        .unwrap_or_default()
+        .chars()
+        .take(NOTICE_TITLE_CHARS)
+        .collect();
+    let (id, heading, message) = ask_notice(tab, worker.state.borrow().holders.get(&tab), &title);
+    if let Err(e) = notifications::show(&id, &heading, &message).await {
+        log::warn(&format!(
+            "no notification for tab {tab}: {}",
+            error_message(&e)
+        ));
+        return;
+    }
+    // Answered while it was being shown: it goes at once.
+    if !worker.badges.borrow().contains(&(tab, Badge::Asks)) {
+        let _ = notifications::clear(&id).await;
+    }
+}
+
+/// Listens to clicks on cotab's notifications: one that a request waits
+/// opens the side panel in the request's tab's window (in a tab of its
+/// own when the browser will not open the panel), and goes.
+pub(super) fn register() {
+    listen(
+        "notifications.onClicked",
+        notifications::on_clicked(),
+        Closure::<dyn FnMut(String)>::new(|id: String| {
+            let Some(tab) = ask_notice_tab(&id) else {
+                return;
+            };
+            // Called within the click's gesture, which the browser asks
+            // the side panel for.
+            let opened = side_panel::open_at_tab(tab);
+            spawn_local(async move {
+                let _ = notifications::clear(&id).await;
+                let opened = match opened {
+                    Ok(promise) => JsFuture::from(promise).await.map(drop),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = opened {
+                    log::info(&format!(
+                        "the side panel did not open: {}",
+                        error_message(&e)
+                    ));
+                    let window = tabs::get(tab).await.ok().map(|t| t.window_id);
+                    if let Ok(panel) = runtime::get_url(PANEL_PAGE) {
+                        let _ = tabs::create(&panel, window).await;
+                    }
+                }
+            });
+        }),
+    );
 }

@@ -46,7 +46,7 @@ async fn click(browser: &Browser, panel: &Page, selector: &str) -> anyhow::Resul
 }
 
 /// The side panel's page, in a tab of its own.
-async fn open_panel(browser: &Browser) -> anyhow::Result<Page> {
+pub(crate) async fn open_panel(browser: &Browser) -> anyhow::Result<Page> {
     browser
         .open_tab(&format!(
             "chrome-extension://{EXTENSION_ID}/popup.html?panel"

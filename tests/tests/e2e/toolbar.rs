@@ -152,3 +152,56 @@ async fn a_pinned_cotab_shows_its_own_icon_and_asks_for_no_pin() -> anyhow::Resu
     assert_eq!(browser.eval(&popup, hint).await?, true);
     Ok(())
 }
+
+/// cotab's notifications the browser shows, by id.
+async fn notices(browser: &Browser) -> anyhow::Result<Value> {
+    browser.in_worker("chrome.notifications.getAll()").await
+}
+
+/// Waits until the browser shows the notifications `want`.
+async fn notified(browser: &Browser, want: Value) -> anyhow::Result<()> {
+    let clock = Deadline::new("the notifications", DEADLINE);
+    loop {
+        let now = notices(browser).await?;
+        if now == want {
+            return Ok(());
+        }
+        clock.next(now).await?;
+    }
+}
+
+/// A request that waits for the person's yes while no side panel is open
+/// is told by a notification, which goes once the person answered it in
+/// the panel; the badge says `ASK` meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_waiting_with_no_side_panel_open_is_notified_until_answered() -> anyhow::Result<()>
+{
+    use crate::approvals::{answer, ask_before, one_waiting, open_panel};
+    use cotab_shared::controller::{Click, ClickParams};
+    let (browser, _page, tab, mut agent) =
+        crate::toolset::on_page("/signup", LaunchOptions::default()).await?;
+    let outline = crate::toolset::snapshot(&mut agent).await?;
+    let terms = crate::toolset::find_ref(&outline, "checkbox \"I accept the terms\"")?;
+    let panel = open_panel(&browser).await?;
+    ask_before(&browser, &panel, tab, "step").await?;
+    browser.close(&panel).await?;
+
+    let click = ClickParams::on(terms);
+    let task = tokio::spawn(async move {
+        let r = agent.call::<Click>(&click).await;
+        (agent, r)
+    });
+    let id = format!("cotab-ask-{}", tab.0);
+    notified(&browser, json!({ &id: true })).await?;
+    assert_eq!(badge(&browser, tab).await?[0], "ASK");
+
+    // The person opens the panel (a click on the notification would) and
+    // says no: the notification goes.
+    let panel = open_panel(&browser).await?;
+    assert_eq!(one_waiting(&browser, &panel).await?, "step|");
+    answer(&browser, &panel, "deny").await?;
+    let (_agent, r) = task.await?;
+    assert!(r.is_err(), "{r:?}");
+    notified(&browser, json!({})).await?;
+    Ok(())
+}
