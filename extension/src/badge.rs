@@ -68,18 +68,23 @@ impl Badge {
 
 /// The title of a `cotab` tab group that holds the shared tabs for which
 /// `member` holds: who works in it (`ada working · cotab`, the agent of
-/// its first tab in share order named), else the person's control
-/// (`you have control · cotab`), else `cotab`.
+/// its first tab in share order named; `ada waiting for you · cotab`
+/// while a request waits for the person's yes in one of them, as its
+/// badge says `ASK`), else the person's control (`you have control ·
+/// cotab`), else `cotab`.
 pub fn group_title(machine: &Machine, member: impl Fn(TabId) -> bool) -> String {
     let mut first: Option<&str> = None;
     let mut others = false;
     let mut person = false;
+    let mut asks = false;
     for &tab in machine.shared.ids() {
         if !member(tab) {
             continue;
         }
         let holder = machine.holders.get(&tab);
-        let name = match (badge_of(machine, tab), holder) {
+        let badge = badge_of(machine, tab);
+        asks |= badge == Badge::Asks;
+        let name = match (badge, holder) {
             (Badge::Agent | Badge::Asks, Some(Holder::Agent { name, .. })) => name.as_str(),
             (Badge::Agent | Badge::Asks, _) => "an agent",
             (Badge::Person, _) => {
@@ -101,7 +106,7 @@ pub fn group_title(machine: &Machine, member: impl Fn(TabId) -> bool) -> String 
             if others {
                 title.push_str(" and others");
             }
-            title.push_str(" working");
+            title.push_str(if asks { " waiting for you" } else { " working" });
         }
         None if person => title.push_str("you have control"),
         None => {}
@@ -295,6 +300,11 @@ mod tests {
         );
         assert_eq!(ask_notice_tab("cotab-ask-x"), None);
         assert_eq!(ask_notice_tab("other-2"), None);
+        assert_eq!(group_title(&m, |_| true), "ada waiting for you · cotab");
+        m.controllers(vec![TabControl {
+            tab_id: TabId(2),
+            holder: Holder::agent("ada"),
+        }]);
         assert_eq!(group_title(&m, |_| true), "ada working · cotab");
         // The link drops: the daemon's word is gone, the person's stays.
         let _ = m.link_dropped("gone".into());

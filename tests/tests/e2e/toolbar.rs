@@ -194,6 +194,7 @@ async fn a_request_waiting_with_no_side_panel_open_is_notified_until_answered() 
     let id = format!("cotab-ask-{}", tab.0);
     notified(&browser, json!({ &id: true })).await?;
     assert_eq!(badge(&browser, tab).await?[0], "ASK");
+    group_titled(&browser, tab, "toolset waiting for you · cotab").await?;
 
     // The person opens the panel (a click on the notification would) and
     // says no: the notification goes.
@@ -203,5 +204,6 @@ async fn a_request_waiting_with_no_side_panel_open_is_notified_until_answered() 
     let (_agent, r) = task.await?;
     assert!(r.is_err(), "{r:?}");
     notified(&browser, json!({})).await?;
+    group_titled(&browser, tab, "toolset working · cotab").await?;
     Ok(())
 }
