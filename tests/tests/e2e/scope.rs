@@ -305,6 +305,48 @@ async fn a_tab_an_agent_opens_is_held_from_its_first_request() -> anyhow::Result
     Ok(())
 }
 
+/// The agent's click on a link that opens a tab at another site is
+/// refused before anything is pressed: the tab it would open could not be
+/// held before its first request. A link of the tab's site that opens a
+/// tab still does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_on_a_link_opening_a_tab_at_another_site_is_refused() -> anyhow::Result<()> {
+    use cotab_shared::controller::{Click, ClickParams};
+    let other = Other::start()?;
+    let (browser, page, _tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    let away = other.url("/popped");
+    browser
+        .eval(
+            &page,
+            &format!(
+                "document.body.insertAdjacentHTML('beforeend', \
+                 '<p><a target=\"_blank\" href=\"{away}\">Away</a> \
+                  <a target=\"results\" href=\"/second?from=named\">Here</a></p>'); 1"
+            ),
+        )
+        .await?;
+    let open = pages(&browser).await?;
+    let outline = snapshot(&mut agent).await?;
+    let link = crate::toolset::find_ref(&outline, "link \"Away\"")?;
+    let err = agent
+        .call::<Click>(&ClickParams::on(link))
+        .await
+        .expect_err("a tab at another site");
+    assert_eq!(err.kind(), Some(ErrorKind::SiteNotAllowed), "{err}");
+    assert!(err.to_string().contains("localhost"), "{err}");
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
+    assert_eq!(pages(&browser).await?, open, "no tab opened");
+
+    // One of the tab's own site opens, and is shared with it.
+    let here = crate::toolset::find_ref(&outline, "link \"Here\"")?;
+    agent.call::<Click>(&ClickParams::on(here)).await?;
+    wait_for("the tab of the site's link", DEADLINE, || async {
+        Ok((pages(&browser).await? == open + 1).then_some(()))
+    })
+    .await?;
+    Ok(())
+}
+
 /// The person allows a site in every share from the options page, and
 /// revokes it there; a name that is no site is not taken.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -70,7 +70,18 @@ pub(super) async fn click(cx: &Cx<'_>, p: ClickParams) -> Result<Empty, RpcError
     let aim = aim_of(p.element, p.x, p.y, p.frame_id)?;
     let fence = cx.fence(Need::Act)?;
     cx.expect(&fence, p.expect.as_ref()).await?;
-    let (x, y, frame) = cx.aim(&fence, &aim).await?;
+    let (x, y, frame) = match &aim {
+        // A link that opens a tab is read beside the aim's own reads.
+        Aim::Element(r) => {
+            let (refused, aimed) = tokio::join!(
+                super::navigate::refuse_tab_off_scope(cx, &fence, r),
+                cx.aim(&fence, &aim)
+            );
+            refused?;
+            aimed?
+        }
+        Aim::Point { .. } => cx.aim(&fence, &aim).await?,
+    };
     cx.mouse_click(
         &fence,
         (x, y),

@@ -1,14 +1,18 @@
 //! `page.navigate`: to a url, back, forward or reload, waiting for the
-//! page to load; and the url check agents' urls go through.
+//! page to load; the url check agents' urls go through; and the refusal
+//! of a click on a link that would open a tab at a site the tab's share
+//! does not allow (whose first request the tab's debugger could not
+//! hold).
 
 use super::{invalid_params, wire, Cx};
-use crate::broker::Need;
+use crate::broker::{Fence, Need};
 use crate::validate::check_navigate_url;
 use cotab_shared::cdp::{
     CdpEvent as _, FrameNavigated, GetNavigationHistory, LoadEventFired, Navigate,
     NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
 };
-use cotab_shared::controller::{NavigateAction, NavigateParams, NavigateResult, RpcError};
+use cotab_shared::cdp::{DescribeBackendNode, NodeAttributes};
+use cotab_shared::controller::{NavigateAction, NavigateParams, NavigateResult, Ref, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::reach::{check_driveable, LocalFiles};
 use cotab_shared::ErrorKind;
@@ -153,4 +157,97 @@ pub(super) fn check_url_param(url: &str, files: &LocalFiles) -> Result<(), RpcEr
         }
         _ => RpcError::from(e),
     })
+}
+
+/// The `href` of a link that opens its page in a new tab or window: an
+/// `a` or `area` with a `target` other than `_self`, `_parent` and
+/// `_top` (a named one included: it opens a window unless a frame has
+/// that name).
+fn opens_a_tab(node: &NodeAttributes) -> Option<&str> {
+    let link = ["a", "area"]
+        .iter()
+        .any(|n| node.node_name.eq_ignore_ascii_case(n));
+    let target = node.attribute("target")?.trim();
+    let same = target.is_empty()
+        || ["_self", "_parent", "_top"]
+            .iter()
+            .any(|t| target.eq_ignore_ascii_case(t));
+    (link && !same).then(|| node.attribute("href")).flatten()
+}
+
+/// Refuses (`SITE_NOT_ALLOWED`) a click on the element `r` when it is a
+/// link that opens a tab at a site the fence's tab may not go to: the
+/// tab it opens makes its first request before anything can hold it.
+/// Costs nothing in a tab shared for any site; elsewhere one read of the
+/// element, which goes beside the click's own reads.
+pub(super) async fn refuse_tab_off_scope(
+    cx: &Cx<'_>,
+    fence: &Fence,
+    r: &Ref,
+) -> Result<(), RpcError> {
+    let (holds, page) = cx.core(|c| {
+        let page = c
+            .shared()
+            .iter()
+            .find(|t| t.id == fence.tab)
+            .map(|t| t.url.clone());
+        (c.scope(fence.tab).holds(), page)
+    });
+    if !holds {
+        return Ok(());
+    }
+    let node = cx.core(|c| c.resolve_ref(fence, r))?;
+    let described = cx
+        .send(
+            fence,
+            &DescribeBackendNode {
+                backend_node_id: node.backend_node_id,
+            },
+            CommandClass::Observe,
+        )
+        .await?;
+    let Some(href) = opens_a_tab(&described.node) else {
+        return Ok(());
+    };
+    // Resolved as the page resolves it, but for a `<base href>`.
+    let url = page
+        .and_then(|p| url::Url::parse(&p).ok())
+        .and_then(|base| base.join(href.trim()).ok());
+    match url {
+        Some(url) if matches!(url.scheme(), "http" | "https") => {
+            Ok(cx.core(|c| c.url_in_scope(fence.tab, url.as_str()))?)
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, attributes: &[&str]) -> NodeAttributes {
+        NodeAttributes {
+            node_name: name.into(),
+            attributes: attributes.iter().map(|a| (*a).to_owned()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_link_opens_a_tab_by_its_target() {
+        let opens = |n: &NodeAttributes| opens_a_tab(n).map(str::to_owned);
+        let away = node("A", &["href", "https://b.test/x", "target", "_blank"]);
+        assert_eq!(opens(&away).as_deref(), Some("https://b.test/x"));
+        let named = node("area", &["target", "results", "href", "/y"]);
+        assert_eq!(opens(&named).as_deref(), Some("/y"));
+        for same in ["", "_self", "_TOP", " _parent "] {
+            let n = node("a", &["href", "/z", "target", same]);
+            assert_eq!(opens(&n), None, "{same:?}");
+        }
+        assert_eq!(opens(&node("a", &["href", "/z"])), None);
+        assert_eq!(opens(&node("a", &["target", "_blank"])), None);
+        assert_eq!(
+            opens(&node("BUTTON", &["target", "_blank", "href", "/z"])),
+            None
+        );
+    }
 }
