@@ -12,7 +12,7 @@
 use super::{frames, wire, Cx, Rect};
 use crate::broker::{Fence, Need};
 use cotab_core::approvals::{aims_at, check, AimAt, PagePoint, SecretAt, SubmitAt};
-use cotab_shared::cdp::{DescribeBackendNode, NodeAttributes};
+use cotab_shared::cdp::NodeAttributes;
 use cotab_shared::controller::{Call, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::watch::{ApprovalFrame, AskBefore, Mark, PendingApproval};
@@ -317,19 +317,7 @@ fn denied(why: &str) -> RpcError {
 async fn takes_secret(cx: &Cx<'_>, fence: &Fence, at: &SecretAt) -> Result<bool, RpcError> {
     let v = match at {
         SecretAt::Focus => cx.read(fence, SECRET_FOCUS).await?,
-        SecretAt::Element(r) => {
-            let node = cx.core(|c| c.resolve_ref(fence, r))?;
-            let described = cx
-                .send(
-                    fence,
-                    &DescribeBackendNode {
-                        backend_node_id: node.backend_node_id,
-                    },
-                    CommandClass::Observe,
-                )
-                .await?;
-            return Ok(takes_a_secret(&described.node));
-        }
+        SecretAt::Element(r) => return Ok(takes_a_secret(&cx.describe_ref(fence, r).await?)),
     };
     // Anything but a plain `false` counts as a secret: fails closed.
     Ok(v != Value::Bool(false))

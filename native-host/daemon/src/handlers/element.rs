@@ -19,8 +19,9 @@ use super::{wire, Cx, Rect};
 use crate::broker::{Fence, NodeRef};
 use crate::overlay::Aimed;
 use cotab_shared::cdp::{
-    CallArgument, CallFunctionOn, ContentQuads, Focus, GetContentQuads, GetLayoutMetrics,
-    GetNodeForLocation, Node, ResolveNode, ScrollIntoViewIfNeeded,
+    CallArgument, CallFunctionOn, ContentQuads, DescribeBackendNode, Focus, GetContentQuads,
+    GetLayoutMetrics, GetNodeForLocation, Node, NodeAttributes, ResolveNode,
+    ScrollIntoViewIfNeeded,
 };
 use cotab_shared::controller::{Ref, RpcError};
 use cotab_shared::native::CommandClass;
@@ -261,6 +262,26 @@ impl Cx<'_> {
             layout: layout?,
         };
         Ok((el, in_view))
+    }
+
+    /// The name and attributes of the element `r` stands for, read
+    /// without touching the page.
+    pub(super) async fn describe_ref(
+        &self,
+        fence: &Fence,
+        r: &Ref,
+    ) -> Result<NodeAttributes, RpcError> {
+        let node = self.core(|c| c.resolve_ref(fence, r))?;
+        let described = self
+            .send(
+                fence,
+                &DescribeBackendNode {
+                    backend_node_id: node.backend_node_id,
+                },
+                CommandClass::Observe,
+            )
+            .await?;
+        Ok(described.node)
     }
 
     /// The box of the element `r` stands for where it is now, in viewport

@@ -7,11 +7,11 @@
 use super::{invalid_params, wire, Cx};
 use crate::broker::{Fence, Need};
 use crate::validate::check_navigate_url;
+use cotab_shared::cdp::NodeAttributes;
 use cotab_shared::cdp::{
     CdpEvent as _, FrameNavigated, GetNavigationHistory, LoadEventFired, Navigate,
     NavigateToHistoryEntry, NavigatedWithinDocument, Reload,
 };
-use cotab_shared::cdp::{DescribeBackendNode, NodeAttributes};
 use cotab_shared::controller::{NavigateAction, NavigateParams, NavigateResult, Ref, RpcError};
 use cotab_shared::native::CommandClass;
 use cotab_shared::reach::{check_driveable, LocalFiles};
@@ -196,17 +196,8 @@ pub(super) async fn refuse_tab_off_scope(
     if !holds {
         return Ok(());
     }
-    let node = cx.core(|c| c.resolve_ref(fence, r))?;
-    let described = cx
-        .send(
-            fence,
-            &DescribeBackendNode {
-                backend_node_id: node.backend_node_id,
-            },
-            CommandClass::Observe,
-        )
-        .await?;
-    let Some(href) = opens_a_tab(&described.node) else {
+    let node = cx.describe_ref(fence, r).await?;
+    let Some(href) = opens_a_tab(&node) else {
         return Ok(());
     };
     // Resolved as the page resolves it, but for a `<base href>`.
