@@ -16,12 +16,17 @@ use crate::chrome::{action, error_message, notifications, runtime, side_panel, t
 use crate::log;
 use crate::messages::TAB_GROUP_ID_NONE;
 use cotab_shared::TabId;
+use gloo_timers::future::TimeoutFuture;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
 /// The side panel's page.
 const PANEL_PAGE: &str = "popup.html?panel";
+
+/// How often a request waiting while a side panel is open looks whether
+/// the panel closed, in milliseconds.
+const PANEL_LOOK_MS: u32 = 1_000;
 
 /// The most characters of a tab's title a notification shows.
 const NOTICE_TITLE_CHARS: usize = 60;
@@ -90,13 +95,23 @@ async fn retitle_groups(worker: Rc<Worker>) {
     }
 }
 
-/// Tells the person that a request waits for their yes in `tab`, unless
-/// a side panel, which lists it, is open.
+/// Tells the person that a request waits for their yes in `tab` once no
+/// side panel, which lists it, is open: looked at again every
+/// [`PANEL_LOOK_MS`] while the request waits, so a panel closed meanwhile
+/// (or still closing when the request began) leaves the person told.
 async fn notify_asks(worker: Rc<Worker>, tab: TabId) {
-    if let Ok(panel) = runtime::get_url(PANEL_PAGE) {
-        if runtime::page_open(&panel).await.unwrap_or(false) {
+    loop {
+        if !worker.badges.borrow().contains(&(tab, Badge::Asks)) {
             return;
         }
+        let open = match runtime::get_url(PANEL_PAGE) {
+            Ok(panel) => runtime::page_open(&panel).await.unwrap_or(false),
+            Err(_) => false,
+        };
+        if !open {
+            break;
+        }
+        TimeoutFuture::new(PANEL_LOOK_MS).await;
     }
     // A blocked page's title is not shown, as in the shared list.
     let blocked = worker.state.borrow().pages.blocked(tab).is_some();

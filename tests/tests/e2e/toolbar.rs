@@ -172,7 +172,8 @@ async fn notified(browser: &Browser, want: Value) -> anyhow::Result<()> {
 
 /// A request that waits for the person's yes while no side panel is open
 /// is told by a notification, which goes once the person answered it in
-/// the panel; the badge says `ASK` meanwhile.
+/// the panel; the badge says `ASK` meanwhile. A panel open when the
+/// request began and closed while it waits leaves the person told.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_waiting_with_no_side_panel_open_is_notified_until_answered() -> anyhow::Result<()>
 {
@@ -184,13 +185,24 @@ async fn a_request_waiting_with_no_side_panel_open_is_notified_until_answered() 
     let terms = crate::toolset::find_ref(&outline, "checkbox \"I accept the terms\"")?;
     let panel = open_panel(&browser).await?;
     ask_before(&browser, &panel, tab, "step").await?;
-    browser.close(&panel).await?;
 
     let click = ClickParams::on(terms);
     let task = tokio::spawn(async move {
         let r = agent.call::<Click>(&click).await;
         (agent, r)
     });
+    // The panel lists it: no notification while it is open.
+    assert_eq!(one_waiting(&browser, &panel).await?, "step|");
+    let clock = Deadline::new("the badge", DEADLINE);
+    loop {
+        let now = badge(&browser, tab).await?;
+        if now[0] == "ASK" {
+            break;
+        }
+        clock.next(now).await?;
+    }
+    assert_eq!(notices(&browser).await?, json!({}));
+    browser.close(&panel).await?;
     let id = format!("cotab-ask-{}", tab.0);
     notified(&browser, json!({ &id: true })).await?;
     assert_eq!(badge(&browser, tab).await?[0], "ASK");
