@@ -188,12 +188,10 @@ impl Machine {
 
     /// Whether the CDP event `method` from `tab` goes to the host: one of
     /// those always forwarded, or any while the daemon asked for every
-    /// event of the tab (but the frames of cotab's own screencast).
+    /// event of the tab.
     fn forwards(&self, tab: TabId, method: &str) -> bool {
         self.shared.forwards_cdp_event(tab, method)
-            || (self.shared.contains(tab)
-                && self.pages.all_events(tab)
-                && method != "Page.screencastFrame")
+            || (self.shared.contains(tab) && self.pages.all_events(tab))
     }
 
     /// The page's renderer crashed: commands in flight on it never settle

@@ -14,7 +14,8 @@
 //!   daemon;
 //! - the agents' programs: [`cli`] (`cotab-cli`), [`mcp`] (`cotab-mcp`),
 //!   [`cdp_endpoint`] (`cotab-cdp`);
-//! - `cotab-install`: [`install`], [`doctor`].
+//! - `cotab-install`: [`install`], [`doctor`];
+//! - `cotab-video`: [`video_file`] — a tab's video as WebM.
 //!
 //! **API Boundary:** the binaries in `src/bin/` only parse arguments and call
 //! into these crates.
@@ -32,3 +33,4 @@ pub use cotab_local::{
     accept, codec, default_runtime_dir, init_logging, logs, record, runtime, VERSION,
 };
 pub use cotab_mcp as mcp;
+pub use cotab_video as video_file;

@@ -474,6 +474,20 @@ const DOWNLOADS: &str = r#"<!doctype html>
 
 /// Centre of the demo page's button, in CSS pixels.
 pub const DEMO_BUTTON_CENTRE: (f64, f64) = (150.0, 118.0);
+/// A page that paints itself blue when its button is pressed (a video's
+/// frames before and after tell the two apart).
+pub const PAINT: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>Paint</title>
+<style>
+ body { margin: 0; height: 100vh; background: rgb(255, 255, 255); }
+ body.blue { background: rgb(0, 96, 255); }
+ button { position: absolute; left: 40px; top: 200px; width: 160px; height: 48px; }
+</style></head>
+<body>
+ <button onclick="document.body.className = 'blue'">Paint</button>
+</body></html>
+"#;
+
 /// Centre of the demo page's text field, in CSS pixels.
 pub const DEMO_FIELD_CENTRE: (f64, f64) = (200.0, 202.0);
 
@@ -580,6 +594,7 @@ impl Fixture {
                         "/drop" => (200, DROP),
                         "/downloads" => (200, DOWNLOADS),
                         "/covered" => (200, COVERED),
+                        "/paint" => (200, PAINT),
                         "/slow" => (200, SECOND),
                         "/big" => (200, crate::big_page::html()),
                         tasks => match crate::task_pages::page(tasks) {

@@ -163,6 +163,9 @@ pub fn describe(core: &Core, sid: SessionId, tab: Option<TabId>, call: &Call) ->
         Call::Resize(_) => "resize the page".into(),
         Call::EmulateMedia(_) => "emulate media features".into(),
         Call::Evaluate(p) => format!("run a script ({} bytes)", p.expression.len()),
+        Call::VideoStart(_) => "start a video of the tab".into(),
+        Call::VideoChapter(_) => "mark a chapter in its video".into(),
+        Call::VideoStop(_) => "stop its video".into(),
         // Its method and the size of its params, never what they hold.
         Call::CdpSend(p) => {
             let size = p.params.as_ref().map_or(0, json_size);
@@ -193,7 +196,7 @@ fn json_size(v: &serde_json::Value) -> usize {
 }
 
 /// `s`, at most `max` characters.
-fn short(s: &str, max: usize) -> String {
+pub(crate) fn short(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();
     }

@@ -315,6 +315,7 @@ pub async fn run(
             Ok(()) => {
                 shell.keep_settings(crate::settings::Store::in_dir(dir));
                 keep_record(&shell, dir);
+                shell.videos.keep_in(dir.join("videos"));
             }
             Err(e) => {
                 tracing::warn!(error = %e, "no state directory: the person's settings last as long as the daemon")

@@ -27,6 +27,7 @@ pub mod shell;
 pub mod socket_lane;
 pub mod socket_offers;
 pub mod uploads;
+pub mod video;
 
 // The core's modules and the machine's ground, as the daemon's own
 // modules name them (`crate::broker`, `crate::codec`).

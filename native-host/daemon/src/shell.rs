@@ -94,6 +94,8 @@ pub struct Shell {
     pub overlays: Arc<Overlays>,
     /// Agent requests as the person reads them.
     pub activity: crate::activity::Feed,
+    /// Videos of shared tabs.
+    pub videos: crate::video::Videos,
     /// Where the person's settings are kept, once the daemon knows its
     /// state directory.
     settings: std::sync::OnceLock<crate::settings::Store>,
@@ -164,6 +166,7 @@ impl Shell {
             socket: std::sync::OnceLock::new(),
             overlays: Arc::default(),
             activity: crate::activity::Feed::default(),
+            videos: crate::video::Videos::default(),
             settings: std::sync::OnceLock::new(),
             granted: Mutex::default(),
             kept: Mutex::default(),
@@ -557,6 +560,19 @@ impl Shell {
         self.lane.send_oneway(&HostToExtension::Policy {
             file_dirs: self.local_files(),
         });
+        // A new connection's sessions run the keep-alive screencast:
+        // each tab still recorded gets its video's back.
+        for (tab, start) in self.videos.screencasts() {
+            self.screencast(tab, &start);
+        }
+    }
+
+    /// Runs `start` as `tab`'s screencast in place of the one running (a
+    /// video's, or the keep-alive one back once a video ended): the
+    /// browser runs one at a time and refuses a second.
+    pub fn screencast(&self, tab: TabId, start: &cotab_shared::cdp::StartScreencast) {
+        self.send_detached(tab, &cotab_shared::cdp::StopScreencast {});
+        self.send_detached(tab, start);
     }
 
     /// The lane's connection closed.
@@ -571,7 +587,13 @@ impl Shell {
     /// the shell's `choosers` lock).
     pub fn tick(&self) {
         let now = std::time::Instant::now();
-        self.with_core(|c| c.tick(now));
+        let live = self.with_core(|c| {
+            c.tick(now);
+            c.session_ids()
+        });
+        for tab in self.videos.keep_sessions(&live) {
+            self.screencast(tab, &cotab_shared::cdp::StartScreencast::KEEP_ALIVE);
+        }
         let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
         for tab in self.with_core(|c| c.choosers_due(now)) {
             if !self.lane.send_unanswered(&intercept(tab, false)) {

@@ -105,6 +105,9 @@ pub(crate) struct Bridge {
     snapshot_mode: SnapshotMode,
     /// The outline the model was last shown of each tab.
     seen: Seen,
+    /// The videos started, by tab, with the file name each was asked to
+    /// be saved to.
+    pub(super) video_names: Vec<(TabId, Option<String>)>,
 }
 
 impl Bridge {
@@ -142,6 +145,7 @@ impl Bridge {
             closed: false,
             snapshot_mode,
             seen: Seen::default(),
+            video_names: Vec::new(),
         })
     }
 

@@ -51,6 +51,7 @@ mod params;
 mod schema;
 mod tools;
 mod upload;
+mod video;
 mod vision;
 
 use bridge::Bridge;

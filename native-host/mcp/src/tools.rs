@@ -16,6 +16,7 @@ use super::network::{NetworkRequestArgs, NetworkRequestsArgs};
 use super::outcome::{ToolFailure, ToolOutput};
 use super::schema::input_schema;
 use super::upload::FileUploadArgs;
+use super::video::{ChapterArgs, StartVideoArgs};
 use super::vision::{ButtonArgs, ClickXyArgs, DragXyArgs, MoveXyArgs, WheelArgs};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -41,6 +42,13 @@ pub(crate) const VISION: &[&str] = &[
 /// The PDF tool, offered with `--caps pdf` only.
 pub(crate) const PDF: &[&str] = &["browser_pdf_save"];
 
+/// The video tools, offered with `--caps devtools` only.
+pub(crate) const DEVTOOLS: &[&str] = &[
+    "browser_start_video",
+    "browser_video_chapter",
+    "browser_stop_video",
+];
+
 /// Opt-in groups of tools, as Playwright MCP's `--caps` names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Cap {
@@ -49,6 +57,9 @@ pub enum Cap {
     Vision,
     /// `browser_pdf_save`.
     Pdf,
+    /// The video tools (`browser_start_video`, `browser_video_chapter`,
+    /// `browser_stop_video`).
+    Devtools,
 }
 
 /// Which opt-in groups are on.
@@ -58,6 +69,8 @@ pub struct Caps {
     pub vision: bool,
     /// [`Cap::Pdf`].
     pub pdf: bool,
+    /// [`Cap::Devtools`].
+    pub devtools: bool,
 }
 
 impl Caps {
@@ -66,12 +79,15 @@ impl Caps {
         Caps {
             vision: caps.contains(&Cap::Vision),
             pdf: caps.contains(&Cap::Pdf),
+            devtools: caps.contains(&Cap::Devtools),
         }
     }
 
     /// Whether the tool `name` is on.
     pub(crate) fn offers(self, name: &str) -> bool {
-        (self.vision || !VISION.contains(&name)) && (self.pdf || !PDF.contains(&name))
+        (self.vision || !VISION.contains(&name))
+            && (self.pdf || !PDF.contains(&name))
+            && (self.devtools || !DEVTOOLS.contains(&name))
     }
 }
 
@@ -245,6 +261,13 @@ tools! {
     PdfSave(PdfArgs) => "browser_pdf_save", "Save as PDF", read_only: true, run: pdf_save,
         "Save the current page as a PDF file, printed as Chromium prints it (Letter, no \
          backgrounds).";
+    StartVideo(StartVideoArgs) => "browser_start_video", "Start video", read_only: true, run: start_video,
+        "Start a video (WebM) of the current tab: its page only, as the browser draws it. The \
+         person sees that it records. End it with browser_stop_video.";
+    VideoChapter(ChapterArgs) => "browser_video_chapter", "Video chapter", read_only: true, run: video_chapter,
+        "Add a chapter marker at this moment to the videos being recorded.";
+    StopVideo(NoArgs) => "browser_stop_video", "Stop video", read_only: true, run: stop_video,
+        "Stop video recording and save the videos.";
     Evaluate(EvaluateArgs) => "browser_evaluate", "Evaluate JavaScript", read_only: false, run: evaluate,
         "Evaluate a JavaScript function on the current page and return its value. Only \
          available while the person has turned developer mode on in the cotab popup.";
@@ -277,6 +300,7 @@ mod tests {
     const ALL: Caps = Caps {
         vision: true,
         pdf: true,
+        devtools: true,
     };
 
     #[test]
@@ -290,7 +314,10 @@ mod tests {
             assert!(!plain.iter().any(|n| n == name), "{name} in {plain:?}");
             assert!(vision.iter().any(|n| n == name), "{name} not in {vision:?}");
         }
-        assert_eq!(vision.len(), plain.len() + VISION.len() + PDF.len());
+        assert_eq!(
+            vision.len(),
+            plain.len() + VISION.len() + PDF.len() + DEVTOOLS.len()
+        );
         let pdf_only = Caps {
             pdf: true,
             ..Caps::default()
@@ -302,6 +329,22 @@ mod tests {
         assert!(!plain.iter().any(|n| n == "browser_pdf_save"));
         assert!(with_pdf.iter().any(|n| n == "browser_pdf_save"));
         assert_eq!(with_pdf.len(), plain.len() + PDF.len());
+        let devtools = Caps {
+            devtools: true,
+            ..Caps::default()
+        };
+        let with_video: Vec<_> = definitions(true, devtools)
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        for name in DEVTOOLS {
+            assert!(!plain.iter().any(|n| n == name), "{name} in {plain:?}");
+            assert!(with_video.iter().any(|n| n == name), "{name}");
+        }
+        assert_eq!(
+            schema_of("browser_video_chapter")["required"],
+            json!(["title"])
+        );
         assert_eq!(
             schema_of("browser_mouse_click_xy")["required"],
             json!(["x", "y"])
@@ -332,7 +375,7 @@ mod tests {
         );
         assert_eq!(
             off.len(),
-            NAMES.len() - PRIVILEGED.len() - VISION.len() - PDF.len()
+            NAMES.len() - PRIVILEGED.len() - VISION.len() - PDF.len() - DEVTOOLS.len()
         );
         for name in [
             "browser_tabs",

@@ -82,6 +82,7 @@ mod network;
 mod overlay;
 mod page;
 mod runtime;
+mod screencast;
 mod session;
 #[cfg(test)]
 mod tests;
@@ -93,4 +94,5 @@ pub use network::*;
 pub use overlay::*;
 pub use page::*;
 pub use runtime::*;
+pub use screencast::*;
 pub use session::*;

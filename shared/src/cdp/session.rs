@@ -23,6 +23,10 @@ pub const FORWARDED_CDP_EVENTS: &[&str] = &[
     // Main-frame navigations the daemon holds while an agent works in a
     // tab shared for some sites only (it enables `Fetch` then).
     "Fetch.requestPaused",
+    // The frames of a video of the tab (the daemon acknowledges them
+    // while it records; the keep-alive screencast's one frame is never
+    // acknowledged).
+    "Page.screencastFrame",
 ];
 
 /// CDP commands (method, params as JSON text) the extension sends on every

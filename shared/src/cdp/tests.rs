@@ -162,3 +162,23 @@ fn best_effort_commands_are_enable_commands_and_the_event_sources_are_not() {
         assert!(!BEST_EFFORT_CDP.contains(&needed), "{needed}");
     }
 }
+
+#[test]
+fn the_keep_alive_screencast_a_video_gives_back_is_the_one_each_session_starts() {
+    let (_, at_attach) = ENABLED_CDP_DOMAINS
+        .iter()
+        .find(|(m, _)| *m == StartScreencast::METHOD)
+        .expect("started at attach");
+    let at_attach: serde_json::Value = serde_json::from_str(at_attach).expect("JSON");
+    assert_eq!(StartScreencast::KEEP_ALIVE.params(), at_attach);
+    let frame = ScreencastFrame::parse(
+        "Page.screencastFrame",
+        &json!({"data": "/9j/", "sessionId": 3, "metadata": {"deviceWidth": 8}}),
+    )
+    .expect("parses");
+    assert_eq!((frame.data.as_str(), frame.session_id), ("/9j/", 3));
+    assert_eq!(
+        ScreencastFrameAck { session_id: 3 }.params(),
+        json!({"sessionId": 3})
+    );
+}

@@ -13,6 +13,7 @@ use super::{
     PressParams, ReleaseResult, ResizeParams, ResizeResult, ResumeParams, ResumeResult, RpcError,
     ScrollParams, SelectOptionParams, SelectOptionResult, SelectParams, SelectResult,
     SetFilesParams, SnapshotParams, SnapshotResult, StatusResult, TabsListResult, TypeParams,
+    VideoChapterParams, VideoChapterResult, VideoStartParams, VideoStartResult, VideoStopResult,
     WaitParams, WaitResult, INVALID_PARAMS, METHOD_NOT_FOUND,
 };
 use crate::error::ErrorKind;
@@ -151,6 +152,12 @@ methods! {
     Network => "page.network", NetworkParams, NetworkResult, Network;
     /// One request's headers and bodies (developer mode only).
     NetworkDetail => "page.networkRequest", NetworkRequestParams, NetworkRequestDetail, NetworkDetail;
+    /// Starts a video of the selected tab.
+    VideoStart => "video.start", VideoStartParams, VideoStartResult, VideoStart;
+    /// Marks the present moment in the session's videos.
+    VideoChapter => "video.chapter", VideoChapterParams, VideoChapterResult, VideoChapter;
+    /// Ends the session's videos.
+    VideoStop => "video.stop", Empty, VideoStopResult, VideoStop;
 }
 
 fn parse_params<P: DeserializeOwned>(params: Option<&RawValue>) -> Result<P, RpcError> {

@@ -15,7 +15,7 @@
 //! [`Call`]), the params and results by family (`control`: sessions,
 //! status, tabs, control; `page`: navigation, captures, snapshots, waits,
 //! dialogs, console, developer mode; `emulation`: viewport, media and
-//! PDF; `network`: a tab's requests; `actions`: input and element actions), and `notifications`. Everything is re-exported here:
+//! PDF; `network`: a tab's requests; `actions`: input and element actions; `video`: a tab's video), and `notifications`. Everything is re-exported here:
 //! `cotab_shared::controller::X` is the one path.
 
 mod actions;
@@ -28,6 +28,7 @@ mod notifications;
 mod page;
 #[cfg(test)]
 mod tests;
+mod video;
 
 pub use self::actions::*;
 pub use self::control::*;
@@ -37,3 +38,4 @@ pub use self::methods::*;
 pub use self::network::*;
 pub use self::notifications::*;
 pub use self::page::*;
+pub use self::video::*;

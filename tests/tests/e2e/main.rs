@@ -29,6 +29,7 @@ mod rules;
 mod scope;
 mod toolbar;
 mod toolset;
+mod video;
 
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
 use cotab_shared::TabId;

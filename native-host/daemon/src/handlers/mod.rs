@@ -29,7 +29,8 @@
 //! methods by ref), `page` (snapshot, waits, console, dialogs), `tabs`
 //! (`tabs.create`, `tabs.close`), `emulation` (`page.resize`,
 //! `page.emulateMedia`, `page.pdf`), `network` (`page.network`,
-//! `page.networkRequest`), `drop` (`input.drop`).
+//! `page.networkRequest`), `drop` (`input.drop`), `video` (`video.start`,
+//! `video.chapter`, `video.stop`).
 
 mod approve;
 mod by_ref;
@@ -49,6 +50,7 @@ mod network;
 mod page;
 mod session;
 mod tabs;
+mod video;
 
 use self::capture::Rect;
 use self::cut::Cut;
@@ -179,6 +181,9 @@ pub async fn dispatch(
         Call::DropOn(p) => acted!(drop::drop_on(&cx, p).await),
         Call::Network(p) => answer!(network::network(&cx, p)),
         Call::NetworkDetail(p) => answer!(network::network_request(&cx, p).await),
+        Call::VideoStart(p) => answer!(video::start(&cx, p).await),
+        Call::VideoChapter(p) => answer!(video::chapter(&cx, p)),
+        Call::VideoStop(_) => answer!(video::stop(&cx).await),
     }
 }
 
@@ -209,6 +214,10 @@ fn told(cx: &Cx<'_>, call: &Call) -> Option<(u64, crate::session::SessionId, Opt
         (c.agent_of(sid).map(str::to_owned), tab, what)
     });
     let (agent, what) = (agent?, what?);
+    // A video of the tab marks what the agent does there.
+    if let Some(tab) = tab {
+        cx.shell.videos.mark(tab, &format!("{agent}: {what}"));
+    }
     let seq = cx
         .shell
         .activity

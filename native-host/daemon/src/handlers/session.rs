@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// A character that would move or hide the text around it where a name
 /// is shown: a control character, or a mark or override of text direction.
-fn unshowable(c: char) -> bool {
+pub(super) fn unshowable(c: char) -> bool {
     c.is_control()
         || matches!(
             c,

@@ -9,7 +9,7 @@ use crate::lane::CdpEvent;
 use cotab_shared::cdp::{
     CdpEvent as _, ConsoleApiCalled, ExceptionThrown, FileChooserOpened, FrameNavigated,
     FrameRequestedNavigation, JavascriptDialogClosed, JavascriptDialogOpening, LifecycleEvent,
-    LoadingFailed, RequestPaused, RequestWillBeSent, ResponseReceived,
+    LoadingFailed, RequestPaused, RequestWillBeSent, ResponseReceived, ScreencastFrame,
 };
 use cotab_shared::controller::{AgentEvent, DialogInfo, DialogKind};
 use cotab_shared::native::{Event, SharedTabs};
@@ -39,6 +39,7 @@ impl Shell {
                     Gone::Closed
                 };
                 self.with_core(|c| c.on_tab_gone(tab_id, gone));
+                self.videos.end(tab_id, Some("its tab was closed"));
                 self.activity.forget_picture(tab_id);
                 self.forget_navs(tab_id);
                 self.blockers.send_modify(|n| *n += 1);
@@ -67,6 +68,12 @@ impl Shell {
                     if method == RequestPaused::METHOD {
                         return;
                     }
+                    // A video's frames, or the keep-alive screencast's:
+                    // the daemon's own.
+                    if method == ScreencastFrame::METHOD {
+                        self.on_screencast_frame(tab_id, &params);
+                        return;
+                    }
                 }
                 self.pass_on(tab_id, method, params, session);
             }
@@ -81,6 +88,8 @@ impl Shell {
             c.on_shared(&list.tabs);
             (changes, c.session_ids())
         });
+        let shared: Vec<TabId> = list.tabs.iter().map(|t| t.id).collect();
+        self.videos.keep_tabs(&shared, "its tab was unshared");
         for (method, tab, what) in changes {
             if method == "unshare" {
                 self.activity.forget_picture(tab);
@@ -103,6 +112,11 @@ impl Shell {
             c.on_tab_gone(tab, gone);
             (was, c.session_ids())
         });
+        let why = match gone {
+            Gone::Closed => "its tab was closed",
+            _ => "its tab was unshared",
+        };
+        self.videos.end(tab, Some(why));
         self.activity.forget_picture(tab);
         self.forget_navs(tab);
         if was && gone == Gone::Unshared {
@@ -110,6 +124,26 @@ impl Shell {
             self.activity.person(live, Some(tab), "unshare", what);
         }
         self.blockers.send_modify(|n| *n += 1);
+    }
+
+    /// A frame of `tab`'s screencast: to its video, if it is recorded,
+    /// and acknowledged when the video's frame rate allows.
+    fn on_screencast_frame(self: &Arc<Self>, tab: TabId, params: &Value) {
+        let Some(frame) = ScreencastFrame::parse(ScreencastFrame::METHOD, params) else {
+            return;
+        };
+        let visible = self.with_core(|c| c.agent_may_see(tab));
+        let Some((due, ack)) = self.videos.frame(tab, frame, visible) else {
+            return;
+        };
+        let shell = self.clone();
+        drop(tokio::spawn(async move {
+            tokio::time::sleep_until(due).await;
+            if shell.videos.records(tab) {
+                shell.videos.flush(tab);
+                shell.send_detached(tab, &ack);
+            }
+        }));
     }
 
     /// A CDP event of `tab`'s own page: what the core keeps of it
