@@ -22,6 +22,9 @@ pub enum Badge {
     Asks,
     /// Shared, the person has taken control: agents may only read it.
     Person,
+    /// Shared and a video of it is being recorded (the person's or an
+    /// agent's); only a request waiting for the person shows over it.
+    Rec,
 }
 
 impl Badge {
@@ -33,6 +36,7 @@ impl Badge {
             Badge::Agent => "AI",
             Badge::Asks => "ASK",
             Badge::Person => "YOU",
+            Badge::Rec => "REC",
         }
     }
 
@@ -44,6 +48,7 @@ impl Badge {
             // The person's answer is wanted.
             Badge::Asks => "#b06000",
             Badge::Person => "#137333",
+            Badge::Rec => "#a50e0e",
             Badge::Shared | Badge::Off => "#5f6368",
         }
     }
@@ -62,6 +67,7 @@ impl Badge {
             }
             (Badge::Agent, _) => "cotab: an agent has control of this tab".to_owned(),
             (Badge::Person, _) => "cotab: you have control of this tab".to_owned(),
+            (Badge::Rec, _) => "cotab: a video of this tab is being recorded".to_owned(),
         }
     }
 }
@@ -125,7 +131,11 @@ pub fn badges(machine: &Machine) -> Vec<(TabId, Badge)> {
         .shared
         .ids()
         .iter()
-        .map(|&tab| (tab, badge_of(machine, tab)))
+        .map(|&tab| match badge_of(machine, tab) {
+            Badge::Asks => (tab, Badge::Asks),
+            _ if machine.recorded.contains(&tab) => (tab, Badge::Rec),
+            badge => (tab, badge),
+        })
         .collect()
 }
 
@@ -215,10 +225,13 @@ mod tests {
         assert_eq!(group_title(&m, all), "cotab");
         m.take_control(TabId(2)).expect("shared");
         assert_eq!(group_title(&m, all), "you have control · cotab");
-        m.controllers(vec![agent(3, "bob")]);
+        m.controllers(vec![agent(3, "bob")], vec![]);
         // An agent at work in another tab of the group is what is news.
         assert_eq!(group_title(&m, all), "bob working · cotab");
-        m.controllers(vec![agent(3, "bob"), agent(1, "ada"), agent(4, "bob")]);
+        m.controllers(
+            vec![agent(3, "bob"), agent(1, "ada"), agent(4, "bob")],
+            vec![],
+        );
         assert_eq!(group_title(&m, all), "ada and others working · cotab");
         // Only the group's own tabs count.
         assert_eq!(
@@ -252,16 +265,19 @@ mod tests {
         assert!(badges(&m).is_empty());
         m.shared
             .finish_restore(vec![TabId(1), TabId(2), TabId(3)], &[]);
-        m.controllers(vec![
-            TabControl {
-                tab_id: TabId(2),
-                holder: Holder::agent("ada"),
-            },
-            TabControl {
-                tab_id: TabId(3),
-                holder: Holder::agent("ada"),
-            },
-        ]);
+        m.controllers(
+            vec![
+                TabControl {
+                    tab_id: TabId(2),
+                    holder: Holder::agent("ada"),
+                },
+                TabControl {
+                    tab_id: TabId(3),
+                    holder: Holder::agent("ada"),
+                },
+            ],
+            vec![],
+        );
         m.take_control(TabId(3)).expect("shared");
         assert_eq!(
             badges(&m),
@@ -278,15 +294,28 @@ mod tests {
         );
         // A request of the agent waits for the person's yes: the badge
         // asks for it, so a person with no side panel open sees it.
-        m.controllers(vec![TabControl {
+        let waiting = vec![TabControl {
             tab_id: TabId(2),
             holder: Holder::Agent {
                 name: "ada".into(),
                 waiting: true,
             },
-        }]);
+        }];
+        m.controllers(waiting.clone(), vec![]);
         assert_eq!(badges(&m)[1], (TabId(2), Badge::Asks));
         assert_eq!(Badge::Asks.text(), "ASK");
+        // A video of a tab: `REC` over who controls it, but not over a
+        // request waiting for the person.
+        m.controllers(waiting, vec![TabId(1), TabId(2), TabId(3)]);
+        assert_eq!(
+            badges(&m),
+            vec![
+                (TabId(1), Badge::Rec),
+                (TabId(2), Badge::Asks),
+                (TabId(3), Badge::Rec)
+            ]
+        );
+        assert_eq!(Badge::Rec.text(), "REC");
         assert_eq!(
             Badge::Asks.title(m.holders.get(&TabId(2))),
             "cotab: an agent's request waits for your yes in the side panel"
@@ -301,10 +330,13 @@ mod tests {
         assert_eq!(ask_notice_tab("cotab-ask-x"), None);
         assert_eq!(ask_notice_tab("other-2"), None);
         assert_eq!(group_title(&m, |_| true), "ada waiting for you · cotab");
-        m.controllers(vec![TabControl {
-            tab_id: TabId(2),
-            holder: Holder::agent("ada"),
-        }]);
+        m.controllers(
+            vec![TabControl {
+                tab_id: TabId(2),
+                holder: Holder::agent("ada"),
+            }],
+            vec![],
+        );
         assert_eq!(group_title(&m, |_| true), "ada working · cotab");
         // The link drops: the daemon's word is gone, the person's stays.
         let _ = m.link_dropped("gone".into());

@@ -66,6 +66,9 @@ pub struct Machine {
     /// the popup only: the extension's own rules use the human-control
     /// flags of `shared`.
     pub holders: BTreeMap<TabId, Holder>,
+    /// The shared tabs the daemon last said a video is recorded of;
+    /// cleared with `holders`.
+    pub recorded: Vec<TabId>,
     /// The agents the daemon last said are connected, by name; cleared
     /// when the native link drops. Shown in the popup.
     pub agents: Vec<String>,
@@ -261,9 +264,11 @@ impl Machine {
         out
     }
 
-    /// The host's word on who controls each shared tab.
-    pub fn controllers(&mut self, tabs: Vec<TabControl>) {
+    /// The host's word on who controls each shared tab, and which are
+    /// recorded.
+    pub fn controllers(&mut self, tabs: Vec<TabControl>, recorded: Vec<TabId>) {
         self.holders = tabs.into_iter().map(|c| (c.tab_id, c.holder)).collect();
+        self.recorded = recorded;
     }
 
     /// The host's welcome to a link that speaks `protocol_version`.
@@ -282,6 +287,7 @@ impl Machine {
         let delay = self.link.disconnected(reason.clone());
         self.in_flight.abort_all("the native link dropped");
         self.holders.clear();
+        self.recorded.clear();
         self.agents.clear();
         let line = format!(
             "native host {NATIVE_HOST_NAME} disconnected: {reason}; retrying in {delay} ms"

@@ -6,7 +6,9 @@
 //! yes, and which tabs "Stop all agents" takes from them.
 
 use cotab_shared::native::{Holder, TabControl};
-use cotab_shared::watch::{ActivityEntry, Mark, PendingApproval, TabPicture, TabScope, WatchEvent};
+use cotab_shared::watch::{
+    ActivityEntry, Mark, PendingApproval, TabPicture, TabScope, TabVideo, WatchEvent,
+};
 use cotab_shared::TabId;
 use std::collections::BTreeMap;
 
@@ -73,6 +75,8 @@ pub struct Activity {
     scopes: Vec<TabScope>,
     /// The requests waiting for the person's yes, oldest first.
     approvals: Vec<PendingApproval>,
+    /// The videos being recorded, then the person's latest saved ones.
+    videos: Vec<TabVideo>,
 }
 
 /// One agent as the panel shows it.
@@ -102,6 +106,9 @@ impl Activity {
         if let Some(approvals) = event.approvals {
             self.approvals = approvals;
         }
+        if let Some(videos) = event.videos {
+            self.videos = videos;
+        }
         for picture in event.pictures {
             self.pictures.insert(picture.tab, picture);
         }
@@ -125,6 +132,16 @@ impl Activity {
     /// Every shared tab's sites, as the watch last told them.
     pub fn scopes(&self) -> &[TabScope] {
         &self.scopes
+    }
+
+    /// The video being recorded of `tab`, if one is.
+    pub fn recording(&self, tab: TabId) -> Option<&TabVideo> {
+        self.videos.iter().find(|v| v.recording && v.tab == tab)
+    }
+
+    /// The person's latest saved videos, newest last.
+    pub fn saved_videos(&self) -> impl Iterator<Item = &TabVideo> {
+        self.videos.iter().filter(|v| !v.recording)
     }
 
     /// The requests waiting for the person's yes, oldest first.

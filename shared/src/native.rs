@@ -82,6 +82,9 @@ pub enum HostToExtension {
     Controllers {
         /// Controllers of shared tabs.
         tabs: Vec<TabControl>,
+        /// The shared tabs a video is recorded of (the badge says `REC`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recorded: Vec<TabId>,
     },
     /// The names of the agents connected now (one per session bound to a
     /// connection, sorted), sent after each hello and whenever it
@@ -338,6 +341,7 @@ impl<'de> Deserialize<'de> for HostToExtension {
             },
             "controllers" => HostToExtension::Controllers {
                 tabs: t.field("tabs")?,
+                recorded: t.field_or_default("recorded")?,
             },
             "agents" => HostToExtension::Agents {
                 names: t.field("names")?,

@@ -462,6 +462,46 @@ pub struct WatchEvent {
     /// entries, then whenever they change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lasting: Option<Vec<LastingSite>>,
+    /// The videos being recorded, then the person's latest saved ones:
+    /// with the recent entries, then whenever one starts or ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub videos: Option<Vec<TabVideo>>,
+}
+
+/// A video of a shared tab, as the watch tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TabVideo {
+    /// The tab.
+    pub tab: TabId,
+    /// The agent that started it; none: the person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Its file (under the daemon's state directory).
+    pub path: String,
+    /// Whether it is being recorded now (else it was saved).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recording: bool,
+}
+
+/// The person starts or stops the video of a shared tab, sent on the
+/// watch: `{"tabVideo":{"tab":3,"record":true}}`. Stopping ends any
+/// video of the tab, an agent's too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VideoChange {
+    /// The change.
+    pub tab_video: TabVideoChange,
+}
+
+/// The start or stop of one tab's video ([`VideoChange`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TabVideoChange {
+    /// The shared tab.
+    pub tab: TabId,
+    /// Start (`true`) or stop.
+    pub record: bool,
 }
 
 /// A picture of a tab after an agent's request (the activity record's,
@@ -525,6 +565,7 @@ mod tests {
             scopes: None,
             approvals: None,
             lasting: None,
+            videos: None,
         };
         let v = serde_json::to_value(&event).expect("json");
         assert_eq!(

@@ -238,10 +238,13 @@ fn a_dropped_link_fails_every_command_and_forgets_who_controls_what() {
     let mut m = sharing(&[T, U]);
     let (_, a) = m.in_flight.register(T, CommandClass::Observe);
     let (_, b) = m.in_flight.register(U, CommandClass::Privileged);
-    m.controllers(vec![TabControl {
-        tab_id: T,
-        holder: Holder::Nobody,
-    }]);
+    m.controllers(
+        vec![TabControl {
+            tab_id: T,
+            holder: Holder::Nobody,
+        }],
+        vec![],
+    );
     assert_eq!(m.holders.len(), 1);
     let (delay, said) = m.link_dropped("the native host exited".to_owned());
     assert!(delay > 0);
@@ -363,10 +366,13 @@ fn a_tab_is_listed_with_its_shared_opener_and_without_a_blocked_pages_url() {
 #[test]
 fn the_popup_sees_who_controls_what_and_no_request_comes_from_a_shared_tab() {
     let mut m = sharing(&[T, U]);
-    m.controllers(vec![TabControl {
-        tab_id: U,
-        holder: Holder::agent("a"),
-    }]);
+    m.controllers(
+        vec![TabControl {
+            tab_id: U,
+            holder: Holder::agent("a"),
+        }],
+        vec![],
+    );
     m.take_control(T).expect("shared");
     m.share_error = Some("refused".to_owned());
     let state = m.popup_state(true);

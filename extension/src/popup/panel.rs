@@ -28,7 +28,10 @@
 //! its site with `button.allow-site[data-tab][data-site]`) and, once the
 //! daemon took
 //! one, `figure.picture[data-tab][data-seq] > img` (the tab it works in
-//! after its latest request).
+//! after its latest request). Each tab in `#scopes` has its video's
+//! `span.video[data-recording]` (`agent`, `person` or empty) with
+//! `button.record[data-tab][data-record]`; the person's saved videos are
+//! `ul#videos > li[data-tab]` in `#saved-videos`.
 
 use super::by_id;
 use crate::chrome::{error_message, from_js, runtime, to_js};
@@ -37,8 +40,8 @@ use crate::messages::{PopupRequest, PopupState};
 use crate::panel_model::{held_by_agents, line, place, Activity, AgentView, Placed};
 use cotab_shared::watch::{
     ActivityEntry, ApprovalAnswer, ApprovalFrame, Approve, AskBefore, AskBeforeChange,
-    PendingApproval, ScopeChange, TabAskBefore, TabScope, TabScopeChange, WatchEvent, WatchHello,
-    WatchSetting,
+    PendingApproval, ScopeChange, TabAskBefore, TabScope, TabScopeChange, TabVideoChange,
+    VideoChange, WatchEvent, WatchHello, WatchSetting,
 };
 use cotab_shared::{ErrorKind, TabId};
 use cotab_shared::{NATIVE_HOST_NAME, NATIVE_PROTOCOL_VERSION};
@@ -138,6 +141,8 @@ pub(crate) fn start(document: &Document) -> Result<(), JsValue> {
                 })
             } else if let Some(answer) = approval_answer(&kind, &target) {
                 panel.post(&ApprovalAnswer { approval: answer })
+            } else if let Some(change) = video_change(&kind, &target) {
+                panel.post(&VideoChange { tab_video: change })
             } else {
                 return;
             };
@@ -363,6 +368,7 @@ fn render(panel: &Panel) -> Result<(), JsValue> {
         let item = scope_item(panel, scope)?;
         panel.scopes.append_child(&item)?;
     }
+    render_saved(panel)?;
     let views = panel.activity.borrow().agents();
     panel.list.set_text_content(None);
     if views.is_empty() {
@@ -476,7 +482,85 @@ fn scope_item(panel: &Panel, scope: &TabScope) -> Result<Element, JsValue> {
         asks.append_child(&label)?;
     }
     li.append_child(&asks)?;
+    let video = video_control(panel, scope.tab)?;
+    li.append_child(&video)?;
     Ok(li)
+}
+
+/// A tab's video: `span.video[data-recording]` saying who records it, and
+/// `button.record[data-tab][data-record]` that starts one or stops it
+/// ([`video_change`] reads its click).
+fn video_control(panel: &Panel, tab: TabId) -> Result<Element, JsValue> {
+    let d = &panel.document;
+    let span = d.create_element("span")?;
+    span.set_attribute("class", "video")?;
+    let activity = panel.activity.borrow();
+    let recording = activity.recording(tab);
+    span.set_attribute(
+        "data-recording",
+        match recording {
+            Some(v) if v.agent.is_some() => "agent",
+            Some(_) => "person",
+            None => "",
+        },
+    )?;
+    if let Some(v) = recording {
+        span.append_with_str_1(&match &v.agent {
+            Some(agent) => format!("Recording: a video by agent {agent} "),
+            None => "Recording your video ".to_owned(),
+        })?;
+    }
+    let button = d.create_element("button")?;
+    button.set_attribute("type", "button")?;
+    button.set_attribute("class", "record")?;
+    button.set_attribute("data-tab", &tab.to_string())?;
+    let record = recording.is_none();
+    button.set_attribute("data-record", if record { "true" } else { "false" })?;
+    button.set_text_content(Some(if record {
+        "Record video"
+    } else {
+        "Stop recording"
+    }));
+    span.append_child(&button)?;
+    Ok(span)
+}
+
+/// The start or stop of a tab's video the person asked for by `kind` on
+/// `target`: its Record video or Stop recording button.
+fn video_change(kind: &str, target: &Element) -> Option<TabVideoChange> {
+    if kind != "click" || target.get_attribute("class").as_deref() != Some("record") {
+        return None;
+    }
+    Some(TabVideoChange {
+        tab: TabId(target.get_attribute("data-tab")?.parse().ok()?),
+        record: target.get_attribute("data-record").as_deref() == Some("true"),
+    })
+}
+
+/// The person's saved videos: `#saved-videos` (hidden while there are
+/// none) with `ul#videos > li[data-tab]`, each naming its file.
+fn render_saved(panel: &Panel) -> Result<(), JsValue> {
+    let d = &panel.document;
+    let list = by_id(d, "videos")?;
+    list.set_text_content(None);
+    let mut any = false;
+    for v in panel.activity.borrow().saved_videos() {
+        any = true;
+        let li = d.create_element("li")?;
+        li.set_attribute("data-tab", &v.tab.to_string())?;
+        li.set_text_content(Some(&format!(
+            "A video of the tab{} was saved to {}",
+            tab_name(panel, v.tab),
+            v.path
+        )));
+        list.append_child(&li)?;
+    }
+    let section = by_id(d, "saved-videos")?;
+    if any {
+        section.remove_attribute("hidden")
+    } else {
+        section.set_attribute("hidden", "")
+    }
 }
 
 /// A tab's "any site" switch, `label > input.any-site[data-tab]`, on

@@ -45,8 +45,8 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
             let said = worker.state.borrow_mut().welcome(protocol_version);
             announce::apply(worker, vec![said]);
         }
-        Ok(HostToExtension::Controllers { tabs }) => {
-            worker.state.borrow_mut().controllers(tabs);
+        Ok(HostToExtension::Controllers { tabs, recorded }) => {
+            worker.state.borrow_mut().controllers(tabs, recorded);
             toolbar::refresh(worker);
         }
         Ok(HostToExtension::Agents { names }) => {

@@ -19,7 +19,7 @@ use crate::shell::Shell;
 use cotab_shared::native::{ExtensionToHost, HostToExtension};
 use cotab_shared::watch::{
     ApprovalAnswer, AskBeforeChange, LastingChange, RecordAnswer, RecordAsk, ScopeChange,
-    WatchEvent, WatchHello, WatchSetting,
+    VideoChange, WatchEvent, WatchHello, WatchSetting,
 };
 use cotab_shared::NATIVE_PROTOCOL_VERSION;
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
@@ -132,7 +132,8 @@ pub async fn serve<R, W, RE, WE>(
 /// fires. What the page sends is read for the person's choices only: a
 /// setting ([`WatchSetting`]), a tab's sites ([`ScopeChange`]), what a
 /// tab asks before ([`AskBeforeChange`]), an answer to a request waiting
-/// for them ([`ApprovalAnswer`]), and asks of the activity record. A watch that falls behind is told the recent ones
+/// for them ([`ApprovalAnswer`]), the start or stop of a tab's video
+/// ([`VideoChange`]), and asks of the activity record. A watch that falls behind is told the recent ones
 /// again.
 async fn watch<R, W, RE, WE>(
     shell: &Shell,
@@ -148,6 +149,7 @@ async fn watch<R, W, RE, WE>(
     let mut pictures = shell.activity.subscribe_pictures();
     let mut scopes = shell.scopes_changed.subscribe();
     let mut approvals = shell.approvals_changed.subscribe();
+    let mut videos = shell.videos_changed.subscribe();
     let recent = || WatchEvent {
         recent: true,
         entries: shell.activity.recent(),
@@ -157,6 +159,7 @@ async fn watch<R, W, RE, WE>(
         scopes: Some(shell.tab_scopes()),
         approvals: Some(shell.pending_approvals()),
         lasting: Some(shell.lasting_sites()),
+        videos: Some(shell.tab_videos()),
     };
     let mut next = Some(recent());
     tracing::info!("a watch of agent requests began");
@@ -215,6 +218,15 @@ async fn watch<R, W, RE, WE>(
                                 ..WatchEvent::default()
                             });
                         }
+                    } else if let Ok(change) = serde_json::from_slice::<VideoChange>(&frame) {
+                        let c = change.tab_video;
+                        if let Err(e) = shell.person_video(c.tab, c.record).await {
+                            tracing::warn!(tab = %c.tab, error = %e, "the person's video did not start");
+                            next = Some(WatchEvent {
+                                videos: Some(shell.tab_videos()),
+                                ..WatchEvent::default()
+                            });
+                        }
                     } else if let Ok(setting) = serde_json::from_slice::<WatchSetting>(&frame) {
                         shell.set_agent_pointer(setting.agent_pointer);
                     }
@@ -228,6 +240,15 @@ async fn watch<R, W, RE, WE>(
                 next = Some(WatchEvent {
                     agent_pointer: Some(shell.settings().agent_pointer),
                     lasting: Some(shell.lasting_sites()),
+                    ..WatchEvent::default()
+                });
+            }
+            changed = videos.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                next = Some(WatchEvent {
+                    videos: Some(shell.tab_videos()),
                     ..WatchEvent::default()
                 });
             }

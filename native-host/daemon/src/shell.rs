@@ -11,6 +11,7 @@ mod approvals;
 mod downloads;
 mod events;
 mod holds;
+mod videos;
 
 use crate::broker::{Core, CoreConfig, Effect, ReleaseCmd};
 use crate::config;
@@ -96,6 +97,8 @@ pub struct Shell {
     pub activity: crate::activity::Feed,
     /// Videos of shared tabs.
     pub videos: crate::video::Videos,
+    /// Told when a video starts or ends (the watches tell the panels).
+    pub videos_changed: watch::Sender<u64>,
     /// Where the person's settings are kept, once the daemon knows its
     /// state directory.
     settings: std::sync::OnceLock<crate::settings::Store>,
@@ -167,6 +170,7 @@ impl Shell {
             overlays: Arc::default(),
             activity: crate::activity::Feed::default(),
             videos: crate::video::Videos::default(),
+            videos_changed: watch::Sender::new(0),
             settings: std::sync::OnceLock::new(),
             granted: Mutex::default(),
             kept: Mutex::default(),
@@ -473,8 +477,10 @@ impl Shell {
                 Effect::Notify(_, event) | Effect::NotifyAll(event) => self.notify(&to, event),
                 Effect::Controllers(mut tabs) => {
                     self.mark_waiting(&mut tabs);
-                    self.lane
-                        .send_oneway(&HostToExtension::Controllers { tabs });
+                    self.lane.send_oneway(&HostToExtension::Controllers {
+                        tabs,
+                        recorded: self.videos.tabs(),
+                    });
                     self.leases_changed.send_modify(|n| *n += 1);
                     holds_changed = true;
                 }
@@ -575,6 +581,12 @@ impl Shell {
         self.send_detached(tab, start);
     }
 
+    /// A video started or ended: the badges and the panels say so.
+    pub fn on_videos_changed(&self) {
+        self.tell_controllers();
+        self.videos_changed.send_modify(|n| *n += 1);
+    }
+
     /// The lane's connection closed.
     pub fn lane_lost(&self) {
         self.with_core(Core::on_lane_lost);
@@ -591,8 +603,12 @@ impl Shell {
             c.tick(now);
             c.session_ids()
         });
-        for tab in self.videos.keep_sessions(&live) {
+        let ended = self.videos.keep_sessions(&live);
+        for &tab in &ended {
             self.screencast(tab, &cotab_shared::cdp::StartScreencast::KEEP_ALIVE);
+        }
+        if !ended.is_empty() {
+            self.on_videos_changed();
         }
         let _one = self.choosers.lock().unwrap_or_else(|e| e.into_inner());
         for tab in self.with_core(|c| c.choosers_due(now)) {

@@ -41,6 +41,9 @@ const FINISH_WAIT: Duration = Duration::from_secs(10);
 pub enum Owner {
     /// An agent's session.
     Agent(SessionId),
+    /// The person, from the side panel: their video holds the tab while
+    /// they control it too.
+    Person,
 }
 
 enum Job {
@@ -74,6 +77,7 @@ struct Running {
     /// When the last frame was (or will be) acknowledged.
     acked: tokio::time::Instant,
     start: StartScreencast,
+    path: PathBuf,
     jobs: Sender<Job>,
     /// Frames handed to the thread and not yet written.
     queued: Arc<AtomicUsize>,
@@ -98,8 +102,13 @@ struct Ending {
 struct State {
     running: HashMap<TabId, Running>,
     ending: Vec<Ending>,
+    /// The person's latest videos that were saved, newest last.
+    saved: Vec<(TabId, PathBuf)>,
     next: u64,
 }
+
+/// The person's saved videos the panels are told of.
+const SAVED_SHOWN: usize = 3;
 
 /// The daemon's videos.
 #[derive(Default)]
@@ -192,6 +201,7 @@ impl Videos {
                 every: Duration::from_millis(1000 / u64::from(fps.max(1))),
                 acked: tokio::time::Instant::now(),
                 start: screencast(size),
+                path: path.clone(),
                 jobs,
                 queued,
                 kept: None,
@@ -213,7 +223,8 @@ impl Videos {
     }
 
     /// A frame of `tab`'s screencast came; `visible` says whether an agent
-    /// may see the tab now. Returns the acknowledgement to send and when,
+    /// may see the tab now, `blocked` whether it shows a blocked page
+    /// (which no video holds). Returns the acknowledgement to send and when,
     /// or none when the tab is not recorded (the frame is the keep-alive
     /// screencast's, never acknowledged).
     pub fn frame(
@@ -221,6 +232,7 @@ impl Videos {
         tab: TabId,
         frame: ScreencastFrame,
         visible: bool,
+        blocked: bool,
     ) -> Option<(tokio::time::Instant, ScreencastFrameAck)> {
         let mut state = self.state();
         let running = state.running.get_mut(&tab)?;
@@ -232,6 +244,7 @@ impl Videos {
         };
         let shown = match running.owner {
             Owner::Agent(_) => visible,
+            Owner::Person => !blocked,
         };
         if shown {
             let soon = running.kept.is_some_and(|k| k.elapsed() < running.every);
@@ -325,6 +338,7 @@ impl Videos {
     pub fn keep_sessions(&self, live: &[SessionId]) -> Vec<TabId> {
         let gone_owner = |owner: &Owner| match owner {
             Owner::Agent(sid) => !live.contains(sid),
+            Owner::Person => false,
         };
         let gone: Vec<TabId> = self
             .state()
@@ -339,6 +353,69 @@ impl Videos {
         // What ended for a session that is gone is no one's to read.
         self.state().ending.retain(|e| !gone_owner(&e.owner));
         gone
+    }
+
+    /// Every tab recorded, sorted.
+    pub fn tabs(&self) -> Vec<TabId> {
+        let mut tabs: Vec<TabId> = self.state().running.keys().copied().collect();
+        tabs.sort_unstable();
+        tabs
+    }
+
+    /// Every video running: its tab, who started it, and its file.
+    pub fn running(&self) -> Vec<(TabId, Owner, PathBuf)> {
+        let mut list: Vec<(TabId, Owner, PathBuf)> = self
+            .state()
+            .running
+            .iter()
+            .map(|(t, r)| (*t, r.owner, r.path.clone()))
+            .collect();
+        list.sort_unstable_by_key(|(t, ..)| *t);
+        list
+    }
+
+    /// The person's latest saved videos, newest last: with those of
+    /// theirs that ended (their tab unshared or closed) and whose file is
+    /// written by now.
+    pub fn saved(&self) -> Vec<(TabId, PathBuf)> {
+        let mut state = self.state();
+        let mut written = Vec::new();
+        state.ending.retain_mut(|e| {
+            if e.owner != Owner::Person {
+                return true;
+            }
+            match e.reply.try_recv() {
+                Ok(ended) => {
+                    if ended.finished.is_ok() {
+                        written.push((e.tab, ended.path));
+                    }
+                    false
+                }
+                Err(oneshot::error::TryRecvError::Empty) => true,
+                Err(oneshot::error::TryRecvError::Closed) => false,
+            }
+        });
+        state.saved.extend(written);
+        let extra = state.saved.len().saturating_sub(SAVED_SHOWN);
+        state.saved.drain(..extra);
+        state.saved.clone()
+    }
+
+    /// Waits for the person's videos that ended to be written, and keeps
+    /// the latest of those saved for the panels.
+    pub async fn keep_saved(&self) {
+        for video in self.ended(Owner::Person).await {
+            let Some(path) = video.path else { continue };
+            let mut state = self.state();
+            state.saved.push((video.tab_id, PathBuf::from(path)));
+            let extra = state.saved.len().saturating_sub(SAVED_SHOWN);
+            state.saved.drain(..extra);
+        }
+    }
+
+    /// The owner of `tab`'s video, if it is recorded.
+    pub fn owner(&self, tab: TabId) -> Option<Owner> {
+        self.state().running.get(&tab).map(|r| r.owner)
     }
 
     /// The tabs `owner` records.
@@ -545,11 +622,15 @@ mod tests {
         ));
         // Another tab's frames are the keep-alive screencast's: never
         // acknowledged.
-        assert!(videos.frame(TabId(8), frame(1), true).is_none());
-        let (first, ack) = videos.frame(TAB, frame(1), false).expect("acknowledged");
+        assert!(videos.frame(TabId(8), frame(1), true, false).is_none());
+        let (first, ack) = videos
+            .frame(TAB, frame(1), false, false)
+            .expect("acknowledged");
         assert_eq!(ack.session_id, 1);
         // The next no sooner than the frame rate allows.
-        let (second, _) = videos.frame(TAB, frame(2), true).expect("acknowledged");
+        let (second, _) = videos
+            .frame(TAB, frame(2), true, false)
+            .expect("acknowledged");
         assert!(second >= first + Duration::from_millis(100));
         assert_eq!(videos.chapter(owner, "x"), 1);
         assert_eq!(videos.chapter(Owner::Agent(SessionId(2)), "x"), 0);

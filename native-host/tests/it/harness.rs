@@ -485,7 +485,7 @@ async fn serve(
     while let Some(Ok(frame)) = frames.next().await {
         let (id, command) = match serde_json::from_slice(&frame).expect("a daemon message") {
             HostToExtension::Request { id, command } => (id, command),
-            HostToExtension::Controllers { tabs } => {
+            HostToExtension::Controllers { tabs, .. } => {
                 // The test may have stopped listening.
                 let _ = controllers.send(tabs);
                 continue;

@@ -229,10 +229,11 @@ fn request_golden() {
                     holder: Holder::Human,
                 },
             ],
+            recorded: vec![TabId(4)],
         },
         json!({"type":"controllers","tabs":[
             {"tabId":3,"holder":{"kind":"agent","name":"a"}},
-            {"tabId":4,"holder":{"kind":"human"}}]}),
+            {"tabId":4,"holder":{"kind":"human"}}],"recorded":[4]}),
     );
     round_trip(
         &HostToExtension::Request {

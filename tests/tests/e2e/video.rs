@@ -258,3 +258,115 @@ async fn a_video_whose_tab_is_unshared_ends_there_and_plays() -> anyhow::Result<
     assert!(shown["duration"].as_f64().unwrap_or(0.0) > 0.0, "{shown}");
     Ok(())
 }
+
+/// Until `expression` on `page` gives `want`.
+async fn until(
+    browser: &Browser,
+    page: &Page,
+    expression: &str,
+    want: Value,
+) -> anyhow::Result<()> {
+    let clock = cotab_e2e::Deadline::new(expression, Duration::from_secs(10));
+    loop {
+        let now = browser.eval(page, expression).await?;
+        if now == want {
+            return Ok(());
+        }
+        clock.next(now).await?;
+    }
+}
+
+/// Until `tab`'s badge says `text`.
+async fn badge_says(browser: &Browser, tab: cotab_shared::TabId, text: &str) -> anyhow::Result<()> {
+    let clock = cotab_e2e::Deadline::new("the badge", Duration::from_secs(10));
+    loop {
+        let now = crate::toolbar::badge(browser, tab).await?;
+        if now[0] == text {
+            return Ok(());
+        }
+        clock.next(now).await?;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_records_a_tab_from_the_side_panel_and_agents_cannot_stop_it(
+) -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent) = on_page("/paint", LaunchOptions::default()).await?;
+    let outline = snapshot(&mut agent).await?;
+    let paint = find_ref(&outline, "button \"Paint\"")?;
+    let panel = crate::approvals::open_panel(&browser).await?;
+    let recording = format!(
+        "document.querySelector('li[data-tab=\"{tab}\"] span.video')?.dataset.recording ?? null"
+    );
+    until(&browser, &panel, &recording, Value::from("")).await?;
+
+    // An agent's video: the badge says REC, the panel names the agent.
+    agent
+        .call::<VideoStart>(&VideoStartParams::default())
+        .await?;
+    badge_says(&browser, tab, "REC").await?;
+    until(&browser, &panel, &recording, Value::from("agent")).await?;
+    let said = browser
+        .eval(
+            &panel,
+            &format!("document.querySelector('li[data-tab=\"{tab}\"] span.video').textContent"),
+        )
+        .await?;
+    assert!(
+        said.as_str().unwrap_or("").contains("agent toolset"),
+        "{said}"
+    );
+    // The person stops it: the agent is told who did.
+    let stop_button =
+        format!("document.querySelector('button.record[data-tab=\"{tab}\"]').click()");
+    browser.eval(&panel, &stop_button).await?;
+    until(&browser, &panel, &recording, Value::from("")).await?;
+    let done = stop(&mut agent).await?;
+    assert_eq!(done.videos.len(), 1, "{done:?}");
+    assert_eq!(
+        done.videos[0].ended.as_deref(),
+        Some("the person stopped it")
+    );
+    badge_says(&browser, tab, "AI").await?;
+
+    // The person's own video, from the panel.
+    browser.eval(&panel, &stop_button).await?;
+    until(&browser, &panel, &recording, Value::from("person")).await?;
+    badge_says(&browser, tab, "REC").await?;
+    // No agent stops it, or starts another of the tab.
+    assert!(stop(&mut agent).await?.videos.is_empty());
+    let busy = agent
+        .call::<VideoStart>(&VideoStartParams::default())
+        .await
+        .expect_err("the person records it");
+    assert_eq!(busy.kind(), Some(ErrorKind::Busy), "{busy}");
+    until(&browser, &panel, &recording, Value::from("person")).await?;
+
+    agent.call::<Click>(&ClickParams::on(paint)).await?;
+    frames_drawn(&browser, &page, 10).await?;
+    browser.eval(&panel, &stop_button).await?;
+    let saved = "[...document.querySelectorAll('#videos li')].map(l => l.textContent)";
+    let clock = cotab_e2e::Deadline::new("the saved video", Duration::from_secs(10));
+    let line = loop {
+        let now = browser.eval(&panel, saved).await?;
+        if let Some(line) = now.get(0).and_then(Value::as_str) {
+            break line.to_owned();
+        }
+        clock.next(now).await?;
+    };
+    let path = line
+        .split(" was saved to ")
+        .nth(1)
+        .ok_or_else(|| anyhow::anyhow!("no path in {line:?}"))?;
+    assert!(line.contains("“Paint”"), "{line}");
+    let colours = frame_colours(path, 5, 5)?;
+    assert!(near(colours[0].1, WHITE), "{colours:?}");
+    assert!(near(colours[colours.len() - 1].1, BLUE), "{colours:?}");
+    let file = std::fs::read(path)?;
+    let has = |s: &str| file.windows(s.len()).any(|w| w == s.as_bytes());
+    assert!(has("toolset: click · button \"Paint\""));
+    badge_says(&browser, tab, "AI").await?;
+    let shown = played(&browser, path).await?;
+    assert!(shown["duration"].as_f64().unwrap_or(0.0) > 0.0, "{shown}");
+    Ok(())
+}

@@ -458,7 +458,7 @@ impl Core {
     }
 
     /// Whether `tab` is shared and not on a blocked page.
-    fn driveable(&self, tab: TabId) -> bool {
+    pub fn driveable(&self, tab: TabId) -> bool {
         self.tabs.get(&tab).is_some_and(|t| t.blocked.is_none())
     }
 

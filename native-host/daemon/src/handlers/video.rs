@@ -73,6 +73,7 @@ pub(super) async fn start(cx: &Cx<'_>, p: VideoStartParams) -> Result<VideoStart
         drop(cx.shell.videos.ended(owner).await);
         return Err(e);
     }
+    cx.shell.on_videos_changed();
     Ok(VideoStartResult {
         tab_id: fence.tab,
         path: path.display().to_string(),
@@ -105,10 +106,14 @@ pub(super) fn chapter(cx: &Cx<'_>, p: VideoChapterParams) -> Result<VideoChapter
 /// `video.stop`.
 pub(super) async fn stop(cx: &Cx<'_>) -> Result<VideoStopResult, RpcError> {
     let owner = Owner::Agent(cx.sid()?);
-    for tab in cx.shell.videos.tabs_of(owner) {
+    let tabs = cx.shell.videos.tabs_of(owner);
+    for &tab in &tabs {
         if cx.shell.videos.end(tab, None) {
             cx.shell.screencast(tab, &StartScreencast::KEEP_ALIVE);
         }
+    }
+    if !tabs.is_empty() {
+        cx.shell.on_videos_changed();
     }
     Ok(VideoStopResult {
         videos: cx.shell.videos.ended(owner).await,

@@ -143,11 +143,19 @@ impl Shell {
             (a.told != now).then(|| a.told = now).is_some()
         };
         if changed {
-            let mut tabs = self.with_core(|c| c.controllers());
-            self.mark_waiting(&mut tabs);
-            self.lane
-                .send_oneway(&HostToExtension::Controllers { tabs });
+            self.tell_controllers();
         }
+    }
+
+    /// Tells the extension again who controls each shared tab, which wait
+    /// for the person and which are recorded (its badges).
+    pub(crate) fn tell_controllers(&self) {
+        let mut tabs = self.with_core(|c| c.controllers());
+        self.mark_waiting(&mut tabs);
+        self.lane.send_oneway(&HostToExtension::Controllers {
+            tabs,
+            recorded: self.videos.tabs(),
+        });
     }
 
     /// Marks the agents of `tabs` that a request of theirs waits in for

@@ -39,7 +39,9 @@ impl Shell {
                     Gone::Closed
                 };
                 self.with_core(|c| c.on_tab_gone(tab_id, gone));
-                self.videos.end(tab_id, Some("its tab was closed"));
+                if self.videos.end(tab_id, Some("its tab was closed")) {
+                    self.on_videos_changed();
+                }
                 self.activity.forget_picture(tab_id);
                 self.forget_navs(tab_id);
                 self.blockers.send_modify(|n| *n += 1);
@@ -89,7 +91,13 @@ impl Shell {
             (changes, c.session_ids())
         });
         let shared: Vec<TabId> = list.tabs.iter().map(|t| t.id).collect();
-        self.videos.keep_tabs(&shared, "its tab was unshared");
+        if !self
+            .videos
+            .keep_tabs(&shared, "its tab was unshared")
+            .is_empty()
+        {
+            self.on_videos_changed();
+        }
         for (method, tab, what) in changes {
             if method == "unshare" {
                 self.activity.forget_picture(tab);
@@ -116,7 +124,9 @@ impl Shell {
             Gone::Closed => "its tab was closed",
             _ => "its tab was unshared",
         };
-        self.videos.end(tab, Some(why));
+        if self.videos.end(tab, Some(why)) {
+            self.on_videos_changed();
+        }
         self.activity.forget_picture(tab);
         self.forget_navs(tab);
         if was && gone == Gone::Unshared {
@@ -132,8 +142,8 @@ impl Shell {
         let Some(frame) = ScreencastFrame::parse(ScreencastFrame::METHOD, params) else {
             return;
         };
-        let visible = self.with_core(|c| c.agent_may_see(tab));
-        let Some((due, ack)) = self.videos.frame(tab, frame, visible) else {
+        let (visible, blocked) = self.with_core(|c| (c.agent_may_see(tab), !c.driveable(tab)));
+        let Some((due, ack)) = self.videos.frame(tab, frame, visible, blocked) else {
             return;
         };
         let shell = self.clone();

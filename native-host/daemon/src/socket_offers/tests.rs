@@ -70,7 +70,10 @@ async fn the_switch_queues_its_last_native_message_then_sends_on_the_socket() {
         serde_json::from_slice(&native_rx.try_recv().expect("a last native message"))
             .expect("ours");
     assert_eq!(last, HostToExtension::SocketSwitched { accepted: true });
-    lane.send_oneway(&HostToExtension::Controllers { tabs: Vec::new() });
+    lane.send_oneway(&HostToExtension::Controllers {
+        tabs: Vec::new(),
+        recorded: Vec::new(),
+    });
     assert!(
         native_rx.try_recv().is_err(),
         "nothing more on the native link"
