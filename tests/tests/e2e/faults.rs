@@ -135,7 +135,7 @@ async fn released_once(browser: &Browser, page: &Page) -> anyhow::Result<()> {
 
 /// Reads notifications until every method of `want` was seen (in any
 /// order); returns all of them.
-async fn notifications(
+pub(crate) async fn notifications(
     agent: &mut Client,
     want: &[&str],
     limit: Duration,

@@ -370,3 +370,50 @@ async fn the_person_records_a_tab_from_the_side_panel_and_agents_cannot_stop_it(
     assert!(shown["duration"].as_f64().unwrap_or(0.0) > 0.0, "{shown}");
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_video_goes_on_after_the_worker_stopped_and_came_back() -> anyhow::Result<()> {
+    let (browser, page, _tab, mut agent) = on_page("/paint", LaunchOptions::default()).await?;
+    agent
+        .call::<VideoStart>(&VideoStartParams {
+            fps: Some(10),
+            ..VideoStartParams::default()
+        })
+        .await?;
+    frames_drawn(&browser, &page, 10).await?;
+    // The browser stops the worker; nothing but its own alarm wakes it.
+    browser.stop_workers(&page).await?;
+    crate::faults::notifications(
+        &mut agent,
+        &["lane.offline", "lane.online"],
+        Duration::from_secs(60),
+    )
+    .await?;
+    let clock = cotab_e2e::Deadline::new("the lane back", Duration::from_secs(60));
+    loop {
+        // Refs do not outlive the lane: the page is read again.
+        let acted = async {
+            agent
+                .call::<cotab_shared::controller::Acquire>(&Empty {})
+                .await?;
+            let outline = snapshot(&mut agent).await?;
+            let paint = find_ref(&outline, "button \"Paint\"")?;
+            Ok::<_, anyhow::Error>(agent.call::<Click>(&ClickParams::on(paint)).await?)
+        }
+        .await;
+        match acted {
+            Ok(_) => break,
+            Err(e) => clock.next(e.to_string()).await?,
+        }
+    }
+    frames_drawn(&browser, &page, 10).await?;
+    let done = stop(&mut agent).await?;
+    assert_eq!(done.videos.len(), 1, "{done:?}");
+    let video = &done.videos[0];
+    assert_eq!(video.ended, None, "{video:?}");
+    let colours = frame_colours(video.path.as_deref().expect("a file"), 5, 5)?;
+    assert!(near(colours[0].1, WHITE), "{colours:?}");
+    // Painted after the worker came back: the video has it.
+    assert!(near(colours[colours.len() - 1].1, BLUE), "{colours:?}");
+    Ok(())
+}

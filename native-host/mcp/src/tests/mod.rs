@@ -722,4 +722,5 @@ mod network;
 mod output;
 mod tabs;
 mod upload;
+mod video;
 mod vision;
