@@ -38,6 +38,7 @@ mod scope;
 mod snapshots;
 mod stats;
 mod tasks;
+mod video;
 mod worker_trace;
 
 use crate::build_extension;

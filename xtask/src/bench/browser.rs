@@ -161,6 +161,7 @@ async fn items(
         super::captures::captures(browser, page, agent).await?;
     rows.extend(capture_rows);
     rows.extend(super::captures::large_captures(browser, page, agent).await?);
+    rows.extend(super::video::video_clicks(agent).await?);
     rows.extend(restarts(browser, page, agent).await?);
     // Last: its worker-only request makes the worker forward every event
     // of the tab from then on.
