@@ -175,6 +175,9 @@ fn keep_record(shell: &Shell, dir: &Path) {
         crate::config::HostConfig::default()
     });
     let record = cotab_local::record::Record::in_state_dir(dir);
+    // Videos are kept within the record's bounds.
+    shell.videos.keep_within(config.activity.limits());
+    shell.prune_videos();
     if let Some(recorder) = crate::recorder::Recorder::start(record, config.activity.limits()) {
         shell.activity.keep(recorder);
     }
@@ -314,8 +317,8 @@ pub async fn run(
         Some(dir) => match crate::logs::prepare_log_dir(dir) {
             Ok(()) => {
                 shell.keep_settings(crate::settings::Store::in_dir(dir));
-                keep_record(&shell, dir);
                 shell.videos.keep_in(dir.join("videos"));
+                keep_record(&shell, dir);
             }
             Err(e) => {
                 tracing::warn!(error = %e, "no state directory: the person's settings last as long as the daemon")

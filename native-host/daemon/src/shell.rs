@@ -581,10 +581,26 @@ impl Shell {
         self.send_detached(tab, start);
     }
 
-    /// A video started or ended: the badges and the panels say so.
+    /// A video started or ended: the badges and the panels say so, and
+    /// the videos kept are brought within their bounds (off the daemon's
+    /// thread).
     pub fn on_videos_changed(&self) {
         self.tell_controllers();
         self.videos_changed.send_modify(|n| *n += 1);
+        self.prune_videos();
+    }
+
+    /// Brings the videos kept within the activity record's bounds, off
+    /// the daemon's thread.
+    pub fn prune_videos(&self) {
+        if let Some((dir, limits, busy)) = self.videos.pruning() {
+            drop(tokio::task::spawn_blocking(move || {
+                let gone = crate::video::prune(&dir, &limits, &busy);
+                if gone > 0 {
+                    tracing::info!(gone, "videos past the record's bounds removed");
+                }
+            }));
+        }
     }
 
     /// The lane's connection closed.

@@ -94,6 +94,7 @@ struct Running {
 struct Ending {
     owner: Owner,
     tab: TabId,
+    path: PathBuf,
     why: Option<String>,
     reply: oneshot::Receiver<Ended>,
 }
@@ -114,6 +115,8 @@ const SAVED_SHOWN: usize = 3;
 #[derive(Default)]
 pub struct Videos {
     dir: OnceLock<PathBuf>,
+    /// The bounds of the videos kept: the activity record's.
+    limits: OnceLock<cotab_local::record::Limits>,
     state: Mutex<State>,
 }
 
@@ -157,6 +160,28 @@ impl Videos {
     /// Keeps videos in `dir` (made private if missing).
     pub fn keep_in(&self, dir: PathBuf) {
         drop(self.dir.set(dir));
+    }
+
+    /// Keeps the videos within `limits` (the activity record's): no file
+    /// older than its age, and the oldest out first past its size.
+    pub fn keep_within(&self, limits: cotab_local::record::Limits) {
+        let _ = self.limits.set(limits);
+    }
+
+    /// What [`prune`] needs now, if videos are bounded: the directory,
+    /// the bounds, and the files no pruning touches (those recorded or
+    /// being finished).
+    pub fn pruning(&self) -> Option<(PathBuf, cotab_local::record::Limits, Vec<PathBuf>)> {
+        let dir = self.dir.get()?.clone();
+        let limits = *self.limits.get()?;
+        let state = self.state();
+        let busy = state
+            .running
+            .values()
+            .map(|r| r.path.clone())
+            .chain(state.ending.iter().map(|e| e.path.clone()))
+            .collect();
+        Some((dir, limits, busy))
     }
 
     /// Whether `tab` is recorded.
@@ -311,6 +336,7 @@ impl Videos {
             state.ending.push(Ending {
                 owner: running.owner,
                 tab,
+                path: running.path,
                 why: why.map(str::to_owned),
                 reply: rx,
             });
@@ -579,6 +605,45 @@ fn write_frame(file: &mut VideoFile, at_ms: u64, data: &str) -> Option<String> {
     })
 }
 
+/// Removes the videos (`*.webm` files, never a link) in `dir` older
+/// than the limits' age, then the oldest while all of them take more than
+/// its size (0: no size bound) — never one of `busy`, never the newest
+/// (an agent's stop copies it next). Returns how many went.
+pub fn prune(dir: &Path, limits: &cotab_local::record::Limits, busy: &[PathBuf]) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut files: Vec<(SystemTime, u64, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let path = e.path();
+            let meta = std::fs::symlink_metadata(&path).ok()?;
+            let webm = path.extension().is_some_and(|x| x == "webm");
+            let modified = meta.modified().ok()?;
+            (meta.is_file() && webm).then_some((modified, meta.len(), path))
+        })
+        .collect();
+    files.sort();
+    let newest = files.last().map(|(_, _, p)| p.clone());
+    let now = SystemTime::now();
+    let mut total: u64 = files.iter().map(|(_, len, _)| len).sum();
+    let mut gone = 0;
+    for (modified, len, path) in &files {
+        if busy.contains(path) || Some(path) == newest.as_ref() {
+            continue;
+        }
+        let old = now
+            .duration_since(*modified)
+            .is_ok_and(|age| age > limits.max_age);
+        let over = limits.max_bytes > 0 && total > limits.max_bytes;
+        if (old || over) && std::fs::remove_file(path).is_ok() {
+            total = total.saturating_sub(*len);
+            gone += 1;
+        }
+    }
+    gone
+}
+
 /// Makes `dir` readable by its owner only, if it is missing.
 fn make_private_dir(dir: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt as _;
@@ -670,4 +735,37 @@ mod tests {
     }
 
     const DEFAULT_SIZE: VideoSize = cotab_shared::controller::DEFAULT_VIDEO_SIZE;
+
+    #[test]
+    fn videos_past_the_records_bounds_go_oldest_first_but_never_one_busy_or_the_newest() {
+        let dir = tempfile::tempdir().expect("dir");
+        let at = |name: &str, len: usize, age_s: u64| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, vec![0u8; len]).expect("written");
+            let when = SystemTime::now() - Duration::from_secs(age_s);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(when))
+                .expect("dated");
+            path
+        };
+        let ancient = at("a.webm", 10, 100_000);
+        let old = at("b.webm", 600, 300);
+        let busy = at("c.webm", 600, 200);
+        let newest = at("d.webm", 600, 100);
+        let other = at("notes.txt", 10, 100_000);
+        let limits = cotab_local::record::Limits {
+            max_bytes: 1_000,
+            max_age: Duration::from_secs(3_600),
+        };
+        assert_eq!(prune(dir.path(), &limits, std::slice::from_ref(&busy)), 2);
+        assert!(!ancient.exists(), "past its age");
+        assert!(!old.exists(), "the oldest, past the size");
+        assert!(busy.exists() && newest.exists() && other.exists());
+        // Alone past the size, the newest stays.
+        assert_eq!(prune(dir.path(), &limits, &[]), 1);
+        assert!(newest.exists() && !busy.exists());
+        assert_eq!(prune(dir.path(), &limits, &[]), 0);
+    }
 }
