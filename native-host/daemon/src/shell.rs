@@ -475,12 +475,8 @@ impl Shell {
                     tracing::debug!(press = press.0, "held input dropped with its tab or lane");
                 }
                 Effect::Notify(_, event) | Effect::NotifyAll(event) => self.notify(&to, event),
-                Effect::Controllers(mut tabs) => {
-                    self.mark_waiting(&mut tabs);
-                    self.lane.send_oneway(&HostToExtension::Controllers {
-                        tabs,
-                        recorded: self.videos.tabs(),
-                    });
+                Effect::Controllers(tabs) => {
+                    self.send_controllers(tabs);
                     self.leases_changed.send_modify(|n| *n += 1);
                     holds_changed = true;
                 }
@@ -621,7 +617,7 @@ impl Shell {
         });
         let ended = self.videos.keep_sessions(&live);
         for &tab in &ended {
-            self.screencast(tab, &cotab_shared::cdp::StartScreencast::KEEP_ALIVE);
+            self.keep_alive_screencast(tab);
         }
         if !ended.is_empty() {
             self.on_videos_changed();

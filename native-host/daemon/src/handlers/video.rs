@@ -6,7 +6,7 @@
 use super::{invalid_params, wire, Cx};
 use crate::broker::Need;
 use crate::video::{Owner, StartError};
-use cotab_shared::cdp::{StartScreencast, StopScreencast};
+use cotab_shared::cdp::StopScreencast;
 use cotab_shared::controller::{
     RpcError, VideoChapterParams, VideoChapterResult, VideoStartParams, VideoStartResult,
     VideoStopResult, DEFAULT_VIDEO_FPS, DEFAULT_VIDEO_SIZE, MAX_CHAPTER_TITLE, MAX_VIDEO_FPS,
@@ -67,9 +67,7 @@ pub(super) async fn start(cx: &Cx<'_>, p: VideoStartParams) -> Result<VideoStart
     };
     if let Err(e) = started {
         cx.shell
-            .videos
-            .end(fence.tab, Some("its screencast did not start"));
-        cx.shell.screencast(fence.tab, &StartScreencast::KEEP_ALIVE);
+            .end_video(fence.tab, Some("its screencast did not start"));
         drop(cx.shell.videos.ended(owner).await);
         return Err(e);
     }
@@ -108,9 +106,7 @@ pub(super) async fn stop(cx: &Cx<'_>) -> Result<VideoStopResult, RpcError> {
     let owner = Owner::Agent(cx.sid()?);
     let tabs = cx.shell.videos.tabs_of(owner);
     for &tab in &tabs {
-        if cx.shell.videos.end(tab, None) {
-            cx.shell.screencast(tab, &StartScreencast::KEEP_ALIVE);
-        }
+        cx.shell.end_video(tab, None);
     }
     if !tabs.is_empty() {
         cx.shell.on_videos_changed();

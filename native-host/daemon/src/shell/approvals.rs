@@ -150,7 +150,13 @@ impl Shell {
     /// Tells the extension again who controls each shared tab, which wait
     /// for the person and which are recorded (its badges).
     pub(crate) fn tell_controllers(&self) {
-        let mut tabs = self.with_core(|c| c.controllers());
+        let tabs = self.with_core(|c| c.controllers());
+        self.send_controllers(tabs);
+    }
+
+    /// Sends `tabs`, who controls each shared tab, with the agents that
+    /// wait for the person marked and the tabs recorded.
+    pub(crate) fn send_controllers(&self, mut tabs: Vec<TabControl>) {
         self.mark_waiting(&mut tabs);
         self.lane.send_oneway(&HostToExtension::Controllers {
             tabs,

@@ -9,6 +9,23 @@ use cotab_shared::watch::TabVideo;
 use cotab_shared::TabId;
 
 impl Shell {
+    /// Ends `tab`'s video, if it is recorded, because of `why` (none: its
+    /// owner stopped it), and gives the tab its keep-alive screencast
+    /// back. Whether it was recorded.
+    pub fn end_video(&self, tab: TabId, why: Option<&str>) -> bool {
+        let ended = self.videos.end(tab, why);
+        if ended {
+            self.keep_alive_screencast(tab);
+        }
+        ended
+    }
+
+    /// Runs the keep-alive screencast on `tab` again, in place of a
+    /// video's.
+    pub fn keep_alive_screencast(&self, tab: TabId) {
+        self.screencast(tab, &StartScreencast::KEEP_ALIVE);
+    }
+
     /// The videos being recorded, then the person's latest saved ones, as
     /// the panels show them.
     pub fn tab_videos(&self) -> Vec<TabVideo> {
@@ -48,8 +65,7 @@ impl Shell {
                 Owner::Person => None,
                 Owner::Agent(_) => Some("the person stopped it"),
             };
-            if self.videos.end(tab, why) {
-                self.screencast(tab, &StartScreencast::KEEP_ALIVE);
+            if self.end_video(tab, why) {
                 self.on_videos_changed();
             }
             if owner == Owner::Person {
