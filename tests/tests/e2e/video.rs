@@ -323,10 +323,9 @@ async fn the_person_records_a_tab_from_the_side_panel_and_agents_cannot_stop_it(
     until(&browser, &panel, &recording, Value::from("")).await?;
     let done = stop(&mut agent).await?;
     assert_eq!(done.videos.len(), 1, "{done:?}");
-    assert_eq!(
-        done.videos[0].ended.as_deref(),
-        Some("the person stopped it")
-    );
+    // Why it ended; under load it may also say that no frame came yet.
+    let ended = done.videos[0].ended.as_deref().unwrap_or("");
+    assert!(ended.starts_with("the person stopped it"), "{done:?}");
     badge_says(&browser, tab, "AI").await?;
 
     // The person's own video, from the panel.
