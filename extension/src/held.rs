@@ -14,90 +14,30 @@
 //! The ledger is built from the CDP commands themselves, whichever path
 //! sent them (cotab's input methods or an agent's raw `cdp.send`): a press
 //! is recorded before it is sent (it may run even if its answer never
-//! comes), a release is forgotten once the browser accepted it. It is small
-//! and serialisable, so the worker keeps it in `chrome.storage` across
-//! restarts and reloads.
+//! comes, so it counts as held until its release), a release is forgotten
+//! once the browser accepted it. It is [`cotab_shared::held::Ledger`], the
+//! type of the daemon's record too, owned by tabs; small and serialisable,
+//! so the worker keeps it in `chrome.storage` across restarts and reloads.
 
 pub use cotab_shared::held::Sent;
-use cotab_shared::input::{
-    input_role, key_id, key_up, mouse_button, mouse_up, touch_end, InputRole,
-};
+use cotab_shared::held::{Ledger, Moved, Press};
+use cotab_shared::input::{input_role, InputRole};
 pub use cotab_shared::input::{KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT};
 use cotab_shared::TabId;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What one tab holds. A handful of entries at most, so plain vectors (a
-/// map type per entry kind would cost the worker's wasm more than it saves).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TabHeld {
-    /// Held keys by `code` (else `key`), each with its key-up params.
-    #[serde(default)]
-    pub keys: Vec<(String, Value)>,
-    /// Held mouse buttons by name, each with the pointer's last position.
-    #[serde(default)]
-    pub buttons: Buttons,
-    /// Whether a touch is in progress.
-    #[serde(default)]
-    pub touch: bool,
-    /// Entries whose release is being sent right now ([`entry_id`]): not
-    /// sent again by [`HeldInput::take_releases`]. Not saved.
-    #[serde(skip)]
-    releasing: Vec<String>,
-    /// Pointer moves being sent right now, each with where it goes and
-    /// where the held buttons were before it, put back if the browser
-    /// refuses it. Not saved.
-    #[serde(skip)]
-    moving: Vec<((f64, f64), Buttons)>,
-}
+/// One press as stored: its tab is its owner.
+pub type StoredEntry = Press<TabId>;
 
-/// Held mouse buttons by name, each with where it would be released.
-type Buttons = Vec<(String, (f64, f64))>;
-
-impl TabHeld {
-    fn is_empty(&self) -> bool {
-        self.keys.is_empty() && self.buttons.is_empty() && !self.touch
-    }
-}
-
-/// The ledger entry a press or release names: `key:<code>`, `button:<name>`
-/// or `touch` ([`InputRole`]).
-fn entry_id(method: &str, params: &Value) -> Option<String> {
-    match input_role(method, params) {
-        InputRole::Press(id) | InputRole::Release(id) => Some(id),
-        InputRole::Other => None,
-    }
-}
-
-/// Sets `key` to `value`; returns whether `key` is new.
-fn put<V>(entries: &mut Vec<(String, V)>, key: String, value: V) -> bool {
-    match entries.iter_mut().find(|(k, _)| *k == key) {
-        Some(entry) => {
-            entry.1 = value;
-            false
-        }
-        None => {
-            entries.push((key, value));
-            true
-        }
-    }
-}
-
-/// Removes `key`; returns whether it was there.
-fn take<V>(entries: &mut Vec<(String, V)>, key: &str) -> bool {
-    let before = entries.len();
-    entries.retain(|(k, _)| k != key);
-    entries.len() != before
-}
-
-/// One tab's entry as stored: `[tabId, held]`.
-pub type StoredEntry = (i32, TabHeld);
-
-/// Held input per tab, in the order tabs first held something.
+/// Held input per tab: [`Ledger`], the type the daemon's record is too,
+/// owned by tabs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeldInput {
-    tabs: Vec<(TabId, TabHeld)>,
+    ledger: Ledger<TabId>,
+    /// Pointer moves being sent right now, each with its tab, where it
+    /// goes and where the buttons it moved were, put back if the browser
+    /// refuses it. Not saved.
+    moving: Vec<(TabId, (f64, f64), Moved)>,
 }
 
 /// What a command does to the ledger.
@@ -120,10 +60,6 @@ fn point(params: &Value) -> (f64, f64) {
     (coord("x"), coord("y"))
 }
 
-fn button(params: &Value) -> String {
-    mouse_button(params).to_owned()
-}
-
 /// Classifies a CDP command.
 pub fn classify(method: &str, params: &Value) -> Input {
     match input_role(method, params) {
@@ -139,39 +75,21 @@ impl HeldInput {
     /// moves where the held buttons would be released (not saved for it
     /// alone), until the browser refuses it.
     pub fn before_send(&mut self, tab: TabId, method: &str, params: &Value) -> bool {
-        let role = input_role(method, params);
-        if let InputRole::Release(id) = role {
-            if let Some(held) = self.get_mut(tab) {
-                held.releasing.push(id);
+        match input_role(method, params) {
+            InputRole::Press(_) => {
+                matches!(self.ledger.press_input(tab, method, params), Some(Ok(_)))
             }
-            return false;
-        }
-        if role == InputRole::Other {
-            if let (true, Some(held)) = (is_move(method, params), self.get_mut(tab)) {
+            InputRole::Release(id) => {
+                self.ledger.release_sent(&tab, &id);
+                false
+            }
+            InputRole::Other if is_move(method, params) => {
                 let at = point(params);
-                let was = held.buttons.clone();
-                for (_, pos) in &mut held.buttons {
-                    *pos = at;
-                }
-                held.moving.push((at, was));
+                let was = self.ledger.moved(|p| p.owner == tab, at.0, at.1);
+                self.moving.push((tab, at, was));
+                false
             }
-            return false;
-        }
-        if self.get_mut(tab).is_none() {
-            self.tabs.push((tab, TabHeld::default()));
-        }
-        let Some(held) = self.get_mut(tab) else {
-            return false;
-        };
-        match method {
-            KEY_EVENT => {
-                let Some(id) = key_id(params).map(str::to_owned) else {
-                    return false;
-                };
-                put(&mut held.keys, id, key_up(params, None))
-            }
-            MOUSE_EVENT => put(&mut held.buttons, button(params), point(params)),
-            _ => !std::mem::replace(&mut held.touch, true),
+            InputRole::Other => false,
         }
     }
 
@@ -181,48 +99,25 @@ impl HeldInput {
     /// browser refused puts the buttons it moved, those still held, back
     /// where they were. Returns whether the set of held input changed.
     pub fn after_send(&mut self, tab: TabId, method: &str, params: &Value, sent: Sent) -> bool {
-        match classify(method, params) {
-            Input::Release => {}
-            Input::Other if is_move(method, params) => {
+        match input_role(method, params) {
+            InputRole::Release(id) => self.ledger.release_answered(&tab, &id, sent).0,
+            InputRole::Other if is_move(method, params) => {
                 let at = point(params);
-                let Some(held) = self.get_mut(tab) else {
+                let Some(i) = self
+                    .moving
+                    .iter()
+                    .position(|(t, to, _)| *t == tab && *to == at)
+                else {
                     return false;
                 };
-                let Some(i) = held.moving.iter().position(|(to, _)| *to == at) else {
-                    return false;
-                };
-                let (_, was) = held.moving.remove(i);
+                let (_, _, was) = self.moving.remove(i);
                 if sent == Sent::Refused {
-                    for (name, pos) in was {
-                        if let Some(button) = held.buttons.iter_mut().find(|(n, _)| *n == name) {
-                            button.1 = pos;
-                        }
-                    }
+                    self.ledger.moved_back(&was);
                 }
-                return false;
+                false
             }
-            _ => return false,
+            _ => false,
         }
-        let Some(held) = self.get_mut(tab) else {
-            return false;
-        };
-        if let Some(id) = entry_id(method, params) {
-            if let Some(at) = held.releasing.iter().position(|r| *r == id) {
-                held.releasing.remove(at);
-            }
-        }
-        if sent == Sent::Refused {
-            return false;
-        }
-        let changed = match method {
-            KEY_EVENT => key_id(params).is_some_and(|id| take(&mut held.keys, id)),
-            MOUSE_EVENT => take(&mut held.buttons, &button(params)),
-            _ => std::mem::replace(&mut held.touch, false),
-        };
-        if held.is_empty() {
-            self.forget(tab);
-        }
-        changed
     }
 
     /// The commands that release everything `tab` holds, in a safe order
@@ -230,87 +125,53 @@ impl HeldInput {
     /// held before a key goes up after it), and forgets them. An entry
     /// whose release is being sent already is left to that release.
     pub fn take_releases(&mut self, tab: TabId) -> Vec<(&'static str, Value)> {
-        let Some(at) = self.tabs.iter().position(|(t, _)| *t == tab) else {
-            return Vec::new();
-        };
-        let (_, held) = self.tabs.remove(at);
-        let pending = |id: String| held.releasing.contains(&id);
-        let mut out = Vec::new();
-        if held.touch && !pending("touch".to_owned()) {
-            out.push((TOUCH_EVENT, touch_end()));
-        }
-        for (button, (x, y)) in &held.buttons {
-            if !pending(format!("button:{button}")) {
-                out.push((MOUSE_EVENT, mouse_up(*x, *y, button, None)));
-            }
-        }
-        for (id, up) in held.keys.iter().rev() {
-            if !pending(format!("key:{id}")) {
-                out.push((KEY_EVENT, up.clone()));
-            }
-        }
-        out
+        self.ledger.take(|p| p.owner == tab)
     }
 
     /// Forgets what `tab` holds (its page is gone). Returns whether it held
     /// anything.
     pub fn forget(&mut self, tab: TabId) -> bool {
-        let before = self.tabs.len();
-        self.tabs.retain(|(t, _)| *t != tab);
-        self.tabs.len() != before
+        let before = self.ledger.presses().len();
+        self.ledger.retain(|p| p.owner != tab);
+        self.ledger.presses().len() != before
     }
 
     /// Whether `tab` holds the input the press or release `method` with
     /// `params` names, with no release of it on its way.
     pub fn holds(&self, tab: TabId, method: &str, params: &Value) -> bool {
-        let (Some((_, held)), Some(id)) = (
-            self.tabs.iter().find(|(t, _)| *t == tab),
-            entry_id(method, params),
-        ) else {
-            return false;
-        };
-        if held.releasing.contains(&id) {
-            return false;
-        }
-        match id.split_once(':') {
-            Some(("key", key)) => held.keys.iter().any(|(k, _)| k == key),
-            Some(("button", name)) => held.buttons.iter().any(|(b, _)| b == name),
-            _ => held.touch,
+        match input_role(method, params) {
+            InputRole::Press(id) | InputRole::Release(id) => self.ledger.holds(&tab, &id),
+            InputRole::Other => false,
         }
     }
 
     /// The tabs holding input.
     pub fn tabs(&self) -> Vec<TabId> {
-        self.tabs.iter().map(|(t, _)| *t).collect()
+        let mut tabs: Vec<TabId> = Vec::new();
+        for p in self.ledger.presses() {
+            if !tabs.contains(&p.owner) {
+                tabs.push(p.owner);
+            }
+        }
+        tabs
     }
 
     /// Whether nothing is held anywhere.
     pub fn is_empty(&self) -> bool {
-        self.tabs.is_empty()
+        self.ledger.presses().is_empty()
     }
 
     /// The ledger as stored.
     pub fn to_stored(&self) -> Vec<StoredEntry> {
-        self.tabs.iter().map(|(t, h)| (t.0, h.clone())).collect()
+        self.ledger.presses().to_vec()
     }
 
-    /// A ledger read back from storage; empty and repeated entries are
-    /// dropped.
+    /// A ledger read back from storage; repeated entries are dropped.
     pub fn from_stored(stored: Vec<StoredEntry>) -> HeldInput {
-        let mut held = HeldInput::default();
-        for (tab, entry) in stored {
-            if !entry.is_empty() && held.get_mut(TabId(tab)).is_none() {
-                held.tabs.push((TabId(tab), entry));
-            }
+        HeldInput {
+            ledger: Ledger::restore(stored),
+            moving: Vec::new(),
         }
-        held
-    }
-
-    fn get_mut(&mut self, tab: TabId) -> Option<&mut TabHeld> {
-        self.tabs
-            .iter_mut()
-            .find(|(t, _)| *t == tab)
-            .map(|(_, held)| held)
     }
 }
 
@@ -539,7 +400,7 @@ mod tests {
     /// One tab's ledger, as the worker drives it around each command.
     struct OneTab(HeldInput);
 
-    impl cotab_shared::held::conformance::Ledger for OneTab {
+    impl cotab_shared::held::conformance::Driver for OneTab {
         fn send(&mut self, method: &str, params: &Value, sent: Sent) -> Vec<(&'static str, Value)> {
             self.0.before_send(T, method, params);
             self.0.after_send(T, method, params, sent);
@@ -566,12 +427,18 @@ mod tests {
             &json!({"type": "mousePressed", "x": 1, "y": 2}),
         );
         let stored = serde_json::to_value(held.to_stored()).expect("json");
-        let back: Vec<StoredEntry> = serde_json::from_value(stored).expect("json");
-        let mut back = HeldInput::from_stored(back);
-        assert_eq!(back, held);
+        let read: Vec<StoredEntry> = serde_json::from_value(stored.clone()).expect("json");
+        let mut back = HeldInput::from_stored(read.clone());
+        assert_eq!(
+            serde_json::to_value(back.to_stored()).expect("json"),
+            stored
+        );
+        assert_eq!(back.tabs(), held.tabs());
         assert!(back.forget(TabId(7)));
         assert!(!back.forget(TabId(7)));
         assert_eq!(back.tabs(), vec![T]);
-        assert!(HeldInput::from_stored(vec![(3, TabHeld::default())]).is_empty());
+        // A press stored twice is held once.
+        let twice = HeldInput::from_stored([read.clone(), read].concat());
+        assert_eq!(twice.to_stored().len(), 2);
     }
 }

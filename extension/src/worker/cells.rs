@@ -73,16 +73,19 @@ pub(crate) struct Saved {
     /// [`Persisted::human_control`].
     #[serde(default)]
     pub(super) human_control: Vec<i32>,
+    /// The held-input ledger's presses. (Stored under a key of its
+    /// own: one of another shape, left by an older version, is not
+    /// read, so it cannot cost the shared set.)
     #[serde(default)]
-    pub(super) held_input: Vec<StoredEntry>,
+    pub(super) held_presses: Vec<StoredEntry>,
 }
 
 impl Saved {
     /// The storage keys [`Saved`] reads and writes.
-    pub(super) const KEYS: [&'static str; 3] = ["sharedTabs", "humanControl", "heldInput"];
+    pub(super) const KEYS: [&'static str; 3] = ["sharedTabs", "humanControl", "heldPresses"];
 
     pub(super) fn is_empty(&self) -> bool {
-        self.shared_tabs.is_empty() && self.held_input.is_empty()
+        self.shared_tabs.is_empty() && self.held_presses.is_empty()
     }
 }
 
@@ -116,7 +119,7 @@ impl Worker {
         Saved {
             shared_tabs,
             human_control,
-            held_input: self.state.borrow().held.to_stored(),
+            held_presses: self.state.borrow().held.to_stored(),
         }
     }
 

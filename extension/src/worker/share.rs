@@ -216,7 +216,7 @@ async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> 
 /// state is dropped ([`super::lifecycle`]).
 pub(crate) async fn restore(worker: Rc<Worker>) {
     let (saved, source) = load_saved(&worker).await;
-    worker.state.borrow_mut().held = HeldInput::from_stored(saved.held_input.clone());
+    worker.state.borrow_mut().held = HeldInput::from_stored(saved.held_presses.clone());
     let mut kept = Vec::with_capacity(saved.shared_tabs.len());
     for tab in saved.shared_tabs.iter().copied().map(TabId) {
         if !worker.state.borrow().shared.restore_wanted(tab) {

@@ -205,7 +205,7 @@ async fn a_shared_tab_that_reaches_a_local_file_by_any_path_is_suspended() -> an
             expect: None,
         })
         .await?;
-    let held = "chrome.storage.local.get('heldInput').then(r => (r.heldInput || []).length)";
+    let held = "chrome.storage.local.get('heldPresses').then(r => (r.heldPresses || []).length)";
     assert_eq!(browser.in_worker(held).await?, json!(1));
     person_goes_to(&browser, &page, &file_url).await?;
     let revoked = notification(&mut agent, "control.revoked", |_| true).await?;

@@ -566,13 +566,13 @@ async fn released_after_in(how: Revocation, s: &Setup) -> anyhow::Result<()> {
         Revocation::Unshare => browser.unshare(page, tab).await?,
         Revocation::BlockedPage => {
             // The page goes with the navigation: the ledger says what the
-            // extension released.
+            // extension released, the key and the button.
             let ledger =
-                "chrome.storage.local.get('heldInput').then(r => (r.heldInput || []).length)";
+                "chrome.storage.local.get('heldPresses').then(r => (r.heldPresses || []).length)";
             assert_eq!(
                 browser.in_worker(ledger).await?,
-                1,
-                "the extension's ledger has it"
+                2,
+                "the extension's ledger has them"
             );
             browser
                 .cdp

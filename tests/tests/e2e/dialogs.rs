@@ -334,7 +334,7 @@ async fn a_chain_of_dialogs_is_followed_dialog_by_dialog() -> anyhow::Result<()>
 
 /// The presses the ledger holds as saved in each storage area.
 const SAVED_PRESSES: &str = "Promise.all([chrome.storage.session, chrome.storage.local].map(\
-     a => a.get('heldInput').then(r => (r.heldInput || []).length)))";
+     a => a.get('heldPresses').then(r => (r.heldPresses || []).length)))";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_press_waiting_on_its_dialog_is_saved_and_forgotten_once_released() -> anyhow::Result<()>

@@ -7,9 +7,10 @@
 //!
 //! Like the rest of the core it does no I/O and never awaits.
 
-use super::{Actor, Core, Effect, PressState, RevokeReason, Tab};
+use super::{Actor, Core, Effect, RevokeReason, Tab};
 use crate::session::SessionId;
 use cotab_shared::controller::AgentEvent;
+use cotab_shared::held::State;
 use cotab_shared::native::{Holder, TabControl, TabInfo};
 use cotab_shared::TabId;
 
@@ -251,10 +252,11 @@ impl Core {
     pub(super) fn drop_all_input(&mut self, reason: RevokeReason, drop: bool) {
         let holders: Vec<SessionId> = {
             let mut v: Vec<SessionId> = self
-                .presses
-                .values()
-                .filter(|p| p.state != PressState::ReleasedByDaemon)
-                .map(|p| p.session)
+                .held
+                .presses()
+                .iter()
+                .filter(|p| p.state != State::Released)
+                .map(|p| p.owner.session)
                 .collect();
             v.sort();
             v.dedup();

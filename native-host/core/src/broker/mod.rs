@@ -30,6 +30,7 @@
 
 use crate::session::{ConnId, SessionId};
 use cotab_shared::controller::{AgentEvent, FrameGeometry, FrameId, RevokeReason};
+use cotab_shared::held::Ledger;
 use cotab_shared::limits::{
     MAX_FRAMES_PER_SESSION, MAX_UNBOUND_TICKETS, RESUME_GRACE_MS, UNBOUND_TICKET_TTL_MS,
 };
@@ -71,8 +72,7 @@ pub use page::{
     CaptureMeta, ConsoleEntry, Given, NodeRef, RefNumbers, SnapshotMark, Viewport,
     CONSOLE_CAPACITY, MAX_ISSUED_REFS,
 };
-pub use presses::{AgentRelease, PressId, PressKind, RawInput, ReleaseCmd, ReleaseTarget};
-use presses::{Press, PressState};
+pub use presses::{AgentRelease, Owner, PressId, PressKind, RawInput, ReleaseCmd, ReleaseTarget};
 
 /// Settings of the core.
 #[derive(Debug, Clone, Copy)]
@@ -256,7 +256,11 @@ pub struct Core {
     /// apart from `tabs` because events can arrive before the tab is in a
     /// shared list.
     pages: BTreeMap<TabId, page::PageState>,
-    presses: BTreeMap<PressId, Press>,
+    /// What agents hold down (keys, buttons, touches), by session and
+    /// tab: the [`Ledger`] the extension's ledger is too.
+    held: Ledger<Owner>,
+    /// The DPR of each gesture's frame, for its updates.
+    gestures: BTreeMap<PressId, f64>,
     developer_mode: bool,
     dev_epoch: u64,
     lane_online: bool,
@@ -274,7 +278,6 @@ pub struct Core {
     /// the cause.
     departed: std::collections::VecDeque<(TabId, Gone)>,
     next_session: u64,
-    next_press: u64,
     next_epoch: u64,
     next_frame: u64,
     nav_clock: u64,
@@ -298,7 +301,8 @@ impl Core {
             sessions: BTreeMap::new(),
             tabs: BTreeMap::new(),
             pages: BTreeMap::new(),
-            presses: BTreeMap::new(),
+            held: Ledger::default(),
+            gestures: BTreeMap::new(),
             developer_mode: false,
             dev_epoch: 0,
             lane_online: false,
@@ -307,7 +311,6 @@ impl Core {
             kept: BTreeMap::new(),
             departed: std::collections::VecDeque::new(),
             next_session: 1,
-            next_press: 1,
             next_epoch: 1,
             next_frame: 1,
             nav_clock: 0,

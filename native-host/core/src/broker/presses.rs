@@ -4,21 +4,24 @@
 //! pointer's position and the buttons held for coordinate input. Part of
 //! [`Core`], as sans-IO as the rest.
 //!
-//! A press reaches a page by two paths, and both are recorded here: the
-//! input methods (`input.keyDown`, `input.mouseDown`, …), whose presses
-//! the daemon builds, and raw CDP (`cdp.send`, so the CDP endpoint too),
-//! whose presses an agent builds itself ([`PressKind::Raw`]: the release
-//! is the one [`cotab_shared::input::release_of`] pairs with it). So
-//! every revocation releases both alike.
+//! The record is [`Ledger`](cotab_shared::held::Ledger), the type of the
+//! extension's own ledger too, owned by a session on a tab ([`Owner`]):
+//! each press with what it holds (`key:<code>`, `button:<name>`,
+//! `touch`) and the release that pairs it. A press reaches a page by two
+//! paths, and both are recorded alike: the input methods
+//! (`input.keyDown`, `input.mouseDown`, …), whose presses the daemon
+//! builds ([`PressKind`]), and raw CDP (`cdp.send`, so the CDP endpoint
+//! too), whose presses an agent builds itself (the release is the one
+//! [`cotab_shared::input::release_of`] pairs with it). So every
+//! revocation releases both alike, and an agent may release by raw CDP
+//! what it pressed with the input methods.
 
 use super::{err, Actor, Core, Effect, Fence};
 use crate::keys::{self, KeyInfo};
 use crate::session::{ConnId, SessionId};
 use cotab_shared::controller::{FrameId, Modifier, MouseButton};
-use cotab_shared::held::{release_rank, Sent};
-use cotab_shared::input::{
-    input_role, mouse_up, release_of, touch_end, InputRole, KEY_EVENT, MOUSE_EVENT, TOUCH_EVENT,
-};
+use cotab_shared::held::{Freed, Moved, Sent, State};
+use cotab_shared::input::{input_role, mouse_up, touch_end, InputRole, MOUSE_EVENT};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use serde_json::Value;
 
@@ -26,7 +29,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PressId(pub u64);
 
-/// What a press holds down.
+/// What an input method presses.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PressKind {
     /// A key, with the modifiers it was pressed with.
@@ -55,16 +58,6 @@ pub enum PressKind {
         /// Image pixels per CSS pixel of the gesture's frame.
         dpr: f64,
     },
-    /// A press an agent sent as raw CDP, with the release that pairs it.
-    Raw {
-        /// What it holds, as [`cotab_shared::input::input_role`] names
-        /// it: `key:<code>`, `button:<name>` or `touch`.
-        id: String,
-        /// The release's CDP method.
-        method: &'static str,
-        /// The release's params (a button's follow the pointer).
-        params: Value,
-    },
 }
 
 /// Which held thing an agent releases.
@@ -77,30 +70,19 @@ pub enum ReleaseTarget {
     Mouse(MouseButton),
     /// The gesture in progress.
     Touch,
-    /// What a raw CDP press holds, by its [`PressKind::Raw`] id.
+    /// What a raw CDP press holds, as
+    /// [`cotab_shared::input::input_role`] names it.
     Raw(String),
 }
 
+/// Whose a press is: the session that pressed it, on the tab it went
+/// to. The owner of the daemon's [`Ledger`](cotab_shared::held::Ledger).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum PressState {
-    /// Recorded; the press is being sent.
-    Sending,
-    /// Sent; held until released.
-    Held,
-    /// Revoked while being sent: released (or dropped) once the send
-    /// settles.
-    RevokedWhileSending { drop: bool },
-    /// Released by the daemon; the agent's own release is answered
-    /// `alreadyReleased` once.
-    ReleasedByDaemon,
-}
-
-#[derive(Debug, Clone)]
-pub(super) struct Press {
-    pub(super) session: SessionId,
-    pub(super) tab: TabId,
-    pub(super) kind: PressKind,
-    pub(super) state: PressState,
+pub struct Owner {
+    /// The session.
+    pub session: SessionId,
+    /// The tab (and only it) the press and its release go to.
+    pub tab: TabId,
 }
 
 /// The paired release of a press, to send with `CommandClass::Release`.
@@ -129,9 +111,8 @@ pub struct RawInput {
     /// Where the session's held buttons were before a move took them
     /// along.
     moved: Option<Vec<(PressId, f64, f64)>>,
-    /// A release's method and params, which clear what it releases once
-    /// it ran.
-    release: Option<(String, Value)>,
+    /// What a release releases, which it clears once it ran.
+    release: Option<String>,
 }
 
 /// The answer to an agent's release.
@@ -143,12 +124,49 @@ pub enum AgentRelease {
     Send(ReleaseCmd),
 }
 
+/// What `kind` holds, as [`input_role`] names it, and the params of
+/// the release that pairs it (a button's `buttons` set as it goes).
+fn recorded(kind: PressKind) -> (String, Value) {
+    match kind {
+        PressKind::Key { key, modifiers } => {
+            let [_, up] = keys::key_events(&key, &modifiers);
+            (key_id(&key), up)
+        }
+        PressKind::Mouse { button, x, y } => (
+            format!("button:{}", button.as_str()),
+            mouse_up(x, y, button.as_str(), Some(0)),
+        ),
+        PressKind::Touch { .. } => ("touch".to_owned(), touch_end()),
+    }
+}
+
+/// What a key holds: `key:<code>`, else `key:<key>`.
+fn key_id(key: &KeyInfo) -> String {
+    match key.code.as_str() {
+        "" => format!("key:{}", key.key),
+        code => format!("key:{code}"),
+    }
+}
+
+/// What `target` names, as [`input_role`] does.
+fn target_id(target: &ReleaseTarget) -> String {
+    match target {
+        ReleaseTarget::Key(name) => match keys::lookup(name) {
+            Some(key) => key_id(&key),
+            None => format!("key:{name}"),
+        },
+        ReleaseTarget::Mouse(button) => format!("button:{}", button.as_str()),
+        ReleaseTarget::Touch => "touch".to_owned(),
+        ReleaseTarget::Raw(id) => id.clone(),
+    }
+}
+
 impl Core {
     pub(super) fn held_by(&self, sid: SessionId, target: &ReleaseTarget) -> Option<PressId> {
-        self.presses
-            .iter()
-            .find(|(_, p)| p.session == sid && matches_target(&p.kind, target))
-            .map(|(id, _)| *id)
+        let id = target_id(target);
+        self.held
+            .find(|p| p.owner.session == sid && p.id == id)
+            .map(|p| PressId(p.seq))
     }
 
     /// Records a press before it is sent (state "sending"). A key or button
@@ -165,12 +183,19 @@ impl Core {
             self.frame_for(fence, Some(f))?;
         }
         self.check(fence)?;
-        let target = target_of(&kind);
-        if let Some(old) = self.held_by(fence.session, &target) {
-            match self.presses.get(&old).map(|p| p.state) {
+        let dpr = match kind {
+            PressKind::Touch { dpr, .. } => Some(dpr),
+            _ => None,
+        };
+        let (id, release) = recorded(kind);
+        if let Some(old) = self
+            .held
+            .find(|p| p.owner.session == fence.session && p.id == id)
+        {
+            match (old.state, old.seq) {
                 // An unacknowledged daemon release gives way to a new press.
-                Some(PressState::ReleasedByDaemon) => {
-                    self.presses.remove(&old);
+                (State::Released, seq) => {
+                    self.held.remove(seq);
                 }
                 _ => {
                     return Err(err(
@@ -180,51 +205,47 @@ impl Core {
                 }
             }
         }
-        let id = PressId(self.next_press);
-        self.next_press += 1;
-        self.presses.insert(
-            id,
-            Press {
-                session: fence.session,
-                tab: fence.tab,
-                kind,
-                state: PressState::Sending,
-            },
-        );
+        let owner = Owner {
+            session: fence.session,
+            tab: fence.tab,
+        };
+        let seq = self.held.press(owner, id, release).map_err(|_| {
+            err(
+                ErrorKind::InvalidRequest,
+                "that key, button or gesture is already held",
+            )
+        })?;
+        if let Some(dpr) = dpr {
+            self.gestures.insert(PressId(seq), dpr);
+        }
         self.mark_input(fence.tab, Actor::Agent(fence.session));
-        Ok(id)
+        Ok(PressId(seq))
+    }
+
+    /// Turns what the ledger let go of into effects (a gesture's DPR goes
+    /// with its press).
+    fn freed(&mut self, freed: impl IntoIterator<Item = Freed<Owner>>) {
+        for f in freed {
+            let press = PressId(f.seq);
+            self.gestures.remove(&press);
+            self.effects.push(match f.release {
+                Some((method, params)) => Effect::Release(ReleaseCmd {
+                    press,
+                    tab: f.owner.tab,
+                    method,
+                    params,
+                }),
+                None => Effect::Dropped(press),
+            });
+        }
     }
 
     /// The press's send finished. A press revoked meanwhile, or whose send
     /// failed, is released now (the page may have seen it).
     pub fn press_settled(&mut self, id: PressId, sent: bool) {
-        let Some(p) = self.presses.get(&id) else {
-            return;
-        };
-        match p.state {
-            PressState::RevokedWhileSending { drop: true } => {
-                self.presses.remove(&id);
-                self.effects.push(Effect::Dropped(id));
-            }
-            PressState::RevokedWhileSending { drop: false } => {
-                if let Some(cmd) = self.release_cmd(id) {
-                    self.presses.remove(&id);
-                    self.effects.push(Effect::Release(cmd));
-                }
-            }
-            PressState::Sending if !sent => {
-                if let Some(cmd) = self.release_cmd(id) {
-                    self.presses.remove(&id);
-                    self.effects.push(Effect::Release(cmd));
-                }
-            }
-            PressState::Sending => {
-                if let Some(p) = self.presses.get_mut(&id) {
-                    p.state = PressState::Held;
-                }
-            }
-            PressState::Held | PressState::ReleasedByDaemon => {}
-        }
+        let sent = if sent { Sent::Accepted } else { Sent::Unknown };
+        let freed = self.held.press_answered(id.0, sent);
+        self.freed(freed);
     }
 
     /// The press needs no release from the daemon: it went to the
@@ -233,13 +254,8 @@ impl Core {
     /// page. Its record goes, with nothing to release, even if it was
     /// revoked while being sent; a press already settled as sent is kept.
     pub fn press_paired(&mut self, id: PressId) {
-        if matches!(
-            self.presses.get(&id).map(|p| p.state),
-            Some(PressState::Sending | PressState::RevokedWhileSending { .. })
-        ) {
-            self.presses.remove(&id);
-            self.effects.push(Effect::Dropped(id));
-        }
+        let freed = self.held.press_unsent(id.0);
+        self.freed(freed);
     }
 
     /// Records a press an agent sends as raw CDP on the fence's tab
@@ -255,66 +271,26 @@ impl Core {
         params: &Value,
     ) -> Result<Option<PressId>, WireError> {
         self.check(fence)?;
-        let (InputRole::Press(id), Some((release, release_params))) =
-            (input_role(method, params), release_of(method, params))
-        else {
-            return Err(err(ErrorKind::InvalidRequest, "that is no press"));
+        let owner = Owner {
+            session: fence.session,
+            tab: fence.tab,
         };
-        let target = ReleaseTarget::Raw(id.clone());
-        let held = self.presses.values().any(|p| {
-            p.session == fence.session
-                && p.tab == fence.tab
-                && p.state != PressState::ReleasedByDaemon
-                && matches_target(&p.kind, &target)
-        });
-        if held {
-            return Ok(None);
-        }
-        let press = PressId(self.next_press);
-        self.next_press += 1;
-        self.presses.insert(
-            press,
-            Press {
-                session: fence.session,
-                tab: fence.tab,
-                kind: PressKind::Raw {
-                    id,
-                    method: release,
-                    params: release_params,
-                },
-                state: PressState::Sending,
-            },
-        );
+        let seq = match self.held.press_input(owner, method, params) {
+            None => return Err(err(ErrorKind::InvalidRequest, "that is no press")),
+            Some(Err(_)) => return Ok(None),
+            Some(Ok(seq)) => seq,
+        };
         self.mark_input(fence.tab, Actor::Agent(fence.session));
-        Ok(Some(press))
-    }
-
-    /// An agent's raw release (`method` with `params`, a release by
-    /// [`cotab_shared::input::input_role`]) went to the fence's tab, and
-    /// the browser took it: the session's record of what it releases
-    /// goes, whichever path pressed it. A release the daemon sent
-    /// meanwhile is harmless: the extension sends a release only while
-    /// its ledger says the page still holds the press.
-    pub fn raw_released(&mut self, fence: &Fence, method: &str, params: &Value) {
-        let InputRole::Release(id) = input_role(method, params) else {
-            return;
-        };
-        let raw = ReleaseTarget::Raw(id.clone());
-        self.presses.retain(|_, p| {
-            let same = p.session == fence.session
-                && p.tab == fence.tab
-                && matches!(p.state, PressState::Held | PressState::ReleasedByDaemon)
-                && (matches_target(&p.kind, &raw) || raw_id(&p.kind) == id);
-            !same
-        });
+        Ok(Some(PressId(seq)))
     }
 
     /// Notes a raw CDP command (`method` with `params`, by `cdp.send` or
     /// the CDP endpoint) about to go to the fence's tab, as the extension's
     /// ledger notes it (`cotab_shared::held::conformance` holds both to the
     /// same scenarios): a press is recorded before it is sent (its
-    /// release is the one [`release_of`] pairs with it), a mouse move
-    /// takes the session's held buttons along, a release waits for the
+    /// release is the one [`release_of`](cotab_shared::input::release_of)
+    /// pairs with it), a mouse move takes the session's held buttons
+    /// along, a release marks what it releases as releasing until its
     /// answer.
     pub fn raw_input_before(
         &mut self,
@@ -331,8 +307,17 @@ impl Core {
             && params.get("type").and_then(Value::as_str) == Some("mouseMoved");
         let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
         let moved = moving.then(|| self.pointer_moved(fence, at("x"), at("y")));
-        let release =
-            matches!(role, InputRole::Release(_)).then(|| (method.to_owned(), params.clone()));
+        let release = match role {
+            InputRole::Release(id) => {
+                let owner = Owner {
+                    session: fence.session,
+                    tab: fence.tab,
+                };
+                self.held.release_sent(&owner, &id);
+                Some(id)
+            }
+            _ => None,
+        };
         Ok(RawInput {
             press,
             moved,
@@ -349,30 +334,48 @@ impl Core {
         if let Some(id) = input.press {
             self.press_settled(id, sent == Sent::Accepted);
         }
-        match (sent, input.release, input.moved) {
-            (Sent::Accepted | Sent::Unknown, Some((method, params)), _) => {
-                self.raw_released(fence, &method, &params);
-            }
-            (Sent::Refused, _, Some(was)) => self.pointer_back(&was),
-            _ => {}
+        if let Some(id) = input.release {
+            let owner = Owner {
+                session: fence.session,
+                tab: fence.tab,
+            };
+            let (_, freed) = self.held.release_answered(&owner, &id, sent);
+            self.freed(freed);
+        }
+        if let (Sent::Refused, Some(was)) = (sent, input.moved) {
+            self.pointer_back(&was);
+        }
+    }
+
+    /// An agent's raw release (`method` with `params`, a release by
+    /// [`cotab_shared::input::input_role`]) went to the fence's tab, and
+    /// the browser took it: the session's record of what it releases
+    /// goes, whichever path pressed it. A release the daemon sent
+    /// meanwhile is harmless: the extension sends a release only while
+    /// its ledger says the page still holds the press.
+    pub fn raw_released(&mut self, fence: &Fence, method: &str, params: &Value) {
+        if let InputRole::Release(id) = input_role(method, params) {
+            let owner = Owner {
+                session: fence.session,
+                tab: fence.tab,
+            };
+            let (_, freed) = self.held.release_answered(&owner, &id, Sent::Accepted);
+            self.freed(freed);
         }
     }
 
     /// Takes the release of press `id` if it is still held (click and press
     /// send theirs at once). `None` when the daemon already released it.
     pub fn release_press(&mut self, id: PressId) -> Option<ReleaseCmd> {
-        match self.presses.get(&id).map(|p| p.state) {
-            Some(PressState::Held) => {
-                let cmd = self.release_cmd(id);
-                self.presses.remove(&id);
-                cmd
-            }
-            Some(PressState::ReleasedByDaemon) => {
-                self.presses.remove(&id);
-                None
-            }
-            _ => None,
-        }
+        let freed = self.held.take_release(id.0)?;
+        self.gestures.remove(&id);
+        let (method, params) = freed.release?;
+        Some(ReleaseCmd {
+            press: id,
+            tab: freed.owner.tab,
+            method,
+            params,
+        })
     }
 
     /// An agent's release (`input.keyUp`, `input.mouseUp`,
@@ -391,16 +394,15 @@ impl Core {
             )
         };
         let id = self.held_by(sid, &target).ok_or_else(not_held)?;
-        match self.presses.get(&id).map(|p| p.state) {
-            Some(PressState::ReleasedByDaemon) => {
-                self.presses.remove(&id);
+        match self.held.get(id.0).map(|p| p.state) {
+            Some(State::Released) => {
+                self.release_press(id);
                 Ok(AgentRelease::Already)
             }
-            Some(PressState::Held) => {
-                let cmd = self.release_cmd(id).ok_or_else(not_held)?;
-                self.presses.remove(&id);
-                Ok(AgentRelease::Send(cmd))
-            }
+            Some(State::Held) => self
+                .release_press(id)
+                .map(AgentRelease::Send)
+                .ok_or_else(not_held),
             _ => Err(err(
                 ErrorKind::InvalidRequest,
                 "the press is still being sent; release it after it returns",
@@ -421,73 +423,29 @@ impl Core {
     /// (where their releases go) to `(x, y)`, and says where each was, for
     /// [`Core::pointer_back`].
     pub fn pointer_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Vec<(PressId, f64, f64)> {
-        let mut was = Vec::new();
-        for (id, p) in &mut self.presses {
-            if p.session == fence.session
-                && p.tab == fence.tab
-                && matches!(p.state, PressState::Held | PressState::Sending)
-            {
-                match &mut p.kind {
-                    PressKind::Mouse { x: px, y: py, .. } => {
-                        was.push((*id, *px, *py));
-                        *px = x;
-                        *py = y;
-                    }
-                    PressKind::Raw {
-                        method: MOUSE_EVENT,
-                        params,
-                        ..
-                    } => {
-                        let at = |k: &str| params.get(k).and_then(Value::as_f64).unwrap_or(0.0);
-                        was.push((*id, at("x"), at("y")));
-                        params["x"] = Value::from(x);
-                        params["y"] = Value::from(y);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        was
+        let owner = Owner {
+            session: fence.session,
+            tab: fence.tab,
+        };
+        let was = self.held.moved(|p| p.owner == owner, x, y);
+        was.into_iter()
+            .map(|(seq, x, y)| (PressId(seq), x, y))
+            .collect()
     }
 
     /// Puts the buttons a move never took to the page (it was refused
     /// before it was sent) back where they were, those still recorded.
     pub fn pointer_back(&mut self, was: &[(PressId, f64, f64)]) {
-        for &(id, x, y) in was {
-            match self.presses.get_mut(&id).map(|p| &mut p.kind) {
-                Some(PressKind::Mouse { x: px, y: py, .. }) => {
-                    *px = x;
-                    *py = y;
-                }
-                Some(PressKind::Raw {
-                    method: MOUSE_EVENT,
-                    params,
-                    ..
-                }) => {
-                    params["x"] = Value::from(x);
-                    params["y"] = Value::from(y);
-                }
-                _ => {}
-            }
-        }
+        let was: Moved = was.iter().map(|&(id, x, y)| (id.0, x, y)).collect();
+        self.held.moved_back(&was);
     }
 
     /// The `buttons` mask of the session's held buttons on `tab`, besides
     /// `except`.
     pub fn buttons_held(&self, sid: SessionId, tab: TabId, except: Option<PressId>) -> u32 {
-        self.presses
-            .iter()
-            .filter(|(id, p)| {
-                Some(**id) != except
-                    && p.session == sid
-                    && p.tab == tab
-                    && matches!(p.state, PressState::Held | PressState::Sending)
-            })
-            .filter_map(|(_, p)| match p.kind {
-                PressKind::Mouse { button, .. } => Some(button.bit()),
-                _ => None,
-            })
-            .fold(0, |a, b| a | b)
+        let owner = Owner { session: sid, tab };
+        self.held
+            .buttons(|p| p.owner == owner, except.map(|id| id.0))
     }
 
     /// A gesture update on the fence's tab: the gesture's DPR, after
@@ -499,127 +457,39 @@ impl Core {
         y_img: f64,
     ) -> Result<(f64, f64), WireError> {
         self.check(fence)?;
+        let no_gesture = || {
+            err(
+                ErrorKind::InvalidRequest,
+                "no gesture in progress on this tab",
+            )
+        };
         let id = self
             .held_by(fence.session, &ReleaseTarget::Touch)
             .filter(|id| {
-                self.presses
-                    .get(id)
-                    .is_some_and(|p| p.tab == fence.tab && p.state == PressState::Held)
+                self.held
+                    .get(id.0)
+                    .is_some_and(|p| p.owner.tab == fence.tab && p.state == State::Held)
             })
-            .ok_or_else(|| {
-                err(
-                    ErrorKind::InvalidRequest,
-                    "no gesture in progress on this tab",
-                )
-            })?;
+            .ok_or_else(no_gesture)?;
+        let dpr = *self.gestures.get(&id).ok_or_else(no_gesture)?;
         self.mark_input(fence.tab, Actor::Agent(fence.session));
-        let Some(p) = self.presses.get_mut(&id) else {
-            return Err(err(ErrorKind::InvalidRequest, "no gesture in progress"));
-        };
-        match &mut p.kind {
-            PressKind::Touch { x, y, dpr } => {
-                *x = x_img / *dpr;
-                *y = y_img / *dpr;
-                Ok((*x, *y))
-            }
-            _ => Err(err(ErrorKind::InvalidRequest, "no gesture in progress")),
-        }
-    }
-
-    pub(super) fn release_cmd(&self, id: PressId) -> Option<ReleaseCmd> {
-        let p = self.presses.get(&id)?;
-        let (method, params) = match &p.kind {
-            PressKind::Key { key, modifiers } => {
-                let [_, up] = keys::key_events(key, modifiers);
-                (KEY_EVENT, up)
-            }
-            PressKind::Mouse { button, x, y } => {
-                let others = self.buttons_held(p.session, p.tab, Some(id));
-                (MOUSE_EVENT, mouse_up(*x, *y, button.as_str(), Some(others)))
-            }
-            PressKind::Touch { .. } => (TOUCH_EVENT, touch_end()),
-            PressKind::Raw { method, params, .. } => (*method, params.clone()),
-        };
-        Some(ReleaseCmd {
-            press: id,
-            tab: p.tab,
-            method,
-            params,
-        })
+        Ok((x_img / dpr, y_img / dpr))
     }
 
     /// The daemon releases every matching press: held ones now (or dropped
     /// when the browser side is gone), ones being sent once their send
     /// settles. Their releases go in [`release_rank`]'s order.
-    pub(super) fn release_where(&mut self, pred: impl Fn(&Press) -> bool, drop: bool) {
-        let mut ids: Vec<PressId> = self
-            .presses
-            .iter()
-            .filter(|(_, p)| pred(p))
-            .map(|(id, _)| *id)
-            .collect();
-        ids.sort_by_cached_key(|id| {
-            let held = self.presses.get(id).map(|p| raw_id(&p.kind));
-            release_rank(held.as_deref().unwrap_or(""), id.0)
-        });
-        for id in ids {
-            let state = self.presses.get(&id).map(|p| p.state);
-            match state {
-                Some(PressState::Held) => {
-                    if drop {
-                        self.effects.push(Effect::Dropped(id));
-                    } else if let Some(cmd) = self.release_cmd(id) {
-                        self.effects.push(Effect::Release(cmd));
-                    }
-                    if let Some(p) = self.presses.get_mut(&id) {
-                        p.state = PressState::ReleasedByDaemon;
-                    }
-                }
-                Some(PressState::Sending) => {
-                    if let Some(p) = self.presses.get_mut(&id) {
-                        p.state = PressState::RevokedWhileSending { drop };
-                    }
-                }
-                Some(PressState::RevokedWhileSending { .. }) if drop => {
-                    if let Some(p) = self.presses.get_mut(&id) {
-                        p.state = PressState::RevokedWhileSending { drop };
-                    }
-                }
-                _ => {}
-            }
-        }
+    pub(super) fn release_where(&mut self, pred: impl Fn(&Owner) -> bool, drop: bool) {
+        let freed = self.held.revoke(|p| pred(&p.owner), drop);
+        self.freed(freed);
     }
 
     /// Presses not yet released (for tests and status).
     pub fn held_count(&self) -> usize {
-        self.presses
-            .values()
-            .filter(|p| p.state != PressState::ReleasedByDaemon)
+        self.held
+            .presses()
+            .iter()
+            .filter(|p| p.state != State::Released)
             .count()
-    }
-}
-
-fn target_of(kind: &PressKind) -> ReleaseTarget {
-    match kind {
-        PressKind::Key { key, .. } => ReleaseTarget::Key(key.key.clone()),
-        PressKind::Mouse { button, .. } => ReleaseTarget::Mouse(*button),
-        PressKind::Touch { .. } => ReleaseTarget::Touch,
-        PressKind::Raw { id, .. } => ReleaseTarget::Raw(id.clone()),
-    }
-}
-
-fn matches_target(kind: &PressKind, target: &ReleaseTarget) -> bool {
-    target_of(kind) == *target
-}
-
-/// What a press holds, in the words of [`input_role`], for any kind: an
-/// agent may release by raw CDP what it pressed with the input methods.
-fn raw_id(kind: &PressKind) -> String {
-    match kind {
-        PressKind::Key { key, .. } if key.code.is_empty() => format!("key:{}", key.key),
-        PressKind::Key { key, .. } => format!("key:{}", key.code),
-        PressKind::Mouse { button, .. } => format!("button:{}", button.as_str()),
-        PressKind::Touch { .. } => "touch".to_owned(),
-        PressKind::Raw { id, .. } => id.clone(),
     }
 }

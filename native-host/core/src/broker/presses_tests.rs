@@ -185,7 +185,7 @@ struct Record {
     session: SessionId,
 }
 
-impl cotab_shared::held::conformance::Ledger for Record {
+impl cotab_shared::held::conformance::Driver for Record {
     fn send(&mut self, method: &str, params: &Value, sent: Sent) -> Vec<(&'static str, Value)> {
         let f = self
             .core

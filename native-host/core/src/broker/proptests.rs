@@ -28,6 +28,7 @@
 use super::*;
 use crate::keys;
 use cotab_shared::controller::MouseButton;
+use cotab_shared::held::State;
 use cotab_shared::Ticket;
 use proptest::prelude::*;
 use std::time::Instant;
@@ -335,29 +336,31 @@ impl World {
     /// session holding the lease of its tab; a press being sent is one the
     /// model is sending; every other press was released exactly once.
     fn check_presses(&self) {
-        for n in 1..self.core.next_press {
+        for n in 1..self.core.held.next_seq() {
             let id = PressId(n);
             let released = self.releases.get(&id).copied().unwrap_or(0);
-            match self.core.presses.get(&id) {
-                Some(p) if matches!(p.state, PressState::Held | PressState::Sending) => {
+            match self.core.held.get(n) {
+                Some(p) if matches!(p.state, State::Held | State::Sending) => {
                     assert_eq!(released, 0, "press {n} released but still recorded as held");
-                    let i = self.agent_of(p.session).expect("a press of a live session");
+                    let i = self
+                        .agent_of(p.owner.session)
+                        .expect("a press of a live session");
                     assert_eq!(
                         self.agents[i].authorized,
-                        Some(p.tab),
+                        Some(p.owner.tab),
                         "press {n} still held after its session lost control"
                     );
-                    let lease = self.core.tabs.get(&p.tab).and_then(|t| t.lease);
+                    let lease = self.core.tabs.get(&p.owner.tab).and_then(|t| t.lease);
                     assert_eq!(
                         lease.map(|(s, _)| s),
-                        Some(p.session),
+                        Some(p.owner.session),
                         "press {n} held without the lease"
                     );
-                    if p.state == PressState::Sending {
+                    if p.state == State::Sending {
                         assert!(self.sending.contains(&id), "press {n} sending twice");
                     }
                 }
-                Some(p) if matches!(p.state, PressState::RevokedWhileSending { .. }) => {
+                Some(p) if matches!(p.state, State::Revoked { .. }) => {
                     assert_eq!(released, 0, "press {n} released while still being sent");
                     assert!(self.sending.contains(&id), "press {n} never settles");
                 }
@@ -722,7 +725,7 @@ impl World {
         self.core.on_lane_lost();
         self.drain();
         assert_eq!(self.core.held_count(), 0);
-        let recorded = self.core.next_press - 1;
+        let recorded = self.core.held.next_seq() - 1;
         for n in 1..=recorded {
             assert_eq!(
                 self.releases.get(&PressId(n)),

@@ -2,9 +2,10 @@
 //! its leases once unbound), `session.resume`, `session.bye`, and the
 //! clock's part — what an unbound session loses, and when ([`Core::tick`]).
 
-use super::{no_session, page, Core, Effect, Frame, PressState};
+use super::{no_session, page, Core, Effect, Frame};
 use crate::session::{constant_time_eq, ConnId, SessionId};
 use cotab_shared::controller::{AgentEvent, RevokeReason};
+use cotab_shared::held::State;
 use cotab_shared::{TabId, Ticket, WireError};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -189,8 +190,8 @@ impl Core {
         self.sessions.remove(&sid);
         self.revoke_session_control(sid, reason);
         // Tombstones of a removed session can never be acknowledged.
-        self.presses
-            .retain(|_, p| p.session != sid || p.state != PressState::ReleasedByDaemon);
+        self.held
+            .retain(|p| p.owner.session != sid || p.state != State::Released);
     }
 
     /// Expires resume graces (input released), kept control (leases
