@@ -245,6 +245,10 @@ pub enum Command {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         frame: Option<FrameGeometry>,
     },
+    /// Aim at an element in one trip ([`aim`]): bring it into view and
+    /// find its quads, the viewport and, if asked, a point on it that
+    /// hits it. Result: [`Aimed`].
+    Aim(Aim),
     /// Open a new tab in the window of the shared tabs (the last focused
     /// window when none is shared) and share it. Result: its [`TabInfo`].
     CreateTab {
@@ -404,6 +408,13 @@ impl<'de> Deserialize<'de> for Command {
                 events: t.field("events")?,
                 frame: t.field_or_default("frame")?,
             },
+            "aim" => Command::Aim(Aim {
+                tab_id: t.field("tabId")?,
+                backend_node_id: t.field("backendNodeId")?,
+                class: [CommandClass::Observe, CommandClass::Act]
+                    [t.one_of("class", &["observe", "act"])?],
+                point: AimPoint::ALL[t.one_of("point", &["none", "centre", "hit"])?],
+            }),
             "createTab" => Command::CreateTab {
                 url: t.field_or_default("url")?,
             },
@@ -423,6 +434,7 @@ impl<'de> Deserialize<'de> for Command {
                     "release",
                     "developer",
                     "input",
+                    "aim",
                     "createTab",
                     "closeTab",
                     "forwardEvents",
@@ -438,6 +450,7 @@ impl Command {
         match self {
             Command::ListShared => "listShared",
             Command::Input { .. } => "input",
+            Command::Aim(_) => "aim",
             Command::CreateTab { .. } => "createTab",
             Command::CloseTab { .. } => "closeTab",
             Command::ForwardEvents { .. } => "forwardEvents",
@@ -767,6 +780,9 @@ pub enum Event {
 }
 
 pub use crate::cdp::{ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
+
+pub mod aim;
+pub use aim::{Aim, AimPoint, Aimed};
 
 #[cfg(test)]
 mod tests;

@@ -65,6 +65,21 @@ impl Tagged {
         }
     }
 
+    /// A required field naming one of `names` (a unit variant, read
+    /// without serde's enum machinery): its index there.
+    pub fn one_of<E: Error>(
+        &mut self,
+        name: &'static str,
+        names: &'static [&'static str],
+    ) -> Result<usize, E> {
+        let given: String = self.field(name)?;
+        names.iter().position(|n| *n == given).ok_or_else(|| {
+            E::custom(format!(
+                "field `{name}`: unknown variant `{given}`, expected one of {names:?}"
+            ))
+        })
+    }
+
     /// The error for a tag naming no variant.
     pub fn unknown<E: Error>(&self, variants: &'static [&'static str]) -> E {
         E::unknown_variant(&self.tag, variants)

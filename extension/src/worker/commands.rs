@@ -18,13 +18,13 @@ use super::cells::Worker;
 use super::handover::{
     cdp_command, dispatch, release_due, viewport_check, Call, Dispatched, Handover,
 };
-use super::{agent_tabs, announce, cdp, developer_mode, port, scan};
+use super::{agent_tabs, aim, announce, cdp, developer_mode, port, scan};
 use crate::trace::{self, Marks};
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::{InputPlan, InputRole};
 use cotab_shared::limits::DEFAULT_DEADLINE_MS;
 use cotab_shared::native::{
-    Command, CommandClass, ExtensionToHost, InputEvent, Outcome, SETTLE_EXPRESSION,
+    Aimed, Command, CommandClass, ExtensionToHost, InputEvent, Outcome, SETTLE_EXPRESSION,
 };
 use cotab_shared::{ErrorKind, TabId, WireError};
 use futures_util::future::{maybe_done, poll_fn, select, Either, MaybeDone};
@@ -102,6 +102,10 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
                     .map(|()| v),
                 answer => answer,
             })
+        }
+        Command::Aim(a) => {
+            let aimed = aim::aim(&worker, generation, &a, &mut marks).await;
+            Answer::Outcome(outcome(aimed.map(Aimed::into_value)))
         }
         Command::CreateTab { url } => {
             Answer::Outcome(outcome(agent_tabs::create_tab(&worker, url).await))

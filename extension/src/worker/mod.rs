@@ -21,7 +21,8 @@
 //! 5. The listeners and the host's requests: [`takeover`] (the person
 //!    takes control back, from the popup or the keyboard),
 //!    [`browser_events`] (debugger and tab events, renderer crashes),
-//!    [`commands`] (one handler per host command), [`popup_api`] (requests
+//!    [`commands`] (one handler per host command; an element aim is
+//!    [`aim`]'s), [`popup_api`] (requests
 //!    from the popup), [`lifecycle`] (why the worker started, the wake-up
 //!    alarm, the test-only detach hook) and [`link`] (what the host's
 //!    messages do, and what follows a hello or a drop).
@@ -30,6 +31,7 @@
 //! through `chrome.runtime.sendMessage` and `chrome.storage.local` only.
 
 mod agent_tabs;
+mod aim;
 mod announce;
 mod browser_events;
 mod cdp;

@@ -15,7 +15,7 @@
 
 use cotab_shared::controller::{LaneState, LaneTransport};
 use cotab_shared::limits::{LANE_RETURN_GRACE_MS, MAX_HOST_TO_EXTENSION};
-use cotab_shared::native::{Command, HostToExtension, Outcome};
+use cotab_shared::native::{Command, CommandClass, HostToExtension, Outcome};
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -552,6 +552,8 @@ fn encode_request(id: u64, command: &Command, max: usize) -> Result<Bytes, WireE
 fn waits_for_lane(command: &Command) -> bool {
     match command {
         Command::Observe(_) | Command::Release(_) => true,
+        // An aim for a capture only reads; one for an action acts.
+        Command::Aim(aim) => aim.class == CommandClass::Observe,
         // Actions: they need the control that the lane's loss revoked.
         Command::Act(_)
         | Command::ActInFrame { .. }

@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 mod answers;
 
-use answers::{cdp_answer, input_answer, layout_read, viewport_check};
+use answers::{aim_answer, cdp_answer, input_answer, layout_read, viewport_check};
 
 /// Deadline for anything a test waits for.
 pub(crate) const WAIT: Duration = Duration::from_secs(10);
@@ -544,6 +544,12 @@ async fn serve(
                 }],
             ),
             Command::ForwardEvents { .. } => (Ok(json!({})), Vec::new()),
+            Command::Aim(aim) => {
+                let Some(answer) = aim_answer(&script, &tx, &mut before, aim) else {
+                    continue;
+                };
+                (answer, Vec::new())
+            }
             Command::Input {
                 tab_id,
                 events,

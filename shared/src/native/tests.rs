@@ -268,6 +268,29 @@ fn request_golden() {
         },
         json!({"type":"request","id":11,"command":{"op":"forwardEvents","tabId":5,"all":true}}),
     );
+    round_trip(
+        &HostToExtension::Request {
+            id: 12,
+            command: Command::Aim(Aim {
+                tab_id: TabId(5),
+                backend_node_id: 42,
+                class: CommandClass::Act,
+                point: AimPoint::Hit,
+            }),
+        },
+        json!({"type":"request","id":12,"command":{"op":"aim","tabId":5,"backendNodeId":42,
+               "class":"act","point":"hit"}}),
+    );
+    round_trip(
+        &Aimed {
+            object_id: "o1".into(),
+            quads: json!({"quads": [[0, 0, 10, 0, 10, 10, 0, 10]]}),
+            metrics: json!({}),
+            point: Some((5.0, 5.0)),
+        },
+        json!({"objectId":"o1","quads":{"quads":[[0,0,10,0,10,10,0,10]]},"metrics":{},
+               "point":[5.0,5.0]}),
+    );
     for (method, params) in ENABLED_CDP_DOMAINS {
         assert!(method.contains('.'));
         assert!(serde_json::from_str::<Value>(params).is_ok_and(|v| v.is_object()));

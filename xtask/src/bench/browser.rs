@@ -553,9 +553,10 @@ async fn key_press(browser: &Browser, page: &Page, agent: &mut Client) -> Result
 }
 
 /// Item 2: a click on the fixture's button by the ref of a snapshot, each
-/// after a pause as [`click`]'s: the daemon finds the element's visible,
-/// uncovered centre (its node, scrolled into view, its quads and the
-/// layout, a hit test), then clicks there.
+/// after a pause as [`click`]'s: the extension finds the element's
+/// visible, uncovered centre in one `aim` op (its node, scrolled into
+/// view, its quads and the layout, a hit test), then the daemon clicks
+/// there.
 async fn ref_click(agent: &mut Client) -> Result<Row> {
     let button = fixture_ref(agent, "button \"Click me\"").await?;
     let params = ClickParams::on(button);
@@ -588,9 +589,10 @@ async fn fixture_ref(agent: &mut Client, line: &str) -> Result<Ref> {
 
 /// Item 2: typing into the fixture's text field by the ref of a snapshot,
 /// emptying it first (`clear`), each after a pause as [`click`]'s: the
-/// daemon finds the element's visible centre (its node, scrolled into
-/// view, its quads and the layout), focuses it and checks that it takes
-/// text (clearing it), then inserts the text.
+/// extension finds the element's visible centre in one `aim` op (its
+/// node, scrolled into view, its quads and the layout), then the daemon
+/// focuses it and checks that it takes text (clearing it), then inserts
+/// the text.
 async fn ref_type(browser: &Browser, page: &Page, agent: &mut Client) -> Result<Row> {
     let params = TypeParams {
         text: "a".into(),

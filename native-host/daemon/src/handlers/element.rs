@@ -9,9 +9,9 @@
 //! pointer input `DOM.scrollIntoViewIfNeeded` + `DOM.getContentQuads` give
 //! its visible centre, clipped to the viewport (no size: `NOT_INTERACTABLE`),
 //! which `DOM.getNodeForLocation` must hit on the element or inside it
-//! (else covered: `NOT_INTERACTABLE`). The resolve, the scroll, the quads
-//! and the viewport read go in one trip ([`Cx::element_in_view`]), the hit
-//! test in a second. A click on a ref is then coordinate
+//! (else covered: `NOT_INTERACTABLE`). The extension does all of it in
+//! one trip, an element aim ([`Command::Aim`], [`Cx::element_in_view`]).
+//! A click on a ref is then coordinate
 //! input that needs no frame; presses are recorded before they are sent
 //! and always released, as for every other input.
 
@@ -20,11 +20,11 @@ use crate::broker::{Fence, NodeRef};
 use crate::overlay::Aimed;
 use cotab_shared::cdp::{
     CallArgument, CallFunctionOn, ContentQuads, DescribeBackendNode, Focus, GetContentQuads,
-    GetLayoutMetrics, GetNodeForLocation, Node, NodeAttributes, ResolveNode,
-    ScrollIntoViewIfNeeded,
+    LayoutMetrics, Node, NodeAttributes, ResolveNode,
 };
 use cotab_shared::controller::{Ref, RpcError};
-use cotab_shared::native::CommandClass;
+use cotab_shared::geometry::{area, quads_of, Quad};
+use cotab_shared::native::{Aim, AimPoint, Aimed as AimedAt, Command, CommandClass};
 use cotab_shared::ErrorKind;
 use serde_json::{json, Value};
 
@@ -39,13 +39,9 @@ pub(super) struct Element {
 /// An element's content quads and the layout viewport, read right after
 /// it was scrolled into view.
 pub(super) struct InView {
-    quads: Vec<[(f64, f64); 4]>,
+    quads: Vec<Quad>,
     layout: Layout,
 }
-
-/// Is the hit node the element or inside it (through shadow roots)?
-const CONTAINS_FN: &str = "function(hit) { for (let n = hit; n; n = n.parentNode || n.host) { \
-    if (n === this) return true; } return false; }";
 
 /// Checks that the focused element takes text; with `clear`, empties it
 /// the way a person would (select all, delete), falling back to the value
@@ -92,49 +88,8 @@ fn gone(e: RpcError) -> RpcError {
     }
 }
 
-/// Area of a quad (shoelace).
-fn area(q: &[(f64, f64); 4]) -> f64 {
-    let mut a = 0.0;
-    for i in 0..4 {
-        let (x1, y1) = q[i];
-        let (x2, y2) = q[(i + 1) % 4];
-        a += x1 * y2 - x2 * y1;
-    }
-    (a / 2.0).abs()
-}
-
-pub(super) fn quads(q: &ContentQuads) -> Vec<[(f64, f64); 4]> {
-    q.quads
-        .iter()
-        .filter(|n| n.len() == 8)
-        .map(|n| [(n[0], n[1]), (n[2], n[3]), (n[4], n[5]), (n[6], n[7])])
-        .collect()
-}
-
-/// The visible centre of the first quad with an area, clipped to a
-/// `width`×`height` viewport. `Err` says why there is none.
-pub(super) fn visible_centre(
-    quads: &[[(f64, f64); 4]],
-    width: f64,
-    height: f64,
-) -> Result<(f64, f64), &'static str> {
-    let sized: Vec<_> = quads.iter().filter(|q| area(q) >= 1.0).collect();
-    if sized.is_empty() {
-        return Err("the element has no size");
-    }
-    for q in sized {
-        let clipped = q.map(|(x, y)| (x.clamp(0.0, width), y.clamp(0.0, height)));
-        if area(&clipped) >= 1.0 {
-            let x = clipped.iter().map(|p| p.0).sum::<f64>() / 4.0;
-            let y = clipped.iter().map(|p| p.1).sum::<f64>() / 4.0;
-            return Ok((x, y));
-        }
-    }
-    Err("the element is outside the viewport")
-}
-
 /// The box around every quad, clipped to the viewport.
-fn visible_box(quads: &[[(f64, f64); 4]], width: f64, height: f64) -> Option<Rect> {
+fn visible_box(quads: &[Quad], width: f64, height: f64) -> Option<Rect> {
     let points: Vec<(f64, f64)> = quads
         .iter()
         .filter(|q| area(q) >= 1.0)
@@ -165,7 +120,7 @@ fn visible_box(quads: &[[(f64, f64); 4]], width: f64, height: f64) -> Option<Rec
 
 /// The box around every quad with an area, unclipped; none when no quad
 /// has one.
-fn bounds(quads: &[[(f64, f64); 4]]) -> Option<Rect> {
+pub(super) fn bounds(quads: &[Quad]) -> Option<Rect> {
     let points: Vec<(f64, f64)> = quads
         .iter()
         .filter(|q| area(q) >= 1.0)
@@ -184,12 +139,10 @@ fn bounds(quads: &[[(f64, f64); 4]]) -> Option<Rect> {
     })
 }
 
-/// The layout viewport: size and scroll offset, CSS pixels.
+/// The layout viewport's size, CSS pixels.
 struct Layout {
     width: f64,
     height: f64,
-    page_x: f64,
-    page_y: f64,
 }
 
 impl Cx<'_> {
@@ -230,38 +183,68 @@ impl Cx<'_> {
 
     /// [`Cx::element`], scrolled into view (`DOM.scrollIntoViewIfNeeded`,
     /// of `class`), with its quads and the viewport read after the scroll,
-    /// all in one trip: the four commands name the node by its backend id
-    /// (or nothing), and the extension hands them to the page, which runs
-    /// them in order. A node the page no longer has is `STALE_REF` (its
-    /// scroll and quads fail too); one it does not render or that has no
-    /// size is `NOT_INTERACTABLE`.
+    /// and the `point` wanted on it, in one element aim
+    /// ([`Command::Aim`]). A node the page no longer has is `STALE_REF`;
+    /// one it does not render, that has no size or (for a point) lies
+    /// outside the viewport or under something else is
+    /// `NOT_INTERACTABLE`.
     pub(super) async fn element_in_view(
         &self,
         fence: &Fence,
         r: &Ref,
         class: CommandClass,
-    ) -> Result<(Element, InView), RpcError> {
+        point: AimPoint,
+    ) -> Result<(Element, InView, Option<(f64, f64)>), RpcError> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
-        let id = node.backend_node_id;
         if class == CommandClass::Act {
-            self.aimed(fence, Aimed::Element(id));
+            self.aimed(fence, Aimed::Element(node.backend_node_id));
         }
-        // `biased`: polled in this order every time, so the frames go out
-        // in it even when the lane makes them wait.
-        let (el, scrolled, quads, layout) = tokio::join!(
-            biased;
-            self.element_of(fence, node),
-            self.scroll_into_view(fence, id, class),
-            self.content_quads(fence, id),
-            self.layout(fence),
-        );
-        let el = el?;
-        scrolled?;
-        let in_view = InView {
-            quads: quads?,
-            layout: layout?,
+        self.aim_at(fence, node, class, point).await
+    }
+
+    /// The element aim of `node` ([`Command::Aim`]).
+    async fn aim_at(
+        &self,
+        fence: &Fence,
+        node: NodeRef,
+        class: CommandClass,
+        point: AimPoint,
+    ) -> Result<(Element, InView, Option<(f64, f64)>), RpcError> {
+        let aim = Aim {
+            tab_id: fence.tab,
+            backend_node_id: node.backend_node_id,
+            class,
+            point,
         };
-        Ok((el, in_view))
+        let v = self.step_of(fence, Command::Aim(aim)).await?;
+        let malformed = || {
+            wire(
+                ErrorKind::CommandFailed,
+                "the extension's aim was malformed",
+            )
+        };
+        let found: AimedAt = serde_json::from_value(v).map_err(|_| malformed())?;
+        let boxes: ContentQuads = serde_json::from_value(found.quads).map_err(|_| malformed())?;
+        let metrics: LayoutMetrics =
+            serde_json::from_value(found.metrics).map_err(|_| malformed())?;
+        let layout = metrics.layout_viewport().ok_or_else(|| {
+            wire(
+                ErrorKind::CommandFailed,
+                "the browser sent no layout metrics",
+            )
+        })?;
+        let in_view = InView {
+            quads: quads_of(&boxes.quads),
+            layout: Layout {
+                width: layout.client_width,
+                height: layout.client_height,
+            },
+        };
+        let el = Element {
+            node,
+            object_id: found.object_id,
+        };
+        Ok((el, in_view, found.point))
     }
 
     /// The name and attributes of the element `r` stands for, read
@@ -295,25 +278,6 @@ impl Cx<'_> {
         let node = self.core(|c| c.resolve_ref(fence, r))?;
         let quads = self.content_quads(fence, node.backend_node_id).await?;
         Ok(bounds(&quads))
-    }
-
-    /// Scrolls the node `id` into view if it is not.
-    async fn scroll_into_view(
-        &self,
-        fence: &Fence,
-        id: i64,
-        class: CommandClass,
-    ) -> Result<(), RpcError> {
-        let node = Node {
-            backend_node_id: id,
-        };
-        self.send(fence, &ScrollIntoViewIfNeeded(node), class)
-            .await
-            .map(drop)
-            .map_err(|e| match e.kind() {
-                ErrorKind::CommandFailed => not_interactable("the element is not rendered"),
-                _ => e,
-            })
     }
 
     /// The page's object for `node`.
@@ -363,36 +327,8 @@ impl Cx<'_> {
         Ok(r.result.value.unwrap_or(Value::Null))
     }
 
-    async fn layout(&self, fence: &Fence) -> Result<Layout, RpcError> {
-        let m = self
-            .send(fence, &GetLayoutMetrics {}, CommandClass::Observe)
-            .await?;
-        let visual = m.css_visual_viewport.map(|v| Layout {
-            width: v.client_width,
-            height: v.client_height,
-            page_x: v.page_x,
-            page_y: v.page_y,
-        });
-        let layout = m.css_layout_viewport.map(|v| Layout {
-            width: v.client_width,
-            height: v.client_height,
-            page_x: v.page_x,
-            page_y: v.page_y,
-        });
-        layout.or(visual).ok_or_else(|| {
-            wire(
-                ErrorKind::CommandFailed,
-                "the browser sent no layout metrics",
-            )
-        })
-    }
-
     /// The content quads of the node `id`, in viewport CSS pixels.
-    async fn content_quads(
-        &self,
-        fence: &Fence,
-        id: i64,
-    ) -> Result<Vec<[(f64, f64); 4]>, RpcError> {
+    async fn content_quads(&self, fence: &Fence, id: i64) -> Result<Vec<Quad>, RpcError> {
         let q = self
             .send(
                 fence,
@@ -406,29 +342,12 @@ impl Cx<'_> {
                 ErrorKind::CommandFailed => not_interactable("the element has no size"),
                 _ => e,
             })?;
-        Ok(quads(&q))
-    }
-
-    /// Scrolls the element into view (with `class`), then reads its content
-    /// quads and the viewport.
-    async fn quads_in_view(
-        &self,
-        fence: &Fence,
-        el: &Element,
-        class: CommandClass,
-    ) -> Result<InView, RpcError> {
-        let id = el.node.backend_node_id;
-        self.scroll_into_view(fence, id, class).await?;
-        let (quads, layout) = tokio::join!(self.content_quads(fence, id), self.layout(fence));
-        Ok(InView {
-            quads: quads?,
-            layout: layout?,
-        })
+        Ok(quads_of(&q.quads))
     }
 
     /// The element's visible centre in viewport CSS pixels, after scrolling
     /// it into view; with `hit_test`, the point must hit the element (or
-    /// something inside it).
+    /// something inside it). One element aim ([`Command::Aim`]).
     pub(super) async fn visible_point(
         &self,
         fence: &Fence,
@@ -436,73 +355,18 @@ impl Cx<'_> {
         class: CommandClass,
         hit_test: bool,
     ) -> Result<(f64, f64), RpcError> {
-        let in_view = self.quads_in_view(fence, el, class).await?;
-        self.point_on(fence, el, &in_view, hit_test).await
-    }
-
-    /// [`Cx::visible_point`] of an element already in view.
-    pub(super) async fn point_on(
-        &self,
-        fence: &Fence,
-        el: &Element,
-        in_view: &InView,
-        hit_test: bool,
-    ) -> Result<(f64, f64), RpcError> {
-        let InView { quads, layout } = in_view;
-        let (x, y) =
-            visible_centre(quads, layout.width, layout.height).map_err(not_interactable)?;
-        if hit_test {
-            // `DOM.getNodeForLocation` reads document coordinates.
-            let at = GetNodeForLocation {
-                x: (x + layout.page_x).floor(),
-                y: (y + layout.page_y).floor(),
-                include_user_agent_shadow_dom: false,
-                ignore_pointer_events_none: true,
-            };
-            let hit = self.send(fence, &at, CommandClass::Observe).await;
-            let covered = || not_interactable("the element is covered by another element");
-            let hit_id = match hit {
-                Ok(v) => v.backend_node_id,
-                Err(e) if e.kind() == ErrorKind::CommandFailed => None,
-                Err(e) => return Err(e),
-            }
-            .ok_or_else(covered)?;
-            if hit_id != el.node.backend_node_id {
-                let hit_obj = self
-                    .send(
-                        fence,
-                        &ResolveNode(Node {
-                            backend_node_id: hit_id,
-                        }),
-                        CommandClass::Observe,
-                    )
-                    .await
-                    .map_err(|e| match e.kind() {
-                        ErrorKind::CommandFailed => covered(),
-                        _ => e,
-                    })?;
-                let hit_obj = hit_obj.object.object_id.ok_or_else(covered)?;
-                let contains = CallFunctionOn {
-                    object_id: &el.object_id,
-                    function_declaration: CONTAINS_FN,
-                    arguments: vec![CallArgument::ObjectId(hit_obj)],
-                    return_by_value: true,
-                    await_promise: false,
-                };
-                let inside = self.send(fence, &contains, CommandClass::Observe).await;
-                // An answer from another frame's world cannot be compared:
-                // that is something else on top.
-                let inside = match inside {
-                    Ok(v) => v.result.value == Some(Value::Bool(true)),
-                    Err(e) if e.kind() == ErrorKind::CommandFailed => false,
-                    Err(e) => return Err(e),
-                };
-                if !inside {
-                    return Err(covered());
-                }
-            }
-        }
-        Ok((x, y))
+        let point = if hit_test {
+            AimPoint::Hit
+        } else {
+            AimPoint::Centre
+        };
+        let (_, _, at) = self.aim_at(fence, el.node.clone(), class, point).await?;
+        at.ok_or_else(|| {
+            wire(
+                ErrorKind::CommandFailed,
+                "the extension's aim found no point",
+            )
+        })
     }
 
     /// The element's box in viewport CSS pixels (for a clipped capture),
@@ -510,8 +374,8 @@ impl Cx<'_> {
     pub(super) async fn element_box(&self, fence: &Fence, r: &Ref) -> Result<Rect, RpcError> {
         // Observe: a capture needs no lease; bringing the element into view
         // only scrolls (which makes earlier frames stale by geometry).
-        let (_, InView { quads, layout }) = self
-            .element_in_view(fence, r, CommandClass::Observe)
+        let (_, InView { quads, layout }, _) = self
+            .element_in_view(fence, r, CommandClass::Observe, AimPoint::None)
             .await?;
         if quads.iter().all(|q| area(q) < 1.0) {
             return Err(not_interactable("the element has no size"));
@@ -528,8 +392,9 @@ impl Cx<'_> {
         r: &Ref,
         clear: bool,
     ) -> Result<(), RpcError> {
-        let (el, in_view) = self.element_in_view(fence, r, CommandClass::Act).await?;
-        self.point_on(fence, &el, &in_view, false).await?;
+        let (el, _, _) = self
+            .element_in_view(fence, r, CommandClass::Act, AimPoint::Centre)
+            .await?;
         // The focus and the check go in one trip: the page runs the check
         // after the focus. The check only reads: a focus handler may open a
         // dialog, and the check then runs when the dialog closes, after
@@ -606,34 +471,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_visible_centre_is_clipped_to_the_viewport() {
+    fn a_box_is_clipped_to_the_viewport_and_the_bounds_are_not() {
         let q = |x0: f64, y0: f64, x1: f64, y1: f64| [(x0, y0), (x1, y0), (x1, y1), (x0, y1)];
-        assert_eq!(
-            visible_centre(&[q(10., 10., 30., 20.)], 100., 100.),
-            Ok((20., 15.))
-        );
-        // Half outside: the centre of the part inside.
-        assert_eq!(
-            visible_centre(&[q(80., 0., 120., 10.)], 100., 100.),
-            Ok((90., 5.))
-        );
-        assert_eq!(
-            visible_centre(&[q(10., 10., 10., 20.)], 100., 100.),
-            Err("the element has no size")
-        );
-        assert_eq!(
-            visible_centre(&[], 100., 100.),
-            Err("the element has no size")
-        );
-        assert_eq!(
-            visible_centre(&[q(0., 200., 10., 220.)], 100., 100.),
-            Err("the element is outside the viewport")
-        );
-        // A zero-size first box (e.g. an empty line) gives way to the next.
-        assert_eq!(
-            visible_centre(&[q(5., 5., 5., 5.), q(0., 0., 10., 10.)], 100., 100.),
-            Ok((5., 5.))
-        );
         assert_eq!(
             visible_box(&[q(-10., 10., 30., 20.), q(20., 15., 50., 40.)], 100., 100.),
             Some(Rect {

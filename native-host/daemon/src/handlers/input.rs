@@ -2,7 +2,7 @@
 //! `input.press`, and the held input of `input.keyDown`/`keyUp`,
 //! `input.mouseDown`/`mouseMove`/`mouseUp` and `input.gesture.*`.
 
-use super::{check_point, invalid_params, Cx};
+use super::{check_point, invalid_params, wire, Cx};
 use crate::broker::{Fence, Frame, Need, PressKind, ReleaseTarget};
 use crate::keys;
 use crate::overlay::Aimed;
@@ -13,7 +13,8 @@ use cotab_shared::controller::{
 };
 use cotab_shared::input::{InputEvent, KEY_EVENT};
 use cotab_shared::limits::MAX_TYPE_TEXT;
-use cotab_shared::native::CommandClass;
+use cotab_shared::native::{AimPoint, CommandClass};
+use cotab_shared::ErrorKind;
 
 /// Where pointer input aims: an element ref, or a point in a capture.
 pub(super) enum Aim {
@@ -167,8 +168,15 @@ impl Cx<'_> {
     ) -> Result<(f64, f64, Option<Frame>), RpcError> {
         match aim {
             Aim::Element(r) => {
-                let (el, in_view) = self.element_in_view(fence, r, CommandClass::Act).await?;
-                let (x, y) = self.point_on(fence, &el, &in_view, true).await?;
+                let (_, _, point) = self
+                    .element_in_view(fence, r, CommandClass::Act, AimPoint::Hit)
+                    .await?;
+                let (x, y) = point.ok_or_else(|| {
+                    wire(
+                        ErrorKind::CommandFailed,
+                        "the extension's aim found no point",
+                    )
+                })?;
                 Ok((x, y, None))
             }
             Aim::Point { x, y, frame } => {

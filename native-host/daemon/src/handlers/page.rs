@@ -4,7 +4,6 @@
 //! Snapshot, wait and console need no lease (observe); the dialog answer
 //! changes the page and needs the lease.
 
-use super::element::quads;
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Given, Need};
 use crate::outline::changes::{self, Seen, Shows};
@@ -19,6 +18,7 @@ use cotab_shared::controller::{
     Acted, ConsoleParams, ConsoleResult, DialogParams, RpcError, SnapshotParams, SnapshotResult,
     WaitParams, WaitResult, WaitUntil,
 };
+use cotab_shared::geometry::quads_of;
 use cotab_shared::limits::{DEFAULT_SNAPSHOT_CHARS, MAX_DEADLINE_MS, MAX_SNAPSHOT_CHARS};
 use cotab_shared::native::CommandClass;
 use cotab_shared::ErrorKind;
@@ -274,7 +274,7 @@ async fn boxes_of(
                 backend_node_id: id,
             });
             match cx.send(fence, &q, CommandClass::Observe).await {
-                Ok(q) => Ok(bounds(&quads(&q)).map(|b| (n, b))),
+                Ok(q) => Ok(bounds(&quads_of(&q.quads)).map(|b| (n, b))),
                 Err(e) if e.kind() == ErrorKind::CommandFailed => Ok(None),
                 Err(e) => Err(e),
             }

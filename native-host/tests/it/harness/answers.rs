@@ -10,7 +10,8 @@ use cotab_shared::cdp::{
 };
 use cotab_shared::controller::FrameGeometry;
 use cotab_shared::input::{InputEvent, InputPlan};
-use cotab_shared::native::{check_viewport, CdpCall, Command, CommandClass, Event};
+use cotab_shared::native::aim::{contains, inside};
+use cotab_shared::native::{check_viewport, Aim, CdpCall, Command, CommandClass, Event};
 use cotab_shared::{TabId, WireError};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -89,6 +90,54 @@ pub(super) fn input_answer(
             (Ok(v), after)
         }
     })
+}
+
+/// The answer to an element aim, run as the extension runs it
+/// (`cotab_shared::native::aim`): each call a command of its own to the
+/// tests that watch what the extension is asked. `None` when the script
+/// keeps one unanswered.
+pub(super) fn aim_answer(
+    script: &Script,
+    tx: &mpsc::UnboundedSender<Command>,
+    before: &mut Vec<Event>,
+    aim: &Aim,
+) -> Option<Result<Value, WireError>> {
+    let tab_id = aim.tab_id;
+    let mut ask = |method: &str, params: &Value, class: CommandClass| {
+        let call = CdpCall::new(tab_id, method, params.clone());
+        let _ = tx.send(Command::plain(call, class));
+        cdp_answer(script, before, tab_id, method, params, class).map(|(r, _)| r)
+    };
+    let calls = aim.calls();
+    let mut answers = Vec::new();
+    for (method, params, class) in &calls {
+        answers.push(ask(method, params, *class)?);
+    }
+    let answers: [Result<Value, WireError>; 4] = answers.try_into().ok()?;
+    let sighted = match aim.read(answers) {
+        Ok(sighted) => sighted,
+        Err(e) => return Some(Err(e)),
+    };
+    if let Some(location) = &sighted.hit_test {
+        let hit = ask("DOM.getNodeForLocation", location, CommandClass::Observe)?;
+        let judged = match aim.hit(hit) {
+            Ok(None) => Ok(()),
+            Ok(Some(resolve)) => {
+                let other = ask("DOM.resolveNode", &resolve, CommandClass::Observe)?;
+                match contains(&sighted.aimed.object_id, other) {
+                    Ok(call) => {
+                        inside(ask("Runtime.callFunctionOn", &call, CommandClass::Observe)?)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
+        if let Err(e) = judged {
+            return Some(Err(e));
+        }
+    }
+    Some(Ok(sighted.aimed.into_value()))
 }
 
 /// The `Page.getLayoutMetrics` read of the extension's viewport check.

@@ -4,54 +4,37 @@
 use super::*;
 
 #[tokio::test]
-async fn a_ref_click_asks_for_its_node_the_scroll_to_it_and_its_box_at_once() {
+async fn a_ref_click_aims_at_its_element_in_one_command() {
     let d = Daemon::start().await;
     let (script, _) = page_script();
-    let resolved = Arc::new(tokio::sync::Semaphore::new(0));
-    let script = Script {
-        held: HashMap::from([("DOM.resolveNode".to_string(), resolved.clone())]),
-        ..script
-    };
     let mut ext = FakeExt::connect(&d.host_sock(), script).await;
     let mut c = controller(&d).await;
     let go = find_ref(&snapshot(&mut c).await, "\"Go\"");
-    let click = tokio::spawn(async move { c.call::<Click>(&ClickParams::on(go)).await });
-    // The scroll, then the quads and the viewport read after it, are asked
-    // for while the node's answer is held back.
-    let cmds = cdp_until(&mut ext, "Page.getLayoutMetrics").await;
-    let from = cmds
-        .iter()
-        .rposition(|c| c.0 == "DOM.resolveNode")
-        .expect("the node asked for");
-    let trip = &cmds[from..];
+    c.call::<Click>(&ClickParams::on(go))
+        .await
+        .expect("clicked");
+    let aim = loop {
+        if let cotab_shared::native::Command::Aim(aim) = ext.next_command().await {
+            break aim;
+        }
+    };
     assert_eq!(
-        methods(trip),
+        (aim.backend_node_id, aim.class, aim.point),
+        (11, CommandClass::Act, cotab_shared::native::AimPoint::Hit)
+    );
+    // What the extension does for it, as the fake does it too.
+    let cmds = cdp_until(&mut ext, "DOM.getNodeForLocation").await;
+    assert_eq!(
+        methods(&cmds),
         [
             "DOM.resolveNode",
             "DOM.scrollIntoViewIfNeeded",
             "DOM.getContentQuads",
-            "Page.getLayoutMetrics"
+            "Page.getLayoutMetrics",
+            "DOM.getNodeForLocation"
         ],
         "{cmds:?}"
     );
-    let asked: Vec<_> = trip[..3]
-        .iter()
-        .map(|c| (c.1["backendNodeId"].clone(), c.2))
-        .collect();
-    assert_eq!(
-        asked,
-        [
-            (json!(11), CommandClass::Observe),
-            (json!(11), CommandClass::Act),
-            (json!(11), CommandClass::Observe)
-        ]
-    );
-    resolved.add_permits(1);
-    tokio::time::timeout(WAIT, click)
-        .await
-        .expect("in time")
-        .expect("task")
-        .expect("clicked");
 }
 
 #[tokio::test]
