@@ -57,9 +57,12 @@ pub(super) async fn navigations(
     }
     let mut pages = Vec::new();
     for round in 0..WARM_UP + ROUNDS {
+        // A new address each round: the browser may drop a page's repeat
+        // of a navigation to where the one just refused went.
+        let there = format!("{elsewhere}?round={round}");
         let t = Instant::now();
         browser
-            .eval(page, &format!("location.href = {elsewhere:?}; 1"))
+            .eval(page, &format!("location.href = {there:?}; 1"))
             .await?;
         told(agent).await?;
         if round >= WARM_UP {
