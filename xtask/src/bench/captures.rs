@@ -202,7 +202,7 @@ const LARGE_ROUNDS: usize = 5;
 /// Paints random pixels over the viewport: a page whose JPEG q80 capture
 /// weighs hundreds of kilobytes, as a photo-heavy page's does.
 const NOISE: &str = "(() => { const c = document.createElement('canvas'); \
-    c.width = innerWidth; c.height = innerHeight; \
+    c.id = 'bench-noise'; c.width = innerWidth; c.height = innerHeight; \
     c.style = 'position:fixed;left:0;top:0;z-index:2147483647'; \
     const x = c.getContext('2d'); const d = x.createImageData(c.width, c.height); \
     for (let i = 0; i < d.data.length; i++) d.data[i] = (i % 4 === 3) ? 255 : (Math.random() * 256) | 0; \
@@ -261,5 +261,10 @@ pub(super) async fn large_captures(
         "`page.capture` of the noise outside the daemon's wait for its screenshot: agent socket, daemon (reading, hashing, writing the image), agent reading it",
         "`page.capture` of the noise in the lane's transport, both ways",
     ));
+    // The page as it was: the noise lies over everything, and the items
+    // after this one click the fixture's button.
+    browser
+        .eval(page, "document.getElementById('bench-noise').remove(); 1")
+        .await?;
     Ok(rows)
 }
