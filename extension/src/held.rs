@@ -40,17 +40,6 @@ pub struct HeldInput {
     moving: Vec<(TabId, (f64, f64), Moved)>,
 }
 
-/// What a command does to the ledger.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Input {
-    /// Not input, or input that holds nothing (a move, a wheel, text).
-    Other,
-    /// A press: recorded before it is sent.
-    Press,
-    /// A release: forgotten once sent.
-    Release,
-}
-
 fn is_move(method: &str, params: &Value) -> bool {
     method == MOUSE_EVENT && params.get("type").and_then(Value::as_str) == Some("mouseMoved")
 }
@@ -58,15 +47,6 @@ fn is_move(method: &str, params: &Value) -> bool {
 fn point(params: &Value) -> (f64, f64) {
     let coord = |name: &str| params.get(name).and_then(Value::as_f64).unwrap_or(0.0);
     (coord("x"), coord("y"))
-}
-
-/// Classifies a CDP command.
-pub fn classify(method: &str, params: &Value) -> Input {
-    match input_role(method, params) {
-        InputRole::Press(_) => Input::Press,
-        InputRole::Release(_) => Input::Release,
-        InputRole::Other => Input::Other,
-    }
 }
 
 impl HeldInput {
@@ -359,8 +339,8 @@ mod tests {
     fn a_key_without_identity_is_not_input_that_holds() {
         let mut held = HeldInput::default();
         assert_eq!(
-            classify(KEY_EVENT, &json!({"type": "keyDown", "text": "x"})),
-            Input::Other
+            input_role(KEY_EVENT, &json!({"type": "keyDown", "text": "x"})),
+            InputRole::Other
         );
         assert!(!held.before_send(T, KEY_EVENT, &json!({"type": "keyDown", "key": ""})));
         assert!(held.is_empty());

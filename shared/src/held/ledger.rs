@@ -280,9 +280,7 @@ impl<O: Clone + PartialEq> Ledger<O> {
                 (false, None)
             }
             (State::Revoked { drop }, Sent::Refused) => (true, self.free(seq, drop)),
-            (State::Sending, Sent::Refused) | (State::Held | State::Released, Sent::Refused) => {
-                (false, None)
-            }
+            (_, Sent::Refused) => (false, None),
             _ => (self.remove(seq).is_some(), None),
         }
     }

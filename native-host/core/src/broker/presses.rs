@@ -85,6 +85,16 @@ pub struct Owner {
     pub tab: TabId,
 }
 
+impl Owner {
+    /// The fence's session on its tab.
+    pub fn of(fence: &Fence) -> Owner {
+        Owner {
+            session: fence.session,
+            tab: fence.tab,
+        }
+    }
+}
+
 /// The paired release of a press, to send with `CommandClass::Release`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReleaseCmd {
@@ -188,33 +198,28 @@ impl Core {
             _ => None,
         };
         let (id, release) = recorded(kind);
-        if let Some(old) = self
-            .held
-            .find(|p| p.owner.session == fence.session && p.id == id)
-        {
-            match (old.state, old.seq) {
-                // An unacknowledged daemon release gives way to a new press.
-                (State::Released, seq) => {
-                    self.held.remove(seq);
-                }
-                _ => {
-                    return Err(err(
-                        ErrorKind::InvalidRequest,
-                        "that key, button or gesture is already held",
-                    ))
-                }
-            }
-        }
-        let owner = Owner {
-            session: fence.session,
-            tab: fence.tab,
-        };
-        let seq = self.held.press(owner, id, release).map_err(|_| {
+        let held = || {
             err(
                 ErrorKind::InvalidRequest,
                 "that key, button or gesture is already held",
             )
-        })?;
+        };
+        // One the session holds on another tab counts too; an
+        // unacknowledged daemon release gives way to a new press.
+        if let Some(old) = self
+            .held
+            .find(|p| p.owner.session == fence.session && p.id == id)
+        {
+            if old.state != State::Released {
+                return Err(held());
+            }
+            let seq = old.seq;
+            self.held.remove(seq);
+        }
+        let seq = self
+            .held
+            .press(Owner::of(fence), id, release)
+            .map_err(|_| held())?;
         if let Some(dpr) = dpr {
             self.gestures.insert(PressId(seq), dpr);
         }
@@ -271,10 +276,7 @@ impl Core {
         params: &Value,
     ) -> Result<Option<PressId>, WireError> {
         self.check(fence)?;
-        let owner = Owner {
-            session: fence.session,
-            tab: fence.tab,
-        };
+        let owner = Owner::of(fence);
         let seq = match self.held.press_input(owner, method, params) {
             None => return Err(err(ErrorKind::InvalidRequest, "that is no press")),
             Some(Err(_)) => return Ok(None),
@@ -309,10 +311,7 @@ impl Core {
         let moved = moving.then(|| self.pointer_moved(fence, at("x"), at("y")));
         let release = match role {
             InputRole::Release(id) => {
-                let owner = Owner {
-                    session: fence.session,
-                    tab: fence.tab,
-                };
+                let owner = Owner::of(fence);
                 self.held.release_sent(&owner, &id);
                 Some(id)
             }
@@ -335,12 +334,7 @@ impl Core {
             self.press_settled(id, sent == Sent::Accepted);
         }
         if let Some(id) = input.release {
-            let owner = Owner {
-                session: fence.session,
-                tab: fence.tab,
-            };
-            let (_, freed) = self.held.release_answered(&owner, &id, sent);
-            self.freed(freed);
+            self.release_ended(fence, &id, sent);
         }
         if let (Sent::Refused, Some(was)) = (sent, input.moved) {
             self.pointer_back(&was);
@@ -355,13 +349,15 @@ impl Core {
     /// its ledger says the page still holds the press.
     pub fn raw_released(&mut self, fence: &Fence, method: &str, params: &Value) {
         if let InputRole::Release(id) = input_role(method, params) {
-            let owner = Owner {
-                session: fence.session,
-                tab: fence.tab,
-            };
-            let (_, freed) = self.held.release_answered(&owner, &id, Sent::Accepted);
-            self.freed(freed);
+            self.release_ended(fence, &id, Sent::Accepted);
         }
+    }
+
+    /// The session's own release of `id` on the fence's tab ended as
+    /// `sent` ([`Ledger::release_answered`](cotab_shared::held::Ledger::release_answered)).
+    fn release_ended(&mut self, fence: &Fence, id: &str, sent: Sent) {
+        let (_, freed) = self.held.release_answered(&Owner::of(fence), id, sent);
+        self.freed(freed);
     }
 
     /// Takes the release of press `id` if it is still held (click and press
@@ -423,10 +419,7 @@ impl Core {
     /// (where their releases go) to `(x, y)`, and says where each was, for
     /// [`Core::pointer_back`].
     pub fn pointer_moved(&mut self, fence: &Fence, x: f64, y: f64) -> Vec<(PressId, f64, f64)> {
-        let owner = Owner {
-            session: fence.session,
-            tab: fence.tab,
-        };
+        let owner = Owner::of(fence);
         let was = self.held.moved(|p| p.owner == owner, x, y);
         was.into_iter()
             .map(|(seq, x, y)| (PressId(seq), x, y))
