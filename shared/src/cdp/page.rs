@@ -64,19 +64,6 @@ impl LayoutMetrics {
             .and_then(|m| m.geometry())
     }
 
-    /// The layout viewport (else the visual one, for a browser that sends
-    /// only that), where element quads are clipped and hit-tested; `None`
-    /// if the browser sent neither.
-    pub fn layout_viewport(&self) -> Option<CssViewport> {
-        let layout = self.css_layout_viewport.map(|v| CssViewport {
-            client_width: v.client_width,
-            client_height: v.client_height,
-            page_x: v.page_x,
-            page_y: v.page_y,
-        });
-        layout.or(self.css_visual_viewport)
-    }
-
     /// The live viewport as a frame's geometry; `None` if the browser
     /// sent none.
     pub fn geometry(&self) -> Option<FrameGeometry> {

@@ -16,10 +16,14 @@
 
 use super::CommandClass;
 use crate::error::{ErrorKind, WireError};
-use crate::geometry::{quads_of, visible_centre};
+use crate::geometry::{quads_of, visible_centre, Quad};
 use crate::ids::TabId;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// A viewport as an aim reads it: `(width, height, scroll x, scroll y)`,
+/// CSS pixels.
+pub type Viewport = (f64, f64, f64, f64);
 
 /// What point an aim finds on its element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,6 +74,20 @@ pub struct Aimed {
 }
 
 impl Aimed {
+    /// The element's quads and the viewport, as the browser answered
+    /// after the scroll: where its
+    /// point is found, and its box clipped.
+    pub fn in_view(&self) -> Result<(Vec<Quad>, Viewport), WireError> {
+        let quads = quads_in(&self.quads).ok_or_else(|| malformed("DOM.getContentQuads"))?;
+        let viewport = viewport(&self.metrics).ok_or_else(|| {
+            WireError::new(
+                ErrorKind::CommandFailed,
+                "the browser sent no layout metrics",
+            )
+        })?;
+        Ok((quads_of(&quads), viewport))
+    }
+
     /// The aim's answer as JSON, built by hand: the extension's wasm
     /// carries no serializer into JSON values for it.
     pub fn into_value(self) -> Value {
@@ -110,9 +128,9 @@ fn quads_in(answer: &Value) -> Option<Vec<Vec<f64>>> {
 }
 
 /// The layout viewport of a `Page.getLayoutMetrics` answer (else the
-/// visual one), as `(width, height, scroll x, scroll y)`; read by hand,
-/// as [`crate::cdp::LayoutMetrics::layout_viewport`] reads it.
-fn viewport(metrics: &Value) -> Option<(f64, f64, f64, f64)> {
+/// visual one, for a browser that sends only that), as `(width, height,
+/// scroll x, scroll y)`; read by hand, as [`quads_in`].
+fn viewport(metrics: &Value) -> Option<Viewport> {
     let v = metrics
         .get("cssLayoutViewport")
         .or_else(|| metrics.get("cssVisualViewport"))?;
@@ -208,16 +226,8 @@ impl Aim {
         if self.point == AimPoint::None {
             return Ok(sighted);
         }
-        let boxes =
-            quads_in(&sighted.aimed.quads).ok_or_else(|| malformed("DOM.getContentQuads"))?;
-        let (width, height, scroll_x, scroll_y) =
-            viewport(&sighted.aimed.metrics).ok_or_else(|| {
-                WireError::new(
-                    ErrorKind::CommandFailed,
-                    "the browser sent no layout metrics",
-                )
-            })?;
-        let (x, y) = visible_centre(&quads_of(&boxes), width, height).map_err(not_interactable)?;
+        let (quads, (width, height, scroll_x, scroll_y)) = sighted.aimed.in_view()?;
+        let (x, y) = visible_centre(&quads, width, height).map_err(not_interactable)?;
         sighted.aimed.point = Some((x, y));
         if self.point == AimPoint::Hit {
             sighted.hit_test = Some(object(vec![

@@ -19,8 +19,8 @@ use super::{wire, Cx, Rect};
 use crate::broker::{Fence, NodeRef};
 use crate::overlay::Aimed;
 use cotab_shared::cdp::{
-    CallArgument, CallFunctionOn, ContentQuads, DescribeBackendNode, Focus, GetContentQuads,
-    LayoutMetrics, Node, NodeAttributes, ResolveNode,
+    CallArgument, CallFunctionOn, DescribeBackendNode, Focus, GetContentQuads, Node,
+    NodeAttributes, ResolveNode,
 };
 use cotab_shared::controller::{Ref, RpcError};
 use cotab_shared::geometry::{area, quads_of, Quad};
@@ -224,21 +224,10 @@ impl Cx<'_> {
             )
         };
         let found: AimedAt = serde_json::from_value(v).map_err(|_| malformed())?;
-        let boxes: ContentQuads = serde_json::from_value(found.quads).map_err(|_| malformed())?;
-        let metrics: LayoutMetrics =
-            serde_json::from_value(found.metrics).map_err(|_| malformed())?;
-        let layout = metrics.layout_viewport().ok_or_else(|| {
-            wire(
-                ErrorKind::CommandFailed,
-                "the browser sent no layout metrics",
-            )
-        })?;
+        let (quads, (width, height, _, _)) = found.in_view()?;
         let in_view = InView {
-            quads: quads_of(&boxes.quads),
-            layout: Layout {
-                width: layout.client_width,
-                height: layout.client_height,
-            },
+            quads,
+            layout: Layout { width, height },
         };
         let el = Element {
             node,
