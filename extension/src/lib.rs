@@ -89,6 +89,7 @@ pub mod held;
 pub mod link_state;
 pub mod machine;
 pub mod messages;
+pub mod opened;
 pub mod page_state;
 pub mod panel_model;
 pub mod popup_model;

@@ -86,6 +86,13 @@ pub enum HostToExtension {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         recorded: Vec<TabId>,
     },
+    /// The shared tabs whose pages may open no tab at another site now
+    /// (an agent holds them, and they are shared for some sites), sent
+    /// whenever that changes and after each hello; none lifts it.
+    HoldOpened {
+        /// Each such tab with its sites.
+        tabs: Vec<OpenedHold>,
+    },
     /// The names of the agents connected now (one per session bound to a
     /// connection, sorted), sent after each hello and whenever it
     /// changes, so the popup can show them.
@@ -307,35 +314,6 @@ impl InputEvent {
     }
 }
 
-/// Who controls a shared tab, as the daemon tells the extension.
-/// (Deserialised by hand, with the same shape.)
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-pub enum Holder {
-    /// Nobody holds the control lease.
-    Nobody,
-    /// The person took control.
-    Human,
-    /// An agent holds the lease.
-    Agent {
-        /// The agent's name from `session.hello`.
-        name: String,
-        /// A request of its in the tab waits for the person's yes.
-        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-        waiting: bool,
-    },
-}
-
-impl Holder {
-    /// Agent `name`, with nothing waiting for the person.
-    pub fn agent(name: impl Into<String>) -> Holder {
-        Holder::Agent {
-            name: name.into(),
-            waiting: false,
-        }
-    }
-}
-
 impl<'de> Deserialize<'de> for HostToExtension {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut t = Tagged::read(d, "type")?;
@@ -346,6 +324,9 @@ impl<'de> Deserialize<'de> for HostToExtension {
             "controllers" => HostToExtension::Controllers {
                 tabs: t.field("tabs")?,
                 recorded: t.field_or_default("recorded")?,
+            },
+            "holdOpened" => HostToExtension::HoldOpened {
+                tabs: t.field("tabs")?,
             },
             "agents" => HostToExtension::Agents {
                 names: t.field("names")?,
@@ -368,6 +349,7 @@ impl<'de> Deserialize<'de> for HostToExtension {
                 return Err(t.unknown(&[
                     "welcome",
                     "controllers",
+                    "holdOpened",
                     "agents",
                     "policy",
                     "socketOffer",
@@ -500,21 +482,6 @@ impl Command {
     }
 }
 
-impl<'de> Deserialize<'de> for Holder {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut t = Tagged::read(d, "kind")?;
-        Ok(match t.tag.as_str() {
-            "nobody" => Holder::Nobody,
-            "human" => Holder::Human,
-            "agent" => Holder::Agent {
-                name: t.field("name")?,
-                waiting: t.field_or_default("waiting")?,
-            },
-            _ => return Err(t.unknown(&["nobody", "human", "agent"])),
-        })
-    }
-}
-
 /// Whether the page's main thread runs a [`Command::Developer`] call of
 /// `method` in order with its scan (an evaluation, a function called on an
 /// object, as Playwright's and Puppeteer's are): the scan may then go right
@@ -534,16 +501,6 @@ pub struct Scanned {
     pub result: Value,
     /// What came of the scan.
     pub scan: Outcome,
-}
-
-/// One shared tab's controller.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TabControl {
-    /// The shared tab.
-    #[serde(rename = "tabId")]
-    pub tab_id: TabId,
-    /// Who controls it.
-    pub holder: Holder,
 }
 
 /// Result of [`Command::ListShared`], and payload of
@@ -760,6 +717,18 @@ pub enum Event {
         /// Whether privileged calls are allowed.
         enabled: bool,
     },
+    /// The browser blocked the first request of a tab a page of `tab_id`
+    /// opened, to `url`, outside the sites the daemon named for it
+    /// ([`HostToExtension::HoldOpened`]).
+    OpenedRefused {
+        /// The shared tab whose page opened it.
+        #[serde(rename = "tabId")]
+        tab_id: TabId,
+        /// The tab it opened.
+        opened: TabId,
+        /// Where the blocked request went.
+        url: String,
+    },
     /// A CDP event from a shared tab, for the methods in
     /// [`FORWARDED_CDP_EVENTS`] only.
     Cdp {
@@ -783,6 +752,8 @@ pub use crate::cdp::{ENABLED_CDP_DOMAINS, FORWARDED_CDP_EVENTS};
 
 pub mod aim;
 pub use aim::{Aim, AimPoint, Aimed};
+mod control;
+pub use control::{Holder, OpenedHold, TabControl};
 
 #[cfg(test)]
 mod tests;

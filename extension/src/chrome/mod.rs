@@ -12,6 +12,7 @@ pub(crate) mod action;
 pub(crate) mod alarms;
 pub(crate) mod commands;
 pub(crate) mod debugger;
+pub(crate) mod net_rules;
 pub(crate) mod notifications;
 pub(crate) mod runtime;
 pub(crate) mod side_panel;

@@ -43,6 +43,23 @@ pub(crate) async fn get(tab: TabId) -> Result<ChromeTab, JsValue> {
     from_js(get_raw(tab.0).await?)
 }
 
+/// Every tab of every window.
+#[cfg(feature = "worker")]
+pub(crate) async fn query_all() -> Result<Vec<ChromeTab>, JsValue> {
+    from_js(query_raw(&js_sys::Object::new().into()).await?)
+}
+
+/// Takes `tab` to `url`, as the browser's own navigation (no page
+/// starts it).
+#[cfg(feature = "worker")]
+pub(crate) async fn navigate(tab: TabId, url: &str) -> Result<(), JsValue> {
+    #[derive(Serialize)]
+    struct Update<'a> {
+        url: &'a str,
+    }
+    update_raw(tab.0, &to_js(&Update { url })?).await.map(drop)
+}
+
 /// The tabs of the window the caller runs in.
 #[cfg(feature = "popup")]
 pub(crate) async fn query_current_window() -> Result<Vec<ChromeTab>, JsValue> {
@@ -178,6 +195,49 @@ pub(crate) struct NavigationTarget {
     pub(crate) source_tab_id: TabId,
     /// The new tab.
     pub(crate) tab_id: TabId,
+}
+
+/// `chrome.webNavigation.onCommitted`: `(details)`, a frame showed a
+/// document.
+pub(crate) fn on_committed() -> Result<ChromeEvent, JsValue> {
+    event(&["webNavigation", "onCommitted"])
+}
+
+/// `chrome.webNavigation.onErrorOccurred`: `(details)`, a frame's
+/// navigation failed.
+pub(crate) fn on_error_occurred() -> Result<ChromeEvent, JsValue> {
+    event(&["webNavigation", "onErrorOccurred"])
+}
+
+/// The parts of `onCommitted`'s and `onErrorOccurred`'s details the
+/// worker uses, of a tab's main frame.
+#[derive(Debug, Clone)]
+pub(crate) struct MainFrameNavigation {
+    /// The tab.
+    pub(crate) tab_id: TabId,
+    /// Where it went.
+    pub(crate) url: String,
+    /// Why it failed (`onErrorOccurred`), or empty.
+    pub(crate) error: String,
+}
+
+impl MainFrameNavigation {
+    /// Reads `details` (read by name: it is read for every navigation of
+    /// every tab); `None` for a frame's, or what is not a navigation.
+    pub(crate) fn read(details: &JsValue) -> Option<MainFrameNavigation> {
+        let get = |key: &str| js_sys::Reflect::get(details, &JsValue::from_str(key)).ok();
+        if get("frameId")?.as_f64()? != 0.0 {
+            return None;
+        }
+        // Tab ids are small positive integers; the cast keeps them exact.
+        let tab_id = TabId(get("tabId")?.as_f64()? as i32);
+        let text = |key: &str| get(key).and_then(|v| v.as_string()).unwrap_or_default();
+        Some(MainFrameNavigation {
+            tab_id,
+            url: text("url"),
+            error: text("error"),
+        })
+    }
 }
 
 /// `chrome.tabs.onActivated`: `(activeInfo)`.

@@ -49,6 +49,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
             // whether the lane goes too).
             let with_window = js_sys::Reflect::get(&info, &JsValue::from_str("isWindowClosing"))
                 .is_ok_and(|v| v.is_truthy());
+            w.opened.borrow_mut().removed(TabId(tab_id));
             let effects = w.state.borrow_mut().tab_removed(TabId(tab_id), with_window);
             announce::apply(&w, effects);
         }),
@@ -83,7 +84,10 @@ pub(super) fn register(worker: &Rc<Worker>) {
         tabs::on_created_navigation_target(),
         Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
             match from_js::<tabs::NavigationTarget>(details) {
-                Ok(t) => group_moves::opened(&w, t.tab_id, t.source_tab_id),
+                Ok(t) => {
+                    super::opened::opened(&w, t.tab_id, t.source_tab_id);
+                    group_moves::opened(&w, t.tab_id, t.source_tab_id);
+                }
                 Err(e) => log::warn(&format!(
                     "a tab a page opened could not be read: {}",
                     error_message(&e)

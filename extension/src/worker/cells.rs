@@ -55,6 +55,15 @@ pub(crate) struct Worker {
     /// would let them go on unjudged (a download the person was asked
     /// about saved). The newest [`PAUSED_KEPT`] only.
     pub(super) paused: RefCell<Vec<(cotab_shared::TabId, String)>>,
+    /// What the rules holding the tabs held tabs' pages open are written
+    /// from ([`super::opened`]).
+    pub(super) opened: RefCell<crate::opened::OpenedHolds>,
+    /// Whether those rules are being written, and whether to write them
+    /// again after.
+    pub(super) opened_writing: Cell<bool>,
+    pub(super) opened_again: Cell<bool>,
+    /// Opens when the rules being written are in place.
+    pub(super) opened_written: RefCell<Gate>,
 }
 
 /// How many unanswered paused requests the worker remembers.
@@ -106,6 +115,10 @@ impl Worker {
             badges: RefCell::new(Vec::new()),
             written: RefCell::new(None),
             paused: RefCell::new(Vec::new()),
+            opened: RefCell::default(),
+            opened_writing: Cell::new(false),
+            opened_again: Cell::new(false),
+            opened_written: RefCell::new(open_gate()),
         }
     }
 
@@ -258,4 +271,11 @@ impl Start {
         futures_util::future::select(fresh, timer).await;
         self.reason.get().unwrap_or(StartReason::Unknown)
     }
+}
+
+/// A gate already open.
+pub(super) fn open_gate() -> Gate {
+    let gate = Gate::default();
+    gate.open();
+    gate
 }

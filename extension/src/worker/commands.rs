@@ -47,6 +47,10 @@ pub(crate) async fn handle(worker: Rc<Worker>, id: u64, command: Command, receiv
     // forgot it).
     let generation = worker.generation.get();
     worker.restored.wait().await;
+    // The rules of the tabs held tabs' pages open, as the daemon last
+    // named them before this request, are in place before it runs.
+    let written = worker.opened_written.borrow().clone();
+    written.wait().await;
     let mut marks = Marks::new(command.name().to_owned(), received);
     let answer = match command {
         Command::ListShared => Answer::Outcome(list_shared(&worker).await),

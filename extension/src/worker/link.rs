@@ -7,7 +7,7 @@
 
 use super::cells::{Inbox, PortHandle, Worker};
 use super::port;
-use super::{announce, commands, developer_mode, held_input, toolbar};
+use super::{announce, commands, developer_mode, held_input, opened, toolbar};
 use crate::chrome::{error_message, from_js};
 use crate::{log, trace};
 use cotab_shared::native::HostToExtension;
@@ -49,6 +49,7 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
             worker.state.borrow_mut().controllers(tabs, recorded);
             toolbar::refresh(worker);
         }
+        Ok(HostToExtension::HoldOpened { tabs }) => opened::set(worker, tabs),
         Ok(HostToExtension::Agents { names }) => {
             worker.state.borrow_mut().agents = names;
         }
@@ -79,6 +80,8 @@ fn on_host_message(worker: &Rc<Worker>, message: JsValue) {
 fn dropped(worker: Rc<Worker>, reason: String, old: Option<PortHandle>) {
     let (delay, said) = worker.state.borrow_mut().link_dropped(reason);
     announce::apply(&worker, vec![said]);
+    // The daemon let go of its leases with the link: nothing is held.
+    opened::set(&worker, Vec::new());
     spawn_local(async move {
         drop(old);
         held_input::release_all(&worker).await;

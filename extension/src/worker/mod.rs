@@ -44,6 +44,7 @@ mod held_input;
 mod lifecycle;
 mod link;
 mod listen;
+mod opened;
 mod popup_api;
 mod port;
 mod scan;
@@ -63,6 +64,7 @@ pub(crate) fn start() {
     let worker = Rc::new(cells::Worker::new());
     lifecycle::register(&worker);
     browser_events::register(&worker);
+    opened::register(&worker);
     popup_api::register(&worker);
     takeover::register(&worker);
     developer_mode::register(&worker);

@@ -500,6 +500,7 @@ mod tests {
                 HostToExtension::Request { id, .. } => break id,
                 HostToExtension::Controllers { .. }
                 | HostToExtension::Agents { .. }
+                | HostToExtension::HoldOpened { .. }
                 | HostToExtension::Policy { .. } => {}
                 other => panic!("unexpected: {other:?}"),
             }

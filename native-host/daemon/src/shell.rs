@@ -562,6 +562,7 @@ impl Shell {
         self.lane.send_oneway(&HostToExtension::Policy {
             file_dirs: self.local_files(),
         });
+        self.tell_opened_holds();
         // A new connection's sessions run the keep-alive screencast:
         // each tab still recorded gets its video's back.
         for (tab, start) in self.videos.screencasts() {

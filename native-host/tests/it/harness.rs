@@ -9,7 +9,7 @@ use cotab_host::runtime::{AGENT_SOCKET, HOST_SOCKET};
 use cotab_shared::limits::{MAX_AGENT_CONNECTIONS, MAX_EXTENSION_TO_HOST, MAX_HOST_TO_EXTENSION};
 use cotab_shared::native::{
     check_input_events, CdpCall, Command, CommandClass, Event, ExtensionToHost, HostToExtension,
-    Outcome, Scanned, SharedTabs, TabControl, TabInfo, SETTLE_EXPRESSION,
+    OpenedHold, Outcome, Scanned, SharedTabs, TabControl, TabInfo, SETTLE_EXPRESSION,
 };
 use cotab_shared::{ErrorKind, LaneId, TabId, WireError, NATIVE_PROTOCOL_VERSION};
 use futures_util::{SinkExt, StreamExt};
@@ -302,6 +302,8 @@ pub(crate) struct FakeExt {
     pub(crate) received: mpsc::UnboundedReceiver<Command>,
     /// Every `controllers` message it received, in order.
     pub(crate) controllers: mpsc::UnboundedReceiver<Vec<TabControl>>,
+    /// Every `holdOpened` message it received, in order.
+    pub(crate) opened: mpsc::UnboundedReceiver<Vec<OpenedHold>>,
     events: mpsc::UnboundedSender<ExtensionToHost>,
     raw: mpsc::UnboundedSender<Vec<u8>>,
     /// The shared tabs as `listShared` answers them: the script's, then
@@ -355,6 +357,7 @@ impl FakeExt {
         );
         let (tx, received) = mpsc::unbounded_channel();
         let (ctx, controllers) = mpsc::unbounded_channel();
+        let (otx, opened) = mpsc::unbounded_channel();
         let (events, events_rx) = mpsc::unbounded_channel();
         let (raw, mut raw_rx) = mpsc::unbounded_channel::<Vec<u8>>();
         let (mut sink, frames) = framed.split();
@@ -377,12 +380,13 @@ impl FakeExt {
             script,
             shared.clone(),
             tx,
-            ctx,
+            (ctx, otx),
             events.clone(),
         ));
         FakeExt {
             received,
             controllers,
+            opened,
             events,
             raw,
             shared,
@@ -428,6 +432,19 @@ impl FakeExt {
                 .expect("controllers in time")
                 .expect("fake still running");
             if f(&c) {
+                return;
+            }
+        }
+    }
+
+    /// Waits for a `holdOpened` message satisfying `f`.
+    pub(crate) async fn opened_until(&mut self, f: impl Fn(&[OpenedHold]) -> bool) {
+        loop {
+            let o = tokio::time::timeout(WAIT, self.opened.recv())
+                .await
+                .expect("holdOpened in time")
+                .expect("fake still running");
+            if f(&o) {
                 return;
             }
         }
@@ -479,7 +496,10 @@ async fn serve(
     script: Script,
     shared: Arc<std::sync::Mutex<Vec<TabInfo>>>,
     tx: mpsc::UnboundedSender<Command>,
-    controllers: mpsc::UnboundedSender<Vec<TabControl>>,
+    (controllers, opened): (
+        mpsc::UnboundedSender<Vec<TabControl>>,
+        mpsc::UnboundedSender<Vec<OpenedHold>>,
+    ),
     out: mpsc::UnboundedSender<ExtensionToHost>,
 ) {
     while let Some(Ok(frame)) = frames.next().await {
@@ -488,6 +508,10 @@ async fn serve(
             HostToExtension::Controllers { tabs, .. } => {
                 // The test may have stopped listening.
                 let _ = controllers.send(tabs);
+                continue;
+            }
+            HostToExtension::HoldOpened { tabs } => {
+                let _ = opened.send(tabs);
                 continue;
             }
             HostToExtension::Welcome { .. } => panic!("a second welcome"),

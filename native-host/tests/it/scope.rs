@@ -103,6 +103,16 @@ async fn is_failed(ext: &mut FakeExt, id: &str) {
     assert_eq!(params["errorReason"], "Aborted");
 }
 
+/// The refusals of a site among the entries a new watch is told first.
+async fn refused_entries(d: &Daemon) -> Vec<ActivityEntry> {
+    let mut w = watch(d).await;
+    let recent = next(&mut w).await.entries;
+    recent
+        .into_iter()
+        .filter(|e| e.outcome.as_deref() == Some("SITE_NOT_ALLOWED"))
+        .collect()
+}
+
 /// The next sites the watch tells.
 async fn scopes(w: &mut Watch) -> Vec<TabScope> {
     loop {
@@ -162,13 +172,8 @@ async fn an_agent_cannot_take_a_tab_or_open_one_outside_its_sites() {
         .await
         .expect("the same site");
     // The person's side panel can offer to allow the site of each.
-    let mut w = watch(&d).await;
-    let recent = next(&mut w).await.entries;
-    let refused: Vec<&ActivityEntry> = recent
-        .iter()
-        .filter(|e| e.outcome.as_deref() == Some("SITE_NOT_ALLOWED"))
-        .collect();
-    assert_eq!(refused.len(), 2, "{recent:?}");
+    let refused = refused_entries(&d).await;
+    assert_eq!(refused.len(), 2, "{refused:?}");
     assert!(
         refused
             .iter()
@@ -542,5 +547,50 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
     assert_eq!(
         told,
         json!({"tabId": T, "site": "example.com", "file": "r.csv", "saved": false})
+    );
+}
+
+/// While an agent holds a tab shared for some sites, the extension is told
+/// to have the browser block the first request of a tab the page opens
+/// elsewhere, with the tab's sites; when the agent lets go, that ends. A
+/// blocked one the extension reports is refused as the page's own
+/// navigation would be, and told to the agent; reported when the tab is
+/// no longer held, it is nothing.
+#[tokio::test]
+async fn the_tabs_a_held_page_opens_are_held_with_it_and_a_blocked_one_is_told() {
+    use cotab_shared::controller::Release;
+    let d = Daemon::start().await;
+    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
+    ext.opened_until(|o| o.len() == 1 && o[0].tab_id == TabId(T) && o[0].sites == ["example.com"])
+        .await;
+
+    let opened = |url: &str| Event::OpenedRefused {
+        tab_id: TabId(T),
+        opened: TabId(8),
+        url: url.into(),
+    };
+    // In its sites (the extension's rule would never block it): nothing.
+    ext.event(opened("https://www.example.com/"));
+    ext.event(opened("https://bank.test/pay?to=x"));
+    let told = notification(&mut a, "navigation.refused").await;
+    assert_eq!(told["site"], "bank.test", "{told}");
+    assert_eq!(told["tabId"], T, "{told}");
+    let text = told["message"].as_str().unwrap_or_default();
+    assert!(!text.contains("pay"), "the url's path stays out: {text}");
+
+    a.call::<Release>(&Empty {}).await.expect("release");
+    ext.opened_until(<[_]>::is_empty).await;
+    ext.event(opened("https://bank.test/again"));
+    // A call the extension answers comes back behind the event on its
+    // connection: the daemon took the event first.
+    a.call::<cotab_shared::controller::TabsList>(&Empty {})
+        .await
+        .expect("tabs.list");
+    // The one refusal is all the record has.
+    let refused = refused_entries(&d).await;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].what.contains("open a tab at bank.test"),
+        "{refused:?}"
     );
 }

@@ -506,3 +506,114 @@ async fn the_popup_shows_a_shares_sites_next_to_its_tab_and_widens_them() -> any
     until(&browser, &popup, note, |v| v == &json!(["0", true])).await?;
     Ok(())
 }
+
+/// Runs `js` in `page` as if the person had just clicked it (a popup
+/// blocker lets it open tabs).
+async fn with_gesture(browser: &Browser, page: &Page, js: &str) -> anyhow::Result<()> {
+    let r = browser
+        .cdp
+        .send_to(
+            Some(&page.session),
+            "Runtime.evaluate",
+            json!({"expression": format!("{js}; 1"), "userGesture": true}),
+        )
+        .await?;
+    anyhow::ensure!(r.get("exceptionDetails").is_none(), "page threw: {r}");
+    Ok(())
+}
+
+/// A tab the page opens at another site while an agent holds it — by a
+/// script's `window.open`, by a blank one the script then sends there, or
+/// by a link with a target the agent clicks at a point, which cotab
+/// cannot tell from any other click — is blocked by the browser before
+/// its first request leaves, and the agent is told; a tab of the tab's
+/// own site opens. A tab the person opens from a page of the same site
+/// in a tab not shared still goes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_the_page_opens_at_another_site_is_blocked_before_its_first_request(
+) -> anyhow::Result<()> {
+    use cotab_shared::controller::{Capture, CaptureParams, Click, ClickParams};
+    let other = Other::start()?;
+    let (browser, page, tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    // The agent holds the tab from its first request on.
+    snapshot(&mut agent).await?;
+
+    let to = other.url("/opened-by-script");
+    with_gesture(&browser, &page, &format!("window.open({to:?})")).await?;
+    let refused = notification(&mut agent, "navigation.refused").await?;
+    assert_eq!(refused["params"]["site"], "localhost", "{refused}");
+    assert_eq!(refused["params"]["tabId"], tab.0, "{refused}");
+
+    let to = other.url("/sent-later");
+    with_gesture(
+        &browser,
+        &page,
+        &format!("const w = window.open(''); w.location.href = {to:?}"),
+    )
+    .await?;
+    notification(&mut agent, "navigation.refused").await?;
+
+    let away = other.url("/clicked");
+    let (x, y) = {
+        let at = browser
+            .eval(
+                &page,
+                &format!(
+                    "const a = document.createElement('a'); a.target = '_blank'; \
+                     a.href = {away:?}; a.textContent = 'Away'; \
+                     a.style = 'position:fixed;left:10px;top:10px;padding:10px'; \
+                     document.body.append(a); const r = a.getBoundingClientRect(); \
+                     [r.x + r.width / 2, r.y + r.height / 2]"
+                ),
+            )
+            .await?;
+        (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0))
+    };
+    // Coordinates are the capture's (its pixels are CSS pixels here).
+    agent.call::<Capture>(&CaptureParams::default()).await?;
+    // The refusal may come while the click still waits for its answer.
+    let mut told = agent.forward_notifications();
+    agent.call::<Click>(&ClickParams::at(x, y)).await?;
+    let refused = async {
+        loop {
+            let msg = tokio::select! {
+                m = told.recv() => m.ok_or_else(|| anyhow::anyhow!("no more"))?,
+                m = agent.next_message() => m?,
+            };
+            if msg["method"] == "navigation.refused" {
+                return anyhow::Ok(msg["params"].clone());
+            }
+        }
+    };
+    let refused = tokio::time::timeout(DEADLINE, refused).await??;
+    assert_eq!(refused["site"], "localhost", "{refused}");
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
+
+    // One of the tab's own site opens.
+    let here = browser.fixture.url("/second?from=opened");
+    with_gesture(&browser, &page, &format!("window.open({here:?})")).await?;
+    wait_for("the tab of the site", DEADLINE, || async {
+        let urls = page_urls(&browser).await?;
+        Ok(urls.contains(&here).then_some(()))
+    })
+    .await?;
+
+    // The person's own, from a tab of the same site they did not share.
+    let own = browser.open_tab(&browser.fixture.url("/")).await?;
+    wait_for("the person's tab", DEADLINE, || async {
+        Ok((location(&browser, &own).await? == browser.fixture.url("/")).then_some(()))
+    })
+    .await?;
+    let mine = other.url("/the-persons");
+    with_gesture(&browser, &own, &format!("window.open({mine:?})")).await?;
+    wait_for("the person's tab at the other site", DEADLINE, || async {
+        Ok(other
+            .reached()
+            .iter()
+            .any(|l| l.contains("/the-persons"))
+            .then_some(()))
+    })
+    .await?;
+    assert_eq!(other.reached().len(), 1, "{:?}", other.reached());
+    Ok(())
+}

@@ -47,6 +47,7 @@ impl Shell {
                 self.blockers.send_modify(|n| *n += 1);
             }
             Event::Detached { tab_id, reason } => self.on_detached(tab_id, &reason),
+            Event::OpenedRefused { tab_id, url, .. } => self.on_opened_refused(tab_id, &url),
             Event::DeveloperMode { enabled } => {
                 let live = self.with_core(|c| {
                     c.on_developer_mode(enabled);

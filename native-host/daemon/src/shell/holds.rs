@@ -30,11 +30,13 @@
 use super::Shell;
 use crate::broker::Core;
 use crate::scope::Scope;
+use crate::session::SessionId;
 use cotab_shared::cdp::{
     ContinueRequest, FailRequest, FetchDisable, FrameRequestedNavigation, HoldDocuments,
     RequestPaused,
 };
 use cotab_shared::controller::AgentEvent;
+use cotab_shared::native::{HostToExtension, OpenedHold};
 use cotab_shared::watch::{TabScope, TabScopeChange};
 use cotab_shared::{ErrorKind, TabId, WireError};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
@@ -61,6 +63,9 @@ pub(crate) struct Holds {
     /// The tabs it had the browser pause document requests of, each with
     /// whether at their responses too (to tell downloads).
     on: BTreeMap<TabId, bool>,
+    /// What the extension was last told of the tabs whose pages may open
+    /// no tab at another site.
+    opened: Vec<OpenedHold>,
     tabs: HashMap<TabId, TabNavs>,
 }
 
@@ -110,13 +115,31 @@ impl Shell {
     /// off where it no longer does (after the lease or a scope changed,
     /// or the lane came back).
     pub(super) fn update_holds(&self) {
-        let (want, reachable): (BTreeMap<TabId, bool>, BTreeSet<TabId>) = self.with_core(|c| {
-            let want = c.tabs_to_hold().into_iter();
-            let want = want.map(|t| (t, c.holds_downloads(t))).collect();
-            let reachable = c.shared().iter().map(|i| i.id).filter(|t| c.reachable(*t));
-            (want, reachable.collect())
+        let (want, reachable, opened) = self.with_core(|c| {
+            let want: BTreeMap<TabId, bool> = c
+                .tabs_to_hold()
+                .into_iter()
+                .map(|t| (t, c.holds_downloads(t)))
+                .collect();
+            let reachable: BTreeSet<TabId> = c
+                .shared()
+                .iter()
+                .map(|i| i.id)
+                .filter(|t| c.reachable(*t))
+                .collect();
+            let opened: Vec<OpenedHold> = want
+                .keys()
+                .filter_map(|&tab_id| match c.scope(tab_id) {
+                    Scope::Sites(sites) => Some(OpenedHold {
+                        tab_id,
+                        sites: sites.into_iter().collect(),
+                    }),
+                    Scope::Any => None,
+                })
+                .collect();
+            (want, reachable, opened)
         });
-        let (on, off, failed) = {
+        let (on, off, failed, opened) = {
             let mut h = self.holds_lock();
             // New, or its responses held now or no longer.
             let on: Vec<(TabId, bool)> = want
@@ -140,8 +163,19 @@ impl Shell {
                 .flat_map(|(t, navs)| navs.waiting.drain(..).map(|id| (*t, id)))
                 .collect();
             h.on = want;
-            (on, off, failed)
+            let opened = (h.opened != opened).then(|| {
+                h.opened.clone_from(&opened);
+                opened
+            });
+            (on, off, failed, opened)
         };
+        if let Some(tabs) = opened {
+            tracing::debug!(
+                tabs = tabs.len(),
+                "the tabs whose pages may open no tab elsewhere"
+            );
+            self.lane.send_oneway(&HostToExtension::HoldOpened { tabs });
+        }
         for (tab, request_id) in failed {
             tracing::info!(%tab, "a download waiting for the person is refused: its hold ended");
             self.send_detached(
@@ -320,8 +354,46 @@ impl Shell {
                 error_reason: "Aborted",
             },
         );
-        let error = scope.refusal(tab, &e.request.url);
-        let site = crate::scope::site_of(&e.request.url).unwrap_or_default();
+        let who = match starter {
+            Some(Starter::Agent) => "go to",
+            _ => "the page tried to go to",
+        };
+        self.refused(tab, &e.request.url, &scope, holder, who);
+    }
+
+    /// Tells the extension again which tabs' pages may open no tab at
+    /// another site (a new connection of the browser's).
+    pub(super) fn tell_opened_holds(&self) {
+        let tabs = self.holds_lock().opened.clone();
+        self.lane.send_oneway(&HostToExtension::HoldOpened { tabs });
+    }
+
+    /// The browser blocked the first request of a tab a page of `tab`
+    /// opened, to `url` ([`cotab_shared::native::Event::OpenedRefused`]):
+    /// refused as the page's own navigation there would be, if the tab
+    /// is still held and `url` still outside its sites.
+    pub(super) fn on_opened_refused(&self, tab: TabId, url: &str) {
+        let (scope, holder) = self.with_core(|c| (c.scope(tab), c.holder_of(tab)));
+        if !self.holds_lock().on.contains_key(&tab) || scope.allows(url) {
+            tracing::debug!(%tab, "a blocked tab the page opened, no longer held");
+            return;
+        }
+        self.refused(tab, url, &scope, holder, "the page tried to open a tab at");
+    }
+
+    /// A navigation of `tab` to `url`, outside its `scope`, was refused:
+    /// counted, kept in the record of the agent holding the tab, and told
+    /// to it.
+    fn refused(
+        &self,
+        tab: TabId,
+        url: &str,
+        scope: &Scope,
+        holder: Option<(SessionId, String)>,
+        who: &str,
+    ) {
+        let error = scope.refusal(tab, url);
+        let site = crate::scope::site_of(url).unwrap_or_default();
         tracing::info!(%tab, %site, "held a navigation outside the tab's sites");
         {
             let mut h = self.holds_lock();
@@ -330,10 +402,6 @@ impl Shell {
             t.last = Some(error.clone());
         }
         if let Some((sid, agent)) = holder {
-            let who = match starter {
-                Some(Starter::Agent) => "go to",
-                _ => "the page tried to go to",
-            };
             let what = format!("{who} {site} (not allowed: {})", scope.describe());
             self.activity
                 .refused(sid, &agent, tab, what, site.clone(), error.clone());

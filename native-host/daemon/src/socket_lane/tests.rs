@@ -92,6 +92,7 @@ async fn next_native(out: &mut mpsc::UnboundedReceiver<Bytes>) -> HostToExtensio
         match serde_json::from_slice::<HostToExtension>(&frame).expect("ours") {
             HostToExtension::Controllers { .. }
             | HostToExtension::Agents { .. }
+            | HostToExtension::HoldOpened { .. }
             | HostToExtension::Policy { .. } => {}
             other => return other,
         }
@@ -193,6 +194,7 @@ async fn the_lane_moves_to_the_socket_in_order_and_ends_with_it() {
             HostToExtension::Request { id, .. } => break id,
             HostToExtension::Controllers { .. }
             | HostToExtension::Agents { .. }
+            | HostToExtension::HoldOpened { .. }
             | HostToExtension::Policy { .. } => {}
             other => panic!("unexpected: {other:?}"),
         }

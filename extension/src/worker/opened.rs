@@ -1,0 +1,138 @@
+//! The first request of a tab a held tab's page opens, blocked by the
+//! browser ([`crate::opened`]): the listeners that keep the rules' state,
+//! the rules written, and a blocked tab told to the daemon or taken
+//! again to where the person meant.
+
+use super::cells::Worker;
+use super::listen::listen;
+use crate::chrome::{error_message, net_rules, tabs};
+use crate::log;
+use crate::opened::Blocked;
+use cotab_shared::native::{Event, ExtensionToHost, OpenedHold};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+
+/// The browser's error for a request an extension's rule blocked.
+const BLOCKED: &str = "net::ERR_BLOCKED_BY_CLIENT";
+
+/// Registers the navigation listeners, frees the tabs there now and
+/// drops the rules an earlier worker left (the daemon names the held
+/// tabs again after its hello).
+pub(super) fn register(worker: &Rc<Worker>) {
+    let w = worker.clone();
+    listen(
+        "chrome.webNavigation.onCommitted",
+        tabs::on_committed(),
+        Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
+            if let Some(n) = tabs::MainFrameNavigation::read(&details) {
+                if w.opened.borrow_mut().committed(n.tab_id, &n.url) {
+                    write_rules(&w);
+                }
+            }
+        }),
+    );
+    let w = worker.clone();
+    listen(
+        "chrome.webNavigation.onErrorOccurred",
+        tabs::on_error_occurred(),
+        Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
+            if let Some(n) = tabs::MainFrameNavigation::read(&details) {
+                if n.error == BLOCKED {
+                    blocked(&w, n);
+                }
+            }
+        }),
+    );
+    let w = worker.clone();
+    spawn_local(async move {
+        match tabs::query_all().await {
+            Ok(all) => w
+                .opened
+                .borrow_mut()
+                .started(all.into_iter().filter_map(|t| t.id)),
+            Err(e) => log::warn(&format!(
+                "the tabs could not be listed: {}",
+                error_message(&e)
+            )),
+        }
+        write_rules(&w);
+    });
+}
+
+/// The daemon named the held tabs.
+pub(super) fn set(worker: &Rc<Worker>, held: Vec<OpenedHold>) {
+    if worker.opened.borrow_mut().set(held) {
+        write_rules(worker);
+    }
+}
+
+/// The page of `source` opened `tab`.
+pub(super) fn opened(worker: &Rc<Worker>, tab: cotab_shared::TabId, source: cotab_shared::TabId) {
+    if worker.opened.borrow_mut().opened(tab, source) {
+        write_rules(worker);
+    }
+}
+
+fn blocked(worker: &Rc<Worker>, n: tabs::MainFrameNavigation) {
+    let what = worker.opened.borrow_mut().blocked(n.tab_id);
+    match what {
+        Blocked::Refused { opener } => {
+            log::info(&format!(
+                "tab {opener}'s page opened tab {} at another site: blocked",
+                n.tab_id
+            ));
+            let event = Event::OpenedRefused {
+                tab_id: opener,
+                opened: n.tab_id,
+                url: n.url,
+            };
+            super::port::send(worker, &ExtensionToHost::Event { event });
+        }
+        Blocked::Again => {
+            write_rules(worker);
+            spawn_local(async move {
+                if let Err(e) = tabs::navigate(n.tab_id, &n.url).await {
+                    log::warn(&format!(
+                        "a tab could not be taken on: {}",
+                        error_message(&e)
+                    ));
+                }
+            });
+        }
+        Blocked::Left => {}
+    }
+}
+
+/// Writes the rules anew, one write at a time: a change while one is on
+/// its way is written after it.
+pub(super) fn write_rules(worker: &Rc<Worker>) {
+    if worker.opened_writing.replace(true) {
+        worker.opened_again.set(true);
+        return;
+    }
+    // Requests that come from now on wait for the rules.
+    *worker.opened_written.borrow_mut() = crate::state::Gate::default();
+    let w = worker.clone();
+    spawn_local(async move {
+        loop {
+            w.opened_again.set(false);
+            let rules = net_rules::rules_to_js(&w.opened.borrow().rules());
+            let written = match rules {
+                Ok(rules) => net_rules::replace_session_rules(rules).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = written {
+                log::error(&format!(
+                    "the rules holding opened tabs could not be written: {}",
+                    error_message(&e)
+                ));
+            }
+            if !w.opened_again.get() {
+                break;
+            }
+        }
+        w.opened_writing.set(false);
+        w.opened_written.borrow().open();
+    });
+}
