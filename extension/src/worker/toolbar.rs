@@ -7,7 +7,8 @@
 //! While a request waits for the person's yes in a tab (`ASK`) and no
 //! side panel is open, a system notification says so
 //! ([`crate::badge::ask_notice`]); a click on it opens the side panel,
-//! and it goes when the request no longer waits.
+//! and it goes when the request no longer waits (or, for a notification
+//! an earlier worker left, when this worker first sets the tab's badge).
 
 use super::cells::Worker;
 use super::listen::listen;
@@ -37,10 +38,12 @@ pub(super) fn refresh(worker: &Rc<Worker>) {
     let (due, asked) = {
         let mut shown = worker.badges.borrow_mut();
         let due = changes(&shown, &now);
-        let asked: Vec<TabId> = shown
+        // A tab that asked, or that this worker has not set a badge on
+        // yet: a worker before it may have left its notification.
+        let asked: Vec<TabId> = now
             .iter()
-            .filter(|(_, b)| *b == Badge::Asks)
             .map(|(t, _)| *t)
+            .filter(|t| shown.iter().all(|(s, b)| s != t || *b == Badge::Asks))
             .collect();
         *shown = now;
         (due, asked)

@@ -219,3 +219,43 @@ async fn a_request_waiting_with_no_side_panel_open_is_notified_until_answered() 
     group_titled(&browser, tab, "toolset working · cotab").await?;
     Ok(())
 }
+
+/// A notification of a request waiting for the person goes when the
+/// request ends while the worker is stopped (the lane goes with it, and
+/// the request with the lane): the worker that starts again clears it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_left_by_a_stopped_worker_goes_when_its_request_ended() -> anyhow::Result<()>
+{
+    use crate::approvals::{ask_before, open_panel};
+    use cotab_shared::controller::{Click, ClickParams};
+    let (browser, page, tab, mut agent) =
+        crate::toolset::on_page("/signup", LaunchOptions::default()).await?;
+    let outline = crate::toolset::snapshot(&mut agent).await?;
+    let terms = crate::toolset::find_ref(&outline, "checkbox \"I accept the terms\"")?;
+    let panel = open_panel(&browser).await?;
+    ask_before(&browser, &panel, tab, "step").await?;
+    browser.close(&panel).await?;
+    let click = ClickParams::on(terms);
+    let task = tokio::spawn(async move {
+        let r = agent.call::<Click>(&click).await;
+        (agent, r)
+    });
+    let id = format!("cotab-ask-{}", tab.0);
+    notified(&browser, json!({ &id: true })).await?;
+
+    browser.stop_workers(&page).await?;
+    let (_agent, r) = task.await?;
+    assert!(r.is_err(), "the request ended with the lane: {r:?}");
+    // The side panel's page wakes the worker, as the person opening it
+    // would.
+    open_panel(&browser).await?;
+    let clock = Deadline::new("the notification to go", DEADLINE);
+    loop {
+        match notices(&browser).await {
+            Ok(now) if now == json!({}) => return Ok(()),
+            Ok(now) => clock.next(now).await?,
+            // The worker's target may still be the stopped one's.
+            Err(e) => clock.next(e.to_string()).await?,
+        }
+    }
+}
