@@ -163,6 +163,8 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
                         paused.remove(0);
                     }
                     paused.push((tab, id.to_owned()));
+                    drop(paused);
+                    worker.persist();
                 }
             }
             worker.state.borrow_mut().cdp_event(tab, method, params)

@@ -87,11 +87,23 @@ pub(crate) struct Saved {
     /// read, so it cannot cost the shared set.)
     #[serde(default)]
     pub(super) held_presses: Vec<StoredEntry>,
+    /// [`Worker::paused`]: a worker that starts again fails them before
+    /// it lets the tabs' pausing go (nothing judged them, and what waited
+    /// for the person's yes would go on unasked). Meaningless after a
+    /// reload of the extension, whose debugger sessions are new. Each as
+    /// `<tab> <request id>`.
+    #[serde(default)]
+    pub(super) paused_requests: Vec<String>,
 }
 
 impl Saved {
     /// The storage keys [`Saved`] reads and writes.
-    pub(super) const KEYS: [&'static str; 3] = ["sharedTabs", "humanControl", "heldPresses"];
+    pub(super) const KEYS: [&'static str; 4] = [
+        "sharedTabs",
+        "humanControl",
+        "heldPresses",
+        "pausedRequests",
+    ];
 
     pub(super) fn is_empty(&self) -> bool {
         self.shared_tabs.is_empty() && self.held_presses.is_empty()
@@ -133,6 +145,12 @@ impl Worker {
             shared_tabs,
             human_control,
             held_presses: self.state.borrow().held.to_stored(),
+            paused_requests: self
+                .paused
+                .borrow()
+                .iter()
+                .map(|(t, id)| format!("{} {id}", t.0))
+                .collect(),
         }
     }
 

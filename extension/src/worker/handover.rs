@@ -189,6 +189,7 @@ pub(super) fn dispatch<'a>(
     if let (true, Some(id)) = (method.starts_with("Fetch."), params["requestId"].as_str()) {
         // A paused request answered (`Fetch.continueRequest`, …).
         worker.paused.borrow_mut().retain(|(_, p)| p != id);
+        worker.persist_changes();
     }
     if marks.sends == 0 {
         marks.sent = trace::now();

@@ -107,6 +107,7 @@ pub(super) fn refuse_paused(worker: &Worker, tab: TabId) {
         }
         *t != tab
     });
+    worker.persist_changes();
 }
 
 /// Lets `tab` go from the daemon's pausing of its document requests

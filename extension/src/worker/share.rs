@@ -217,6 +217,13 @@ async fn group(tab: TabId, window_id: i32) -> Result<(), wasm_bindgen::JsValue> 
 pub(crate) async fn restore(worker: Rc<Worker>) {
     let (saved, source) = load_saved(&worker).await;
     worker.state.borrow_mut().held = HeldInput::from_stored(saved.held_presses.clone());
+    if source == Source::WorkerRestart {
+        let paused = saved.paused_requests.iter().filter_map(|p| {
+            let (tab, id) = p.split_once(' ')?;
+            Some((TabId(tab.parse().ok()?), id.to_owned()))
+        });
+        *worker.paused.borrow_mut() = paused.collect();
+    }
     let mut kept = Vec::with_capacity(saved.shared_tabs.len());
     for tab in saved.shared_tabs.iter().copied().map(TabId) {
         if !worker.state.borrow().shared.restore_wanted(tab) {

@@ -698,11 +698,20 @@ async fn a_download_waiting_when_the_person_unshares_its_tab_is_not_saved() -> a
         |v| v == true,
     )
     .await?;
-    // The person's own download next, which nothing holds: the browser
-    // takes downloads in turn, so the report, had it gone on, would have
-    // begun before this one ends.
+    only_the_persons_download_follows(&browser, &page, &mut events, &saved_to).await
+}
+
+/// The person's own download of the notes, which nothing holds, is saved,
+/// and nothing else is: the browser takes downloads in turn, so the
+/// report, had it gone on, would have begun before the notes end.
+async fn only_the_persons_download_follows(
+    browser: &Browser,
+    page: &Page,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
+    saved_to: &tempfile::TempDir,
+) -> anyhow::Result<()> {
     browser
-        .eval(&page, "document.getElementById('notes').click(); 1")
+        .eval(page, "document.getElementById('notes').click(); 1")
         .await?;
     let mut began = Vec::new();
     tokio::time::timeout(std::time::Duration::from_secs(30), async {
@@ -729,7 +738,32 @@ async fn a_download_waiting_when_the_person_unshares_its_tab_is_not_saved() -> a
     })
     .await??;
     assert_eq!(began, ["notes.txt"], "the report never began");
-    let files = files_in(&saved_to)?;
+    let files = files_in(saved_to)?;
     assert_eq!(files, ["notes.txt"], "the report was not saved");
     Ok(())
+}
+
+/// A download waiting for the person's yes when the worker stops (the
+/// lane, and the agent's lease, go with it) is refused by the worker that
+/// starts again, not let go with the tab's pausing: nobody said yes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_waiting_when_the_worker_stops_is_not_saved() -> anyhow::Result<()> {
+    let (browser, page, tab, mut agent) = on_page("/downloads", LaunchOptions::default()).await?;
+    let mut events = browser.cdp.events();
+    let saved_to = save_downloads(&browser).await?;
+    let outline = snapshot(&mut agent).await?;
+    let report = find_ref(&outline, "link \"Get the report\"")?;
+    let panel = open_panel(&browser).await?;
+    ask_before(&browser, &panel, tab, "download").await?;
+    let task = in_background!(agent, Click, ClickParams::on(report));
+    assert_eq!(one_waiting(&browser, &panel).await?, "download|");
+    browser.stop_workers(&page).await?;
+    let (_agent, r) = task.await?;
+    assert!(r.is_err(), "the click ended with the lane: {r:?}");
+    // The panel's message wakes the worker, which answers once it has
+    // restored the shared tabs.
+    browser
+        .eval(&panel, "chrome.runtime.sendMessage({type: 'getState'})")
+        .await?;
+    only_the_persons_download_follows(&browser, &page, &mut events, &saved_to).await
 }
