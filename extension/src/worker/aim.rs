@@ -6,7 +6,7 @@
 
 use super::cells::Worker;
 use super::developer_mode;
-use super::handover::{dispatch, Call, Handover};
+use super::handover::{dispatch, reattached_since, Call, Handover};
 use crate::chrome::{error_message, from_js};
 use crate::trace::Marks;
 use cotab_shared::native::aim::{contains, inside};
@@ -53,8 +53,28 @@ async fn observe(
     answer.await
 }
 
-/// Runs `aim`: what it found.
+/// Runs `aim`: what it found. An aim that only reads (a capture's) and
+/// failed while a re-attach of the worker's own replaced the tab's
+/// session runs once more, on the new session, as a read does
+/// ([`super::handover::cdp_command`]); an action's does not: its scroll
+/// may have run.
 pub(super) async fn aim(
+    worker: &Worker,
+    generation: u64,
+    aim: &Aim,
+    marks: &mut Marks,
+) -> Result<Aimed, WireError> {
+    let rounds = worker.state.borrow().developer.reattach_rounds();
+    match aim_once(worker, generation, aim, marks).await {
+        Err(_) if aim.class == CommandClass::Observe && reattached_since(worker, rounds) => {
+            aim_once(worker, generation, aim, marks).await
+        }
+        r => r,
+    }
+}
+
+/// [`aim`], run once.
+async fn aim_once(
     worker: &Worker,
     generation: u64,
     aim: &Aim,

@@ -34,6 +34,32 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 thread_local! {
     /// Presses handed to the browser and not yet answered.
     static PRESSES: RefCell<PendingPresses> = RefCell::new(PendingPresses::default());
+    /// The tab of each capture handed to the browser and not yet answered
+    /// ([`captures_done`]).
+    static CAPTURES: RefCell<Vec<TabId>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The capture whose answers a detach waits for.
+const CAPTURE: &str = "Page.captureScreenshot";
+
+/// How long a detach waits at most for the captures of its tab, and how
+/// often it looks, in milliseconds.
+const CAPTURE_WAIT_MS: f64 = 5_000.0;
+const CAPTURE_LOOK_MS: u32 = 10;
+
+/// Completes once the browser answered every capture of `tab` handed to
+/// it (whether or not a request still waits for it), or after
+/// [`CAPTURE_WAIT_MS`]. For a capture of a region the browser resizes the
+/// page and gives its size back once the picture is taken, which it never
+/// does if the debugger left meanwhile: the page would stay the size of
+/// the region.
+pub(super) async fn captures_done(tab: TabId) {
+    let start = js_sys::Date::now();
+    while CAPTURES.with(|c| c.borrow().contains(&tab))
+        && js_sys::Date::now() - start < CAPTURE_WAIT_MS
+    {
+        TimeoutFuture::new(CAPTURE_LOOK_MS).await;
+    }
 }
 
 /// How a release's wait for the presses of its input went.
@@ -187,6 +213,21 @@ fn send_once(
 ) -> Result<impl Future<Output = Result<JsValue, WireError>>, WireError> {
     let target = debugger::child(tab, session).map_err(failed)?;
     let promise = debugger::send_command(&target, method, params).map_err(failed)?;
+    if method == CAPTURE {
+        // Followed to its answer in a task of its own, which goes on if
+        // nothing waits for it any more.
+        CAPTURES.with(|c| c.borrow_mut().push(tab));
+        let answered = JsFuture::from(promise.clone());
+        spawn_local(async move {
+            let _ = answered.await;
+            CAPTURES.with(|c| {
+                let mut c = c.borrow_mut();
+                if let Some(at) = c.iter().position(|t| *t == tab) {
+                    c.swap_remove(at);
+                }
+            });
+        });
+    }
     let call = JsFuture::from(promise);
     let call = match press {
         None => Either::Left(async { call.await.map_err(failed) }),

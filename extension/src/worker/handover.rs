@@ -37,14 +37,19 @@ pub(super) async fn cdp_command(
 ) -> Result<JsValue, WireError> {
     let rounds = worker.state.borrow().developer.reattach_rounds();
     let first = cdp_command_once(worker, generation, call, marks).await;
-    let reattached = worker.state.borrow().developer.reattach_rounds() != rounds
-        || worker.state.borrow().developer.reattach_gate().is_some();
     match first {
-        Err(_) if call.class == CommandClass::Observe && reattached => {
+        Err(_) if call.class == CommandClass::Observe && reattached_since(worker, rounds) => {
             cdp_command_once(worker, generation, call, marks).await
         }
         r => r,
     }
+}
+
+/// Whether a re-attach of the worker's own ran, or runs, since the
+/// re-attach count was `rounds`.
+pub(super) fn reattached_since(worker: &Worker, rounds: u64) -> bool {
+    let developer = &worker.state.borrow().developer;
+    developer.reattach_rounds() != rounds || developer.reattach_gate().is_some()
 }
 
 /// [`cdp_command`], sent once.

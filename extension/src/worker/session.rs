@@ -87,8 +87,10 @@ pub(super) async fn enable(worker: &Worker, tab: TabId) -> Result<Option<Change>
     Ok((now != before).then(|| now.map_or(Change::Driveable, Change::Blocked)))
 }
 
-/// Detaches the debugger, logging failures (the tab may be gone).
+/// Detaches the debugger, logging failures (the tab may be gone), once
+/// the browser answered the tab's captures ([`cdp::captures_done`]).
 pub(super) async fn detach(tab: TabId) {
+    cdp::captures_done(tab).await;
     let result = match debugger::debuggee(tab) {
         Ok(target) => debugger::detach(&target).await.map(drop),
         Err(e) => Err(e),

@@ -26,6 +26,12 @@ async fn reads_in_flight_when_developer_mode_goes_off_are_answered() -> anyhow::
         .call::<TabsSelect>(&SelectParams { tab_id: tab })
         .await?;
     reader.call::<Acquire>(&Empty {}).await?;
+    // An element's capture too: the daemon aims at it first, in one
+    // operation of the extension's.
+    let outline = crate::toolset::snapshot(&mut reader).await?;
+    let link = crate::toolset::find_ref(&outline, "button \"Click me\"")?;
+    let size = "[innerWidth, innerHeight]";
+    let before = browser.eval(&page, size).await?;
     let stop = Arc::new(AtomicBool::new(false));
     let reads = {
         let stop = stop.clone();
@@ -42,17 +48,27 @@ async fn reads_in_flight_when_developer_mode_goes_off_are_answered() -> anyhow::
                 if let Err(e) = shot {
                     failed.push(format!("capture: {e}"));
                 }
+                let element = reader
+                    .call::<Capture>(&CaptureParams {
+                        clip: Some(link.clone()),
+                        ..CaptureParams::default()
+                    })
+                    .await;
+                if let Err(e) = element {
+                    failed.push(format!("an element's capture: {e}"));
+                }
                 if let Err(e) = reader.call::<Snapshot>(&SnapshotParams::default()).await {
                     failed.push(format!("snapshot: {e}"));
                 }
-                done += 2;
+                done += 3;
             }
             (done, failed)
         })
     };
     // The person flips the switch while the reads go on: each off
-    // re-attaches the tab under them.
-    for on in [true, false, true, false, true, false] {
+    // re-attaches the tab under them (the browser gives a page its size
+    // back after a capture of a region only if the debugger stayed).
+    for on in [true, false].repeat(20) {
         browser.set_developer_mode(&page, on).await?;
     }
     stop.store(true, Ordering::Relaxed);
@@ -63,6 +79,7 @@ async fn reads_in_flight_when_developer_mode_goes_off_are_answered() -> anyhow::
         "{} of {done} reads failed: {failed:?}",
         failed.len()
     );
+    assert_eq!(browser.eval(&page, size).await?, before, "the page's size");
     Ok(())
 }
 

@@ -332,3 +332,46 @@ async fn a_long_page_is_captured_whole_printed_and_outlined_in_parts() -> anyhow
     let _: Value = browser.eval(&page, "1").await?;
     Ok(())
 }
+
+/// The person unshares a tab while an agent captures one of its elements
+/// again and again: the page keeps its size. (The browser resizes the
+/// page for a capture of a region and gives the size back once the
+/// picture is taken, but only if the debugger is still there: the
+/// extension lets the capture end before it leaves.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_unshares_a_tab_while_an_agent_captures_an_element() -> anyhow::Result<()> {
+    use cotab_shared::controller::{Capture, CaptureParams};
+    let (browser, page, tab, mut agent) =
+        crate::toolset::on_page("/", LaunchOptions::default()).await?;
+    let outline = crate::toolset::snapshot(&mut agent).await?;
+    let button = crate::toolset::find_ref(&outline, "button \"Click me\"")?;
+    let size = "[innerWidth, innerHeight]";
+    let before = browser.eval(&page, size).await?;
+    let (first, mut taken) = tokio::sync::mpsc::unbounded_channel();
+    let captures = tokio::spawn(async move {
+        let mut done = 0u32;
+        loop {
+            let shot = agent
+                .call::<Capture>(&CaptureParams {
+                    clip: Some(button.clone()),
+                    ..CaptureParams::default()
+                })
+                .await;
+            if shot.is_err() {
+                return done;
+            }
+            done += 1;
+            let _ = first.send(());
+        }
+    });
+    // Captures follow one another with hardly a gap: the unshare lands
+    // in one.
+    for _ in 0..3 {
+        taken.recv().await;
+    }
+    browser.unshare(&page, tab).await?;
+    let done = tokio::time::timeout(DEADLINE, captures).await??;
+    assert!(done >= 3, "{done} captures");
+    assert_eq!(browser.eval(&page, size).await?, before, "the page's size");
+    Ok(())
+}
