@@ -100,11 +100,12 @@ impl OpenedHolds {
         Some(self.sources.swap_remove(at).1)
     }
 
-    /// The daemon named the held tabs (a tab with no sites is left out:
-    /// a rule cannot be written for none). Returns whether the rules
-    /// change.
+    /// The daemon named the held tabs. A tab with no sites, or with a
+    /// site the browser takes for no domain (an IPv6 address), is left
+    /// out: its rule would be refused, and with it the whole write.
+    /// Returns whether the rules change.
     pub fn set(&mut self, mut held: Vec<OpenedHold>) -> bool {
-        held.retain(|h| !h.sites.is_empty());
+        held.retain(|h| !h.sites.is_empty() && h.sites.iter().all(|s| domain(s)));
         let changed = held != self.held;
         self.held = held;
         changed
@@ -177,6 +178,15 @@ impl OpenedHolds {
     }
 }
 
+/// Whether `site` is a name a rule's domains take: lower-case letters,
+/// digits, dots and dashes (the daemon's sites are already punycode).
+fn domain(site: &str) -> bool {
+    !site.is_empty()
+        && site
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,7 +211,12 @@ mod tests {
         let mut o = OpenedHolds::default();
         o.started([TabId(1), TabId(2)]);
         assert!(rules(&o).is_empty(), "nothing held, no rule");
-        assert!(o.set(vec![held(1, &["example.com"]), held(2, &[])]));
+        assert!(o.set(vec![
+            held(1, &["example.com"]),
+            held(2, &[]),
+            held(3, &["[::1]"]),
+            held(4, &["xn--bcher-kva.example", "Example.com"]),
+        ]));
         assert!(!o.set(vec![held(1, &["example.com"])]), "the same");
         assert_eq!(
             rules(&o),

@@ -27,7 +27,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
         Closure::<dyn FnMut(JsValue)>::new(move |details: JsValue| {
             if let Some(n) = tabs::MainFrameNavigation::read(&details) {
                 if w.opened.borrow_mut().committed(n.tab_id, &n.url) {
-                    write_rules(&w);
+                    write_rules(&w, false);
                 }
             }
         }),
@@ -56,21 +56,21 @@ pub(super) fn register(worker: &Rc<Worker>) {
                 error_message(&e)
             )),
         }
-        write_rules(&w);
+        write_rules(&w, true);
     });
 }
 
 /// The daemon named the held tabs.
 pub(super) fn set(worker: &Rc<Worker>, held: Vec<OpenedHold>) {
     if worker.opened.borrow_mut().set(held) {
-        write_rules(worker);
+        write_rules(worker, true);
     }
 }
 
 /// The page of `source` opened `tab`.
 pub(super) fn opened(worker: &Rc<Worker>, tab: cotab_shared::TabId, source: cotab_shared::TabId) {
     if worker.opened.borrow_mut().opened(tab, source) {
-        write_rules(worker);
+        write_rules(worker, false);
     }
 }
 
@@ -90,7 +90,7 @@ fn blocked(worker: &Rc<Worker>, n: tabs::MainFrameNavigation) {
             super::port::send(worker, &ExtensionToHost::Event { event });
         }
         Blocked::Again => {
-            write_rules(worker);
+            write_rules(worker, false);
             spawn_local(async move {
                 if let Err(e) = tabs::navigate(n.tab_id, &n.url).await {
                     log::warn(&format!(
@@ -105,14 +105,17 @@ fn blocked(worker: &Rc<Worker>, n: tabs::MainFrameNavigation) {
 }
 
 /// Writes the rules anew, one write at a time: a change while one is on
-/// its way is written after it.
-pub(super) fn write_rules(worker: &Rc<Worker>) {
+/// its way is written after it. With `guard` (the held tabs changed),
+/// requests that come from now on wait until they are in place; a write
+/// that only frees tabs holds nobody up.
+pub(super) fn write_rules(worker: &Rc<Worker>, guard: bool) {
+    if guard && worker.opened_written.borrow().is_open() {
+        *worker.opened_written.borrow_mut() = crate::state::Gate::default();
+    }
     if worker.opened_writing.replace(true) {
         worker.opened_again.set(true);
         return;
     }
-    // Requests that come from now on wait for the rules.
-    *worker.opened_written.borrow_mut() = crate::state::Gate::default();
     let w = worker.clone();
     spawn_local(async move {
         loop {
