@@ -6,7 +6,10 @@
 //! out-of-scope one, refused before anything is sent. Last, the page's
 //! own navigation to another site (`localhost`): from the script's
 //! `location` change until the agent is told it was refused, the request
-//! failed in the browser meanwhile.
+//! failed in the browser meanwhile; and a tab the page opens there
+//! (`window.open`), from the script's call until the agent is told, the
+//! new tab's first request blocked by the browser meanwhile (the tabs are
+//! closed after).
 //!
 //! Then what asking before costs what is not asked (the side panel's
 //! "Ask me before" switches): the same in-scope navigations with
@@ -69,6 +72,30 @@ pub(super) async fn navigations(
             pages.push(t.elapsed());
         }
     }
+    let mut opened = Vec::new();
+    for round in 0..WARM_UP + ROUNDS {
+        let there = format!("{elsewhere}?opened={round}");
+        let t = Instant::now();
+        // With a gesture, as a click would give it: the popup blocker
+        // lets it open.
+        let r = browser
+            .cdp
+            .send_to(
+                Some(&page.session),
+                "Runtime.evaluate",
+                serde_json::json!({"expression": format!("window.open({there:?}); 1"),
+                                   "userGesture": true}),
+            )
+            .await?;
+        if r.get("exceptionDetails").is_some() {
+            bail!("window.open threw: {r}");
+        }
+        told(agent).await?;
+        if round >= WARM_UP {
+            opened.push(t.elapsed());
+        }
+    }
+    close_opened(browser).await?;
     let row = |what: &str, sample| Row::new("40", what, "cotab", Sample::Latency(sample));
     Ok(vec![
         row(
@@ -90,7 +117,33 @@ pub(super) async fn navigations(
              the agent is told `navigation.refused`",
             pages,
         ),
+        row(
+            "a tab the page opens at another site: its script's `window.open` until the agent \
+             is told `navigation.refused` (the new tab's first request blocked by the browser)",
+            opened,
+        ),
     ])
+}
+
+/// Closes the tabs the page opened in [`navigations`].
+async fn close_opened(browser: &Browser) -> Result<()> {
+    let targets = browser
+        .cdp
+        .send("Target.getTargets", serde_json::json!({}))
+        .await?;
+    let opened = targets["targetInfos"].as_array().into_iter().flatten();
+    for t in opened.filter(|t| {
+        t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.contains("?opened="))
+    }) {
+        browser
+            .cdp
+            .send(
+                "Target.closeTarget",
+                serde_json::json!({"targetId": t["targetId"]}),
+            )
+            .await?;
+    }
+    Ok(())
 }
 
 /// What asking before downloads costs a navigation, and asking before
