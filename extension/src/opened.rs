@@ -1,16 +1,18 @@
-//! The first request of a tab that a held tab's page opens.
+//! The tabs that a held tab's pages open.
 //!
 //! While an agent holds a tab shared for some sites, the daemon holds the
 //! tab's own navigations to other sites (it pauses them in the tab's
 //! debugger). A tab the page opens (`window.open`, a link or form with a
 //! target) sends its first request before any debugger could attach to
-//! it, with the person's cookies. So the browser itself blocks it: a
+//! it, with the person's cookies, and the page that opened it may send it
+//! on later (`w.location = …`). So the browser itself blocks those: a
 //! `declarativeNetRequest` session rule per held tab blocks every
 //! main-frame request that a page of the tab's sites starts towards
 //! another site, except in the tabs the rule leaves free — every tab
-//! that showed a page since it was made, and those another tab opened.
-//! What is left is a tab that was just made and has shown nothing yet:
-//! what a page opens.
+//! known to the worker (there when it started, or that showed a page
+//! since) but those a held tab's page opened, or a tab those opened, for
+//! as long as the held tab is held. A tab not known yet is not free: what
+//! a page just opened.
 //!
 //! This module keeps what the rules are written from and decides what a
 //! blocked tab means; the worker's `opened` listens to the browser and
@@ -20,17 +22,29 @@ use cotab_shared::native::OpenedHold;
 use cotab_shared::TabId;
 use serde::Serialize;
 
+/// How many blocked tabs whose opener is not known yet are remembered.
+const UNPLACED: usize = 8;
+
+/// How far up the tabs that opened one another a tab's held opener is
+/// looked for.
+const GENERATIONS: usize = 16;
+
 /// What the rules are written from.
 #[derive(Debug, Default)]
 pub struct OpenedHolds {
     /// The tabs the daemon named, with their sites.
     held: Vec<OpenedHold>,
-    /// Tabs that showed a page (or were there when the worker started),
-    /// or that a tab not held opened: the rules leave them alone. Sorted.
-    free: Vec<TabId>,
-    /// Which tab opened each tab a page opened (the new tab first), until
-    /// its first request ended.
-    sources: Vec<(TabId, TabId)>,
+    /// Whether the tabs there when the worker started are known: until
+    /// then no rule is written (it would leave no tab free).
+    started: bool,
+    /// Tabs that showed a page or were there when the worker started, or
+    /// whose opener is known. Sorted.
+    known: Vec<TabId>,
+    /// Which tab's page opened each tab (the new tab first).
+    parents: Vec<(TabId, TabId)>,
+    /// Tabs the browser blocked before the worker knew who opened them,
+    /// with where they went.
+    unplaced: Vec<(TabId, String)>,
 }
 
 /// A `declarativeNetRequest` rule, as [`OpenedHolds::rules`] writes them.
@@ -54,58 +68,62 @@ struct Condition<'a> {
     resource_types: [&'static str; 1],
     initiator_domains: &'a [String],
     excluded_request_domains: &'a [String],
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    excluded_tab_ids: &'a [TabId],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    excluded_tab_ids: Vec<TabId>,
 }
 
-/// What a tab's blocked first request means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a tab's blocked main-frame request means.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Blocked {
-    /// A held tab's page opened it: refused, and the daemon is told.
+    /// A held tab's page opened it (or a tab that one opened): refused,
+    /// and the daemon is told.
     Refused {
         /// The held tab.
         opener: TabId,
+        /// Where the request went.
+        url: String,
     },
-    /// The person's: a tab another page opened was blocked before the
-    /// rules freed it. It is taken to its url again, which the browser
-    /// starts (no page does), so the rules let it go.
-    Again,
-    /// Not a request the rules were meant for (another extension's
-    /// block, say): left as it is.
+    /// The person's: a tab no held tab's page opened was blocked before
+    /// the rules freed it. It is taken to its url again, which the
+    /// browser starts (no page does), so the rules let it go.
+    Again {
+        /// Where the request went.
+        url: String,
+    },
+    /// Not known yet, or not a request the rules were meant for
+    /// (another extension's block, say): left as it is.
     Left,
 }
 
 impl OpenedHolds {
-    /// The tabs there when the worker started are free.
+    /// The tabs there when the worker started are known.
     pub fn started(&mut self, tabs: impl IntoIterator<Item = TabId>) {
         for tab in tabs {
-            self.free_tab(tab);
+            self.know(tab);
         }
+        self.started = true;
     }
 
-    /// Frees `tab`. Returns whether it was not free.
-    fn free_tab(&mut self, tab: TabId) -> bool {
-        match self.free.binary_search(&tab) {
+    /// Knows `tab`. Returns whether it was not known.
+    fn know(&mut self, tab: TabId) -> bool {
+        match self.known.binary_search(&tab) {
             Ok(_) => false,
             Err(at) => {
-                self.free.insert(at, tab);
+                self.known.insert(at, tab);
                 true
             }
         }
     }
 
-    /// Forgets which tab opened `tab`, and returns it.
-    fn take_source(&mut self, tab: TabId) -> Option<TabId> {
-        let at = self.sources.iter().position(|(t, _)| *t == tab)?;
-        Some(self.sources.swap_remove(at).1)
-    }
-
-    /// The daemon named the held tabs. A tab with no sites, or with a
-    /// site the browser takes for no domain (an IPv6 address), is left
-    /// out: its rule would be refused, and with it the whole write.
-    /// Returns whether the rules change.
+    /// The daemon named the held tabs. A site the browser takes for no
+    /// domain (an IPv6 address) is left out of its tab's rule, which
+    /// would be refused, and with it the whole write; a tab left with no
+    /// site gets none. Returns whether the rules change.
     pub fn set(&mut self, mut held: Vec<OpenedHold>) -> bool {
-        held.retain(|h| !h.sites.is_empty() && h.sites.iter().all(|s| domain(s)));
+        for h in &mut held {
+            h.sites.retain(|s| domain(s));
+        }
+        held.retain(|h| !h.sites.is_empty());
         let changed = held != self.held;
         self.held = held;
         changed
@@ -117,49 +135,91 @@ impl OpenedHolds {
     }
 
     /// The page of `source` opened `tab`. Returns whether the rules
-    /// change: a tab a tab not held opened is freed.
-    pub fn opened(&mut self, tab: TabId, source: TabId) -> bool {
-        self.take_source(tab);
-        self.sources.push((tab, source));
-        !self.held_tab(source) && self.free_tab(tab) && self.holding()
+    /// change, and what a block of it that came first means.
+    pub fn opened(&mut self, tab: TabId, source: TabId) -> (bool, Option<Blocked>) {
+        self.parents.retain(|(t, _)| *t != tab);
+        self.parents.push((tab, source));
+        let free = self.know(tab) && self.held_opener(tab).is_none();
+        let blocked = match self.unplaced.iter().position(|(t, _)| *t == tab) {
+            Some(at) => {
+                let (_, url) = self.unplaced.swap_remove(at);
+                Some(self.judge(tab, url))
+            }
+            None => None,
+        };
+        (free && self.holding(), blocked)
     }
 
     /// `tab` showed `url` (its main frame committed). Returns whether the
     /// rules change. The blank page a tab opened without a url shows
-    /// first frees nothing: the page that opened it may send it on.
+    /// first changes nothing: the page that opened it may send it on.
     pub fn committed(&mut self, tab: TabId, url: &str) -> bool {
         if url.starts_with("about:") {
             return false;
         }
-        self.take_source(tab);
-        self.free_tab(tab) && self.holding()
+        self.know(tab) && self.holding() && self.held_opener(tab).is_none()
     }
 
-    /// `tab` closed.
+    /// `tab` closed. (Its place among the tabs that opened one another
+    /// stays: a tab it opened keeps its held opener.)
     pub fn removed(&mut self, tab: TabId) {
-        self.free.retain(|t| *t != tab);
-        self.take_source(tab);
+        self.known.retain(|t| *t != tab);
+        self.unplaced.retain(|(t, _)| *t != tab);
     }
 
-    /// The browser blocked `tab`'s main-frame request
-    /// (`net::ERR_BLOCKED_BY_CLIENT`). The tab is free from now on: its
-    /// first request is over.
-    pub fn blocked(&mut self, tab: TabId) -> Blocked {
-        let source = self.take_source(tab);
-        self.free_tab(tab);
-        match source {
-            Some(opener) if self.held_tab(opener) => Blocked::Refused { opener },
-            Some(_) if self.holding() => Blocked::Again,
-            _ => Blocked::Left,
+    /// The browser blocked `tab`'s main-frame request to `url`
+    /// (`net::ERR_BLOCKED_BY_CLIENT`).
+    pub fn blocked(&mut self, tab: TabId, url: String) -> Blocked {
+        if !self.parents.iter().any(|(t, _)| *t == tab) && !self.known.contains(&tab) {
+            // Who opened it is told later (or never: another
+            // extension's block of a tab the person made).
+            if self.unplaced.len() == UNPLACED {
+                self.unplaced.remove(0);
+            }
+            self.unplaced.push((tab, url));
+            return Blocked::Left;
+        }
+        self.judge(tab, url)
+    }
+
+    /// What a block of `tab`, whose opener is known, means.
+    fn judge(&mut self, tab: TabId, url: String) -> Blocked {
+        match self.held_opener(tab) {
+            Some(opener) => Blocked::Refused { opener, url },
+            None if self.holding() && self.parents.iter().any(|(t, _)| *t == tab) => {
+                self.know(tab);
+                Blocked::Again { url }
+            }
+            None => Blocked::Left,
         }
     }
 
-    fn held_tab(&self, tab: TabId) -> bool {
-        self.held.iter().any(|h| h.tab_id == tab)
+    /// The held tab whose page opened `tab`, or opened a tab that opened
+    /// it, and so on.
+    fn held_opener(&self, tab: TabId) -> Option<TabId> {
+        let mut at = tab;
+        for _ in 0..GENERATIONS {
+            let (_, parent) = *self.parents.iter().find(|(t, _)| *t == at)?;
+            if self.held.iter().any(|h| h.tab_id == parent) {
+                return Some(parent);
+            }
+            at = parent;
+        }
+        None
     }
 
-    /// The session rules, one per held tab (ids from 1).
+    /// The session rules, one per held tab (ids from 1); none until the
+    /// tabs there at the start are known.
     pub fn rules(&self) -> Vec<Rule<'_>> {
+        if !self.started {
+            return Vec::new();
+        }
+        let free: Vec<TabId> = self
+            .known
+            .iter()
+            .copied()
+            .filter(|t| self.held_opener(*t).is_none())
+            .collect();
         self.held
             .iter()
             .zip(1..)
@@ -171,7 +231,7 @@ impl OpenedHolds {
                     resource_types: ["main_frame"],
                     initiator_domains: &h.sites,
                     excluded_request_domains: &h.sites,
-                    excluded_tab_ids: &self.free,
+                    excluded_tab_ids: free.clone(),
                 },
             })
             .collect()
@@ -199,6 +259,10 @@ mod tests {
             .collect()
     }
 
+    fn free(o: &OpenedHolds) -> Value {
+        rules(o)[0]["condition"]["excludedTabIds"].clone()
+    }
+
     fn held(tab: i32, sites: &[&str]) -> OpenedHold {
         OpenedHold {
             tab_id: TabId(tab),
@@ -206,16 +270,21 @@ mod tests {
         }
     }
 
+    fn url() -> String {
+        "https://bank.test/pay".to_owned()
+    }
+
     #[test]
-    fn a_rule_per_held_tab_blocks_other_sites_from_its_sites_in_tabs_not_yet_free() {
+    fn a_rule_per_held_tab_blocks_other_sites_from_its_sites_in_tabs_not_free() {
         let mut o = OpenedHolds::default();
+        assert!(o.set(vec![held(1, &["example.org"])]));
+        assert!(rules(&o).is_empty(), "none before the tabs are known");
         o.started([TabId(1), TabId(2)]);
-        assert!(rules(&o).is_empty(), "nothing held, no rule");
         assert!(o.set(vec![
-            held(1, &["example.com"]),
+            held(1, &["example.com", "[::1]"]),
             held(2, &[]),
             held(3, &["[::1]"]),
-            held(4, &["xn--bcher-kva.example", "Example.com"]),
+            held(4, &["Example.com"]),
         ]));
         assert!(!o.set(vec![held(1, &["example.com"])]), "the same");
         assert_eq!(
@@ -237,41 +306,76 @@ mod tests {
     }
 
     #[test]
-    fn what_a_held_tab_opens_stays_blocked_and_is_refused_what_the_person_opens_goes_again() {
+    fn what_a_held_tab_opens_stays_held_with_what_it_opens_and_the_persons_goes_again() {
         let mut o = OpenedHolds::default();
         o.started([TabId(1), TabId(2)]);
         o.set(vec![held(1, &["example.com"])]);
-        // The held tab's page opens tab 3: not freed.
-        assert!(!o.opened(TabId(3), TabId(1)));
-        assert_eq!(o.blocked(TabId(3)), Blocked::Refused { opener: TabId(1) });
-        // Another tab's page opens tab 4: freed, and if the rules came
+        // The held tab's page opens tab 3: blocked and refused, and not
+        // freed by a page it shows, nor is a tab it opens.
+        assert_eq!(o.opened(TabId(3), TabId(1)), (false, None));
+        assert_eq!(
+            o.blocked(TabId(3), url()),
+            Blocked::Refused {
+                opener: TabId(1),
+                url: url()
+            }
+        );
+        assert!(!o.committed(TabId(3), "https://www.example.com/"));
+        o.opened(TabId(4), TabId(3));
+        assert!(matches!(
+            o.blocked(TabId(4), url()),
+            Blocked::Refused {
+                opener: TabId(1),
+                ..
+            }
+        ));
+        assert_eq!(free(&o), json!([1, 2]));
+        // Another tab's page opens tab 5: freed, and if the rules came
         // too late, taken there again.
-        assert!(o.opened(TabId(4), TabId(2)));
-        assert_eq!(o.blocked(TabId(4)), Blocked::Again);
-        // A tab nobody knows opened it: left.
-        assert_eq!(o.blocked(TabId(5)), Blocked::Left);
-        // Each is free now; a tab that shows a page is freed, but not by
-        // the blank page it shows first.
+        assert_eq!(o.opened(TabId(5), TabId(2)), (true, None));
+        assert_eq!(o.blocked(TabId(5), url()), Blocked::Again { url: url() });
+        // A tab that shows a page is freed, but not by the blank page it
+        // shows first.
         assert!(!o.committed(TabId(6), "about:blank"));
         assert!(o.committed(TabId(6), "https://example.com/"));
-        assert!(
-            !o.committed(TabId(6), "https://example.com/"),
-            "already free"
-        );
-        let free = &rules(&o)[0]["condition"]["excludedTabIds"];
-        assert_eq!(free, &json!([1, 2, 3, 4, 5, 6]));
+        assert!(!o.committed(TabId(6), "https://example.com/"), "already");
+        assert_eq!(free(&o), json!([1, 2, 5, 6]));
+        // Once tab 1 is held no more, what it opened is free.
+        o.set(vec![held(2, &["example.com"])]);
+        assert_eq!(free(&o), json!([1, 2, 3, 4, 6]), "5 is tab 2's now");
         o.removed(TabId(3));
+        assert_eq!(free(&o), json!([1, 2, 4, 6]));
+    }
+
+    #[test]
+    fn a_block_told_before_its_opener_is_judged_once_the_opener_is_known() {
+        let mut o = OpenedHolds::default();
+        o.started([TabId(1), TabId(2)]);
+        o.set(vec![held(1, &["example.com"])]);
+        assert_eq!(o.blocked(TabId(3), url()), Blocked::Left);
         assert_eq!(
-            rules(&o)[0]["condition"]["excludedTabIds"],
-            json!([1, 2, 4, 5, 6])
+            o.opened(TabId(3), TabId(1)),
+            (
+                false,
+                Some(Blocked::Refused {
+                    opener: TabId(1),
+                    url: url()
+                })
+            )
+        );
+        assert_eq!(o.blocked(TabId(4), url()), Blocked::Left);
+        assert_eq!(
+            o.opened(TabId(4), TabId(2)),
+            (true, Some(Blocked::Again { url: url() }))
         );
     }
 
     #[test]
     fn with_nothing_held_a_blocked_tab_is_left_and_no_rule_changes() {
         let mut o = OpenedHolds::default();
-        assert!(!o.opened(TabId(3), TabId(1)));
+        o.started([TabId(1)]);
+        assert_eq!(o.opened(TabId(3), TabId(1)), (false, None));
         assert!(!o.committed(TabId(4), "https://example.com/"));
-        assert_eq!(o.blocked(TabId(3)), Blocked::Left);
+        assert_eq!(o.blocked(TabId(3), url()), Blocked::Left);
     }
 }

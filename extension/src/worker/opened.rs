@@ -9,6 +9,7 @@ use crate::chrome::{error_message, net_rules, tabs};
 use crate::log;
 use crate::opened::Blocked;
 use cotab_shared::native::{Event, ExtensionToHost, OpenedHold};
+use cotab_shared::TabId;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
@@ -68,31 +69,41 @@ pub(super) fn set(worker: &Rc<Worker>, held: Vec<OpenedHold>) {
 }
 
 /// The page of `source` opened `tab`.
-pub(super) fn opened(worker: &Rc<Worker>, tab: cotab_shared::TabId, source: cotab_shared::TabId) {
-    if worker.opened.borrow_mut().opened(tab, source) {
+pub(super) fn opened(worker: &Rc<Worker>, tab: TabId, source: TabId) {
+    let (change, blocked) = worker.opened.borrow_mut().opened(tab, source);
+    if change {
         write_rules(worker, false);
+    }
+    if let Some(what) = blocked {
+        perform(worker, tab, what);
     }
 }
 
+/// The browser blocked the main-frame request `n`.
 fn blocked(worker: &Rc<Worker>, n: tabs::MainFrameNavigation) {
-    let what = worker.opened.borrow_mut().blocked(n.tab_id);
+    let what = worker.opened.borrow_mut().blocked(n.tab_id, n.url);
+    perform(worker, n.tab_id, what);
+}
+
+/// What a block of `tab` means, done: the daemon told, or the tab taken
+/// to its url again.
+fn perform(worker: &Rc<Worker>, tab: TabId, what: Blocked) {
     match what {
-        Blocked::Refused { opener } => {
+        Blocked::Refused { opener, url } => {
             log::info(&format!(
-                "tab {opener}'s page opened tab {} at another site: blocked",
-                n.tab_id
+                "tab {opener}'s page opened tab {tab} at another site: blocked"
             ));
             let event = Event::OpenedRefused {
                 tab_id: opener,
-                opened: n.tab_id,
-                url: n.url,
+                opened: tab,
+                url,
             };
             super::port::send(worker, &ExtensionToHost::Event { event });
         }
-        Blocked::Again => {
+        Blocked::Again { url } => {
             write_rules(worker, false);
             spawn_local(async move {
-                if let Err(e) = tabs::navigate(n.tab_id, &n.url).await {
+                if let Err(e) = tabs::navigate(tab, &url).await {
                     log::warn(&format!(
                         "a tab could not be taken on: {}",
                         error_message(&e)

@@ -40,10 +40,15 @@ pub(super) fn refresh(worker: &Rc<Worker>) {
         let due = changes(&shown, &now);
         // A tab that asked, or that this worker has not set a badge on
         // yet: a worker before it may have left its notification.
-        let asked: Vec<TabId> = now
+        let asked: Vec<TabId> = shown
             .iter()
+            .filter(|(_, b)| *b == Badge::Asks)
             .map(|(t, _)| *t)
-            .filter(|t| shown.iter().all(|(s, b)| s != t || *b == Badge::Asks))
+            .chain(
+                now.iter()
+                    .map(|(t, _)| *t)
+                    .filter(|t| shown.iter().all(|(s, _)| s != t)),
+            )
             .collect();
         *shown = now;
         (due, asked)

@@ -527,8 +527,9 @@ async fn with_gesture(browser: &Browser, page: &Page, js: &str) -> anyhow::Resul
 /// by a link with a target the agent clicks at a point, which cotab
 /// cannot tell from any other click — is blocked by the browser before
 /// its first request leaves, and the agent is told; a tab of the tab's
-/// own site opens. A tab the person opens from a page of the same site
-/// in a tab not shared still goes.
+/// own site opens, and the page cannot send it elsewhere after. A tab the
+/// person opens from a page of the same site in a tab not shared still
+/// goes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tab_the_page_opens_at_another_site_is_blocked_before_its_first_request(
 ) -> anyhow::Result<()> {
@@ -589,14 +590,26 @@ async fn a_tab_the_page_opens_at_another_site_is_blocked_before_its_first_reques
     assert_eq!(refused["site"], "localhost", "{refused}");
     assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
 
-    // One of the tab's own site opens.
+    // One of the tab's own site opens; the page cannot send it elsewhere
+    // once it showed its page either.
     let here = browser.fixture.url("/second?from=opened");
-    with_gesture(&browser, &page, &format!("window.open({here:?})")).await?;
+    with_gesture(
+        &browser,
+        &page,
+        &format!("window.opened = window.open({here:?})"),
+    )
+    .await?;
     wait_for("the tab of the site", DEADLINE, || async {
         let urls = page_urls(&browser).await?;
         Ok(urls.contains(&here).then_some(()))
     })
     .await?;
+    let on = other.url("/sent-on");
+    browser
+        .eval(&page, &format!("window.opened.location.href = {on:?}; 1"))
+        .await?;
+    notification(&mut agent, "navigation.refused").await?;
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
 
     // The person's own, from a tab of the same site they did not share.
     let own = browser.open_tab(&browser.fixture.url("/")).await?;
