@@ -104,6 +104,11 @@ impl OpenedHolds {
         self.started = true;
     }
 
+    /// Whether the tabs there when the worker started are known.
+    pub fn is_started(&self) -> bool {
+        self.started
+    }
+
     /// Knows `tab`. Returns whether it was not known.
     fn know(&mut self, tab: TabId) -> bool {
         match self.known.binary_search(&tab) {

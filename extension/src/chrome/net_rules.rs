@@ -2,7 +2,6 @@
 //! blocks requests itself ([`crate::opened`]).
 
 use super::{from_js, object, to_js};
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -16,14 +15,9 @@ extern "C" {
     async fn update_session_rules_raw(options: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// `rules` as the browser takes them, read before any wait (what they
-/// are written from may change meanwhile).
-pub(crate) fn rules_to_js<R: Serialize>(rules: &[R]) -> Result<JsValue, JsValue> {
-    to_js(rules)
-}
-
-/// Puts `rules` ([`rules_to_js`]) in place of every session rule, in one
-/// update.
+/// Puts `rules` (as [`super::to_js`] made them, before any wait: what
+/// they are written from may change meanwhile) in place of every session
+/// rule, in one update.
 pub(crate) async fn replace_session_rules(rules: JsValue) -> Result<(), JsValue> {
     #[derive(serde::Deserialize)]
     struct Rule {

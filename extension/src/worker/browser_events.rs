@@ -5,7 +5,7 @@
 //! [`crate::machine::Machine`]'s; this module wires the listeners, reads
 //! what the browser reports and performs the effects.
 
-use super::cells::{Worker, PAUSED_KEPT};
+use super::cells::Worker;
 use super::listen::listen;
 use super::{announce, group_moves};
 use crate::chrome::{debugger, error_message, from_js, tabs};
@@ -158,13 +158,7 @@ fn on_cdp_event(worker: &Rc<Worker>, source: &JsValue, method: String, params: J
         (None, params) => {
             if method == "Fetch.requestPaused" {
                 if let Some(id) = params.as_ref().and_then(|p| p["requestId"].as_str()) {
-                    let mut paused = worker.paused.borrow_mut();
-                    if paused.len() == PAUSED_KEPT {
-                        paused.remove(0);
-                    }
-                    paused.push((tab, id.to_owned()));
-                    drop(paused);
-                    worker.persist();
+                    worker.note_paused(tab, id);
                 }
             }
             worker.state.borrow_mut().cdp_event(tab, method, params)

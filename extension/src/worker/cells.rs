@@ -67,7 +67,7 @@ pub(crate) struct Worker {
 }
 
 /// How many unanswered paused requests the worker remembers.
-pub(super) const PAUSED_KEPT: usize = 32;
+const PAUSED_KEPT: usize = 32;
 
 /// What the worker saves, in one write per storage area: the shared set
 /// and human-control flags ([`Persisted`]) and the held-input ledger.
@@ -87,23 +87,19 @@ pub(crate) struct Saved {
     /// read, so it cannot cost the shared set.)
     #[serde(default)]
     pub(super) held_presses: Vec<StoredEntry>,
-    /// [`Worker::paused`]: a worker that starts again fails them before
-    /// it lets the tabs' pausing go (nothing judged them, and what waited
-    /// for the person's yes would go on unasked). Meaningless after a
-    /// reload of the extension, whose debugger sessions are new. Each as
-    /// `<tab> <request id>`.
-    #[serde(default)]
-    pub(super) paused_requests: Vec<String>,
 }
+
+/// The `chrome.storage.session` key of [`Worker::paused`], saved on its
+/// own (each as `<tab> <request id>`): a worker that starts again fails
+/// them before it lets the tabs' pausing go (nothing judged them, and
+/// what waited for the person's yes would go on unasked). Not in
+/// `chrome.storage.local`: after a reload of the extension its debugger
+/// sessions, and what they paused, are new.
+const PAUSED_KEY: &str = "pausedRequests";
 
 impl Saved {
     /// The storage keys [`Saved`] reads and writes.
-    pub(super) const KEYS: [&'static str; 4] = [
-        "sharedTabs",
-        "humanControl",
-        "heldPresses",
-        "pausedRequests",
-    ];
+    pub(super) const KEYS: [&'static str; 3] = ["sharedTabs", "humanControl", "heldPresses"];
 
     pub(super) fn is_empty(&self) -> bool {
         self.shared_tabs.is_empty() && self.held_presses.is_empty()
@@ -145,13 +141,75 @@ impl Worker {
             shared_tabs,
             human_control,
             held_presses: self.state.borrow().held.to_stored(),
-            paused_requests: self
-                .paused
-                .borrow()
-                .iter()
-                .map(|(t, id)| format!("{} {id}", t.0))
-                .collect(),
         }
+    }
+
+    /// Notes request `id` the browser paused in `tab` for the daemon
+    /// (the newest [`PAUSED_KEPT`] are kept), and saves the list.
+    pub(super) fn note_paused(&self, tab: cotab_shared::TabId, id: &str) {
+        {
+            let mut paused = self.paused.borrow_mut();
+            if paused.len() == PAUSED_KEPT {
+                paused.remove(0);
+            }
+            paused.push((tab, id.to_owned()));
+        }
+        self.save_paused();
+    }
+
+    /// Forgets the paused requests `keep` says no to, and saves the list
+    /// if it changed.
+    pub(super) fn forget_paused(&self, keep: impl FnMut(&(cotab_shared::TabId, String)) -> bool) {
+        let changed = {
+            let mut paused = self.paused.borrow_mut();
+            let before = paused.len();
+            paused.retain(keep);
+            paused.len() != before
+        };
+        if changed {
+            self.save_paused();
+        }
+    }
+
+    /// Writes [`Worker::paused`] to `chrome.storage.session`, in call
+    /// order.
+    fn save_paused(&self) {
+        let list: Vec<String> = self
+            .paused
+            .borrow()
+            .iter()
+            .map(|(t, id)| format!("{} {id}", t.0))
+            .collect();
+        spawn_local(async move {
+            let written = match storage::session() {
+                Ok(area) => area.set_key(PAUSED_KEY, &list).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = written {
+                log::warn(&format!(
+                    "could not save the paused requests: {}",
+                    error_message(&e)
+                ));
+            }
+        });
+    }
+
+    /// The paused requests an earlier worker saved.
+    pub(super) async fn load_paused(&self) {
+        let stored = match storage::session() {
+            Ok(area) => area.get_key(PAUSED_KEY).await,
+            Err(e) => Err(e),
+        };
+        let list: Vec<String> = stored
+            .ok()
+            .filter(|v| !v.is_undefined())
+            .and_then(|v| crate::chrome::from_js(v).ok())
+            .unwrap_or_default();
+        let paused = list.iter().filter_map(|p| {
+            let (tab, id) = p.split_once(' ')?;
+            Some((cotab_shared::TabId(tab.parse().ok()?), id.to_owned()))
+        });
+        *self.paused.borrow_mut() = paused.collect();
     }
 
     /// Writes [`Worker::saved`] to `chrome.storage.session` and

@@ -193,8 +193,7 @@ pub(super) fn dispatch<'a>(
     held_input::before_send(worker, tab, method, params, paired);
     if let (true, Some(id)) = (method.starts_with("Fetch."), params["requestId"].as_str()) {
         // A paused request answered (`Fetch.continueRequest`, …).
-        worker.paused.borrow_mut().retain(|(_, p)| p != id);
-        worker.persist_changes();
+        worker.forget_paused(|(_, p)| p != id);
     }
     if marks.sends == 0 {
         marks.sent = trace::now();

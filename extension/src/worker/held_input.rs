@@ -95,7 +95,7 @@ pub(super) async fn release_tab(worker: &Worker, tab: TabId) -> usize {
 /// sent after (`Fetch.disable`, the detach); their answers are not
 /// awaited: one answered meanwhile, or the tab gone, is no news.
 pub(super) fn refuse_paused(worker: &Worker, tab: TabId) {
-    worker.paused.borrow_mut().retain(|(t, request_id)| {
+    worker.forget_paused(|(t, request_id)| {
         if *t == tab {
             let fail = serde_json::json!({"requestId": request_id, "errorReason": "Aborted"});
             drop(cdp::send(
@@ -107,7 +107,6 @@ pub(super) fn refuse_paused(worker: &Worker, tab: TabId) {
         }
         *t != tab
     });
-    worker.persist_changes();
 }
 
 /// Lets `tab` go from the daemon's pausing of its document requests

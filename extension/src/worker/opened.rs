@@ -5,7 +5,7 @@
 
 use super::cells::Worker;
 use super::listen::listen;
-use crate::chrome::{error_message, net_rules, tabs};
+use crate::chrome::{error_message, net_rules, tabs, to_js};
 use crate::log;
 use crate::opened::Blocked;
 use cotab_shared::native::{Event, ExtensionToHost, OpenedHold};
@@ -17,9 +17,10 @@ use wasm_bindgen_futures::spawn_local;
 /// The browser's error for a request an extension's rule blocked.
 const BLOCKED: &str = "net::ERR_BLOCKED_BY_CLIENT";
 
-/// Registers the navigation listeners, frees the tabs there now and
+/// Registers the navigation listeners, knows the tabs there now and
 /// drops the rules an earlier worker left (the daemon names the held
-/// tabs again after its hello).
+/// tabs again after its hello). Requests wait for that write only if
+/// the daemon named held tabs meanwhile.
 pub(super) fn register(worker: &Rc<Worker>) {
     let w = worker.clone();
     listen(
@@ -47,17 +48,19 @@ pub(super) fn register(worker: &Rc<Worker>) {
     );
     let w = worker.clone();
     spawn_local(async move {
-        match tabs::query_all().await {
-            Ok(all) => w
-                .opened
-                .borrow_mut()
-                .started(all.into_iter().filter_map(|t| t.id)),
-            Err(e) => log::warn(&format!(
+        let all = tabs::query_all().await.unwrap_or_else(|e| {
+            // None known: the rules then leave no tab free (fail closed).
+            log::warn(&format!(
                 "the tabs could not be listed: {}",
                 error_message(&e)
-            )),
-        }
-        write_rules(&w, true);
+            ));
+            Vec::new()
+        });
+        w.opened
+            .borrow_mut()
+            .started(all.into_iter().filter_map(|t| t.id));
+        let guard = w.opened.borrow().holding();
+        write_rules(&w, guard);
     });
 }
 
@@ -131,7 +134,7 @@ pub(super) fn write_rules(worker: &Rc<Worker>, guard: bool) {
     spawn_local(async move {
         loop {
             w.opened_again.set(false);
-            let rules = net_rules::rules_to_js(&w.opened.borrow().rules());
+            let rules = to_js(&w.opened.borrow().rules());
             let written = match rules {
                 Ok(rules) => net_rules::replace_session_rules(rules).await,
                 Err(e) => Err(e),
@@ -147,6 +150,10 @@ pub(super) fn write_rules(worker: &Rc<Worker>, guard: bool) {
             }
         }
         w.opened_writing.set(false);
-        w.opened_written.borrow().open();
+        // Until the tabs there at the start are known no rule is
+        // written: requests the daemon's naming made wait go on waiting.
+        if w.opened.borrow().is_started() {
+            w.opened_written.borrow().open();
+        }
     });
 }

@@ -218,11 +218,7 @@ pub(crate) async fn restore(worker: Rc<Worker>) {
     let (saved, source) = load_saved(&worker).await;
     worker.state.borrow_mut().held = HeldInput::from_stored(saved.held_presses.clone());
     if source == Source::WorkerRestart {
-        let paused = saved.paused_requests.iter().filter_map(|p| {
-            let (tab, id) = p.split_once(' ')?;
-            Some((TabId(tab.parse().ok()?), id.to_owned()))
-        });
-        *worker.paused.borrow_mut() = paused.collect();
+        worker.load_paused().await;
     }
     let mut kept = Vec::with_capacity(saved.shared_tabs.len());
     for tab in saved.shared_tabs.iter().copied().map(TabId) {
