@@ -12,6 +12,7 @@ mod cli;
 mod coworking;
 mod developer;
 mod dialogs;
+mod downloads;
 mod drive;
 mod emulation;
 mod faults;
