@@ -31,6 +31,7 @@ mod cdp_endpoint;
 mod cpu;
 mod daemon;
 mod frames;
+mod only;
 mod panel;
 mod probe;
 mod relay;

@@ -10,6 +10,7 @@
 //! warm-up whose samples are dropped, so drift (CPU frequency, the other
 //! work on the machine) lands on both sides alike.
 
+use super::only::Only;
 use super::probe::{direct, evaluation, scan, timed, viewport};
 use super::stats::Summary;
 use super::worker_trace::{
@@ -52,6 +53,8 @@ pub(crate) struct BrowserFigures {
 
 /// Launches the browser and runs every browser item.
 pub(crate) async fn run() -> Result<BrowserFigures> {
+    // A name no item has fails before the browser starts.
+    Only::from_env()?;
     let browser = Browser::launch(LaunchOptions {
         headed: false,
         // Per-request debug lines in the daemon's log are not part of the
@@ -108,10 +111,12 @@ pub(crate) async fn run() -> Result<BrowserFigures> {
     };
     drop(agent);
     drop(browser);
-    let relay = super::cdp_endpoint::PeerRelay::find()
-        .map_err(|why| eprintln!("note: Playwright's extension relay is not timed: {why}"))
-        .ok();
-    rows.extend(super::cdp_endpoint::cdp_endpoint(relay.as_ref()).await?);
+    if Only::from_env()?.runs("endpoint") {
+        let relay = super::cdp_endpoint::PeerRelay::find()
+            .map_err(|why| eprintln!("note: Playwright's extension relay is not timed: {why}"))
+            .ok();
+        rows.extend(super::cdp_endpoint::cdp_endpoint(relay.as_ref()).await?);
+    }
     Ok(BrowserFigures {
         rows,
         chromium,
@@ -144,28 +149,66 @@ async fn items(
     page: &Page,
     agent: &mut Client,
 ) -> Result<(Vec<Row>, (u32, u32), (usize, usize))> {
+    let only = Only::from_env()?;
+    if let Some(names) = &only.0 {
+        eprintln!(
+            "only these browser items run (COTAB_BENCH_ITEMS): {}",
+            names.join(", ")
+        );
+    }
     let mut rows = Vec::new();
-    rows.extend(evaluate(browser, page, agent).await?);
-    rows.extend(mouse_move(browser, page, agent).await?);
-    rows.extend(click(browser, page, agent).await?);
-    rows.push(ref_click(agent).await?);
-    rows.extend(super::frames::record_frames(browser, page, agent).await?);
-    rows.extend(super::panel::panel_updates(browser, page, agent).await?);
-    rows.extend(super::scope::navigations(browser, page, agent).await?);
-    let field = fixture_ref(agent, "textbox").await?;
-    rows.extend(super::scope::asks(browser, page, agent, field).await?);
-    rows.push(ref_type(browser, page, agent).await?);
-    rows.extend(key_press(browser, page, agent).await?);
-    rows.extend(super::snapshots::snapshots(browser, page, agent).await?);
-    let (capture_rows, capture_size, unchanged) =
-        super::captures::captures(browser, page, agent).await?;
-    rows.extend(capture_rows);
-    rows.extend(super::captures::large_captures(browser, page, agent).await?);
-    rows.extend(super::video::video_clicks(agent).await?);
-    rows.extend(restarts(browser, page, agent).await?);
+    let (mut capture_size, mut unchanged) = ((0, 0), (0, 0));
+    if only.runs("evaluate") {
+        rows.extend(evaluate(browser, page, agent).await?);
+    }
+    if only.runs("move") {
+        rows.extend(mouse_move(browser, page, agent).await?);
+    }
+    if only.runs("click") {
+        rows.extend(click(browser, page, agent).await?);
+    }
+    if only.runs("ref-click") {
+        rows.push(ref_click(agent).await?);
+    }
+    if only.runs("frames") {
+        rows.extend(super::frames::record_frames(browser, page, agent).await?);
+    }
+    if only.runs("panel") {
+        rows.extend(super::panel::panel_updates(browser, page, agent).await?);
+    }
+    if only.runs("scope") {
+        rows.extend(super::scope::navigations(browser, page, agent).await?);
+    }
+    if only.runs("asks") {
+        let field = fixture_ref(agent, "textbox").await?;
+        rows.extend(super::scope::asks(browser, page, agent, field).await?);
+    }
+    if only.runs("type") {
+        rows.push(ref_type(browser, page, agent).await?);
+    }
+    if only.runs("press") {
+        rows.extend(key_press(browser, page, agent).await?);
+    }
+    if only.runs("snapshots") {
+        rows.extend(super::snapshots::snapshots(browser, page, agent).await?);
+    }
+    if only.runs("captures") {
+        let (capture_rows, size, same) = super::captures::captures(browser, page, agent).await?;
+        rows.extend(capture_rows);
+        (capture_size, unchanged) = (size, same);
+        rows.extend(super::captures::large_captures(browser, page, agent).await?);
+    }
+    if only.runs("video") {
+        rows.extend(super::video::video_clicks(agent).await?);
+    }
+    if only.runs("restarts") {
+        rows.extend(restarts(browser, page, agent).await?);
+    }
     // Last: its worker-only request makes the worker forward every event
     // of the tab from then on.
-    rows.extend(cpu_split(browser, page, agent).await?);
+    if only.runs("cpu") {
+        rows.extend(cpu_split(browser, page, agent).await?);
+    }
     Ok((rows, capture_size, unchanged))
 }
 
