@@ -461,14 +461,18 @@ pub const DEMO: &str = r#"<!doctype html>
 </body></html>
 "#;
 
-/// Two downloads: a link to a response saved as an attachment, and a
-/// link with `download` to a plain text the browser would show.
+/// Downloads: a link to a response saved as an attachment, a link with
+/// `download` to a plain text the browser would show, one that names
+/// its file otherwise than its url does, and one whose name the
+/// response's own overrides.
 const DOWNLOADS: &str = r#"<!doctype html>
 <html><head><title>Downloads</title></head>
 <body>
  <h1>Downloads</h1>
  <p><a id="report" href="/report.csv">Get the report</a></p>
  <p><a id="notes" href="/notes.txt" download="notes.txt">Save the notes</a></p>
+ <p><a id="memo" href="/memo.txt" download="invoice.txt">Save the memo</a></p>
+ <p><a id="summary" href="/report.csv?summary" download="summary.txt">Save the summary</a></p>
 </body></html>
 "#;
 
@@ -503,6 +507,7 @@ fn api(path: &str) -> Option<tiny_http::Response<std::io::Cursor<Vec<u8>>>> {
         "/api/old" => (302, "text/plain", ""),
         "/report.csv" => (200, "text/csv", "month,total\njan,12\n"),
         "/notes.txt" => (200, "text/plain", "the notes\n"),
+        "/memo.txt" => (200, "text/plain", "the memo\n"),
         _ => return None,
     };
     let mut response = tiny_http::Response::from_string(body)

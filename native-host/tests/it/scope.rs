@@ -482,8 +482,8 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
     );
     goes_on(&mut ext, "m1").await;
     // A link with `download` (its request carries no navigation
-    // headers): held before it is sent; approved, it goes on, and so does
-    // its response, unasked again.
+    // headers): it goes on to its response, which waits whatever its
+    // type, as it is saved; approved, it goes on.
     cdp(
         &ext,
         "Fetch.requestPaused",
@@ -491,6 +491,9 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
                "networkId": "net-d1", "request": {"url": "https://mail.example.com/notes.txt",
                "method": "GET", "headers": {}}}),
     );
+    goes_on(&mut ext, "d1").await;
+    let shown = json!([{"name": "Content-Type", "value": "text/plain"}]);
+    response_paused(&ext, "d1", "https://mail.example.com/notes.txt", shown);
     let waiting = waiting_one(&mut w).await;
     assert_eq!(waiting.what, "download “notes.txt” from example.com");
     assert_eq!(
@@ -505,13 +508,6 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
     goes_on(&mut ext, "d1").await;
     let told = notification(&mut a, "download.answered").await;
     assert_eq!(told["saved"], true);
-    response_paused(
-        &ext,
-        "d1",
-        "https://mail.example.com/notes.txt",
-        attachment.clone(),
-    );
-    goes_on(&mut ext, "d1").await;
 
     // The page's attachment waits; the person takes the tab: it is failed
     // before the pausing ends (which would let it go on), nothing saved.

@@ -6,9 +6,9 @@ use crate::approvals::{answer, ask_before, kind, one_waiting, open_panel};
 use crate::panel::until;
 use crate::toolset::{find_ref, on_page, snapshot};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
-use cotab_host::client::ClientError;
-use cotab_shared::controller::{Click, ClickParams, CreateTabParams, TabsCreate};
-use cotab_shared::ErrorKind;
+use cotab_host::client::{Client, ClientError};
+use cotab_shared::controller::{Click, ClickParams, CreateTabParams, Ref, TabsCreate};
+use cotab_shared::{ErrorKind, TabId};
 use serde_json::Value;
 
 /// Has the browser save downloads in a folder of their own, with its
@@ -55,20 +55,59 @@ async fn download_answered(
     tokio::time::timeout(std::time::Duration::from_secs(30), wait).await?
 }
 
+/// The `/downloads` page shared and held by an agent, with the side panel
+/// open and the tab asking before downloads, which the browser saves in a
+/// folder of their own.
+struct Asking {
+    browser: Browser,
+    tab: TabId,
+    agent: Client,
+    saved_to: tempfile::TempDir,
+    panel: Page,
+    /// What the agent is told while a call of its waits.
+    told: tokio::sync::mpsc::UnboundedReceiver<Value>,
+    /// The refs of the links named.
+    links: [Ref; 2],
+}
+
+async fn asking(links: [&str; 2]) -> anyhow::Result<Asking> {
+    let (browser, _page, tab, mut agent) = on_page("/downloads", LaunchOptions::default()).await?;
+    let saved_to = save_downloads(&browser).await?;
+    let outline = snapshot(&mut agent).await?;
+    let links = [
+        find_ref(&outline, &format!("link \"{}\"", links[0]))?,
+        find_ref(&outline, &format!("link \"{}\"", links[1]))?,
+    ];
+    let panel = open_panel(&browser).await?;
+    ask_before(&browser, &panel, tab, "download").await?;
+    let told = agent.forward_notifications();
+    Ok(Asking {
+        browser,
+        tab,
+        agent,
+        saved_to,
+        panel,
+        told,
+        links,
+    })
+}
+
 /// A download the agent starts waits for the person's yes, with nothing
 /// saved: a response sent as an attachment, and a link with `download`.
 /// A no saves nothing; a yes saves the file; the agent is told each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow::Result<()> {
-    let (browser, _page, tab, mut agent) = on_page("/downloads", LaunchOptions::default()).await?;
+    let Asking {
+        browser,
+        tab,
+        agent,
+        saved_to,
+        panel,
+        mut told,
+        links,
+    } = asking(["Get the report", "Save the notes"]).await?;
+    let [report, notes] = links;
     let mut events = browser.cdp.events();
-    let saved_to = save_downloads(&browser).await?;
-    let outline = snapshot(&mut agent).await?;
-    let report = find_ref(&outline, "link \"Get the report\"")?;
-    let notes = find_ref(&outline, "link \"Save the notes\"")?;
-    let panel = open_panel(&browser).await?;
-    ask_before(&browser, &panel, tab, "download").await?;
-    let mut told = agent.forward_notifications();
 
     // The attachment: the click goes, the file waits; a no saves nothing.
     // The click is answered once the download was: it started a
@@ -136,6 +175,77 @@ async fn a_download_waits_for_the_persons_yes_and_a_no_saves_nothing() -> anyhow
     let files = files_in(&saved_to)?;
     assert_eq!(files, ["notes.txt"], "the refused report was never saved");
     Ok(())
+}
+
+/// Until the one request the panel shows names `file` in its words.
+async fn asked_for(browser: &Browser, panel: &Page, file: &str) -> anyhow::Result<()> {
+    let shown = "[...document.querySelectorAll('#approvals li')].map(li => li.textContent)";
+    let want = format!("download “{file}” from 127.0.0.1");
+    until(browser, panel, shown, |v| {
+        v.as_array()
+            .is_some_and(|a| a.len() == 1 && a[0].as_str().is_some_and(|t| t.contains(&want)))
+    })
+    .await?;
+    Ok(())
+}
+
+/// The person is asked with the name the browser saves the file under:
+/// a link's own `download="…"` name rather than its url's, and the
+/// response's own name rather than the link's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_is_asked_for_by_the_name_it_is_saved_under() -> anyhow::Result<()> {
+    let Asking {
+        browser,
+        agent,
+        saved_to,
+        panel,
+        mut told,
+        links,
+        ..
+    } = asking(["Save the memo", "Save the summary"]).await?;
+    let [memo, summary] = links;
+
+    // `/memo.txt` saved as `invoice.txt`, as its link says.
+    let task = crate::in_background!(agent, Click, ClickParams::on(memo));
+    asked_for(&browser, &panel, "invoice.txt").await?;
+    answer(&browser, &panel, "approve").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    let told_yes = download_answered(&mut told, &mut agent).await?;
+    assert_eq!(told_yes["saved"], true);
+    assert_eq!(told_yes["file"], "invoice.txt");
+    until_saved(&saved_to, "invoice.txt").await?;
+
+    // The summary's link says `summary.txt`, its response `report.csv`,
+    // which the browser takes first.
+    let task = crate::in_background!(agent, Click, ClickParams::on(summary));
+    asked_for(&browser, &panel, "report.csv").await?;
+    answer(&browser, &panel, "deny").await?;
+    let (mut agent, r) = task.await?;
+    r?;
+    let told_no = download_answered(&mut told, &mut agent).await?;
+    assert_eq!(told_no["saved"], false);
+    assert_eq!(told_no["file"], "report.csv");
+    assert_eq!(
+        files_in(&saved_to)?,
+        ["invoice.txt"],
+        "nothing more was saved"
+    );
+    Ok(())
+}
+
+/// Until `dir` holds `file`, whole (the browser writes a partial file
+/// under another name first), within 30 s.
+async fn until_saved(dir: &tempfile::TempDir, file: &str) -> anyhow::Result<()> {
+    let clock =
+        cotab_e2e::Deadline::new("the file to be saved", std::time::Duration::from_secs(30));
+    loop {
+        let files = files_in(dir)?;
+        if files == [file] {
+            return Ok(());
+        }
+        clock.next(files).await?;
+    }
 }
 
 /// A tab an agent opens straight at a download, in a browser whose

@@ -28,6 +28,8 @@ pub struct Captured {
 struct RawDocument {
     #[serde(rename = "baseURL")]
     base_url: i64,
+    #[serde(rename = "documentURL")]
+    document_url: i64,
     frame_id: i64,
     nodes: RawNodes,
     layout: RawLayout,
@@ -147,6 +149,9 @@ pub struct Document {
     pub frame_id: String,
     /// The url its relative links resolve against.
     pub base_url: String,
+    /// Its own url, whose origin is the document's (empty when the
+    /// capture left it out).
+    pub url: String,
     /// Its nodes, parents before their children, the document node first.
     pub nodes: Vec<Node>,
     /// The first element of each `id`.
@@ -310,11 +315,13 @@ fn document(d: RawDocument, strings: &[String]) -> Document {
             nodes[p].children.push(i);
         }
     }
-    Document::new(
+    let mut document = Document::new(
         string(strings, d.frame_id).to_string(),
         string(strings, d.base_url).to_string(),
         nodes,
-    )
+    );
+    document.url = string(strings, d.document_url).to_string();
+    document
 }
 
 impl Document {
@@ -338,6 +345,7 @@ impl Document {
         Document {
             frame_id,
             base_url,
+            url: String::new(),
             nodes,
             ids,
             labels_for,

@@ -6,7 +6,9 @@
 //! show (`Content-Disposition: attachment`, or a type it does not
 //! display) is a download, known once its headers came and before its
 //! body is read; a link with `download` says so before its request is
-//! sent (`Page.frameRequestedNavigation` with disposition `download`).
+//! sent (`Page.frameRequestedNavigation` with disposition `download`, or
+//! a document fetched as no navigation is), and its response is one
+//! whatever its type.
 //! One the page or the agent began waits there, paused, with nothing
 //! written, until the person answers in the side panel (the badge says
 //! `ASK`): a yes lets it go on, a no, no answer in
@@ -17,13 +19,34 @@
 //! Not held, as no request of the page's is paused for them: a download
 //! of a `blob:` or `data:` url the page made itself (the browser saves
 //! it without a request), and one from a service worker's response.
+//!
+//! The person is shown the name the browser will save it under, as the
+//! browser picks it: the response's `Content-Disposition` name, else the
+//! name the page's link gives it (`download="…"`, read from a capture of
+//! the tab's documents, never from the page's script), else the url's.
+//! That is why a link's download is asked for at its response, not
+//! before its request: the request (of the link's own origin, as any the
+//! page may fetch) goes out first, but nothing is written before the yes.
 
 use super::Shell;
-use cotab_shared::cdp::{ContinueRequest, FailRequest, RequestPaused};
+use crate::outline::{Captured, Dom};
+use cotab_shared::cdp::{
+    CaptureSnapshot, CdpCommand as _, ContinueRequest, FailRequest, RequestPaused,
+};
 use cotab_shared::controller::AgentEvent;
+use cotab_shared::native::{CdpCall, Command};
 use cotab_shared::watch::{AskBefore, PendingApproval};
 use cotab_shared::TabId;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long the read of the page's links may take before the person is
+/// asked with the url's name.
+const LINK_READ: Duration = Duration::from_secs(2);
+
+/// Distinct names the links of one url may give it that are shown; past
+/// these, the url's name is.
+const LINK_NAMES: usize = 3;
 
 /// Types the browser shows in the tab rather than saves (their
 /// start); any other document response is a download.
@@ -87,12 +110,11 @@ fn is_download(disposition: Option<&str>, content_type: Option<&str>) -> bool {
     attachment || !shown || SAVED_TEXT.contains(&kind.as_str())
 }
 
-/// The file name a download is saved under, as far as the daemon can
-/// tell: the `filename*` of its `Content-Disposition` (which the browser
-/// prefers), else its `filename`, else the last part of its url's path;
-/// at most 80 characters, without path separators or control
-/// characters. (A link's `download` name is not seen here.)
-fn file_name(disposition: Option<&str>, url: &str) -> String {
+/// The name a `Content-Disposition` gives its file, which the browser
+/// saves it under before any other: `filename*`, else `filename`
+/// ([`clean`]); `None` for none. Without it, a link's `download` name
+/// ([`link_names`]) is taken, else [`url_name`].
+fn header_name(disposition: Option<&str>) -> Option<String> {
     let param = |name: &str| {
         disposition.and_then(|d| {
             d.split(';').find_map(|p| {
@@ -112,24 +134,68 @@ fn file_name(disposition: Option<&str>, url: &str) -> String {
                 .map(|(_, v)| v.into_owned().into_bytes())?;
         String::from_utf8(bytes).ok()
     });
-    let from_url = || {
-        url::Url::parse(url)
-            .ok()
-            .and_then(|u| {
-                u.path_segments()
-                    .and_then(|mut s| s.next_back().map(str::to_owned))
-            })
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "a file".to_owned())
-    };
-    let name = extended
+    extended
+        .map(|n| clean(&n))
         .filter(|n| !n.is_empty())
-        .or_else(|| param("filename").filter(|n| !n.is_empty()))
-        .unwrap_or_else(from_url);
+        .or_else(|| {
+            param("filename")
+                .map(|n| clean(&n))
+                .filter(|n| !n.is_empty())
+        })
+}
+
+/// The last part of `url`'s path ([`clean`]), or "a file".
+fn url_name(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.path_segments().and_then(|mut s| s.next_back().map(clean)))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "a file".to_owned())
+}
+
+/// A name as the person is shown it: at most 80 characters, without path
+/// separators or control characters.
+fn clean(name: &str) -> String {
     name.chars()
         .filter(|c| !matches!(c, '/' | '\\') && !c.is_control())
         .take(80)
         .collect()
+}
+
+/// The names the page's links with `download="…"` give `url` (its
+/// fragment aside), in the order the documents hold them, each once: the
+/// browser keeps a link's name only for a url of the link's own
+/// document's origin, and an empty one not at all.
+fn link_names(dom: &Dom, url: &str) -> Vec<String> {
+    let unfragmented = |mut u: url::Url| {
+        u.set_fragment(None);
+        u
+    };
+    let Ok(want) = url::Url::parse(url).map(unfragmented) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for d in &dom.documents {
+        let (Ok(base), Ok(own)) = (url::Url::parse(&d.base_url), url::Url::parse(&d.url)) else {
+            continue;
+        };
+        if own.origin() != want.origin() {
+            continue;
+        }
+        for n in &d.nodes {
+            if !(n.is("a") || n.is("area")) {
+                continue;
+            }
+            let (Some(name), Some(href)) = (n.attr("download").map(clean), n.attr("href")) else {
+                continue;
+            };
+            let to = base.join(href.trim()).map(unfragmented);
+            if !name.is_empty() && to.as_ref() == Ok(&want) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 impl Shell {
@@ -139,15 +205,18 @@ impl Shell {
     pub(super) fn on_response_paused(self: &Arc<Self>, tab: TabId, e: &RequestPaused) {
         let main = self.with_core(|c| c.main_frame(tab).map(str::to_owned));
         let is_main = main.as_deref() == Some(e.frame_id.as_str());
-        let download = e.response_error_reason.is_none()
-            && is_download(
-                e.response_header("content-disposition"),
-                e.response_header("content-type"),
-            );
+        let link = self.with_navs(tab, |t| {
+            let at = t.links.iter().position(|r| *r == e.request_id);
+            at.and_then(|i| t.links.remove(i)).is_some()
+        });
         let disposition = e.response_header("content-disposition").map(str::to_owned);
+        let download = e.response_error_reason.is_none()
+            && (link || is_download(disposition.as_deref(), e.response_header("content-type")));
+        // A link's download is held whoever clicked it, as before its
+        // request it was.
         if download
-            && !self.person_began(tab, e, is_main)
-            && self.hold_download(tab, e, disposition.as_deref())
+            && (link || !self.person_began(tab, e, is_main))
+            && self.hold_download(tab, e, disposition.as_deref(), link)
         {
             return;
         }
@@ -159,16 +228,17 @@ impl Shell {
         );
     }
 
-    /// Holds the paused request `e` of `tab`, a download, for the
-    /// person's yes, if the tab asks before downloads and an agent holds
-    /// it; `false` (nothing done: it goes on as any request) otherwise,
-    /// or when the person already approved its chain (a redirect, its
-    /// response after its request).
+    /// Holds the paused response `e` of `tab`, a download (`link`: one a
+    /// link with `download` began), for the person's yes, if the tab asks
+    /// before downloads and an agent holds it; `false` (nothing done: it
+    /// goes on as any request) otherwise, or when the person already
+    /// approved its chain.
     pub(super) fn hold_download(
         self: &Arc<Self>,
         tab: TabId,
         e: &RequestPaused,
         disposition: Option<&str>,
+        link: bool,
     ) -> bool {
         // Woken from here on: a lease that ends before the task runs is
         // not missed.
@@ -182,10 +252,10 @@ impl Shell {
         let Some((sid, agent)) = holder else {
             return false;
         };
-        let chain = e.network_id.clone().unwrap_or_default();
+        let chain = chain_of(e);
         let request = e.request_id.clone();
         let approved = self.with_navs(tab, |t| {
-            let approved = !chain.is_empty() && t.approved.contains(&chain);
+            let approved = t.approved.contains(&chain);
             if !approved {
                 t.waiting.push(request.clone());
             }
@@ -195,10 +265,21 @@ impl Shell {
             return false;
         }
         let site = crate::scope::site_of(&e.request.url).unwrap_or_default();
-        let file = file_name(disposition, &e.request.url);
+        let url = e.request.url.clone();
+        let named = header_name(disposition);
         let shell = self.clone();
         tracing::info!(%tab, %site, "a download waits for the person's yes");
         drop(tokio::spawn(async move {
+            // The browser's own order: the response's name, the link's,
+            // the url's.
+            let file = match named {
+                Some(name) => name,
+                None if link => match shell.link_name(tab, &url).await {
+                    Some(name) => name,
+                    None => url_name(&url),
+                },
+                None => url_name(&url),
+            };
             let asked = Asked {
                 tab,
                 sid,
@@ -211,7 +292,7 @@ impl Shell {
             let paused = shell.with_navs(tab, |t| {
                 let at = t.waiting.iter().position(|r| *r == request);
                 let paused = at.map(|i| t.waiting.remove(i)).is_some();
-                if paused && yes && !chain.is_empty() {
+                if paused && yes {
                     if t.approved.len() >= 8 {
                         t.approved.pop_front();
                     }
@@ -250,6 +331,39 @@ impl Shell {
             });
         }));
         true
+    }
+
+    /// The name the links of `tab`'s page give the download `url`
+    /// ([`link_names`]), read from a capture of its documents within
+    /// [`LINK_READ`]; several are shown together. `None` for none, for more
+    /// than [`LINK_NAMES`], or when the read failed.
+    async fn link_name(&self, tab: TabId, url: &str) -> Option<String> {
+        let capture = CaptureSnapshot {
+            computed_styles: Vec::new(),
+        };
+        let command =
+            Command::Observe(CdpCall::new(tab, CaptureSnapshot::METHOD, capture.params()));
+        let read = self
+            .lane
+            .call(command, tokio::time::Instant::now() + LINK_READ);
+        let captured = match read.await {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(%tab, kind = %e.kind, "the page's links were not read");
+                return None;
+            }
+        };
+        let url = url.to_owned();
+        // A large page is read off the daemon's thread.
+        let names = tokio::task::spawn_blocking(move || {
+            let captured: Captured = serde_json::from_value(captured).ok()?;
+            Some(link_names(&Dom::read(captured), &url))
+        })
+        .await
+        .ok()??;
+        (1..=LINK_NAMES)
+            .contains(&names.len())
+            .then(|| names.join(" or "))
     }
 
     /// Asks the person whether the agent of `asked` may save its file:
@@ -301,6 +415,17 @@ impl Shell {
     }
 }
 
+/// What ties the pauses of one download together: its network id, the
+/// same along its redirects; else (a download the browser fetches itself,
+/// as for a link with `download`) the pause's own id, which its request
+/// and its response share.
+fn chain_of(e: &RequestPaused) -> String {
+    match &e.network_id {
+        Some(id) if !id.is_empty() => id.clone(),
+        _ => format!("request {}", e.request_id),
+    }
+}
+
 /// A download put to the person.
 struct Asked<'a> {
     tab: TabId,
@@ -343,29 +468,107 @@ mod tests {
         assert!(is_download(None, Some("text/calendar; charset=utf-8")));
     }
 
+    /// A capture of one document at `url` (its base `base`) holding
+    /// elements of `(tag, attributes)`.
+    fn captured(url: &str, base: &str, elements: &[(&str, &[(&str, &str)])]) -> Dom {
+        let mut strings: Vec<String> =
+            vec![url.into(), base.into(), "F".into(), "#document".into()];
+        let mut at = |s: &str| {
+            strings.push(s.to_owned());
+            strings.len() - 1
+        };
+        let (mut parents, mut types, mut names, mut attrs) =
+            (vec![-1], vec![9], vec![3], vec![vec![]]);
+        for (tag, pairs) in elements {
+            parents.push(0);
+            types.push(1);
+            names.push(at(&tag.to_uppercase()));
+            attrs.push(
+                pairs
+                    .iter()
+                    .flat_map(|(k, v)| [at(k), at(v)])
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let json = serde_json::json!({
+            "documents": [{"documentURL": 0, "baseURL": 1, "frameId": 2, "nodes": {
+                "parentIndex": parents, "nodeType": types, "nodeName": names,
+                "attributes": attrs}}],
+            "strings": strings,
+        });
+        Dom::read(serde_json::from_value(json).expect("a capture"))
+    }
+
+    #[test]
+    fn a_links_download_name_counts_for_its_own_origin_only() {
+        let page = "https://a.test/files/";
+        let dom = captured(
+            page,
+            page,
+            &[
+                ("a", &[("href", "memo.txt"), ("download", "invoice.txt")]),
+                (
+                    "a",
+                    &[("href", "memo.txt#top"), ("download", "invoice.txt")],
+                ),
+                (
+                    "area",
+                    &[("href", "/files/memo.txt"), ("download", "../copy.txt")],
+                ),
+                ("a", &[("href", "memo.txt"), ("download", "")]),
+                ("a", &[("href", "other.txt"), ("download", "other.txt")]),
+                ("span", &[("href", "memo.txt"), ("download", "span.txt")]),
+            ],
+        );
+        assert_eq!(
+            link_names(&dom, "https://a.test/files/memo.txt"),
+            ["invoice.txt", "..copy.txt"],
+            "each name once, the url's fragment aside, an empty one not at all"
+        );
+        assert!(link_names(&dom, "https://a.test/files/nothing").is_empty());
+        // A link to another origin is followed, not saved under its name.
+        let dom = captured(
+            page,
+            page,
+            &[(
+                "a",
+                &[("href", "https://b.test/x.bin"), ("download", "y.bin")],
+            )],
+        );
+        assert!(link_names(&dom, "https://b.test/x.bin").is_empty());
+        // A `<base>` elsewhere resolves the links, the document's own url
+        // says whose they are.
+        let dom = captured(
+            page,
+            "https://b.test/",
+            &[("a", &[("href", "x.bin"), ("download", "y.bin")])],
+        );
+        assert!(link_names(&dom, "https://b.test/x.bin").is_empty());
+        assert!(link_names(&dom, "not a url").is_empty());
+    }
+
     #[test]
     fn a_downloads_file_is_named_by_its_header_else_its_url() {
+        assert_eq!(header_name(Some("attachment")), None);
+        assert_eq!(header_name(None), None);
         assert_eq!(
-            file_name(
-                Some("attachment; filename=\"report.pdf\""),
-                "https://a.test/x"
-            ),
-            "report.pdf"
+            header_name(Some(
+                "attachment; filename=a.txt; filename*=UTF-8''b%20c.txt"
+            )),
+            Some("b c.txt".to_owned())
         );
         assert_eq!(
-            file_name(
-                Some("attachment; FILENAME=../../etc/passwd"),
-                "https://a.test/x"
-            ),
-            "....etcpasswd"
+            header_name(Some("attachment; filename=\"report.pdf\"")).as_deref(),
+            Some("report.pdf")
         );
         assert_eq!(
-            file_name(None, "https://a.test/files/data.zip?x=1"),
-            "data.zip"
+            header_name(Some("attachment; FILENAME=../../etc/passwd")).as_deref(),
+            Some("....etcpasswd")
         );
-        assert_eq!(file_name(Some("attachment"), "https://a.test/"), "a file");
+        assert_eq!(url_name("https://a.test/files/data.zip?x=1"), "data.zip");
+        assert_eq!(url_name("https://a.test/"), "a file");
         assert_eq!(
-            file_name(None, &format!("https://a.test/{}", "x".repeat(200))).len(),
+            url_name(&format!("https://a.test/{}", "x".repeat(200))).len(),
             80
         );
     }

@@ -83,6 +83,10 @@ pub(super) struct TabNavs {
     last: Option<WireError>,
     /// Urls the page asked to download (`<a download>`), not paused yet.
     downloads: VecDeque<String>,
+    /// The pauses of downloads known by their request (a link with
+    /// `download`), let go to their response, where they are asked for
+    /// whatever their type.
+    pub(super) links: VecDeque<String>,
     /// Downloads paused for the person's yes, by request id.
     pub(super) waiting: Vec<String>,
     /// The network ids of downloads the person approved: their later
@@ -328,11 +332,17 @@ impl Shell {
         // `<a download>`, known before it is sent: the page said so, or
         // the tab's document is fetched as no navigation is (without the
         // `Upgrade-Insecure-Requests` every navigation of the browser's
-        // carries, the person's too).
+        // carries, the person's too). It goes on to its response, where
+        // the name the browser saves it under is known.
         let download = self.page_downloads(tab, &e.request.url)
             || (is_main && e.resource_type == "Document" && !navigation_headers(e));
-        if !refuse && download && self.hold_download(tab, e, None) {
-            return;
+        if !refuse && download {
+            self.with_navs(tab, |t| {
+                if t.links.len() >= CHAINS {
+                    t.links.pop_front();
+                }
+                t.links.push_back(e.request_id.clone());
+            });
         }
         if !refuse {
             self.send_detached(
