@@ -472,7 +472,7 @@ const DOWNLOADS: &str = r#"<!doctype html>
  <p><a id="report" href="/report.csv">Get the report</a></p>
  <p><a id="notes" href="/notes.txt" download="notes.txt">Save the notes</a></p>
  <p><a id="memo" href="/memo.txt" download="invoice.txt">Save the memo</a></p>
- <p><a id="summary" href="/report.csv?summary" download="summary.txt">Save the summary</a></p>
+ <p><a id="summary" href="/export" download="summary.txt">Save the summary</a></p>
 </body></html>
 "#;
 
@@ -508,6 +508,7 @@ fn api(path: &str) -> Option<tiny_http::Response<std::io::Cursor<Vec<u8>>>> {
         "/report.csv" => (200, "text/csv", "month,total\njan,12\n"),
         "/notes.txt" => (200, "text/plain", "the notes\n"),
         "/memo.txt" => (200, "text/plain", "the memo\n"),
+        "/export" => (200, "text/csv", "month,total\njan,12\n"),
         _ => return None,
     };
     let mut response = tiny_http::Response::from_string(body)
@@ -523,6 +524,12 @@ fn api(path: &str) -> Option<tiny_http::Response<std::io::Cursor<Vec<u8>>>> {
         response.add_header(header(
             "Content-Disposition",
             "attachment; filename=\"report.csv\"",
+        ));
+    }
+    if path == "/export" {
+        response.add_header(header(
+            "Content-Disposition",
+            "attachment; filename=\"totals-2026.csv\"",
         ));
     }
     Some(response)

@@ -495,7 +495,11 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
     let shown = json!([{"name": "Content-Type", "value": "text/plain"}]);
     response_paused(&ext, "d1", "https://mail.example.com/notes.txt", shown);
     let waiting = waiting_one(&mut w).await;
-    assert_eq!(waiting.what, "download “notes.txt” from example.com");
+    assert_eq!(
+        waiting.what,
+        "download “notes.txt” from example.com (the page may save it under another name)",
+        "the fake browser has no page whose link names it"
+    );
     assert_eq!(
         notification(&mut a, "approval.pending").await["ask"],
         "download"
@@ -543,6 +547,105 @@ async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fail
     assert_eq!(
         told,
         json!({"tabId": T, "site": "example.com", "file": "r.csv", "saved": false})
+    );
+}
+
+/// A link's download paused: at its request (`status` none, no navigation
+/// headers, as the browser fetches a download), or at its response.
+fn link_paused(
+    ext: &FakeExt,
+    id: &str,
+    url: &str,
+    redirected: Option<&str>,
+    status: Option<i64>,
+    headers: Value,
+) {
+    let mut e = json!({"requestId": id, "frameId": format!("main-{T}"), "resourceType": "Document",
+                       "request": {"url": url, "method": "GET", "headers": {}}});
+    if let Some(r) = redirected {
+        e["redirectedRequestId"] = json!(r);
+    }
+    if let Some(status) = status {
+        e["responseStatusCode"] = json!(status);
+        e["responseHeaders"] = headers;
+    }
+    cdp(ext, "Fetch.requestPaused", e);
+}
+
+/// A link's download goes on to its response, through a redirect whose
+/// step is not asked for, and waits there whatever its type; the page
+/// that starts more of them than the daemon can follow has the next held
+/// at its request, not let go.
+#[tokio::test]
+async fn a_links_download_waits_at_its_last_response_and_none_slips_past_its_mark() {
+    let d = Daemon::start().await;
+    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
+    let mut w = watch(&d).await;
+    send(
+        &mut w,
+        json!({"tabAskBefore": {"tab": T, "what": "download", "on": true}}),
+    )
+    .await;
+    loop {
+        let (params, _) = ext.next_cdp_class("Fetch.enable").await;
+        if params.to_string().contains("\"Response\"") {
+            break;
+        }
+    }
+    let text = json!([{"name": "Content-Type", "value": "text/plain"}]);
+    let moved = json!([{"name": "Location", "value": "/files/n.txt"}]);
+    let url = "https://mail.example.com/n";
+    link_paused(&ext, "l1", url, None, None, json!(null));
+    goes_on(&mut ext, "l1").await;
+    link_paused(&ext, "l1", url, None, Some(302), moved);
+    goes_on(&mut ext, "l1").await;
+    let moved_to = "https://mail.example.com/files/n.txt";
+    link_paused(&ext, "l2", moved_to, Some("l1"), None, json!(null));
+    goes_on(&mut ext, "l2").await;
+    link_paused(&ext, "l2", moved_to, None, Some(200), text.clone());
+    let waiting = waiting_one(&mut w).await;
+    assert_eq!(
+        waiting.what, "download “n.txt” from example.com (the page may save it under another name)",
+        "the link was not read: the fake browser has no page"
+    );
+    notification(&mut a, "approval.pending").await;
+    send(
+        &mut w,
+        json!({"approval": {"id": waiting.id, "approve": false}}),
+    )
+    .await;
+    is_failed(&mut ext, "l2").await;
+    assert_eq!(
+        notification(&mut a, "download.answered").await["saved"],
+        false
+    );
+
+    // Eight downloads whose responses never come fill the marks; the
+    // ninth waits at its request.
+    for i in 0..8 {
+        let id = format!("f{i}");
+        link_paused(&ext, &id, &format!("{url}{i}"), None, None, json!(null));
+        goes_on(&mut ext, &id).await;
+    }
+    link_paused(&ext, "f8", &format!("{url}8"), None, None, json!(null));
+    let waiting = waiting_one(&mut w).await;
+    assert!(
+        waiting.what.starts_with("download “n8”"),
+        "{}",
+        waiting.what
+    );
+    // And a response of a link's download whose mark is gone is told by
+    // its request's headers.
+    link_paused(&ext, "f9", &format!("{url}9"), None, Some(200), text);
+    let second = loop {
+        let n = next(&mut w).await;
+        if n.approvals.as_ref().is_some_and(|p| p.len() == 2) {
+            break n.approvals.unwrap_or_default();
+        }
+    };
+    assert!(
+        second.iter().any(|p| p.what.starts_with("download “n9”")),
+        "{second:?}"
     );
 }
 

@@ -216,16 +216,16 @@ async fn a_download_is_asked_for_by_the_name_it_is_saved_under() -> anyhow::Resu
     assert_eq!(told_yes["file"], "invoice.txt");
     until_saved(&saved_to, "invoice.txt").await?;
 
-    // The summary's link says `summary.txt`, its response `report.csv`,
-    // which the browser takes first.
+    // The summary's link says `summary.txt`, its response
+    // `totals-2026.csv`, which the browser takes first.
     let task = crate::in_background!(agent, Click, ClickParams::on(summary));
-    asked_for(&browser, &panel, "report.csv").await?;
+    asked_for(&browser, &panel, "totals-2026.csv").await?;
     answer(&browser, &panel, "deny").await?;
     let (mut agent, r) = task.await?;
     r?;
     let told_no = download_answered(&mut told, &mut agent).await?;
     assert_eq!(told_no["saved"], false);
-    assert_eq!(told_no["file"], "report.csv");
+    assert_eq!(told_no["file"], "totals-2026.csv");
     assert_eq!(
         files_in(&saved_to)?,
         ["invoice.txt"],

@@ -28,7 +28,7 @@ pub struct Captured {
 struct RawDocument {
     #[serde(rename = "baseURL")]
     base_url: i64,
-    #[serde(rename = "documentURL")]
+    #[serde(rename = "documentURL", default = "absent")]
     document_url: i64,
     frame_id: i64,
     nodes: RawNodes,
@@ -50,6 +50,11 @@ struct RawNodes {
     option_selected: Rare,
     content_document_index: Rare,
     pseudo_type: Rare,
+}
+
+/// The string index of a column the capture left out: none.
+fn absent() -> i64 {
+    -1
 }
 
 /// A sparse column: the nodes that have it, and its value for each.

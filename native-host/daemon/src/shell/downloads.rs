@@ -14,7 +14,9 @@
 //! `ASK`): a yes lets it go on, a no, no answer in
 //! [`Shell::approval_wait`] or the end of the agent's lease fails it.
 //! The agent is told it waits (`approval.pending`) and how it ended
-//! (`download.answered`). The person's own downloads are never held.
+//! (`download.answered`). The person's own downloads are never held, but
+//! for a link's with `download`, which the browser does not tell from
+//! the page's or the agent's.
 //!
 //! Not held, as no request of the page's is paused for them: a download
 //! of a `blob:` or `data:` url the page made itself (the browser saves
@@ -153,19 +155,32 @@ fn url_name(url: &str) -> String {
         .unwrap_or_else(|| "a file".to_owned())
 }
 
-/// A name as the person is shown it: at most 80 characters, without path
-/// separators or control characters.
+/// A name as the person is shown it: without path separators, control
+/// characters or the invisible ones that turn text around (so
+/// `gpj.exe` cannot pass for `exe.jpg`); longer than 80 characters, its
+/// start and its last 20 (its extension), with "…" between.
 fn clean(name: &str) -> String {
-    name.chars()
-        .filter(|c| !matches!(c, '/' | '\\') && !c.is_control())
-        .take(80)
-        .collect()
+    let kept: Vec<char> = name
+        .chars()
+        .filter(|&c| {
+            !matches!(c, '/' | '\\' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}' | '\u{feff}')
+                && !c.is_control()
+        })
+        .collect();
+    if kept.len() <= 80 {
+        return kept.into_iter().collect();
+    }
+    let head = kept[..59].iter();
+    let tail = kept[kept.len() - 20..].iter();
+    head.chain(['…'].iter()).chain(tail).collect()
 }
 
 /// The names the page's links with `download="…"` give `url` (its
-/// fragment aside), in the order the documents hold them, each once: the
-/// browser keeps a link's name only for a url of the link's own
-/// document's origin, and an empty one not at all.
+/// fragment aside), in the order the documents hold them, each once, at
+/// most one more than [`LINK_NAMES`]: the browser keeps a link's name
+/// only for a url of the linking document's origin, and an empty one not
+/// at all.
 fn link_names(dom: &Dom, url: &str) -> Vec<String> {
     let unfragmented = |mut u: url::Url| {
         u.set_fragment(None);
@@ -192,6 +207,9 @@ fn link_names(dom: &Dom, url: &str) -> Vec<String> {
             let to = base.join(href.trim()).map(unfragmented);
             if !name.is_empty() && to.as_ref() == Ok(&want) && !names.contains(&name) {
                 names.push(name);
+                if names.len() > LINK_NAMES {
+                    return names;
+                }
             }
         }
     }
@@ -205,15 +223,26 @@ impl Shell {
     pub(super) fn on_response_paused(self: &Arc<Self>, tab: TabId, e: &RequestPaused) {
         let main = self.with_core(|c| c.main_frame(tab).map(str::to_owned));
         let is_main = main.as_deref() == Some(e.frame_id.as_str());
-        let link = self.with_navs(tab, |t| {
-            let at = t.links.iter().position(|r| *r == e.request_id);
-            at.and_then(|i| t.links.remove(i)).is_some()
-        });
+        // A redirect is a step on the way, never what is saved: its mark
+        // stays for the request it makes.
+        let redirect = e
+            .response_status_code
+            .is_some_and(|c| (300..400).contains(&c))
+            && e.response_header("location").is_some();
+        let marked = !redirect
+            && self.with_navs(tab, |t| {
+                let at = t.links.iter().position(|r| *r == e.request_id);
+                at.and_then(|i| t.links.remove(i)).is_some()
+            });
+        // The request's headers come with its response: a link's download
+        // is told again there, whatever became of its mark.
+        let link = !redirect && (marked || super::holds::fetched_to_save(e, is_main));
         let disposition = e.response_header("content-disposition").map(str::to_owned);
         let download = e.response_error_reason.is_none()
+            && !redirect
             && (link || is_download(disposition.as_deref(), e.response_header("content-type")));
-        // A link's download is held whoever clicked it, as before its
-        // request it was.
+        // A link's download is held whoever clicked it: the browser does
+        // not say who did.
         if download
             && (link || !self.person_began(tab, e, is_main))
             && self.hold_download(tab, e, disposition.as_deref(), link)
@@ -272,13 +301,15 @@ impl Shell {
         drop(tokio::spawn(async move {
             // The browser's own order: the response's name, the link's,
             // the url's.
-            let file = match named {
-                Some(name) => name,
+            let (file, sure) = match named {
+                Some(name) => (name, true),
                 None if link => match shell.link_name(tab, &url).await {
-                    Some(name) => name,
-                    None => url_name(&url),
+                    Some(name) => (name, true),
+                    // No link was read that names it: the page's own
+                    // (one it left out of its documents, one of many).
+                    None => (url_name(&url), false),
                 },
-                None => url_name(&url),
+                None => (url_name(&url), true),
             };
             let asked = Asked {
                 tab,
@@ -286,6 +317,7 @@ impl Shell {
                 agent,
                 site: &site,
                 file: &file,
+                sure,
             };
             let yes = shell.ask_for_download(asked, leases, scopes).await;
             // Still paused here: no end of the hold failed it meanwhile.
@@ -343,24 +375,25 @@ impl Shell {
         };
         let command =
             Command::Observe(CdpCall::new(tab, CaptureSnapshot::METHOD, capture.params()));
-        let read = self
-            .lane
-            .call(command, tokio::time::Instant::now() + LINK_READ);
-        let captured = match read.await {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::debug!(%tab, kind = %e.kind, "the page's links were not read");
-                return None;
-            }
-        };
+        let until = tokio::time::Instant::now() + LINK_READ;
         let url = url.to_owned();
-        // A large page is read off the daemon's thread.
-        let names = tokio::task::spawn_blocking(move || {
-            let captured: Captured = serde_json::from_value(captured).ok()?;
-            Some(link_names(&Dom::read(captured), &url))
-        })
-        .await
-        .ok()??;
+        let read = async {
+            let captured = match self.lane.call(command, until).await {
+                Ok(v) => v,
+                Err(e) => {
+                    tracing::debug!(%tab, kind = %e.kind, "the page's links were not read");
+                    return None;
+                }
+            };
+            // A large page is read off the daemon's thread.
+            tokio::task::spawn_blocking(move || {
+                let captured: Captured = serde_json::from_value(captured).ok()?;
+                Some(link_names(&Dom::read(captured), &url))
+            })
+            .await
+            .ok()?
+        };
+        let names = tokio::time::timeout_at(until, read).await.ok()??;
         (1..=LINK_NAMES)
             .contains(&names.len())
             .then(|| names.join(" or "))
@@ -381,12 +414,16 @@ impl Shell {
             agent,
             site,
             file,
+            sure,
         } = asked;
-        let what = if site.is_empty() {
+        let mut what = if site.is_empty() {
             format!("download “{file}”")
         } else {
             format!("download “{file}” from {site}")
         };
+        if !sure {
+            what.push_str(" (the page may save it under another name)");
+        }
         let mut asking = self.ask_for(
             sid,
             PendingApproval {
@@ -433,6 +470,9 @@ struct Asked<'a> {
     agent: String,
     site: &'a str,
     file: &'a str,
+    /// The browser saves it under `file`, as far as the daemon can tell
+    /// (not so for a link's download whose link was not read).
+    sure: bool,
 }
 
 #[cfg(test)]
@@ -545,6 +585,21 @@ mod tests {
         );
         assert!(link_names(&dom, "https://b.test/x.bin").is_empty());
         assert!(link_names(&dom, "not a url").is_empty());
+        // Past the names shown, the reading stops.
+        let many: Vec<(String, String)> = (0..10)
+            .map(|i| ("memo.txt".to_owned(), format!("{i}.txt")))
+            .collect();
+        let elements: Vec<(&str, Vec<(&str, &str)>)> = many
+            .iter()
+            .map(|(h, d)| ("a", vec![("href", h.as_str()), ("download", d.as_str())]))
+            .collect();
+        let elements: Vec<(&str, &[(&str, &str)])> =
+            elements.iter().map(|(t, a)| (*t, a.as_slice())).collect();
+        let dom = captured(page, page, &elements);
+        assert_eq!(
+            link_names(&dom, "https://a.test/files/memo.txt").len(),
+            LINK_NAMES + 1
+        );
     }
 
     #[test]
@@ -565,10 +620,25 @@ mod tests {
             header_name(Some("attachment; FILENAME=../../etc/passwd")).as_deref(),
             Some("....etcpasswd")
         );
+        assert_eq!(
+            header_name(Some("attachment; filename=\"\u{202e}gpj.exe\"")).as_deref(),
+            Some("gpj.exe"),
+            "no character that turns the text around"
+        );
+        let long = format!("{}.pdf.exe", "a".repeat(100));
+        let shown = clean(&long);
+        assert_eq!(shown.chars().count(), 80);
+        assert!(
+            shown.ends_with("a.pdf.exe"),
+            "the extension is kept: {shown}"
+        );
+        assert!(shown.contains('…'), "{shown}");
         assert_eq!(url_name("https://a.test/files/data.zip?x=1"), "data.zip");
         assert_eq!(url_name("https://a.test/"), "a file");
         assert_eq!(
-            url_name(&format!("https://a.test/{}", "x".repeat(200))).len(),
+            url_name(&format!("https://a.test/{}", "x".repeat(200)))
+                .chars()
+                .count(),
             80
         );
     }

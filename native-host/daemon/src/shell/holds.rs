@@ -330,19 +330,29 @@ impl Shell {
             && matches!(starter, Some(Starter::Page | Starter::Agent))
             && !scope.allows(&e.request.url);
         // `<a download>`, known before it is sent: the page said so, or
-        // the tab's document is fetched as no navigation is (without the
-        // `Upgrade-Insecure-Requests` every navigation of the browser's
-        // carries, the person's too). It goes on to its response, where
-        // the name the browser saves it under is known.
-        let download = self.page_downloads(tab, &e.request.url)
-            || (is_main && e.resource_type == "Document" && !navigation_headers(e));
-        if !refuse && download {
+        // it is fetched as no navigation is ([`fetched_to_save`]). It goes
+        // on to its response, where the name the browser saves it under
+        // is known, marked (as is the request a redirect of a marked one
+        // makes); when the marks are full, it is held here.
+        let carried = e.redirected_request_id.as_ref().is_some_and(|r| {
             self.with_navs(tab, |t| {
-                if t.links.len() >= CHAINS {
-                    t.links.pop_front();
+                let at = t.links.iter().position(|l| l == r);
+                at.and_then(|i| t.links.remove(i)).is_some()
+            })
+        });
+        let download =
+            carried || self.page_downloads(tab, &e.request.url) || fetched_to_save(e, is_main);
+        if !refuse && download {
+            let marked = self.with_navs(tab, |t| {
+                let room = t.links.len() < CHAINS;
+                if room {
+                    t.links.push_back(e.request_id.clone());
                 }
-                t.links.push_back(e.request_id.clone());
+                room
             });
+            if !marked && self.hold_download(tab, e, None, true) {
+                return;
+            }
         }
         if !refuse {
             self.send_detached(
@@ -465,6 +475,14 @@ impl Shell {
 
 /// Whether the paused request `e` carries the header the browser sends
 /// with every navigation request (`Upgrade-Insecure-Requests`).
+/// Whether `e` (paused at its request or its response) is the tab's
+/// document fetched as no navigation is, which only a download is:
+/// without the `Upgrade-Insecure-Requests` every navigation of the
+/// browser's carries, the person's too.
+pub(super) fn fetched_to_save(e: &RequestPaused, is_main: bool) -> bool {
+    is_main && e.resource_type == "Document" && !navigation_headers(e)
+}
+
 fn navigation_headers(e: &RequestPaused) -> bool {
     e.request.headers.as_object().is_some_and(|h| {
         h.keys()
