@@ -440,23 +440,29 @@ fn response_paused(ext: &FakeExt, id: &str, url: &str, headers: Value) {
     );
 }
 
-#[tokio::test]
-async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fails_it() {
-    let d = Daemon::start().await;
-    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
-    let mut w = watch(&d).await;
+/// An agent holding tab 7, whose person asks before downloads, with the
+/// browser pausing its responses too now; the person's watch.
+async fn asking_downloads(d: &Daemon) -> (FakeExt, Client, Watch) {
+    let (mut ext, a) = controlling(d, "https://mail.example.com/inbox").await;
+    let mut w = watch(d).await;
     send(
         &mut w,
         json!({"tabAskBefore": {"tab": T, "what": "download", "on": true}}),
     )
     .await;
-    // Held at the responses too now.
     loop {
         let (params, _) = ext.next_cdp_class("Fetch.enable").await;
         if params.to_string().contains("\"Response\"") {
             break;
         }
     }
+    (ext, a, w)
+}
+
+#[tokio::test]
+async fn a_download_waits_in_the_browser_for_the_persons_yes_and_a_takeover_fails_it() {
+    let d = Daemon::start().await;
+    let (mut ext, mut a, mut w) = asking_downloads(&d).await;
     let attachment = json!([{"name": "content-disposition", "value": "attachment; filename=\"r.csv\""},
                             {"name": "Content-Type", "value": "text/csv"}]);
 
@@ -579,19 +585,7 @@ fn link_paused(
 #[tokio::test]
 async fn a_links_download_waits_at_its_last_response_and_none_slips_past_its_mark() {
     let d = Daemon::start().await;
-    let (mut ext, mut a) = controlling(&d, "https://mail.example.com/inbox").await;
-    let mut w = watch(&d).await;
-    send(
-        &mut w,
-        json!({"tabAskBefore": {"tab": T, "what": "download", "on": true}}),
-    )
-    .await;
-    loop {
-        let (params, _) = ext.next_cdp_class("Fetch.enable").await;
-        if params.to_string().contains("\"Response\"") {
-            break;
-        }
-    }
+    let (mut ext, mut a, mut w) = asking_downloads(&d).await;
     let text = json!([{"name": "Content-Type", "value": "text/plain"}]);
     let moved = json!([{"name": "Location", "value": "/files/n.txt"}]);
     let url = "https://mail.example.com/n";
