@@ -29,6 +29,10 @@ const UNPLACED: usize = 8;
 /// looked for.
 const GENERATIONS: usize = 16;
 
+/// How many tabs' openers are kept (the oldest goes first): a closed tab
+/// that opened none goes at once.
+const PARENTS: usize = 256;
+
 /// What the rules are written from.
 #[derive(Debug, Default)]
 pub struct OpenedHolds {
@@ -42,6 +46,9 @@ pub struct OpenedHolds {
     known: Vec<TabId>,
     /// Which tab's page opened each tab (the new tab first).
     parents: Vec<(TabId, TabId)>,
+    /// What an earlier worker kept of `parents`, until the tabs there at
+    /// the start are known.
+    kept: Vec<(TabId, TabId)>,
     /// Tabs the browser blocked before the worker knew who opened them,
     /// with where they went.
     unplaced: Vec<(TabId, String)>,
@@ -96,12 +103,47 @@ pub enum Blocked {
 }
 
 impl OpenedHolds {
-    /// The tabs there when the worker started are known.
+    /// The tabs there when the worker started are known. Of the openers
+    /// an earlier worker kept ([`OpenedHolds::restore`]), those of these
+    /// tabs stay, up their line, behind what was seen since.
     pub fn started(&mut self, tabs: impl IntoIterator<Item = TabId>) {
+        let kept = std::mem::take(&mut self.kept);
+        let mut line = Vec::new();
         for tab in tabs {
             self.know(tab);
+            let mut at = tab;
+            for _ in 0..GENERATIONS {
+                let Some(&(child, parent)) = kept.iter().find(|(t, _)| *t == at) else {
+                    break;
+                };
+                if line.contains(&(child, parent)) {
+                    break;
+                }
+                line.push((child, parent));
+                at = parent;
+            }
         }
+        line.retain(|(c, _)| !self.parents.iter().any(|(t, _)| t == c));
+        line.append(&mut self.parents);
+        let extra = line.len().saturating_sub(PARENTS);
+        line.drain(..extra);
+        self.parents = line;
         self.started = true;
+    }
+
+    /// Which tab opened which, as an earlier worker kept it
+    /// ([`OpenedHolds::parents`]), read before the tabs there at the start
+    /// are known: a tab a held tab's page opened stays held with it after
+    /// the worker starts again.
+    pub fn restore(&mut self, parents: Vec<(TabId, TabId)>) {
+        self.kept = parents;
+        self.kept.truncate(PARENTS);
+    }
+
+    /// Which tab's page opened each tab (the new tab first), to keep
+    /// across a restart of the worker.
+    pub fn parents(&self) -> &[(TabId, TabId)] {
+        &self.parents
     }
 
     /// Whether the tabs there when the worker started are known.
@@ -143,6 +185,9 @@ impl OpenedHolds {
     /// change, and what a block of it that came first means.
     pub fn opened(&mut self, tab: TabId, source: TabId) -> (bool, Option<Blocked>) {
         self.parents.retain(|(t, _)| *t != tab);
+        if self.parents.len() == PARENTS {
+            self.parents.remove(0);
+        }
         self.parents.push((tab, source));
         let free = self.know(tab) && self.held_opener(tab).is_none();
         let blocked = match self.unplaced.iter().position(|(t, _)| *t == tab) {
@@ -165,11 +210,17 @@ impl OpenedHolds {
         self.know(tab) && self.holding() && self.held_opener(tab).is_none()
     }
 
-    /// `tab` closed. (Its place among the tabs that opened one another
-    /// stays: a tab it opened keeps its held opener.)
-    pub fn removed(&mut self, tab: TabId) {
+    /// `tab` closed. Its place among the tabs that opened one another
+    /// stays if it opened one (which keeps its held opener through it).
+    /// Returns whether that place went.
+    pub fn removed(&mut self, tab: TabId) -> bool {
         self.known.retain(|t| *t != tab);
         self.unplaced.retain(|(t, _)| *t != tab);
+        let before = self.parents.len();
+        if !self.parents.iter().any(|(_, p)| *p == tab) {
+            self.parents.retain(|(t, _)| *t != tab);
+        }
+        self.parents.len() != before
     }
 
     /// The browser blocked `tab`'s main-frame request to `url`
@@ -350,6 +401,56 @@ mod tests {
         assert_eq!(free(&o), json!([1, 2, 3, 4, 6]), "5 is tab 2's now");
         o.removed(TabId(3));
         assert_eq!(free(&o), json!([1, 2, 4, 6]));
+    }
+
+    #[test]
+    fn who_opened_what_outlives_the_worker_for_the_tabs_still_there() {
+        let mut o = OpenedHolds::default();
+        o.started([TabId(1), TabId(2)]);
+        o.set(vec![held(1, &["example.com"])]);
+        o.opened(TabId(3), TabId(1));
+        o.opened(TabId(4), TabId(3));
+        o.opened(TabId(5), TabId(2));
+        o.opened(TabId(6), TabId(2));
+        assert!(o.removed(TabId(6)), "a closed tab that opened none goes");
+        assert!(!o.removed(TabId(3)), "one that opened tab 4 stays");
+        let kept = o.parents().to_vec();
+        assert_eq!(kept.len(), 3);
+
+        // A new worker: tab 4, opened by what tab 1's page opened, is
+        // still not free; tab 5's opener is kept, tab 7's (gone) not.
+        let mut again = OpenedHolds::default();
+        let mut restored = kept;
+        restored.push((TabId(7), TabId(1)));
+        again.restore(restored);
+        // One opened while the worker was starting is kept too.
+        again.opened(TabId(8), TabId(4));
+        again.started([TabId(1), TabId(2), TabId(4), TabId(5)]);
+        again.set(vec![held(1, &["example.com"])]);
+        assert_eq!(free(&again), json!([1, 2, 5]));
+        assert_eq!(
+            again.parents(),
+            [
+                (TabId(4), TabId(3)),
+                (TabId(3), TabId(1)),
+                (TabId(5), TabId(2)),
+                (TabId(8), TabId(4))
+            ]
+        );
+        assert!(matches!(
+            again.blocked(TabId(8), url()),
+            Blocked::Refused {
+                opener: TabId(1),
+                ..
+            }
+        ));
+        assert!(matches!(
+            again.blocked(TabId(4), url()),
+            Blocked::Refused {
+                opener: TabId(1),
+                ..
+            }
+        ));
     }
 
     #[test]

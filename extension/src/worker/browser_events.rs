@@ -49,7 +49,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
             // whether the lane goes too).
             let with_window = js_sys::Reflect::get(&info, &JsValue::from_str("isWindowClosing"))
                 .is_ok_and(|v| v.is_truthy());
-            w.opened.borrow_mut().removed(TabId(tab_id));
+            super::opened::closed(&w, TabId(tab_id));
             let effects = w.state.borrow_mut().tab_removed(TabId(tab_id), with_window);
             announce::apply(&w, effects);
         }),

@@ -174,41 +174,21 @@ impl Worker {
     /// Writes [`Worker::paused`] to `chrome.storage.session`, in call
     /// order.
     fn save_paused(&self) {
-        let list: Vec<String> = self
+        let list = self
             .paused
             .borrow()
             .iter()
             .map(|(t, id)| format!("{} {id}", t.0))
             .collect();
-        spawn_local(async move {
-            let written = match storage::session() {
-                Ok(area) => area.set_key(PAUSED_KEY, &list).await,
-                Err(e) => Err(e),
-            };
-            if let Err(e) = written {
-                log::warn(&format!(
-                    "could not save the paused requests: {}",
-                    error_message(&e)
-                ));
-            }
-        });
+        save_list(PAUSED_KEY, list);
     }
 
     /// The paused requests an earlier worker saved.
     pub(super) async fn load_paused(&self) {
-        let stored = match storage::session() {
-            Ok(area) => area.get_key(PAUSED_KEY).await,
-            Err(e) => Err(e),
-        };
-        let list: Vec<String> = stored
-            .ok()
-            .filter(|v| !v.is_undefined())
-            .and_then(|v| crate::chrome::from_js(v).ok())
-            .unwrap_or_default();
-        let paused = list.iter().filter_map(|p| {
-            let (tab, id) = p.split_once(' ')?;
-            Some((cotab_shared::TabId(tab.parse().ok()?), id.to_owned()))
-        });
+        let list = load_list(PAUSED_KEY).await;
+        let paused = list
+            .iter()
+            .filter_map(|(tab, id)| Some((cotab_shared::TabId(tab.parse().ok()?), id.to_owned())));
         *self.paused.borrow_mut() = paused.collect();
     }
 
@@ -354,4 +334,37 @@ pub(super) fn open_gate() -> Gate {
     let gate = Gate::default();
     gate.open();
     gate
+}
+
+/// Writes `list` under `key` in `chrome.storage.session`, in call order.
+pub(super) fn save_list(key: &'static str, list: Vec<String>) {
+    spawn_local(async move {
+        let written = match storage::session() {
+            Ok(area) => area.set_key(key, &list).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = written {
+            log::warn(&format!("could not save {key}: {}", error_message(&e)));
+        }
+    });
+}
+
+/// What [`save_list`] wrote under `key`, each entry split at its first
+/// space (`<tab> <what>`); none when nothing was or it cannot be read.
+pub(super) async fn load_list(key: &str) -> Vec<(String, String)> {
+    let stored = match storage::session() {
+        Ok(area) => area.get_key(key).await,
+        Err(e) => Err(e),
+    };
+    let list: Vec<String> = stored
+        .ok()
+        .filter(|v| !v.is_undefined())
+        .and_then(|v| crate::chrome::from_js(v).ok())
+        .unwrap_or_default();
+    list.iter()
+        .filter_map(|p| {
+            let (tab, what) = p.split_once(' ')?;
+            Some((tab.to_owned(), what.to_owned()))
+        })
+        .collect()
 }

@@ -17,6 +17,11 @@ use wasm_bindgen_futures::spawn_local;
 /// The browser's error for a request an extension's rule blocked.
 const BLOCKED: &str = "net::ERR_BLOCKED_BY_CLIENT";
 
+/// The `chrome.storage.session` key of which tab opened which
+/// ([`crate::opened::OpenedHolds::parents`]), for a worker that starts
+/// again.
+const PARENTS_KEY: &str = "openedParents";
+
 /// Registers the navigation listeners, knows the tabs there now and
 /// drops the rules an earlier worker left (the daemon names the held
 /// tabs again after its hello). Requests wait for that write only if
@@ -48,6 +53,11 @@ pub(super) fn register(worker: &Rc<Worker>) {
     );
     let w = worker.clone();
     spawn_local(async move {
+        let kept = super::cells::load_list(PARENTS_KEY).await;
+        let kept = kept.iter().filter_map(|(tab, opener)| {
+            Some((TabId(tab.parse().ok()?), TabId(opener.parse().ok()?)))
+        });
+        w.opened.borrow_mut().restore(kept.collect());
         let all = tabs::query_all().await.unwrap_or_else(|e| {
             // None known: the rules then leave no tab free (fail closed).
             log::warn(&format!(
@@ -59,6 +69,7 @@ pub(super) fn register(worker: &Rc<Worker>) {
         w.opened
             .borrow_mut()
             .started(all.into_iter().filter_map(|t| t.id));
+        save_parents(&w);
         let guard = w.opened.borrow().holding();
         write_rules(&w, guard);
     });
@@ -71,9 +82,30 @@ pub(super) fn set(worker: &Rc<Worker>, held: Vec<OpenedHold>) {
     }
 }
 
+/// `tab` closed.
+pub(super) fn closed(worker: &Rc<Worker>, tab: TabId) {
+    if worker.opened.borrow_mut().removed(tab) {
+        save_parents(worker);
+    }
+}
+
+/// Saves which tab opened which, in call order, so a worker that starts
+/// again keeps what a held tab's page opened held with it.
+fn save_parents(worker: &Worker) {
+    let list = worker
+        .opened
+        .borrow()
+        .parents()
+        .iter()
+        .map(|(tab, opener)| format!("{} {}", tab.0, opener.0))
+        .collect();
+    super::cells::save_list(PARENTS_KEY, list);
+}
+
 /// The page of `source` opened `tab`.
 pub(super) fn opened(worker: &Rc<Worker>, tab: TabId, source: TabId) {
     let (change, blocked) = worker.opened.borrow_mut().opened(tab, source);
+    save_parents(worker);
     if change {
         write_rules(worker, false);
     }

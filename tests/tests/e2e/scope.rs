@@ -592,22 +592,8 @@ async fn a_tab_the_page_opens_at_another_site_is_blocked_before_its_first_reques
 
     // One of the tab's own site opens; the page cannot send it elsewhere
     // once it showed its page either.
-    let here = browser.fixture.url("/second?from=opened");
-    with_gesture(
-        &browser,
-        &page,
-        &format!("window.opened = window.open({here:?})"),
-    )
-    .await?;
-    wait_for("the tab of the site", DEADLINE, || async {
-        let urls = page_urls(&browser).await?;
-        Ok(urls.contains(&here).then_some(()))
-    })
-    .await?;
-    let on = other.url("/sent-on");
-    browser
-        .eval(&page, &format!("window.opened.location.href = {on:?}; 1"))
-        .await?;
+    opens_its_own(&browser, &page).await?;
+    sends_it_on(&browser, &page, &other.url("/sent-on")).await?;
     notification(&mut agent, "navigation.refused").await?;
     assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
 
@@ -628,5 +614,62 @@ async fn a_tab_the_page_opens_at_another_site_is_blocked_before_its_first_reques
     })
     .await?;
     assert_eq!(other.reached().len(), 1, "{:?}", other.reached());
+    Ok(())
+}
+
+/// A tab the held page opened at its own site stays held with it after
+/// the extension's worker stopped and started again: the page cannot send
+/// it elsewhere once the agent holds its opener again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_the_held_page_opened_stays_held_after_the_worker_starts_again() -> anyhow::Result<()>
+{
+    use cotab_shared::controller::{Acquire, Empty};
+    let other = Other::start()?;
+    let (browser, page, _tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    snapshot(&mut agent).await?;
+    opens_its_own(&browser, &page).await?;
+
+    let panel = crate::approvals::open_panel(&browser).await?;
+    browser.stop_workers(&page).await?;
+    // The panel's message wakes the worker; the agent's lease went with
+    // the lane, and it takes the tab again once the lane is back.
+    browser
+        .eval(&panel, "chrome.runtime.sendMessage({type: 'getState'})")
+        .await?;
+    let clock = cotab_e2e::Deadline::new("the agent to hold the tab again", DEADLINE);
+    while let Err(e) = agent.call::<Acquire>(&Empty {}).await {
+        clock.next(e.to_string()).await?;
+    }
+    // A request of the agent's runs once the rules are written again.
+    snapshot(&mut agent).await?;
+    sends_it_on(&browser, &page, &other.url("/sent-on-after")).await?;
+    let refused = notification(&mut agent, "navigation.refused").await?;
+    assert_eq!(refused["params"]["site"], "localhost", "{refused}");
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing left");
+    Ok(())
+}
+
+/// The page opens a tab of its own site (`window.opened`), and waits
+/// until it shows it.
+async fn opens_its_own(browser: &Browser, page: &Page) -> anyhow::Result<()> {
+    let here = browser.fixture.url("/second?from=opened");
+    with_gesture(
+        browser,
+        page,
+        &format!("window.opened = window.open({here:?})"),
+    )
+    .await?;
+    wait_for("the tab of the site", DEADLINE, || async {
+        let urls = page_urls(browser).await?;
+        Ok(urls.contains(&here).then_some(()))
+    })
+    .await
+}
+
+/// The page sends the tab it opened to `to`.
+async fn sends_it_on(browser: &Browser, page: &Page, to: &str) -> anyhow::Result<()> {
+    browser
+        .eval(page, &format!("window.opened.location.href = {to:?}; 1"))
+        .await?;
     Ok(())
 }
