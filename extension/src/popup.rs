@@ -17,6 +17,7 @@ mod options;
 mod panel;
 mod record;
 mod sites;
+mod stopped;
 
 use crate::chrome::{action, error_message, from_js, runtime, tabs, to_js};
 use crate::log;
@@ -84,7 +85,7 @@ pub(crate) fn by_id(document: &web_sys::Document, id: &str) -> Result<Element, J
 
 /// Whether the page was opened with `query` (`?panel`: the side panel,
 /// `?record`: the activity record's viewer, `?options`: the options
-/// page).
+/// page, `?stopped`: a tab the browser stopped).
 pub(crate) fn opened_as(query: &str) -> bool {
     let search = web_sys::window()
         .and_then(|w| js_sys::Reflect::get(&w, &JsValue::from_str("location")).ok())
@@ -116,6 +117,9 @@ pub(crate) fn start() -> Result<(), JsValue> {
     }
     if opened_as("?options") {
         return options::start(&document);
+    }
+    if opened_as("?stopped") {
+        return stopped::start(&document);
     }
     let open_options = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
         spawn_local(open_as("?options", "the options page"));

@@ -128,12 +128,31 @@ fn perform(worker: &Rc<Worker>, tab: TabId, what: Blocked) {
             log::info(&format!(
                 "tab {opener}'s page opened tab {tab} at another site: blocked"
             ));
+            // The tab says what happened, in place of the browser's
+            // "blocked" page, and lets the person open it themselves.
+            let stopped = crate::chrome::runtime::get_url(&format!(
+                "popup.html?stopped#{} {}",
+                tab.0,
+                String::from(js_sys::encode_uri_component(&url))
+            ));
             let event = Event::OpenedRefused {
                 tab_id: opener,
                 opened: tab,
                 url,
             };
             super::port::send(worker, &ExtensionToHost::Event { event });
+            spawn_local(async move {
+                let shown = match stopped {
+                    Ok(page) => tabs::navigate(tab, &page).await,
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = shown {
+                    log::warn(&format!(
+                        "a stopped tab could not say so: {}",
+                        error_message(&e)
+                    ));
+                }
+            });
         }
         Blocked::Again { url } => {
             write_rules(worker, false);

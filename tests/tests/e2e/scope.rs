@@ -673,3 +673,106 @@ async fn sends_it_on(browser: &Browser, page: &Page, to: &str) -> anyhow::Result
         .await?;
     Ok(())
 }
+
+/// A tab the held page opened at another site says, in place of the
+/// browser's "blocked" page, that cotab stopped it and where it was
+/// going; the person may open it themselves (the other site then gets
+/// that one request), and agents still cannot use it there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_tab_says_so_and_the_person_may_open_it_anyway() -> anyhow::Result<()> {
+    use cotab_shared::controller::{Empty, SelectParams, TabsList, TabsSelect};
+    let other = Other::start()?;
+    let (browser, page, _tab, mut agent) = on_page("/", LaunchOptions::default()).await?;
+    snapshot(&mut agent).await?;
+    let to = other.url("/wanted?a=1&b=%3Ci%3E");
+    with_gesture(&browser, &page, &format!("window.open({to:?})")).await?;
+    notification(&mut agent, "navigation.refused").await?;
+    let target = stopped_tab(&browser).await?;
+    let tab = browser.attach_page(&target).await?;
+    let shown = until(
+        &browser,
+        &tab,
+        "document.getElementById('stopped-url')?.textContent",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    )
+    .await?;
+    assert_eq!(shown, to.as_str(), "the address, as text");
+    assert_eq!(other.reached(), Vec::<String>::new(), "nothing sent");
+
+    // Agents cannot use cotab's page.
+    let listed = agent.call::<TabsList>(&Empty {}).await?;
+    let stopped = format!("chrome-extension://{EXTENSION_ID}/popup.html?stopped#");
+    if let Some(t) = listed.tabs.iter().find(|t| t.url.starts_with(&stopped)) {
+        agent
+            .call::<TabsSelect>(&SelectParams { tab_id: t.id })
+            .await?;
+        let r = agent.call::<Snapshot>(&SnapshotParams::default()).await;
+        assert!(r.is_err(), "an agent read cotab's page: {r:?}");
+    }
+
+    // The person opens it: the other site gets that one request.
+    browser
+        .eval(&tab, "document.getElementById('stopped-open').click(); 1")
+        .await?;
+    wait_for("the person's own opening", DEADLINE, || async {
+        Ok((other.reached().len() == 1).then_some(()))
+    })
+    .await?;
+    assert!(
+        other.reached()[0].contains("/wanted?a=1&b=%3Ci%3E"),
+        "{:?}",
+        other.reached()
+    );
+    wait_for("the tab to leave cotab's page", DEADLINE, || async {
+        Ok(stopped_target(&browser).await?.is_none().then_some(()))
+    })
+    .await?;
+
+    // Another, which the person closes.
+    let to = other.url("/unwanted");
+    with_gesture(&browser, &page, &format!("window.open({to:?})")).await?;
+    notification(&mut agent, "navigation.refused").await?;
+    let target = stopped_tab(&browser).await?;
+    let tab = browser.attach_page(&target).await?;
+    // Once the page's script has run.
+    until(
+        &browser,
+        &tab,
+        "document.getElementById('stopped-url')?.textContent",
+        |v| v.as_str().is_some_and(|t| !t.is_empty()),
+    )
+    .await?;
+    // Clicked after the evaluation answered: the tab closes.
+    browser
+        .eval(
+            &tab,
+            "setTimeout(() => document.getElementById('stopped-close').click()); 1",
+        )
+        .await?;
+    wait_for("the stopped tab to close", DEADLINE, || async {
+        Ok(stopped_target(&browser).await?.is_none().then_some(()))
+    })
+    .await?;
+    assert_eq!(other.reached().len(), 1, "{:?}", other.reached());
+    Ok(())
+}
+
+/// The target of the tab showing cotab's page of a stopped tab, if one
+/// does.
+async fn stopped_target(browser: &Browser) -> anyhow::Result<Option<String>> {
+    let stopped = format!("chrome-extension://{EXTENSION_ID}/popup.html?stopped#");
+    let targets = browser.cdp.send("Target.getTargets", json!({})).await?;
+    Ok(targets["targetInfos"].as_array().and_then(|t| {
+        t.iter()
+            .find(|t| t["url"].as_str().is_some_and(|u| u.starts_with(&stopped)))
+            .and_then(|t| t["targetId"].as_str().map(str::to_owned))
+    }))
+}
+
+/// Until a tab shows cotab's page of a stopped tab: its target.
+async fn stopped_tab(browser: &Browser) -> anyhow::Result<String> {
+    wait_for("the stopped tab's page", DEADLINE, || {
+        stopped_target(browser)
+    })
+    .await
+}
