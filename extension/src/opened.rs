@@ -26,12 +26,8 @@ use serde::Serialize;
 const UNPLACED: usize = 8;
 
 /// How far up the tabs that opened one another a tab's held opener is
-/// looked for.
-const GENERATIONS: usize = 16;
-
-/// How many tabs' openers are kept (the oldest goes first): a closed tab
-/// that opened none goes at once.
-const PARENTS: usize = 256;
+/// looked for; a tab further down is not free.
+const GENERATIONS: usize = 64;
 
 /// What the rules are written from.
 #[derive(Debug, Default)]
@@ -77,6 +73,16 @@ struct Condition<'a> {
     excluded_request_domains: &'a [String],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     excluded_tab_ids: Vec<TabId>,
+}
+
+/// Where the tabs that opened one another lead from a tab.
+enum Line {
+    /// To this held tab.
+    Held(TabId),
+    /// To no held tab.
+    Free,
+    /// Further up than is looked: not free, as a held tab may be there.
+    Deep,
 }
 
 /// What a tab's blocked main-frame request means.
@@ -125,8 +131,6 @@ impl OpenedHolds {
         }
         line.retain(|(c, _)| !self.parents.iter().any(|(t, _)| t == c));
         line.append(&mut self.parents);
-        let extra = line.len().saturating_sub(PARENTS);
-        line.drain(..extra);
         self.parents = line;
         self.started = true;
     }
@@ -137,7 +141,6 @@ impl OpenedHolds {
     /// the worker starts again.
     pub fn restore(&mut self, parents: Vec<(TabId, TabId)>) {
         self.kept = parents;
-        self.kept.truncate(PARENTS);
     }
 
     /// Which tab's page opened each tab (the new tab first), to keep
@@ -185,11 +188,8 @@ impl OpenedHolds {
     /// change, and what a block of it that came first means.
     pub fn opened(&mut self, tab: TabId, source: TabId) -> (bool, Option<Blocked>) {
         self.parents.retain(|(t, _)| *t != tab);
-        if self.parents.len() == PARENTS {
-            self.parents.remove(0);
-        }
         self.parents.push((tab, source));
-        let free = self.know(tab) && self.held_opener(tab).is_none();
+        let free = self.know(tab) && self.free_line(tab);
         let blocked = match self.unplaced.iter().position(|(t, _)| *t == tab) {
             Some(at) => {
                 let (_, url) = self.unplaced.swap_remove(at);
@@ -207,12 +207,14 @@ impl OpenedHolds {
         if url.starts_with("about:") {
             return false;
         }
-        self.know(tab) && self.holding() && self.held_opener(tab).is_none()
+        self.know(tab) && self.holding() && self.free_line(tab)
     }
 
     /// `tab` closed. Its place among the tabs that opened one another
     /// stays if it opened one (which keeps its held opener through it).
-    /// Returns whether that place went.
+    /// Returns whether that place went. (So the places kept are about as
+    /// many as the tabs open: none is dropped for room, which could free
+    /// a tab a held tab's page opened.)
     pub fn removed(&mut self, tab: TabId) -> bool {
         self.known.retain(|t| *t != tab);
         self.unplaced.retain(|(t, _)| *t != tab);
@@ -240,28 +242,35 @@ impl OpenedHolds {
 
     /// What a block of `tab`, whose opener is known, means.
     fn judge(&mut self, tab: TabId, url: String) -> Blocked {
-        match self.held_opener(tab) {
-            Some(opener) => Blocked::Refused { opener, url },
-            None if self.holding() && self.parents.iter().any(|(t, _)| *t == tab) => {
+        match self.line(tab) {
+            Line::Held(opener) => Blocked::Refused { opener, url },
+            Line::Free if self.holding() && self.parents.iter().any(|(t, _)| *t == tab) => {
                 self.know(tab);
                 Blocked::Again { url }
             }
-            None => Blocked::Left,
+            Line::Free | Line::Deep => Blocked::Left,
         }
     }
 
-    /// The held tab whose page opened `tab`, or opened a tab that opened
-    /// it, and so on.
-    fn held_opener(&self, tab: TabId) -> Option<TabId> {
+    /// Whether a held tab's page opened `tab`, or opened a tab that
+    /// opened it, and so on: which one, or none, or too far up to tell.
+    fn line(&self, tab: TabId) -> Line {
         let mut at = tab;
         for _ in 0..GENERATIONS {
-            let (_, parent) = *self.parents.iter().find(|(t, _)| *t == at)?;
+            let Some(&(_, parent)) = self.parents.iter().find(|(t, _)| *t == at) else {
+                return Line::Free;
+            };
             if self.held.iter().any(|h| h.tab_id == parent) {
-                return Some(parent);
+                return Line::Held(parent);
             }
             at = parent;
         }
-        None
+        Line::Deep
+    }
+
+    /// Whether no held tab's page opened `tab`, as far up as is looked.
+    fn free_line(&self, tab: TabId) -> bool {
+        matches!(self.line(tab), Line::Free)
     }
 
     /// The session rules, one per held tab (ids from 1); none until the
@@ -274,7 +283,7 @@ impl OpenedHolds {
             .known
             .iter()
             .copied()
-            .filter(|t| self.held_opener(*t).is_none())
+            .filter(|t| self.free_line(*t))
             .collect();
         self.held
             .iter()
@@ -450,6 +459,39 @@ mod tests {
                 opener: TabId(1),
                 ..
             }
+        ));
+    }
+
+    #[test]
+    fn a_line_too_long_to_follow_is_not_free_and_none_goes_for_room() {
+        let mut o = OpenedHolds::default();
+        o.started([TabId(1)]);
+        o.set(vec![held(1, &["example.com"])]);
+        // Each tab opened by the one before, and shown a page.
+        for t in 2..(GENERATIONS as i32 + 10) {
+            o.opened(TabId(t), TabId(t - 1));
+            o.committed(TabId(t), "https://example.com/");
+        }
+        // Many more tabs the person's tab 900 opened, none dropping a
+        // place.
+        o.started([TabId(900)]);
+        for t in 1000..1600 {
+            o.opened(TabId(t), TabId(900));
+        }
+        let free = free(&o);
+        let free = free.as_array().expect("a list");
+        assert!(
+            (2..GENERATIONS as i64 + 10).all(|t| !free.contains(&json!(t))),
+            "no tab the held page's line reaches is free: {free:?}"
+        );
+        assert!(free.contains(&json!(1599)), "the person's are");
+        assert_eq!(
+            o.blocked(TabId(GENERATIONS as i32 + 5), url()),
+            Blocked::Left
+        );
+        assert!(matches!(
+            o.blocked(TabId(3), url()),
+            Blocked::Refused { .. }
         ));
     }
 

@@ -36,6 +36,10 @@ extern "C" {
     /// `chrome.tabs.remove(tabIds)`.
     #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = remove)]
     async fn remove_raw(tab_ids: &JsValue) -> Result<JsValue, JsValue>;
+
+    #[cfg(feature = "popup")]
+    #[wasm_bindgen(catch, js_namespace = ["chrome", "tabs"], js_name = getCurrent)]
+    async fn get_current_raw() -> Result<JsValue, JsValue>;
 }
 
 /// The tab `tab`; `Err` when it is gone.
@@ -168,6 +172,13 @@ pub(crate) async fn activate(tab: TabId) -> Result<(), JsValue> {
     update_raw(tab.0, &to_js(&Update { active: true })?)
         .await
         .map(drop)
+}
+
+/// The tab the calling extension page is in; `Err` when it is in none
+/// (the popup, the side panel).
+#[cfg(feature = "popup")]
+pub(crate) async fn current() -> Result<ChromeTab, JsValue> {
+    from_js(get_current_raw().await?)
 }
 
 /// Closes `tab`.

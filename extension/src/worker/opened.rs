@@ -92,6 +92,10 @@ pub(super) fn closed(worker: &Rc<Worker>, tab: TabId) {
 /// Saves which tab opened which, in call order, so a worker that starts
 /// again keeps what a held tab's page opened held with it.
 fn save_parents(worker: &Worker) {
+    // Not before what an earlier worker saved was read back.
+    if !worker.opened.borrow().is_started() {
+        return;
+    }
     let list = worker
         .opened
         .borrow()
@@ -131,8 +135,7 @@ fn perform(worker: &Rc<Worker>, tab: TabId, what: Blocked) {
             // The tab says what happened, in place of the browser's
             // "blocked" page, and lets the person open it themselves.
             let stopped = crate::chrome::runtime::get_url(&format!(
-                "popup.html?stopped#{} {}",
-                tab.0,
+                "popup.html?stopped#{}",
                 String::from(js_sys::encode_uri_component(&url))
             ));
             let event = Event::OpenedRefused {
