@@ -120,6 +120,14 @@ async fn joined(worker: &Rc<Worker>, tab: TabId, origin: ShareOrigin) {
         Ok(()) => log::info(&format!("tab {tab} joined the cotab group and is shared")),
         // Another share of this tab is running; it decides.
         Err(ShareFailure::Refused(ShareRefusal::Busy)) => {}
+        // A page opened a tab on a page that may not be shared (cotab's
+        // own, for one the browser stopped): nobody asked for it, so
+        // there is nothing to tell the person.
+        Err(ShareFailure::Blocked(why)) if origin == ShareOrigin::Opened => {
+            log::info(&format!(
+                "tab {tab}, opened by a shared page, is not shared: {why}"
+            ));
+        }
         Err(failure) => {
             let message = failure.to_string();
             log::warn(&format!("tab {tab} joined the cotab group: {message}"));

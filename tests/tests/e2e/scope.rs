@@ -707,6 +707,16 @@ async fn a_stopped_tab_says_so_and_the_person_may_open_it_anyway() -> anyhow::Re
         "{listed:?}"
     );
 
+    // Nor is the person told of a share that failed: nobody asked for
+    // one. (The stopped tab's own page asks the worker.)
+    let error = browser
+        .eval(
+            &tab,
+            "chrome.runtime.sendMessage({type: 'getState'}).then(s => s.shareError ?? '')",
+        )
+        .await?;
+    assert_eq!(error, "", "no error for the person");
+
     // The person opens it: the other site gets that one request.
     takes_clicks(&browser, &tab).await?;
     browser
