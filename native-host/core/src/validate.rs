@@ -8,6 +8,17 @@ use cotab_shared::limits::MAX_URL;
 use cotab_shared::reach::{check_shareable, LocalFiles};
 use cotab_shared::{ErrorKind, WireError};
 
+/// A character that would move or hide the text around it where a name
+/// is shown to the person (an agent's, a file's): a control character,
+/// or a mark or override of text direction.
+pub fn unshowable(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
 /// Checks that `url` is an absolute `http:` or `https:` url within
 /// [`MAX_URL`] bytes, of a page agents may open
 /// ([`cotab_shared::reach::check_shareable`]: not the web store), or a

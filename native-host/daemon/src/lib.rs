@@ -17,6 +17,7 @@ pub mod agent;
 pub mod browser_conn;
 pub mod config;
 pub mod daemon;
+pub mod documents;
 pub mod handlers;
 pub mod lane;
 pub mod overlay;

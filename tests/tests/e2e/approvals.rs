@@ -91,6 +91,11 @@ pub(crate) async fn one_waiting(browser: &Browser, panel: &Page) -> anyhow::Resu
 /// met by this request still shown.
 pub(crate) async fn answer(browser: &Browser, panel: &Page, answer: &str) -> anyhow::Result<()> {
     click(browser, panel, &format!("#approvals button.{answer}")).await?;
+    none_waiting(browser, panel).await
+}
+
+/// Until the panel shows no request waiting.
+pub(crate) async fn none_waiting(browser: &Browser, panel: &Page) -> anyhow::Result<()> {
     until(
         browser,
         panel,
@@ -305,14 +310,7 @@ async fn a_password_or_any_action_waits_for_the_persons_yes_in_the_side_panel() 
         false,
         "nothing reached the page"
     );
-    until(
-        &browser,
-        &panel,
-        "document.getElementById('waiting').hidden",
-        |v| v == true,
-    )
-    .await?;
-    Ok(())
+    none_waiting(&browser, &panel).await
 }
 
 /// The daemon killed and started again by the extension's relay: the tab

@@ -2,7 +2,7 @@
 //! for the person's yes, whoever starts them; a no, an unshare or a
 //! worker that stops saves nothing, and the person's own downloads go.
 
-use crate::approvals::{answer, ask_before, kind, one_waiting, open_panel};
+use crate::approvals::{answer, ask_before, kind, none_waiting, one_waiting, open_panel};
 use crate::panel::until;
 use crate::toolset::{find_ref, on_page, snapshot};
 use cotab_e2e::browser::{Browser, LaunchOptions, Page};
@@ -342,13 +342,7 @@ async fn a_download_waiting_when_the_person_unshares_its_tab_is_not_saved() -> a
         r.is_ok() || kind(&r) == Some(ErrorKind::TabNotShared),
         "{r:?}"
     );
-    until(
-        &browser,
-        &panel,
-        "document.getElementById('waiting').hidden",
-        |v| v == true,
-    )
-    .await?;
+    none_waiting(&browser, &panel).await?;
     only_the_persons_download_follows(&browser, &page, &mut events, &saved_to).await
 }
 

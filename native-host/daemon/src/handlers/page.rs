@@ -6,9 +6,10 @@
 
 use super::{invalid_params, off_thread_if, wire, Cx};
 use crate::broker::{Fence, Given, Need};
+use crate::documents::LARGE_CAPTURE;
 use crate::outline::changes::{self, Seen, Shows};
 use crate::outline::dom::STYLES;
-use crate::outline::{self, Captured, Dom, RootGone, Scope, Source};
+use crate::outline::{self, RootGone, Scope, Source};
 use cotab_shared::cdp::{
     CaptureSnapshot, CdpEvent as _, DescribeNode, Evaluate, Frame, GetContentQuads, GetFrameTree,
     HandleJavaScriptDialog, JavascriptDialogClosed, LifecycleEvent, Node, ReleaseObjectGroup,
@@ -36,11 +37,6 @@ const DEFAULT_WAIT_MS: u64 = 30_000;
 /// How often `page.wait` looks at text, refs and selectors.
 const POLL: Duration = Duration::from_millis(100);
 
-/// Nodes above which a capture is read, and its outline rendered, on the
-/// blocking pool, so the daemon's one thread keeps serving other requests
-/// meanwhile.
-const LARGE_CAPTURE: usize = 4_000;
-
 /// The deepest element that has the focus, through shadow roots and the
 /// frames the page can reach.
 const FOCUSED: &str = "(() => { let e = document.activeElement; \
@@ -48,34 +44,6 @@ const FOCUSED: &str = "(() => { let e = document.activeElement; \
     : (e.contentDocument ? e.contentDocument.activeElement : null); \
     if (!inner) break; e = inner; } \
     return e && e !== document.body ? e : null; })()";
-
-/// The page's documents, read from a capture (off the daemon's thread
-/// when large).
-async fn read_capture(v: Value) -> Result<Dom, RpcError> {
-    let nodes: usize = v
-        .get("documents")
-        .and_then(Value::as_array)
-        .map_or(0, |docs| {
-            docs.iter()
-                .filter_map(|d| d.pointer("/nodes/nodeType").and_then(Value::as_array))
-                .map(Vec::len)
-                .sum()
-        });
-    off_thread_if(
-        nodes > LARGE_CAPTURE,
-        "reading the page's documents",
-        move || {
-            let captured: Captured = serde_json::from_value(v).map_err(|e| {
-                wire(
-                    ErrorKind::CommandFailed,
-                    format!("the browser's capture of the page could not be read: {e}"),
-                )
-            })?;
-            Ok(Dom::read(captured))
-        },
-    )
-    .await
-}
 
 /// The backend id of the element that has the focus; none when the page
 /// has none, or it cannot be read (the snapshot shows no `[active]` then).
@@ -168,7 +136,7 @@ pub(super) async fn snapshot(cx: &Cx<'_>, p: SnapshotParams) -> Result<SnapshotR
     // (the person's navigation, told after it committed): what it read
     // there is not the agent's.
     cx.core(|c| c.url_in_scope(fence.tab, &text("url")))?;
-    let dom = read_capture(captured).await?;
+    let dom = crate::documents::read(captured).await?;
     // Numbers for every node, the most the outline can show, reserved
     // first: another snapshot of the session rendered meanwhile cannot
     // take the same ones. A large outline renders on the blocking pool.

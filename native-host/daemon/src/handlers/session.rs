@@ -4,6 +4,7 @@
 
 use super::{check_version, invalid_params, wire, Cx};
 use crate::session::mint_ticket;
+use crate::validate::unshowable;
 use cotab_shared::controller::{
     AgentTab, Call, ControlResult, Empty, HelloParams, HelloResult, LaneState, ResumeParams,
     ResumeResult, RpcError, SelectParams, SelectResult, StatusResult, TabsListResult,
@@ -11,16 +12,6 @@ use cotab_shared::controller::{
 use cotab_shared::limits::{MAX_AGENT_NAME, MAX_KEEP_CONTROL_MS};
 use cotab_shared::{ErrorKind, PROTOCOL_VERSION};
 use std::time::Duration;
-
-/// A character that would move or hide the text around it where a name
-/// is shown: a control character, or a mark or override of text direction.
-pub(super) fn unshowable(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        )
-}
 
 pub(super) fn hello(cx: &Cx<'_>, p: HelloParams) -> Result<HelloResult, RpcError> {
     check_version(p.protocol_version)?;

@@ -117,11 +117,11 @@ pub(super) async fn stop(cx: &Cx<'_>) -> Result<VideoStopResult, RpcError> {
 }
 
 /// `s` on one line: what would move or hide the text around it
-/// ([`super::session::unshowable`]) made spaces, trimmed.
+/// ([`crate::validate::unshowable`]) made spaces, trimmed.
 fn one_line(s: &str) -> String {
     s.chars()
         .map(|c| {
-            if super::session::unshowable(c) {
+            if crate::validate::unshowable(c) {
                 ' '
             } else {
                 c

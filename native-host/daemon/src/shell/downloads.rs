@@ -31,7 +31,8 @@
 //! page may fetch) goes out first, but nothing is written before the yes.
 
 use super::Shell;
-use crate::outline::{Captured, Dom};
+use crate::outline::Dom;
+use crate::validate::unshowable;
 use cotab_shared::cdp::{
     CaptureSnapshot, CdpCommand as _, ContinueRequest, FailRequest, RequestPaused,
 };
@@ -155,17 +156,16 @@ fn url_name(url: &str) -> String {
         .unwrap_or_else(|| "a file".to_owned())
 }
 
-/// A name as the person is shown it: without path separators, control
-/// characters or the invisible ones that turn text around (so
-/// `gpj.exe` cannot pass for `exe.jpg`); longer than 80 characters, its
-/// start and its last 20 (its extension), with "…" between.
+/// A name as the person is shown it: without path separators, what
+/// [`unshowable`] names (the characters that turn text around, so
+/// `gpj.exe` cannot pass for `exe.jpg`) or invisible spaces; longer than
+/// 80 characters, its start and its last 20 (its extension), with "…"
+/// between.
 fn clean(name: &str) -> String {
     let kept: Vec<char> = name
         .chars()
         .filter(|&c| {
-            !matches!(c, '/' | '\\' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
-                | '\u{2066}'..='\u{2069}' | '\u{feff}')
-                && !c.is_control()
+            !unshowable(c) && !matches!(c, '/' | '\\' | '\u{200b}'..='\u{200d}' | '\u{feff}')
         })
         .collect();
     if kept.len() <= 80 {
@@ -376,7 +376,6 @@ impl Shell {
         let command =
             Command::Observe(CdpCall::new(tab, CaptureSnapshot::METHOD, capture.params()));
         let until = tokio::time::Instant::now() + LINK_READ;
-        let url = url.to_owned();
         let read = async {
             let captured = match self.lane.call(command, until).await {
                 Ok(v) => v,
@@ -385,13 +384,8 @@ impl Shell {
                     return None;
                 }
             };
-            // A large page is read off the daemon's thread.
-            tokio::task::spawn_blocking(move || {
-                let captured: Captured = serde_json::from_value(captured).ok()?;
-                Some(link_names(&Dom::read(captured), &url))
-            })
-            .await
-            .ok()?
+            let dom = crate::documents::read(captured).await.ok()?;
+            Some(link_names(&dom, url))
         };
         let names = tokio::time::timeout_at(until, read).await.ok()??;
         (1..=LINK_NAMES)
